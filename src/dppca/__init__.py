@@ -1,0 +1,33 @@
+"""dppca: differentially private PCA visualization.
+
+Private principal component directions from the Gaussian-noised spherical
+Kendall matrix (g-DPPCA), and the PCA pictures built on them.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+
+from .accounting import Budget, PrivacyCost, compose
+from .directions import DirectionsResult, dp_pc_dir, pc_dir
+from .exceptions import BudgetExceededError, PrivacyWarning, TiedRowsError
+from .kendall import spherical_kendall
+
+try:
+    __version__ = version("dppca")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree
+    __version__ = "0+unknown"
+
+__all__ = [
+    "Budget",
+    "BudgetExceededError",
+    "DirectionsResult",
+    "PrivacyCost",
+    "PrivacyWarning",
+    "TiedRowsError",
+    "__version__",
+    "compose",
+    "dp_pc_dir",
+    "pc_dir",
+    "spherical_kendall",
+]

@@ -1,0 +1,224 @@
+"""Every input check of the package, in one place.
+
+Each ``check_*`` function either returns the normalised value or raises a
+``TypeError``/``ValueError`` whose message names the argument, states the
+requirement and what was received, and where possible the fix. Messages never
+quote data values.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from ._typing import RandomStateLike
+
+__all__ = [
+    "check_calibration",
+    "check_choice",
+    "check_components",
+    "check_data",
+    "check_delta",
+    "check_eps",
+    "check_k",
+    "check_nonnegative_int",
+    "check_positive_int",
+    "check_random_state",
+    "check_ties",
+]
+
+
+def _type_name(value: object) -> str:
+    return type(value).__name__
+
+
+def check_eps(eps: object, name: str = "eps") -> float:
+    """Return ``eps`` as a float, requiring a finite number > 0."""
+    if isinstance(eps, bool) or not isinstance(eps, numbers.Real):
+        raise TypeError(f"{name} must be a real number; got {_type_name(eps)} {eps!r}.")
+    if not (math.isfinite(eps) and eps > 0):
+        raise ValueError(f"{name} must be finite and > 0; got {eps!r}.")
+    return float(eps)
+
+
+def check_delta(delta: object, name: str = "delta") -> float:
+    """Return ``delta`` as a float, requiring 0 < delta < 1."""
+    if isinstance(delta, bool) or not isinstance(delta, numbers.Real):
+        raise TypeError(f"{name} must be a real number; got {_type_name(delta)} {delta!r}.")
+    if not (math.isfinite(delta) and 0 < delta < 1):
+        raise ValueError(f"{name} must be in the open interval (0, 1); got {delta!r}.")
+    return float(delta)
+
+
+def check_positive_int(value: object, name: str) -> int:
+    """Return ``value`` as an int, requiring an integer >= 1 (bool is refused)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer; got {_type_name(value)} {value!r}.")
+    if value < 1:
+        raise ValueError(f"{name} must be an integer >= 1; got {value!r}.")
+    return int(value)
+
+
+def check_nonnegative_int(value: object, name: str) -> int:
+    """Return ``value`` as an int, requiring an integer >= 0 (bool is refused)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer; got {_type_name(value)} {value!r}.")
+    if value < 0:
+        raise ValueError(f"{name} must be an integer >= 0; got {value!r}.")
+    return int(value)
+
+
+def check_choice(value: object, name: str, choices: Sequence[str]) -> str:
+    """Return ``value`` if it is one of ``choices`` (strings)."""
+    if not isinstance(value, str) or value not in choices:
+        options = ", ".join(repr(c) for c in choices)
+        raise ValueError(f"{name} must be one of {options}; got {value!r}.")
+    return value
+
+
+def check_calibration(calibration: object) -> str:
+    """Return the Gaussian calibration name, ``"classic"`` or ``"analytic"``."""
+    return check_choice(calibration, "calibration", ("classic", "analytic"))
+
+
+def check_ties(ties: object) -> str:
+    """Return the ``ties`` option, ``"error"`` or ``"zero"``."""
+    return check_choice(ties, "ties", ("error", "zero"))
+
+
+def check_k(k: object, p: int, name: str = "k") -> int:
+    """Return the number of components: ``None`` means all ``p``."""
+    if k is None:
+        return p
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
+        raise TypeError(f"{name} must be an integer or None; got {_type_name(k)} {k!r}.")
+    if not 1 <= k <= p:
+        raise ValueError(f"{name} must be an integer in [1, p] = [1, {p}]; got {k!r}.")
+    return int(k)
+
+
+def check_components(components: object, p: int, name: str = "components") -> tuple[int, int]:
+    """Return a pair of distinct 1-based PC numbers, each in ``1..p``."""
+    if isinstance(components, str | bytes) or not isinstance(components, Sequence | np.ndarray):
+        raise TypeError(
+            f"{name} must be a pair of PC numbers such as (1, 2); got {_type_name(components)}."
+        )
+    items = list(components)
+    if len(items) != 2:
+        raise ValueError(f"{name} must hold exactly two PC numbers; got {len(items)}.")
+    out = []
+    for c in items:
+        if isinstance(c, bool) or not isinstance(c, numbers.Integral):
+            raise TypeError(f"{name} must hold integers (PCs are numbered from 1); got {c!r}.")
+        if not 1 <= c <= p:
+            raise ValueError(f"{name} must lie in [1, {p}] (PCs are numbered from 1); got {c!r}.")
+        out.append(int(c))
+    if out[0] == out[1]:
+        raise ValueError(f"{name} must name two different PCs; got ({out[0]}, {out[1]}).")
+    return out[0], out[1]
+
+
+def check_random_state(random_state: RandomStateLike) -> np.random.Generator:
+    """Resolve ``random_state`` into a ``numpy.random.Generator``.
+
+    ``None`` draws fresh entropy from the operating system; an integer seeds a
+    new generator; a ``Generator`` is used as it is (and advanced).
+    """
+    if random_state is None:
+        return np.random.default_rng()
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        return np.random.default_rng(check_nonnegative_int(random_state, "random_state"))
+    raise TypeError(
+        "random_state must be None, an int or a numpy.random.Generator; "
+        f"got {_type_name(random_state)}."
+    )
+
+
+def _is_numeric_dtype(dtype: Any) -> bool:
+    return (
+        pd.api.types.is_numeric_dtype(dtype)
+        and not pd.api.types.is_bool_dtype(dtype)
+        and not pd.api.types.is_complex_dtype(dtype)
+    )
+
+
+def check_data(
+    X: object, *, name: str = "X", min_rows: int = 2, min_cols: int = 1
+) -> tuple[NDArray[np.float64], tuple[str, ...]]:
+    """Validate a data table and return a fresh float64 copy and the variable names.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, p) or pandas.DataFrame
+        Numeric data. DataFrame column names become the variable names; for
+        arrays they are ``V1, ..., Vp``.
+    name : str, default="X"
+        The argument name used in error messages.
+    min_rows, min_cols : int
+        The smallest accepted number of rows and columns.
+
+    Returns
+    -------
+    data : ndarray of shape (n, p)
+        A C-contiguous float64 copy; the caller's object is never modified.
+    variables : tuple of str
+        One label per column.
+    """
+    if isinstance(X, pd.Series):
+        raise TypeError(
+            f"{name} must be two-dimensional; got a pandas Series. "
+            "Use series.to_frame() for a single variable."
+        )
+    if isinstance(X, pd.DataFrame):
+        bad = [str(c) for c in X.columns if not _is_numeric_dtype(X[c].dtype)]
+        if bad:
+            shown = ", ".join(repr(c) for c in bad[:5]) + (" ..." if len(bad) > 5 else "")
+            raise TypeError(
+                f"{name} must have only numeric columns; non-numeric: {shown}. "
+                "Drop or encode them first."
+            )
+        variables = tuple(str(c) for c in X.columns)
+        try:
+            data = X.to_numpy(dtype=np.float64, na_value=np.nan, copy=True)
+        except (TypeError, ValueError) as exc:  # pragma: no cover - exotic extension dtypes
+            raise TypeError(f"{name} could not be converted to float64: {exc}") from None
+    else:
+        if X is None or isinstance(X, str | bytes | numbers.Number):
+            raise TypeError(
+                f"{name} must be a 2-D array or a pandas DataFrame; got {_type_name(X)}."
+            )
+        arr = np.asarray(X)
+        if arr.dtype == object or not (
+            np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
+        ):
+            raise TypeError(
+                f"{name} must hold real numbers (integer or float); got dtype {arr.dtype}."
+            )
+        if arr.ndim != 2:
+            raise ValueError(
+                f"{name} must be two-dimensional (rows are observations); got {arr.ndim} "
+                "dimension(s). Use X.reshape(-1, 1) for a single variable."
+            )
+        data = np.array(arr, dtype=np.float64, order="C", copy=True)
+        variables = tuple(f"V{j + 1}" for j in range(data.shape[1]))
+    n, p = data.shape
+    if n < min_rows:
+        raise ValueError(f"{name} must have at least {min_rows} rows; got {n}.")
+    if p < min_cols:
+        raise ValueError(f"{name} must have at least {min_cols} column(s); got {p}.")
+    if not np.isfinite(data).all():
+        cols = np.flatnonzero(~np.isfinite(data).all(axis=0))
+        shown = ", ".join(repr(variables[j]) for j in cols[:5]) + (" ..." if len(cols) > 5 else "")
+        raise ValueError(
+            f"{name} contains NaN or infinite values (columns {shown}); "
+            "remove or impute them before the analysis."
+        )
+    return np.ascontiguousarray(data), variables

@@ -1,0 +1,59 @@
+"""The ``dppca`` command: one subcommand per job.
+
+``main(argv)`` returns the exit status. Expected failures (bad options, bad
+files, invalid privacy parameters) are reported as one line on stderr,
+``dppca: error: ...``, with status 2; tables go to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from collections.abc import Sequence
+
+from .. import __version__
+from ..exceptions import PrivacyWarning
+from . import directions
+from ._common import CLIError
+
+__all__ = ["main"]
+
+_SUBCOMMANDS = [directions]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dppca",
+        description="Differentially private PCA visualization.",
+    )
+    parser.add_argument("--version", action="version", version=f"dppca {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers.required = True
+    for module in _SUBCOMMANDS:
+        module.register(subparsers)
+    return parser
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
+    label = "privacy warning" if issubclass(category, PrivacyWarning) else "warning"
+    print(f"dppca: {label}: {message}", file=sys.stderr)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", PrivacyWarning)
+            warnings.showwarning = _show_warning
+            return int(args.func(args))
+    except (CLIError, ValueError, TypeError, OSError) as exc:
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        print(f"dppca: error: {message}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,33 @@
+"""Exceptions and warnings raised by dppca."""
+
+from __future__ import annotations
+
+__all__ = ["BudgetExceededError", "PrivacyWarning", "TiedRowsError"]
+
+
+class PrivacyWarning(UserWarning):
+    """A setting weakens or qualifies the differential-privacy guarantee.
+
+    Raised, for example, when the classic Gaussian calibration is used with
+    ``eps >= 1``, where its textbook proof no longer applies.
+    """
+
+
+class BudgetExceededError(ValueError):
+    """A release would spend more privacy budget than remains."""
+
+
+class TiedRowsError(ValueError):
+    """Two rows are too close for the spherical Kendall matrix.
+
+    The spherical Kendall matrix normalises every pairwise difference. A pair
+    whose difference has norm at most ``sqrt(machine epsilon)`` (or a
+    non-finite norm) cannot be normalised reliably. The error itself reveals
+    that such a pair exists in the data; pass ``ties="zero"`` to let those pairs
+    contribute nothing instead, which keeps the privacy guarantee.
+    """
+
+    def __init__(self, message: str, *, n_pairs: int, example: tuple[int, int]) -> None:
+        super().__init__(message)
+        self.n_pairs = n_pairs
+        self.example = example

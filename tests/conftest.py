@@ -1,0 +1,34 @@
+"""Shared fixtures: a seeded generator, small datasets, a headless matplotlib."""
+
+from __future__ import annotations
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+
+matplotlib.use("Agg")
+
+
+@pytest.fixture
+def rng() -> np.random.Generator:
+    return np.random.default_rng(20240601)
+
+
+@pytest.fixture
+def small_data(rng: np.random.Generator) -> np.ndarray:
+    """200 rows, 5 variables with clearly separated variances."""
+    return rng.normal(size=(200, 5)) * np.array([3.0, 2.0, 1.0, 0.5, 0.25])
+
+
+@pytest.fixture
+def small_frame(small_data: np.ndarray) -> pd.DataFrame:
+    return pd.DataFrame(small_data, columns=["a", "b", "c", "d", "e"])
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
