@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Literal, Union
+from typing import Literal
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-Data = Union[ArrayLike, pd.DataFrame]
-RandomStateLike = Union[None, int, np.integer, np.random.Generator]
+Data = ArrayLike | pd.DataFrame
+RandomStateLike = int | np.integer | np.random.Generator | None
 Calibration = Literal["classic", "analytic"]
 Ties = Literal["error", "zero"]
 

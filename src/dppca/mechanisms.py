@@ -165,7 +165,9 @@ def kendall_sigma(n: int, eps: float, delta: float, calibration: str = "classic"
     return gaussian_sigma(kendall_sensitivity(n), eps, delta, calibration)
 
 
-def symmetric_gaussian_noise(p: int, sigma: float, rng: np.random.Generator) -> NDArray[np.float64]:
+def symmetric_gaussian_noise(
+    p: int, sigma: float, rng: np.random.Generator
+) -> NDArray[np.float64]:
     """Symmetric ``(p, p)`` noise: N(0, sigma^2) on the diagonal, N(0, sigma^2/2) off it.
 
     The ``p (p + 1) / 2`` independent entries on and above the diagonal are drawn
@@ -237,7 +239,7 @@ def unbounded_quantile_upper(
     # cum[i] = number of values with bin index <= i, i = 0..top
     cum = np.cumsum(counts)
     target = q * n_obs + rng.exponential(1.0 / eps1)
-    i_max = int(math.floor(math.log(_DBL_MAX) / log_beta))
+    i_max = math.floor(math.log(_DBL_MAX) / log_beta)
     start = 1
     while start <= i_max:
         idx = np.arange(start, min(start + chunk, i_max + 1))

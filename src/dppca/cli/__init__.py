@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     label = "privacy warning" if issubclass(category, PrivacyWarning) else "warning"
     print(f"dppca: {label}: {message}", file=sys.stderr)
 

@@ -75,7 +75,9 @@ def parse_int_list(text: str, name: str, *, length: int | None = None) -> tuple[
     try:
         values = tuple(int(part) for part in text.split(","))
     except ValueError:
-        raise CLIError(f"{name} must be comma-separated integers such as 1,2; got {text!r}.")
+        raise CLIError(
+            f"{name} must be comma-separated integers such as 1,2; got {text!r}."
+        ) from None
     if length is not None and len(values) != length:
         raise CLIError(f"{name} must hold {length} integers; got {text!r}.")
     return values
@@ -94,10 +96,12 @@ def read_data(args: argparse.Namespace, *, keep: tuple[str, ...] = ()) -> pd.Dat
         try:
             frame = pd.read_csv(path)
         except pd.errors.EmptyDataError:
-            raise CLIError(f"data file {str(path)!r} is empty.")
+            raise CLIError(f"data file {str(path)!r} is empty.") from None
         except (pd.errors.ParserError, UnicodeDecodeError) as exc:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise CLIError(f"data file {str(path)!r} is not a readable CSV file: {first}")
+            raise CLIError(
+                f"data file {str(path)!r} is not a readable CSV file: {first}"
+            ) from None
         if frame.shape[0] == 0:
             raise CLIError(f"data file {str(path)!r} has a header but no rows.")
     if args.columns:
@@ -144,7 +148,7 @@ def write_atomically(path: str | os.PathLike[str], write: Callable[[str], None])
         raise
 
 
-def save_figure(fig, path: str) -> None:  # noqa: ANN001 - matplotlib Figure
+def save_figure(fig, path: str) -> None:
     """Save ``fig`` atomically; the format follows the extension (png, svg, pdf)."""
     suffix = Path(path).suffix.lower().lstrip(".")
     if suffix not in {"png", "svg", "pdf"}:

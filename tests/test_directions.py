@@ -1,0 +1,174 @@
+"""Tests of private (dp_pc_dir) and ordinary (pc_dir) directions."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dppca import (
+    Budget,
+    BudgetExceededError,
+    PrivacyWarning,
+    TiedRowsError,
+    dp_pc_dir,
+    pc_dir,
+    spherical_kendall,
+)
+from dppca.directions import orient_signs
+from dppca.mechanisms import kendall_sigma, symmetric_gaussian_noise
+
+
+def test_directions_are_orthonormal_and_ordered(small_data):
+    res = dp_pc_dir(small_data, eps=0.5, delta=1e-5, random_state=0)
+    V = res.directions
+    assert V.shape == (5, 5)
+    np.testing.assert_allclose(V.T @ V, np.eye(5), atol=1e-12)
+    assert np.all(np.diff(res.eigenvalues) <= 0)
+    np.testing.assert_allclose(res.noisy_matrix @ V, V * res.eigenvalues, atol=1e-12)
+
+
+def test_release_is_kendall_plus_the_seeded_noise(small_data):
+    res = dp_pc_dir(small_data, 2, eps=0.5, delta=1e-5, random_state=42)
+    n, p = small_data.shape
+    sigma = kendall_sigma(n, 0.5, 1e-5)
+    expected = spherical_kendall(small_data) + symmetric_gaussian_noise(
+        p, sigma, np.random.default_rng(42)
+    )
+    np.testing.assert_allclose(res.noisy_matrix, expected, atol=1e-15)
+    assert res.sigma == sigma
+    assert (res.n, res.k, res.p) == (n, 2, p)
+
+
+def test_same_seed_same_output_and_generator_accepted(small_data):
+    a = dp_pc_dir(small_data, eps=0.5, delta=1e-5, random_state=3)
+    b = dp_pc_dir(small_data, eps=0.5, delta=1e-5, random_state=np.random.default_rng(3))
+    np.testing.assert_array_equal(a.noisy_matrix, b.noisy_matrix)
+    np.testing.assert_array_equal(a.directions, b.directions)
+    c = dp_pc_dir(small_data, eps=0.5, delta=1e-5)  # fresh entropy
+    assert not np.array_equal(a.noisy_matrix, c.noisy_matrix)
+
+
+def test_sign_rule_largest_entry_positive(small_data):
+    res = dp_pc_dir(small_data, eps=0.5, delta=1e-5, random_state=1)
+    V = res.directions
+    lead = V[np.argmax(np.abs(V), axis=0), np.arange(V.shape[1])]
+    assert np.all(lead > 0)
+    flipped = orient_signs(-V)
+    np.testing.assert_array_equal(flipped, V)
+
+
+def test_recovers_leading_direction_with_large_n(rng):
+    # Variances 9, 1, 1, 1: PC1 is e1 for covariance and Kendall alike.
+    X = rng.normal(size=(3000, 4)) * np.array([3.0, 1.0, 1.0, 1.0])
+    res = dp_pc_dir(X, 1, eps=0.5, delta=1e-5, random_state=0)
+    assert abs(res.directions[0, 0]) > 0.99
+
+
+def test_cost_is_recorded_and_repr(small_frame):
+    res = dp_pc_dir(small_frame, 2, eps=0.25, delta=1e-6, random_state=0)
+    assert (res.eps, res.delta) == (0.25, 1e-6)
+    assert res.cost.mechanism == "gaussian (classic)"
+    assert "Kendall" in res.cost.released
+    assert repr(res) == "DirectionsResult(p=5, k=2, n=200, eps=0.25, delta=1e-06)"
+    assert res.variables == ("a", "b", "c", "d", "e")
+    frame = res.to_frame()
+    assert list(frame.columns) == ["PC1", "PC2"] and list(frame.index) == list("abcde")
+    assert res.private
+
+
+def test_result_is_frozen_and_read_only(small_data):
+    res = dp_pc_dir(small_data, eps=0.5, delta=1e-5, random_state=0)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        res.sigma = 0.0
+    with pytest.raises(ValueError):
+        res.directions[0, 0] = 1.0
+    assert not any("seed" in f.name or "random" in f.name for f in dataclasses.fields(res))
+
+
+def test_large_eps_warns_classic_not_analytic(small_data):
+    with pytest.warns(PrivacyWarning, match="analytic"):
+        dp_pc_dir(small_data, eps=2.0, delta=1e-5, random_state=0)
+    res = dp_pc_dir(small_data, eps=2.0, delta=1e-5, random_state=0, calibration="analytic")
+    assert res.cost.mechanism == "gaussian (analytic)"
+
+
+def test_ties_error_and_zero(small_data):
+    X = small_data.copy()
+    X[7] = X[3]
+    with pytest.raises(TiedRowsError):
+        dp_pc_dir(X, eps=0.5, delta=1e-5, random_state=0)
+    res = dp_pc_dir(X, eps=0.5, delta=1e-5, random_state=0, ties="zero")
+    assert res.directions.shape == (5, 5)
+
+
+def test_budget_is_checked_before_and_spent_after(small_data):
+    budget = Budget(eps=1.0, delta=1e-5)
+    dp_pc_dir(small_data, eps=0.6, delta=5e-6, random_state=0, budget=budget)
+    assert budget.spent == pytest.approx((0.6, 5e-6))
+    with pytest.raises(BudgetExceededError, match="remains"):
+        dp_pc_dir(small_data, eps=0.6, delta=5e-6, random_state=0, budget=budget)
+    assert len(budget.ledger) == 1
+
+
+def test_failed_release_spends_nothing(small_data):
+    budget = Budget(eps=1.0, delta=1e-5)
+    X = small_data.copy()
+    X[1] = X[0]
+    with pytest.raises(TiedRowsError):
+        dp_pc_dir(X, eps=0.5, delta=1e-6, budget=budget)
+    assert budget.ledger == ()
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, word",
+    [
+        ({"eps": 0.0, "delta": 1e-5}, ValueError, "eps"),
+        ({"eps": -1.0, "delta": 1e-5}, ValueError, "eps"),
+        ({"eps": float("nan"), "delta": 1e-5}, ValueError, "eps"),
+        ({"eps": float("inf"), "delta": 1e-5}, ValueError, "eps"),
+        ({"eps": "1", "delta": 1e-5}, TypeError, "eps"),
+        ({"eps": True, "delta": 1e-5}, TypeError, "eps"),
+        ({"eps": None, "delta": 1e-5}, TypeError, "eps"),
+        ({"eps": 0.5, "delta": 0.0}, ValueError, "delta"),
+        ({"eps": 0.5, "delta": 1.0}, ValueError, "delta"),
+        ({"eps": 0.5, "delta": "x"}, TypeError, "delta"),
+        ({"eps": 0.5, "delta": 1e-5, "random_state": "seed"}, TypeError, "random_state"),
+        ({"eps": 0.5, "delta": 1e-5, "random_state": -1}, ValueError, "random_state"),
+        ({"eps": 0.5, "delta": 1e-5, "ties": "ignore"}, ValueError, "ties"),
+    ],
+)
+def test_bad_privacy_arguments_raise(small_data, kwargs, exc, word):
+    with pytest.raises(exc, match=word):
+        dp_pc_dir(small_data, **kwargs)
+
+
+@pytest.mark.parametrize("k, exc", [(0, ValueError), (6, ValueError), (2.0, TypeError),
+                                    (True, TypeError), ("2", TypeError)])  # fmt: skip
+def test_bad_k_raises(small_data, k, exc):
+    with pytest.raises(exc, match=r"k must"):
+        dp_pc_dir(small_data, k, eps=0.5, delta=1e-5)
+
+
+def test_numpy_scalars_are_accepted(small_data):
+    res = dp_pc_dir(small_data, np.int64(2), eps=np.float32(0.5), delta=np.float64(1e-5),
+                    random_state=np.int64(1))  # fmt: skip
+    assert res.k == 2
+
+
+def test_input_is_not_modified(small_frame):
+    before = small_frame.copy()
+    dp_pc_dir(small_frame, eps=0.5, delta=1e-5, random_state=0)
+    pd.testing.assert_frame_equal(small_frame, before)
+
+
+def test_pc_dir_matches_covariance_eigenvectors(small_data):
+    res = pc_dir(small_data, 3)
+    values, vectors = np.linalg.eigh(np.cov(small_data, rowvar=False))
+    order = np.argsort(values)[::-1][:3]
+    np.testing.assert_allclose(res.eigenvalues, values[order], rtol=1e-12)
+    np.testing.assert_allclose(np.abs(res.directions), np.abs(vectors[:, order]), atol=1e-10)
+    assert not res.private and res.cost is None and res.noisy_matrix is None
+    assert "non-private" in repr(res)

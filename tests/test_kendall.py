@@ -1,0 +1,173 @@
+"""Tests of the spherical Kendall matrix against the plain pairwise definition."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dppca import TiedRowsError, spherical_kendall
+from dppca.kendall import SEPARATION_THRESHOLD
+
+
+def plain_kendall(X: np.ndarray, ties: str = "error") -> np.ndarray:
+    """The definition, one pair at a time: 2/(n(n-1)) sum_{i<j} u u^T."""
+    X = np.asarray(X, dtype=np.float64)
+    n, p = X.shape
+    total = np.zeros((p, p))
+    for i in range(n - 1):
+        for j in range(i + 1, n):
+            diff = X[i] - X[j]
+            norm = np.sqrt(np.sum(diff * diff))
+            if not (np.isfinite(norm) and norm > SEPARATION_THRESHOLD):
+                if ties == "error":
+                    raise ValueError("tie")
+                continue
+            u = diff / norm
+            total += np.outer(u, u)
+    return total * 2.0 / (n * (n - 1))
+
+
+def _hostile_cases() -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(7)
+    n, p = 150, 6
+    base = rng.normal(size=(n, p))
+    near = base.copy()
+    near[1::2] = near[::2] + 1e-6 * rng.normal(size=(n // 2, p))  # separation ~1e-6 ...
+    near *= 1e3  # ... at scale 1e3
+    clustered = base.copy()
+    clustered[::3] += 1e4
+    return {
+        "standard": base,
+        "near_duplicates_scale_1e3": near,
+        "offset_1e6": base + 1e6,
+        "small_spread_offset_1e6": 1e-3 * base + 1e6,
+        "column_scales_1e-3_to_1e3": base * np.logspace(-3, 3, p),
+        "column_scales_and_offset": base * np.logspace(-3, 3, p) + 1e6,
+        "two_far_clusters": clustered,
+        "one_column": rng.normal(size=(n, 1)),
+    }
+
+
+@pytest.mark.parametrize("name", list(_hostile_cases()))
+@pytest.mark.parametrize("block_size", [None, 16, 37])
+def test_matches_plain_definition_on_hostile_data(name, block_size):
+    X = _hostile_cases()[name]
+    fast = spherical_kendall(X, block_size=block_size)
+    assert np.max(np.abs(fast - plain_kendall(X))) <= 1e-10
+
+
+def test_is_translation_invariant(small_data):
+    shift = np.arange(1, 6) * 1e3
+    np.testing.assert_allclose(
+        spherical_kendall(small_data - shift), spherical_kendall(small_data), atol=1e-12
+    )
+
+
+def test_is_symmetric_psd_with_unit_trace(small_data):
+    K = spherical_kendall(small_data)
+    np.testing.assert_array_equal(K, K.T)
+    assert np.linalg.eigvalsh(K).min() > -1e-12
+    assert np.trace(K) == pytest.approx(1.0, abs=1e-12)
+
+
+def test_accepts_dataframe_and_leaves_input_untouched(small_frame):
+    before = small_frame.copy()
+    K_frame = spherical_kendall(small_frame)
+    pd.testing.assert_frame_equal(small_frame, before)
+    np.testing.assert_allclose(K_frame, spherical_kendall(small_frame.to_numpy()), atol=1e-15)
+
+
+def test_does_not_modify_array(small_data):
+    before = small_data.copy()
+    spherical_kendall(small_data)
+    np.testing.assert_array_equal(small_data, before)
+
+
+def test_tie_raises_with_count_and_example():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40, 3))
+    X[25] = X[4]  # exact duplicate
+    X[31] = X[9] + 1e-9  # closer than sqrt(machine eps)
+    with pytest.raises(TiedRowsError, match="ties='zero'") as info:
+        spherical_kendall(X, block_size=8)
+    assert info.value.n_pairs == 2
+    assert info.value.example in {(4, 25), (9, 31)}
+
+
+def test_tie_decision_is_made_on_explicit_differences_far_from_origin():
+    # At offset 1e8 a Gram-based distance has an absolute error ~1e0 and could not
+    # tell 1e-8 from 2e-8; the explicit difference can.
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(30, 2)) + 1e8
+    X = np.round(X * 4) / 4  # keep every value exactly representable at this scale
+    X[10] = X[3]
+    with pytest.raises(TiedRowsError) as info:
+        spherical_kendall(X)
+    assert info.value.n_pairs >= 1
+    np.testing.assert_allclose(
+        spherical_kendall(X, ties="zero"), plain_kendall(X, ties="zero"), atol=1e-10
+    )
+
+
+def test_ties_zero_drops_tied_pairs_only():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(50, 4))
+    X[20] = X[2]
+    K = spherical_kendall(X, ties="zero", block_size=16)
+    np.testing.assert_allclose(K, plain_kendall(X, ties="zero"), atol=1e-12)
+    n = X.shape[0]
+    assert np.trace(K) == pytest.approx(1 - 2 / (n * (n - 1)), abs=1e-12)
+
+
+def test_threshold_is_sqrt_machine_epsilon():
+    assert SEPARATION_THRESHOLD == pytest.approx(np.sqrt(np.finfo(float).eps))
+    step = 2 * SEPARATION_THRESHOLD  # above the threshold: accepted
+    X = np.array([[0.0, 0.0], [step, 0.0], [5.0, 1.0]])
+    np.testing.assert_allclose(spherical_kendall(X), plain_kendall(X), atol=1e-12)
+    X[1, 0] = 0.5 * SEPARATION_THRESHOLD  # below: a tie
+    with pytest.raises(TiedRowsError):
+        spherical_kendall(X)
+
+
+def test_replacing_one_row_moves_matrix_by_at_most_4_over_n():
+    rng = np.random.default_rng(11)
+    n, p = 120, 5
+    X = rng.normal(size=(n, p))
+    K = spherical_kendall(X)
+    worst = 0.0
+    for value in (1e6, -1e6, 0.0):
+        Y = X.copy()
+        Y[0] = value + rng.normal(size=p)
+        worst = max(worst, np.linalg.norm(spherical_kendall(Y) - K, "fro"))
+    assert worst <= 4.0 / n
+
+
+@pytest.mark.parametrize(
+    "bad, exc",
+    [
+        (np.ones((1, 3)), ValueError),
+        (np.ones(5), ValueError),
+        (np.array([[1.0, np.nan], [2.0, 3.0]]), ValueError),
+        (np.array([[1.0, np.inf], [2.0, 3.0]]), ValueError),
+        ("abc", TypeError),
+        (None, TypeError),
+        (np.array([["a", "b"], ["c", "d"]]), TypeError),
+        (pd.DataFrame({"x": [1.0, 2.0], "y": ["a", "b"]}), TypeError),
+    ],
+)
+def test_bad_input_raises(bad, exc):
+    with pytest.raises(exc, match="X"):
+        spherical_kendall(bad)
+
+
+@pytest.mark.parametrize("ties", ["drop", None, 0])
+def test_bad_ties_option_raises(small_data, ties):
+    with pytest.raises(ValueError, match="ties"):
+        spherical_kendall(small_data, ties=ties)
+
+
+@pytest.mark.parametrize("block_size, exc", [(0, ValueError), (2.5, TypeError), (True, TypeError)])
+def test_bad_block_size_raises(small_data, block_size, exc):
+    with pytest.raises(exc, match="block_size"):
+        spherical_kendall(small_data, block_size=block_size)
