@@ -48,9 +48,8 @@ def main() -> None:
             repeat = 3 if n <= 5000 else 1
             t_k, m_k = measure(lambda X=X: spherical_kendall(X), repeat)
             t_g, m_g = measure(lambda X=X: X @ X.T, repeat)
-            print(
-                f"{n:>6} {p:>3} {t_k:>10.3f} {t_g:>9.3f} {t_k / t_g:>6.2f} {m_k:>12.1f} {m_g:>9.1f}"
-            )
+            row = f"{n:>6} {p:>3} {t_k:>10.3f} {t_g:>9.3f} {t_k / t_g:>6.2f} "
+            print(row + f"{m_k:>12.1f} {m_g:>9.1f}")
     gau = load_gau()
     t_dp, _ = measure(lambda: dp_pc_dir(gau, eps=0.5, delta=1e-5, random_state=0), 3)
     print(f"dp_pc_dir on gau (n=5000, p=20): {t_dp:.3f} s")
