@@ -45,7 +45,7 @@ def main() -> None:
     for n in sizes:
         for p in (20, 50):
             X = rng.normal(size=(n, p))
-            repeat = 3 if n <= 5000 else 1
+            repeat = 3 if n <= 5000 else 2
             t_k, m_k = measure(lambda X=X: spherical_kendall(X), repeat)
             t_g, m_g = measure(lambda X=X: X @ X.T, repeat)
             row = f"{n:>6} {p:>3} {t_k:>10.3f} {t_g:>9.3f} {t_k / t_g:>6.2f} "
