@@ -12,6 +12,7 @@ from .accounting import Budget, PrivacyCost, compose
 from .directions import DirectionsResult, dp_pc_dir, pc_dir
 from .exceptions import BudgetExceededError, PrivacyWarning, TiedRowsError
 from .kendall import spherical_kendall
+from .score import ScoreResult, dp_score, sample_points
 
 try:
     __version__ = version("dppca")
@@ -24,10 +25,13 @@ __all__ = [
     "DirectionsResult",
     "PrivacyCost",
     "PrivacyWarning",
+    "ScoreResult",
     "TiedRowsError",
     "__version__",
     "compose",
     "dp_pc_dir",
+    "dp_score",
     "pc_dir",
+    "sample_points",
     "spherical_kendall",
 ]
