@@ -12,6 +12,7 @@ import pytest
 from scipy import stats
 
 from dppca import (
+    AccuracyWarning,
     Budget,
     BudgetExceededError,
     PrivacyWarning,
@@ -29,7 +30,7 @@ from dppca.mechanisms import (
     signed_quantile,
     stability_threshold,
 )
-from dppca.score import add_counts, bin_counts, bin_rule, sparse_counts
+from dppca.score import add_counts, bin_counts, bin_rule, frame_risk, sparse_counts
 
 PUBLIC = np.eye(2)  # public directions for 2-column data: the scores are the columns
 
@@ -40,11 +41,18 @@ def gauss2(rng: np.random.Generator) -> np.ndarray:
 
 
 @pytest.fixture
+def medium(rng: np.random.Generator) -> pd.DataFrame:
+    """2000 rows: enough for a reliable private frame at eps around 0.5."""
+    X = rng.normal(size=(2000, 5)) * np.array([3.0, 2.0, 1.0, 0.5, 0.25])
+    return pd.DataFrame(X, columns=["a", "b", "c", "d", "e"])
+
+
+@pytest.fixture
 def grouped(rng: np.random.Generator) -> pd.DataFrame:
     centres = np.array([[-6.0, 0.0], [6.0, 0.0], [0.0, 6.0]])
-    labels = np.repeat(["b", "a", "c"], [300, 200, 100])
+    labels = np.repeat(["b", "a", "c"], [1500, 1000, 500])
     codes = pd.Categorical(labels, categories=["b", "a", "c"]).codes
-    X = centres[codes] + rng.normal(size=(600, 2))
+    X = centres[codes] + rng.normal(size=(3000, 2))
     frame = pd.DataFrame(X, columns=["x", "y"])
     frame["g"] = labels
     return frame
@@ -196,12 +204,12 @@ def test_frame_covers_most_of_gaussian_mass(gauss2: np.ndarray) -> None:
         gauss2, eps=2.0, delta=1e-5, directions=PUBLIC,
         split={"frame": 1.0, "histogram": 1.0}, calibration="analytic", random_state=3,
     )  # fmt: skip
-    # eps_f = 1, so each scan has eps2 = 1/8. The scan over the ~1400 bins up to
-    # the answer stops early by d ranks with probability <= 1400 exp(-d/8),
-    # < 1e-6 for d = 168 (3.4 % of n). So the median is within the 0.466..0.534
-    # quantiles (|c| < 0.09) and the radius is at least the 0.961 quantile of
-    # |x - c| (>= 2.0); inflated by 1.2 the frame covers |x| <= 2.3 on each
-    # axis, mass >= 1 - 2 * 0.0214 = 0.957 for both axes together.
+    # eps_f = 1, so each scan has eps2 = 1/8. Over the B = 2777 public bins a
+    # scan stops d ranks short with probability <= B exp(-d/8) < 1e-6 for
+    # d = 174 (3.5 % of n). So the median is within the 0.465..0.535 quantiles
+    # (|c| < 0.09) and the radius is at least the 0.96 quantile of |x - c|
+    # (>= 1.96, minus 1 % for the bin width); inflated by 1.2 the frame covers
+    # |x| <= 2.24 on each axis, mass >= 1 - 2 * 0.025 = 0.95 for both axes.
     s = gauss2
     inside = (
         (s[:, 0] >= res.xlim[0]) & (s[:, 0] <= res.xlim[1])
@@ -216,16 +224,18 @@ def test_frame_follows_translation(gauss2: np.ndarray) -> None:
     shifted = gauss2 + np.array([100.0, -40.0])
     a = dp_score(gauss2, eps=1.0, delta=1e-5, directions=PUBLIC, random_state=4)
     b = dp_score(shifted, eps=1.0, delta=1e-5, directions=PUBLIC, random_state=4)
-    # no centering: the frame follows the data (the medians carry the shift)
-    assert np.mean(b.xlim) == pytest.approx(np.mean(a.xlim) + 100.0, abs=1.0)
-    assert np.mean(b.ylim) == pytest.approx(np.mean(a.ylim) - 40.0, abs=1.0)
+    # No centering: the frame follows the data (the medians carry the shift).
+    # The median bins are 1 % of the value wide (1.0 near 100, 0.4 near -40,
+    # 0.01 near 0), plus a rank error of well under 0.1 in score units here.
+    assert np.mean(b.xlim) == pytest.approx(np.mean(a.xlim) + 100.0, abs=1.2)
+    assert np.mean(b.ylim) == pytest.approx(np.mean(a.ylim) - 40.0, abs=0.6)
 
 
-def test_same_seed_same_output_and_different_seed_differs(small_frame: pd.DataFrame) -> None:
+def test_same_seed_same_output_and_different_seed_differs(medium: pd.DataFrame) -> None:
     kw = {"eps": 0.9, "delta": 1e-5, "method": ["add", "sparse"], "bins": 5}
-    a = dp_score(small_frame, random_state=11, **kw)
-    b = dp_score(small_frame, random_state=11, **kw)
-    c = dp_score(small_frame, random_state=12, **kw)
+    a = dp_score(medium, random_state=11, **kw)
+    b = dp_score(medium, random_state=11, **kw)
+    c = dp_score(medium, random_state=12, **kw)
     assert a.xlim == b.xlim and a.ylim == b.ylim
     for m in a.methods:
         assert np.array_equal(a.probs[m], b.probs[m])
@@ -233,10 +243,8 @@ def test_same_seed_same_output_and_different_seed_differs(small_frame: pd.DataFr
     assert not np.array_equal(a.probs["add"], c.probs["add"])
 
 
-def test_cost_is_the_full_composed_total(small_frame: pd.DataFrame) -> None:
-    res = dp_score(
-        small_frame, eps=0.9, delta=1e-5, method=["add", "sparse"], random_state=0
-    )
+def test_cost_is_the_full_composed_total(medium: pd.DataFrame) -> None:
+    res = dp_score(medium, eps=0.9, delta=1e-5, method=["add", "sparse"], random_state=0)
     assert res.cost.eps == pytest.approx(0.9)
     assert res.cost.delta == pytest.approx(1e-5)
     table = res.cost.to_frame()
@@ -258,34 +266,32 @@ def test_cost_is_the_full_composed_total(small_frame: pd.DataFrame) -> None:
     assert res.directions_result is not None and res.directions_result.private
 
 
-def test_custom_split_is_normalised(small_frame: pd.DataFrame) -> None:
+def test_custom_split_is_normalised(medium: pd.DataFrame) -> None:
     res = dp_score(
-        small_frame, eps=0.5, delta=1e-6,
+        medium, eps=0.5, delta=1e-6,
         split={"directions": 1, "frame": 1, "histogram": 2}, random_state=0,
     )  # fmt: skip
     eps = res.cost.to_frame().groupby(lambda i: i < 1)["eps"].sum()
     assert eps[True] == pytest.approx(0.125)  # directions
     assert res.cost.eps == pytest.approx(0.5)
     with pytest.raises(ValueError, match="split keys"):
-        dp_score(small_frame, eps=0.5, delta=1e-6, split={"scree": 1.0})
+        dp_score(medium, eps=0.5, delta=1e-6, split={"scree": 1.0})
     with pytest.raises(ValueError, match="split"):
-        dp_score(small_frame, eps=0.5, delta=1e-6, split={"frame": -1.0})
+        dp_score(medium, eps=0.5, delta=1e-6, split={"frame": -1.0})
 
 
-def test_budget_is_checked_before_and_spent_after(small_frame: pd.DataFrame) -> None:
+def test_budget_is_checked_before_and_spent_after(medium: pd.DataFrame) -> None:
     budget = Budget(eps=1.0, delta=1e-5)
-    dp_score(small_frame, eps=0.6, delta=5e-6, random_state=0, budget=budget)
+    dp_score(medium, eps=0.6, delta=5e-6, random_state=0, budget=budget)
     assert budget.spent[0] == pytest.approx(0.6)
     with pytest.raises(BudgetExceededError):
-        dp_score(small_frame, eps=0.6, delta=5e-6, random_state=0, budget=budget)
+        dp_score(medium, eps=0.6, delta=5e-6, random_state=0, budget=budget)
     assert len(budget.ledger) == 1  # the refused call spent nothing
 
 
-def test_given_private_directions_cost_nothing_more(small_frame: pd.DataFrame) -> None:
-    dirs = dp_pc_dir(small_frame, 3, eps=0.5, delta=1e-6, random_state=1)
-    res = dp_score(
-        small_frame, eps=0.4, delta=1e-6, components=(1, 3), directions=dirs, random_state=2
-    )
+def test_given_private_directions_cost_nothing_more(medium: pd.DataFrame) -> None:
+    dirs = dp_pc_dir(medium, 3, eps=0.5, delta=1e-6, random_state=1)
+    res = dp_score(medium, eps=0.4, delta=1e-6, components=(1, 3), directions=dirs, random_state=2)
     assert res.directions_source == "private release"
     assert res.directions_result is dirs
     assert np.array_equal(res.directions, dirs.directions[:, [0, 2]])
@@ -294,22 +300,20 @@ def test_given_private_directions_cost_nothing_more(small_frame: pd.DataFrame) -
     assert res.pc_labels == ("PC1", "PC3")
 
 
-def test_public_directions_and_refused_nonprivate_ones(small_frame: pd.DataFrame) -> None:
-    res = dp_score(small_frame, eps=0.4, delta=1e-6, directions=np.eye(5), random_state=0)
+def test_public_directions_and_refused_nonprivate_ones(medium: pd.DataFrame) -> None:
+    res = dp_score(medium, eps=0.4, delta=1e-6, directions=np.eye(5), random_state=0)
     assert res.directions_source == "public" and res.directions_result is None
     with pytest.raises(ValueError, match="non-private"):
-        dp_score(small_frame, eps=0.4, delta=1e-6, directions=pc_dir(small_frame))
+        dp_score(medium, eps=0.4, delta=1e-6, directions=pc_dir(medium))
     with pytest.raises(ValueError, match="one row per variable"):
-        dp_score(small_frame, eps=0.4, delta=1e-6, directions=np.eye(4))
+        dp_score(medium, eps=0.4, delta=1e-6, directions=np.eye(4))
     with pytest.raises(ValueError, match="PC3"):
-        dp_score(small_frame, eps=0.4, delta=1e-6, directions=np.eye(5)[:, :2],
+        dp_score(medium, eps=0.4, delta=1e-6, directions=np.eye(5)[:, :2],
                  components=(1, 3))  # fmt: skip
 
 
 def test_compare_adds_marked_nonprivate_part(gauss2: np.ndarray) -> None:
-    res = dp_score(
-        gauss2, eps=1.0, delta=1e-5, directions=PUBLIC, compare=True, random_state=0
-    )
+    res = dp_score(gauss2, eps=1.0, delta=1e-5, directions=PUBLIC, compare=True, random_state=0)
     np_part = res.nonprivate
     assert np_part is not None and np_part.private is False
     assert np.array_equal(np_part.scores, gauss2)
@@ -321,25 +325,29 @@ def test_compare_adds_marked_nonprivate_part(gauss2: np.ndarray) -> None:
 
 
 def test_bins_none_uses_the_n_rule(small_data: np.ndarray) -> None:
-    res = dp_score(small_data, eps=0.5, delta=1e-5, random_state=0)
+    box = ((-10.0, 10.0), (-10.0, 10.0))
+    res = dp_score(small_data, eps=0.5, delta=1e-5, frame=box, random_state=0)
     assert res.bins == (bin_rule(200), bin_rule(200)) == (4, 4)
     assert bin_rule(5000, "J") == round((5000 / math.log(5000)) ** (1 / 3))
-    res = dp_score(small_data, eps=0.5, delta=1e-5, bins="J", random_state=0)
+    res = dp_score(small_data, eps=0.5, delta=1e-5, bins="J", frame=box, random_state=0)
     assert res.bins == (bin_rule(200, "J"),) * 2
 
 
 def test_all_zero_sparse_histogram_is_documented_case(small_data: np.ndarray) -> None:
     # 200 rows and a tiny budget: every noisy count is below the threshold
-    res = dp_score(small_data, eps=0.05, delta=1e-8, method="sparse", bins=20, random_state=0)
+    box = ((-10.0, 10.0), (-10.0, 10.0))
+    res = dp_score(
+        small_data, eps=0.05, delta=1e-8, method="sparse", bins=20, frame=box, random_state=0
+    )
     assert np.all(res.probs["sparse"] == 0)
     with pytest.raises(ValueError, match="all zero"):
         sample_points(res)
 
 
-def test_classic_calibration_warns_above_one(small_frame: pd.DataFrame) -> None:
+def test_classic_calibration_warns_above_one(medium: pd.DataFrame) -> None:
     with pytest.warns(PrivacyWarning, match="analytic"):
-        dp_score(small_frame, eps=4.0, delta=1e-5, random_state=0)
-    res = dp_score(small_frame, eps=4.0, delta=1e-5, calibration="analytic", random_state=0)
+        dp_score(medium, eps=4.0, delta=1e-5, random_state=0)
+    res = dp_score(medium, eps=4.0, delta=1e-5, calibration="analytic", random_state=0)
     assert res.noise["add"]["sigma"] < gaussian_sigma(math.sqrt(2), 2.4, 7.5e-6, "analytic") * 1.01
 
 
@@ -368,6 +376,27 @@ def test_invalid_arguments_are_refused(small_data: np.ndarray, kwargs, exc, matc
         dp_score(small_data, **args)
 
 
+def test_public_frame_costs_nothing_and_is_used(medium: pd.DataFrame) -> None:
+    box = ((-7.0, 9.0), (-3.0, 5.0))
+    res = dp_score(medium, eps=0.5, delta=1e-5, frame=box, bins=(4, 2), random_state=0)
+    assert (res.xlim, res.ylim) == box and res.frame_source == "public"
+    assert np.array_equal(res.x_edges, [-7.0, -3.0, 1.0, 5.0, 9.0])
+    assert not any(r.startswith("frame") for r in res.cost.to_frame()["released"])
+    assert res.cost.eps == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="min < max"):
+        dp_score(medium, eps=0.5, delta=1e-5, frame=((1.0, 0.0), (0.0, 1.0)))
+    with pytest.raises(TypeError, match="frame"):
+        dp_score(medium, eps=0.5, delta=1e-5, frame=(1.0, 2.0))
+
+
+def test_small_n_and_eps_warn_that_the_frame_is_unreliable(small_data: np.ndarray) -> None:
+    # n = 200, eps_frame = 0.1: 4 B exp(-eps n / 16) is far above 0.05
+    assert frame_risk(200, 0.1, 1e6) == 1.0
+    assert frame_risk(5000, 0.2, 1e6) < 1e-9
+    with pytest.warns(AccuracyWarning, match="frame"):
+        dp_score(small_data, eps=0.5, delta=1e-5, random_state=0)
+
+
 # --------------------------------------------------------------------------- groups
 
 
@@ -382,8 +411,8 @@ def test_groups_from_a_column_private_sizes(grouped: pd.DataFrame) -> None:
     row = sizes[sizes["released"].str.startswith("group sizes")]
     assert len(row) == 1 and row["eps"].iloc[0] == pytest.approx(0.1)
     # Laplace(2 / 0.1): |noise| <= 20 ln(1e6) = 276 with probability 1 - 1e-6 each
-    assert np.all(np.abs(res.group_sizes - [200, 300, 100]) <= 20 * math.log(1e6))
-    assert np.array_equal(res.nonprivate.group_sizes, [200, 300, 100])
+    assert np.all(np.abs(res.group_sizes - [1000, 1500, 500]) <= 20 * math.log(1e6))
+    assert np.array_equal(res.nonprivate.group_sizes, [1000, 1500, 500])
     frame = res.to_frame()
     assert set(frame["group"]) == {"a", "b", "c"}
     assert len(frame) == 3 * res.bins[0] * res.bins[1]
@@ -395,7 +424,7 @@ def test_public_groups_use_exact_sizes_at_no_cost(grouped: pd.DataFrame) -> None
     labels = grouped["g"].to_numpy()
     X = grouped[["x", "y"]]
     res = dp_score(X, eps=1.0, delta=1e-5, groups=labels, groups_public=True, random_state=0)
-    assert np.array_equal(res.group_sizes, [200, 300, 100])
+    assert np.array_equal(res.group_sizes, [1000, 1500, 500])
     assert not any(r.startswith("group sizes") for r in res.cost.to_frame()["released"])
     assert res.cost.eps == pytest.approx(1.0)
 
@@ -413,9 +442,7 @@ def test_gau_g_groups_separate_in_private_histogram() -> None:
     # group2 (mean 5 on V1-V5) sits away from group3 (mean -3 on V1-V5):
     # their private histogram means must be far apart on PC1.
     table = {g: res.table("sparse", g) for g in ("group2", "group3")}
-    centre = {
-        g: float(((t["xmin"] + t["xmax"]) / 2 * t["prob"]).sum()) for g, t in table.items()
-    }
+    centre = {g: float(((t["xmin"] + t["xmax"]) / 2 * t["prob"]).sum()) for g, t in table.items()}
     assert abs(centre["group2"] - centre["group3"]) > 10
 
 
@@ -423,12 +450,10 @@ def test_gau_g_groups_separate_in_private_histogram() -> None:
 
 
 def test_sample_points_shapes_and_group_allocation(grouped: pd.DataFrame) -> None:
-    res = dp_score(
-        grouped, eps=1.0, delta=1e-5, groups="g", groups_public=True, random_state=0
-    )
+    res = dp_score(grouped, eps=1.0, delta=1e-5, groups="g", groups_public=True, random_state=0)
     pts = sample_points(res, size=601, random_state=1)
     assert list(pts.columns) == ["PC1", "PC2", "group"]
-    # largest remainder on 200:300:100 of 601 -> 200.33, 300.5, 100.17
+    # largest remainder on 1000:1500:500 of 601 -> 200.33, 300.5, 100.17
     assert pts["group"].value_counts().to_dict() == {"a": 200, "b": 301, "c": 100}
     again = sample_points(res, size=601, random_state=1)
     assert pts.equals(again)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -32,13 +33,16 @@ from ._validation import (
     check_random_state,
     check_ties,
 )
+from ._warnings import _user_stacklevel
 from .accounting import Budget, PrivacyCost, compose
 from .directions import DirectionsResult, dp_pc_dir
+from .exceptions import AccuracyWarning
 from .mechanisms import (
     gaussian_noise,
     gaussian_sigma,
     laplace_noise,
     sample_histogram,
+    signed_log_edges,
     signed_quantile,
     stability_threshold,
     unbounded_quantile_upper,
@@ -48,16 +52,26 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["NonPrivateScores", "ScoreResult", "bin_rule", "dp_score", "sample_points"]
+__all__ = [
+    "NonPrivateScores",
+    "ScoreResult",
+    "bin_rule",
+    "dp_score",
+    "frame_risk",
+    "sample_points",
+]
 
 ScoreMethod = Literal["add", "sparse"]
 SampleKind = Literal["center", "uniform"]
 
 _METHODS = ("add", "sparse")
 _SPLIT_KEYS = ("directions", "frame", "groups", "histogram")
-# Geometric growth of the quantile bins: about 1e-3 wide near zero (medians)
-# and 0.1 % of the value elsewhere.
-_BETA = 1.001
+# Geometric growth of the quantile bins: 0.01 wide near zero (medians) and 1 %
+# of the value elsewhere. Fewer bins than 1.001 (about 2800 instead of 27600
+# over +-1e6), so the above-threshold scans need less budget to stay accurate.
+_BETA = 1.01
+# Warn when the public bound on a badly wrong frame quantile exceeds this.
+_FRAME_RISK = 0.05
 _DEFAULT_BANDWIDTH = {"center": 0.5, "uniform": 0.25}
 
 
@@ -142,6 +156,8 @@ class ScoreResult:
         release is not counted again (its cost is ``directions_result.cost``).
     nonprivate : NonPrivateScores or None
         Only with ``compare=True``: raw scores and exact histograms, NOT private.
+    frame_source : str
+        ``"private"`` (estimated in this call) or ``"public"`` (given by the caller).
     private : bool
         True: every field except ``nonprivate`` is a DP release or
         post-processing of one.
@@ -164,6 +180,7 @@ class ScoreResult:
     noise: Mapping[str, Mapping[str, float]]
     cost: PrivacyCost
     nonprivate: NonPrivateScores | None = None
+    frame_source: str = "private"
     private: bool = True
 
     def __post_init__(self) -> None:
@@ -252,13 +269,16 @@ class ScoreResult:
     def plot(self, kind: str = "histogram", **kwargs: Any) -> Axes | Figure:
         """Draw the result (no new privacy cost).
 
-        ``kind="panels"`` calls :func:`dppca.plotting.plot_score_panels` and returns
+        ``kind="panels"`` calls :func:`dppca.plotting.plot_score_panels` and
+        ``kind="groups"`` :func:`dppca.plotting.plot_score_groups`, both returning
         a Figure; any other kind goes to :func:`dppca.plotting.plot_score`.
         """
-        from .plotting.score import plot_score, plot_score_panels
+        from .plotting.score import plot_score, plot_score_groups, plot_score_panels
 
         if kind == "panels":
             return plot_score_panels(self, **kwargs)
+        if kind == "groups":
+            return plot_score_groups(self, **kwargs)
         return plot_score(self, kind=kind, **kwargs)
 
     def __repr__(self) -> str:
@@ -448,6 +468,37 @@ def _normalise(values: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.where(totals > 0, values / safe, 0.0)
 
 
+def frame_risk(n: int, eps: float, bound: float) -> float:
+    """Public bound on the chance that a private frame lands away from the data.
+
+    Each of the four scans has ``eps2 = eps / 8`` and a target of at least
+    ``n / 2`` counts (medians; the radii aim at ``0.995 n``). At a bin below
+    all the data the cumulative count is 0, so the scan stops there with
+    probability at most ``exp(-eps2 n / 2)``; over the ``B`` public bins and
+    four scans this is ``4 B exp(-eps n / 16)``. It depends on n, eps and
+    ``score_range`` only, never on the data.
+    """
+    n_bins = signed_log_edges(bound, _BETA).size
+    return min(1.0, 4.0 * n_bins * math.exp(-eps * n / 16.0))
+
+
+def _check_frame(frame: object) -> tuple[tuple[float, float], tuple[float, float]]:
+    try:
+        (x0, x1), (y0, y1) = frame  # type: ignore[misc]
+        values = [float(v) for v in (x0, x1, y0, y1)]
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"frame must be ((xmin, xmax), (ymin, ymax)) of public numbers; got {frame!r}."
+        ) from None
+    if (
+        not all(math.isfinite(v) for v in values)
+        or values[0] >= values[1]
+        or (values[2] >= values[3])
+    ):
+        raise ValueError(f"frame limits must be finite with min < max; got {frame!r}.")
+    return (values[0], values[1]), (values[2], values[3])
+
+
 def private_frame(
     scores: NDArray[np.float64],
     *,
@@ -513,6 +564,7 @@ def dp_score(
     calibration: Calibration = "classic",
     ties: Ties = "error",
     compare: bool = False,
+    frame: tuple[tuple[float, float], tuple[float, float]] | None = None,
     random_state: RandomStateLike = None,
     budget: Budget | None = None,
 ) -> ScoreResult:
@@ -564,6 +616,10 @@ def dp_score(
         Gaussian calibration for the directions and the ``"add"`` histogram.
     ties : {"error", "zero"}, default="error"
         Near-duplicate rows in the direction step; see :func:`dppca.dp_pc_dir`.
+    frame : ((float, float), (float, float)), default=None
+        A public frame ``((xmin, xmax), (ymin, ymax))`` the caller vouches for
+        (for example from a known data domain). It costs nothing, and its
+        budget share goes to the other parts. None estimates it privately.
     compare : bool, default=False
         Also attach the raw scores and exact histograms as ``nonprivate``
         (NOT private, for the analyst's own comparison; never publish them).
@@ -590,6 +646,9 @@ def dp_score(
     -----
     PrivacyWarning
         With ``calibration="classic"`` when a Gaussian part gets eps >= 1.
+    AccuracyWarning
+        When n and the frame's share of eps are too small for a reliable
+        private frame (:func:`frame_risk` > 0.05; decided from public values).
 
     See Also
     --------
@@ -655,6 +714,7 @@ def dp_score(
         raise ValueError(f"inflate must be a finite number >= 0; got {inflate!r}.")
     calibration = check_calibration(calibration)
     ties = check_ties(ties)
+    public_frame = None if frame is None else _check_frame(frame)
     matrix, dir_result, dir_source = _resolve_directions(directions, p, components)
     levels, codes = (None, None) if labels is None else _group_codes(labels, n)
     n_groups = 1 if levels is None else len(levels)
@@ -663,7 +723,7 @@ def dp_score(
     private_groups = levels is not None and not groups_public
     used = (
         *(("directions",) if matrix is None else ()),
-        "frame",
+        *(("frame",) if public_frame is None else ()),
         *(("groups",) if private_groups else ()),
         "histogram",
     )
@@ -687,21 +747,31 @@ def dp_score(
         parts.append(
             PrivacyCost(eps * shares["groups"], 0.0, "laplace", f"group sizes ({n_groups})")
         )
-    eps_f = eps * shares["frame"]
-    parts.append(
-        compose(
-            [
-                PrivacyCost(eps_f / 4, 0.0, "above-threshold quantile", what)
-                for what in (
-                    f"frame centre PC{components[0]} (median)",
-                    f"frame centre PC{components[1]} (median)",
-                    f"frame radius PC{components[0]} ({frame_level:g} quantile)",
-                    f"frame radius PC{components[1]} ({frame_level:g} quantile)",
-                )
-            ],
-            released="private frame",
+    eps_f = eps * shares.get("frame", 0.0)
+    if public_frame is None:
+        risk = frame_risk(n, eps_f, bound)
+        if risk > _FRAME_RISK:
+            warnings.warn(
+                f"the private frame has eps={eps_f:.3g} for n={n} rows: it may land away "
+                f"from the data with probability up to {risk:.2g}. Raise eps or "
+                "split['frame'], narrow score_range, or pass a public frame=.",
+                AccuracyWarning,
+                stacklevel=_user_stacklevel(),
+            )
+        parts.append(
+            compose(
+                [
+                    PrivacyCost(eps_f / 4, 0.0, "above-threshold quantile", what)
+                    for what in (
+                        f"frame centre PC{components[0]} (median)",
+                        f"frame centre PC{components[1]} (median)",
+                        f"frame radius PC{components[0]} ({frame_level:g} quantile)",
+                        f"frame radius PC{components[1]} ({frame_level:g} quantile)",
+                    )
+                ],
+                released="private frame",
+            )
         )
-    )
     eps_m = eps * shares["histogram"] / len(methods)
     delta_m = delta_share["histogram"] / len(methods)
     grid = f"{n_groups} x {mx} x {my} cells"
@@ -730,9 +800,12 @@ def dp_score(
         else:
             group_sizes = exact_sizes.astype(np.float64)
 
-    xlim, ylim = private_frame(
-        scores, eps=eps_f, bound=bound, level=frame_level, inflate=float(inflate), rng=rng
-    )
+    if public_frame is None:
+        xlim, ylim = private_frame(
+            scores, eps=eps_f, bound=bound, level=frame_level, inflate=float(inflate), rng=rng
+        )
+    else:
+        xlim, ylim = public_frame
     x_edges = np.linspace(xlim[0], xlim[1], mx + 1)
     y_edges = np.linspace(ylim[0], ylim[1], my + 1)
     counts = bin_counts(scores, x_edges, y_edges, codes, n_groups)
@@ -778,6 +851,7 @@ def dp_score(
         noise=MappingProxyType(noise),
         cost=cost,
         nonprivate=nonprivate,
+        frame_source="private" if public_frame is None else "public",
     )
 
 

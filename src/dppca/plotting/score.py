@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from ..score import ScoreResult
 
-__all__ = ["group_color_map", "plot_score", "plot_score_panels"]
+__all__ = ["group_color_map", "plot_score", "plot_score_groups", "plot_score_panels"]
 
 _KINDS = ("histogram", "sample", "nonprivate", "scatter")
 _TITLES = {"add": "Add DP histogram", "sparse": "Sparse DP histogram"}
@@ -247,4 +247,58 @@ def plot_score_panels(
         cmap = group_color_map(list(result.groups), group_colors)
         handles = [Patch(facecolor=col, label=str(g)) for g, col in cmap.items()]
         fig.legend(handles=handles, title="group", loc="outside right center")
+    return fig
+
+
+def plot_score_groups(
+    result: ScoreResult,
+    *,
+    method: str | None = None,
+    overlay: bool = True,
+    group_colors: Mapping[Any, Any] | Sequence[Any] | None = None,
+    ncols: int = 3,
+    panel_size: float = 3.2,
+    alpha_range: tuple[float, float] = (0.0, 1.0),
+    **kwargs: Any,
+) -> Figure:
+    """One histogram panel per group on the shared private frame.
+
+    Each group's panel scales opacity to its own largest probability, so a
+    spread-out group stays visible. With ``overlay=True`` the first panel shows
+    all groups together (opacity scaled jointly), as :func:`plot_score` does.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    if result.groups is None:
+        raise ValueError("plot_score_groups needs a grouped result (dp_score(..., groups=...)).")
+    method = result.methods[0] if method is None else method
+    if method not in result.probs:
+        raise ValueError(f"method must be one of {list(result.methods)!r}; got {method!r}.")
+    labels = list(result.groups)
+    cmap = group_color_map(labels, group_colors)
+    n_panels = len(labels) + (1 if overlay else 0)
+    ncols = max(1, min(int(ncols), n_panels))
+    nrows = -(-n_panels // ncols)
+    ratio = (result.ylim[1] - result.ylim[0]) / (result.xlim[1] - result.xlim[0])
+    height = (panel_size - 0.6) * min(max(ratio, 0.25), 4.0) + 0.9
+    fig, axes = plt.subplots(
+        nrows, ncols, figsize=(panel_size * ncols, height * nrows), squeeze=False,
+        layout="constrained",
+    )  # fmt: skip
+    flat = list(axes.ravel())
+    if overlay:
+        plot_score(
+            result, method=method, ax=flat.pop(0), group_colors=cmap, legend=False,
+            alpha_range=alpha_range, title=f"{_TITLES[method]}, all groups", **kwargs,
+        )  # fmt: skip
+    prob = np.asarray(result.probs[method])
+    for g, label in enumerate(labels):
+        ax = flat.pop(0)
+        _histogram(ax, result, prob[g : g + 1], [cmap[label]], alpha_range, **kwargs)
+        empty = "" if prob[g].any() else " (all bins removed by noise)"
+        _frame_axes(ax, result, f"{label}{empty}")
+    for ax in flat:
+        ax.set_axis_off()
     return fig
