@@ -89,6 +89,25 @@ def test_signed_quantile_cumulative_counts_move_by_at_most_one(
     assert np.all(diff >= 0) or np.all(diff <= 0)  # all in the same direction
 
 
+def test_radius_scan_counts_move_by_at_most_one(rng: np.random.Generator) -> None:
+    # The radius scan bins |s - c| (c is an earlier private output, fixed here)
+    # geometrically from 0, as unbounded_quantile_upper does; one replaced row
+    # changes one distance, so every cumulative count moves by at most one.
+    beta, centre = 1.01, 0.3
+    s = rng.normal(size=800)
+    s2 = s.copy()
+    s2[3] = -1e7
+
+    def cumulative(values: np.ndarray) -> np.ndarray:
+        r = np.abs(values - centre)
+        b = np.floor(np.log(np.maximum(r + 1.0, beta)) / np.log(beta)).astype(int)
+        return np.cumsum(np.bincount(b, minlength=3000))
+
+    diff = cumulative(s2) - cumulative(s)
+    assert np.abs(diff).max() <= 1
+    assert np.all(diff >= 0) or np.all(diff <= 0)
+
+
 def test_signed_quantile_is_accurate_at_large_eps(rng: np.random.Generator) -> None:
     x = rng.normal(loc=2.0, size=4000)
     gen = np.random.default_rng(5)
@@ -314,6 +333,19 @@ def test_public_directions_and_refused_nonprivate_ones(medium: pd.DataFrame) -> 
     with pytest.raises(ValueError, match="PC3"):
         dp_score(medium, eps=0.4, delta=1e-6, directions=np.eye(5)[:, :2],
                  components=(1, 3))  # fmt: skip
+
+
+def test_private_result_holds_nothing_row_level(gauss2: np.ndarray) -> None:
+    res = dp_score(
+        gauss2, eps=1.0, delta=1e-5, directions=PUBLIC, method=["add", "sparse"],
+        random_state=0,
+    )  # fmt: skip
+    for f in dataclasses.fields(res):
+        value = getattr(res, f.name)
+        values = value.values() if isinstance(value, MappingProxyType) else [value]
+        for v in values:
+            if isinstance(v, np.ndarray):
+                assert gauss2.shape[0] not in v.shape, f.name  # no per-row array anywhere
 
 
 def test_compare_adds_marked_nonprivate_part(gauss2: np.ndarray) -> None:

@@ -683,7 +683,15 @@ def dp_score(
     post-processing. The scores depend on the directions, which are private
     or public, and on one row each. The label set is revealed; if it is itself
     sensitive, map labels to public names first. With ``ties="error"`` the
-    error reveals that near-duplicate rows exist.
+    error reveals that near-duplicate rows exist. ``result.cost`` is what this
+    call spent: a private directions release passed in was paid for earlier.
+
+    The frame is in the scores' own coordinates (no centring), which is safe
+    because its centre and radii are themselves private outputs; the number of
+    bins depends on n only and the edges on the frame only, so the grid is
+    fixed before any histogram noise. Noise is drawn in a fixed order
+    (directions, group sizes, frame, then each method), so the same data and
+    seed give the same result.
 
     Examples
     --------
