@@ -13,8 +13,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-from dppca import dp_score  # noqa: E402
-from dppca.datasets import load_gau_g  # noqa: E402
+from dppca import dp_score
+from dppca.datasets import load_gau_g
 
 OUT = Path("docs/images/score_gau_g.png")
 
