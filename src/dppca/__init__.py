@@ -10,8 +10,9 @@ from importlib.metadata import PackageNotFoundError, version
 
 from .accounting import Budget, PrivacyCost, compose
 from .directions import DirectionsResult, dp_pc_dir, pc_dir
-from .exceptions import BudgetExceededError, PrivacyWarning, TiedRowsError
+from .exceptions import AccuracyWarning, BudgetExceededError, PrivacyWarning, TiedRowsError
 from .kendall import spherical_kendall
+from .score import ScoreResult, dp_score, sample_points
 
 try:
     __version__ = version("dppca")
@@ -19,15 +20,19 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0+unknown"
 
 __all__ = [
+    "AccuracyWarning",
     "Budget",
     "BudgetExceededError",
     "DirectionsResult",
     "PrivacyCost",
     "PrivacyWarning",
+    "ScoreResult",
     "TiedRowsError",
     "__version__",
     "compose",
     "dp_pc_dir",
+    "dp_score",
     "pc_dir",
+    "sample_points",
     "spherical_kendall",
 ]

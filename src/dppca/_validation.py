@@ -28,6 +28,8 @@ __all__ = [
     "check_eps",
     "check_k",
     "check_nonnegative_int",
+    "check_open_unit",
+    "check_positive_float",
     "check_positive_int",
     "check_random_state",
     "check_ties",
@@ -222,3 +224,21 @@ def check_data(
             "remove or impute them before the analysis."
         )
     return np.ascontiguousarray(data), variables
+
+
+def check_positive_float(value: object, name: str) -> float:
+    """Return ``value`` as a float, requiring a finite number > 0."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number; got {_type_name(value)} {value!r}.")
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be finite and > 0; got {value!r}.")
+    return float(value)
+
+
+def check_open_unit(value: object, name: str) -> float:
+    """Return ``value`` as a float, requiring 0 < value < 1."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number; got {_type_name(value)} {value!r}.")
+    if not (math.isfinite(value) and 0 < value < 1):
+        raise ValueError(f"{name} must be in the open interval (0, 1); got {value!r}.")
+    return float(value)
