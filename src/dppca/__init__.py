@@ -12,6 +12,7 @@ from .accounting import Budget, PrivacyCost, compose
 from .directions import DirectionsResult, dp_pc_dir, pc_dir
 from .exceptions import BudgetExceededError, PrivacyWarning, TiedRowsError
 from .kendall import spherical_kendall
+from .scree import ClippedControl, HuberControl, PMWMControl, ScreeResult, dp_scree
 
 try:
     __version__ = version("dppca")
@@ -21,13 +22,18 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
 __all__ = [
     "Budget",
     "BudgetExceededError",
+    "ClippedControl",
     "DirectionsResult",
+    "HuberControl",
+    "PMWMControl",
     "PrivacyCost",
     "PrivacyWarning",
+    "ScreeResult",
     "TiedRowsError",
     "__version__",
     "compose",
     "dp_pc_dir",
+    "dp_scree",
     "pc_dir",
     "spherical_kendall",
 ]

@@ -30,6 +30,7 @@ __all__ = [
     "check_nonnegative_int",
     "check_positive_int",
     "check_random_state",
+    "check_real",
     "check_ties",
 ]
 
@@ -222,3 +223,31 @@ def check_data(
             "remove or impute them before the analysis."
         )
     return np.ascontiguousarray(data), variables
+
+
+def check_real(
+    value: object,
+    name: str,
+    *,
+    low: float = -math.inf,
+    high: float = math.inf,
+    low_open: bool = False,
+    high_open: bool = False,
+) -> float:
+    """Return ``value`` as a finite float in the interval from ``low`` to ``high``.
+
+    ``low_open``/``high_open`` exclude the end points. Booleans, NaN and
+    infinities are refused.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number; got {_type_name(value)} {value!r}.")
+    v = float(value)
+    too_low = v <= low if low_open else v < low
+    too_high = v >= high if high_open else v > high
+    if not math.isfinite(v) or too_low or too_high:
+        left = "(" if low_open else "["
+        right = ")" if high_open else "]"
+        raise ValueError(
+            f"{name} must be finite and in {left}{low:g}, {high:g}{right}; got {value!r}."
+        )
+    return v
