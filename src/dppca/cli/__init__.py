@@ -14,12 +14,12 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..exceptions import PrivacyWarning
-from . import directions
+from . import directions, scree
 from ._common import CLIError
 
 __all__ = ["main"]
 
-_SUBCOMMANDS = [directions]
+_SUBCOMMANDS = [directions, scree]
 
 
 def build_parser() -> argparse.ArgumentParser:

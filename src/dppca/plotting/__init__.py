@@ -1,0 +1,1 @@
+from .scree import plot_scree as plot_scree
