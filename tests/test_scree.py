@@ -230,13 +230,16 @@ def test_unbounded_quantile_output_distribution_respects_eps():
 
 def test_noise_is_calibrated_to_the_documented_sensitivities(monkeypatch, rng):
     calls = []
-    real = scree_mod.gaussian_sigma
+    # Patch the globals dp_scree really uses (doctest collection may import the
+    # module a second time under --import-mode=importlib).
+    namespace = dp_scree.__globals__
+    real = namespace["gaussian_sigma"]
 
     def spy(sensitivity, eps, delta, calibration="classic"):
         calls.append((sensitivity, eps, delta))
         return real(sensitivity, eps, delta, calibration)
 
-    monkeypatch.setattr(scree_mod, "gaussian_sigma", spy)
+    monkeypatch.setitem(namespace, "gaussian_sigma", spy)
     X = rng.normal(size=(401, 4))
     V = np.eye(4)[:, :2]
     res = dp_scree(
@@ -558,3 +561,27 @@ def test_chi2_sanity_of_the_reference_bias_bound():
 
     excess = integrate.quad(lambda t: stats.chi2.sf(t, 1), c, np.inf)[0]
     assert excess < 0.01
+
+
+def test_huber_clipping_level_is_capped_by_the_released_quantile():
+    # A scale-proxy range far above the data (2^40 .. 2^60) would give tau >= 2^20
+    # and swamp the steps with noise; the cap at the released quantile U of
+    # ||z||^2 (about the 0.99 quantile of chi2_4, 13) keeps the noise small.
+    # n = 20000, k = 2: step sensitivity 2 sqrt(2) 13 / 10000 = 0.0038; the step
+    # budget (0.75 * 9 / 10) gives an analytic sd below 0.02, and only the last
+    # step's noise stays (eta0 = 1, no clamping). Sampling sd sqrt(2 / 10000) =
+    # 0.014. 5 sd of each: 0.17.
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(20000, 4))
+    res = dp_scree(
+        X, 2, eps=10.0, delta=1e-5, method="huber", directions=np.eye(4)[:, :2],
+        control=HuberControl(k_min=40, k_max=60), random_state=0, calibration="analytic",
+    )  # fmt: skip
+    np.testing.assert_allclose(res.scree, [1.0, 1.0], atol=0.17)
+
+
+def test_quantile_level_is_lowered_only_when_the_target_noise_is_large():
+    assert scree_mod._quantile_level(0.99, 10000, 10.0) == 0.99
+    assert scree_mod._quantile_level(0.99, 1000, 1e-4) == 0.5
+    level = scree_mod._quantile_level(0.99, 1000, 0.05)
+    assert level == pytest.approx(1 - scree_mod._TARGET_MARGIN / 50)
