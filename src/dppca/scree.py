@@ -176,6 +176,12 @@ class PMWMControl:
 class HuberControl:
     """Settings of the ``"huber"`` (noisy gradient descent) estimator.
 
+    The descent converges to a Huber location of the squared projections,
+    which lies below their mean (the variance) when the clipping level ``tau``
+    is small; ``tau`` grows with ``sqrt(eps n)``, so at small budgets this
+    estimator is biased down more than ``"clipped"`` (see
+    ``benchmarks/bench_scree.py``).
+
     Parameters
     ----------
     k_min, k_max : int, default=-30, 60
@@ -628,8 +634,11 @@ def _huber(
     tau = np.where(np.isfinite(tau) & (tau > 0), tau, 1.0)
     if tau_cap is not None:
         tau = np.minimum(tau, tau_cap)
-    sigma = _sigma(2.0 * control.eta0 * float(np.linalg.norm(tau)) / m, eps_gd / steps,
-                   delta / steps, calibration)  # fmt: skip
+    # T adaptive Gaussian steps of sensitivity D and scale sigma compose exactly
+    # to one Gaussian mechanism of sensitivity sqrt(T) D (Gaussian differential
+    # privacy, Dong, Roth and Su 2022), so the whole descent is calibrated at once.
+    step_sensitivity = 2.0 * control.eta0 * float(np.linalg.norm(tau)) / m
+    sigma = _sigma(math.sqrt(steps) * step_sensitivity, eps_gd, delta, calibration)
     mu = np.full(k, control.mu0)
     for _ in range(steps):
         mu = gaussian_noise(mu + _huber_gradient(w, mu, tau, control.eta0), sigma, rng)
@@ -667,7 +676,7 @@ def _method_cost(
     return compose(
         [
             PrivacyCost(eps_m2, 0.0, m2_mechanism, "Huber scale proxies"),
-            PrivacyCost(eps - eps_m2, delta, f"{gauss}, gradient steps",
+            PrivacyCost(eps - eps_m2, delta, f"{gauss}, gradient steps composed as one",
                         f"Huber scree ({k} values)"),
         ],
         released=f"Huber scree ({k} values)",
@@ -924,14 +933,29 @@ def dp_scree(
         the clipping level ``tau``, capped at the released ``U``
         (post-processing, so a wrong bin cannot inflate the noise). Then T
         steps of noisy gradient descent, each a k-vector with L2 sensitivity
-        ``2 eta0 ||tau|| / m`` and budget ``((1 - m2_frac) eps_m / T,
-        delta_m / T)``.
+        ``D = 2 eta0 ||tau|| / m`` and the same Gaussian scale. T adaptive
+        Gaussian releases with sensitivity ``D`` compose exactly to one Gaussian
+        mechanism with sensitivity ``sqrt(T) D`` (Gaussian differential
+        privacy), so the scale is calibrated to ``sqrt(T) D`` and
+        ``((1 - m2_frac) eps_m, delta_m)``: about ``sqrt(T)`` times less noise
+        than dividing the budget into T equal parts.
 
     The monotone fit, the clipping at 0 and the PVE are post-processing. PVE
     over all p components divides by ``max(trace, sum of the k values)``. The
     recorded cost is the sum of the parts; when ``directions`` is an earlier
     private release its cost is not added again (count it once, in your
     budget). With ``compare=True`` the result also carries non-private values.
+
+    References
+    ----------
+    Dong, J., Roth, A. and Su, W. J. (2022). Gaussian differential privacy.
+    Journal of the Royal Statistical Society B, 84(1), 3-37.
+
+    Durfee, D. (2023). Unbounded differentially private quantile and maximum
+    estimation. NeurIPS.
+
+    McSherry, F. and Talwar, K. (2007). Mechanism design via differential
+    privacy. FOCS.
 
     Examples
     --------
