@@ -585,3 +585,54 @@ def test_quantile_level_is_lowered_only_when_the_target_noise_is_large():
     assert scree_mod._quantile_level(0.99, 1000, 1e-4) == 0.5
     level = scree_mod._quantile_level(0.99, 1000, 0.05)
     assert level == pytest.approx(1 - scree_mod._TARGET_MARGIN / 50)
+
+
+# --------------------------------------------------------------------------
+# mechanisms added for the scree
+# --------------------------------------------------------------------------
+
+
+def test_exponential_mechanism_draws_with_the_right_probabilities():
+    from dppca.mechanisms import exponential_mechanism
+
+    rng = np.random.default_rng(11)
+    utility = np.array([0.0, -1.0, -2.0, -10.0])
+    eps, draws = 2.0, 40000
+    picks = np.array(
+        [exponential_mechanism(utility, eps=eps, sensitivity=1.0, rng=rng) for _ in range(draws)]
+    )
+    expected = np.exp(eps * utility / 2)
+    expected /= expected.sum()
+    counts = np.bincount(picks, minlength=4)
+    # Pearson chi-square over the three cells with real mass (the last has
+    # probability 3e-5); accept below the 1 - 1e-6 quantile of chi2(2).
+    stat = (((counts[:3] - draws * expected[:3]) ** 2) / (draws * expected[:3])).sum()
+    assert stat < stats.chi2.ppf(1 - 1e-6, df=2)
+
+
+def test_random_pairing_is_a_permutation_that_ignores_the_data():
+    from dppca.mechanisms import random_pairing
+
+    a = random_pairing(11, np.random.default_rng(5))
+    b = random_pairing(11, np.random.default_rng(5))
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(np.sort(a), np.arange(11))
+
+
+def test_pmwm_without_split_divides_its_budget_and_records_both_parts(rng):
+    X = rng.normal(size=(400, 4))
+    control = PMWMControl(split=False, quantile_share=0.25, lower_quantile=True, upper=100.0)
+    res = dp_scree(
+        X, 2, eps=0.5, delta=1e-5, method="pmwm", control=control, directions=np.eye(4),
+        random_state=0,
+    )  # fmt: skip
+    leaves = res.cost.leaves()
+    # trace 0.05; pmwm 0.45 = quantiles 0.1125 (pure DP) + mean 0.3375
+    assert [c.eps for c in leaves] == pytest.approx([0.05, 0.1125, 0.3375])
+    assert [c.delta for c in leaves] == pytest.approx([1e-6, 0.0, 9e-6])
+    assert np.all(np.isfinite(res.scree)) and np.all(res.scree >= 0)
+
+
+def test_k_none_means_all_components(small_data):
+    res = dp_scree(small_data, eps=0.5, delta=1e-5, random_state=0)
+    assert res.k == 5 and res.directions.shape == (5, 5)
