@@ -882,6 +882,9 @@ def dp_scree(
         For invalid arguments (checked before any computation).
     BudgetExceededError
         When ``budget`` cannot afford the call.
+    TiedRowsError
+        With ``ties="error"`` when the internal directions meet two (almost)
+        coinciding rows; the error itself reveals that such rows exist.
 
     Warns
     -----
