@@ -13,6 +13,7 @@ from .directions import DirectionsResult, dp_pc_dir, pc_dir
 from .exceptions import AccuracyWarning, BudgetExceededError, PrivacyWarning, TiedRowsError
 from .kendall import spherical_kendall
 from .score import ScoreResult, dp_score, sample_points
+from .scree import ClippedControl, HuberControl, PMWMControl, ScreeResult, dp_scree
 
 try:
     __version__ = version("dppca")
@@ -23,15 +24,20 @@ __all__ = [
     "AccuracyWarning",
     "Budget",
     "BudgetExceededError",
+    "ClippedControl",
     "DirectionsResult",
+    "HuberControl",
+    "PMWMControl",
     "PrivacyCost",
     "PrivacyWarning",
     "ScoreResult",
+    "ScreeResult",
     "TiedRowsError",
     "__version__",
     "compose",
     "dp_pc_dir",
     "dp_score",
+    "dp_scree",
     "pc_dir",
     "sample_points",
     "spherical_kendall",

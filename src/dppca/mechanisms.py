@@ -20,11 +20,13 @@ from ._warnings import warn_privacy
 __all__ = [
     "analytic_gaussian_sigma",
     "classic_gaussian_sigma",
+    "exponential_mechanism",
     "gaussian_noise",
     "gaussian_sigma",
     "kendall_sensitivity",
     "kendall_sigma",
     "laplace_noise",
+    "random_pairing",
     "sample_histogram",
     "signed_log_bin",
     "signed_log_edges",
@@ -408,3 +410,28 @@ def sample_histogram(
     width = np.array([np.median(np.diff(x_edges)), np.median(np.diff(y_edges))])
     jitter = rng.standard_normal((size, 2)) * (bandwidth * width)
     return np.column_stack([px, py]) + jitter
+
+
+def random_pairing(n: int, rng: np.random.Generator) -> NDArray[np.int64]:
+    """A uniformly random order of ``range(n)``, drawn without looking at any data.
+
+    Used to pair rows for mean-free differences; because the order depends only
+    on ``n`` (public) and the generator, the pairing is data-independent and is
+    never released.
+    """
+    return rng.permutation(n).astype(np.int64)
+
+
+def exponential_mechanism(
+    utility: NDArray[np.float64], *, eps: float, sensitivity: float, rng: np.random.Generator
+) -> int:
+    """Index drawn with probability proportional to ``exp(eps * u / (2 * sensitivity))``.
+
+    The exponential mechanism (McSherry and Talwar 2007): eps-DP when every
+    utility moves by at most ``sensitivity`` between neighbouring datasets.
+    Sampled with the Gumbel-max trick (one standard Gumbel draw per candidate,
+    in index order), which gives exactly these probabilities.
+    """
+    utility = np.asarray(utility, dtype=np.float64)
+    scores = eps * utility / (2.0 * sensitivity)
+    return int(np.argmax(scores + rng.gumbel(size=utility.shape)))
