@@ -1,0 +1,101 @@
+"""The dppca app: private PCA pictures in the browser (optional extra ``dppca[app]``).
+
+Start it with ``dppca app [DATA.csv]`` or :func:`run`. It needs Shiny for
+Python (``pip install "dppca[app]"``); importing :mod:`dppca` does not load it.
+The app's logic (data checks, one budget per dataset, kept releases) lives in
+:mod:`dppca.app.state`, which needs no Shiny.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["create_app", "run"]
+
+_MISSING = (
+    "the app needs Shiny for Python, which is not installed; "
+    'install it with: python3 -m pip install "dppca[app]"'
+)
+
+
+def _require_shiny() -> None:
+    try:
+        import shiny  # noqa: F401
+    except ImportError:
+        raise ImportError(_MISSING) from None
+
+
+def _read_data(data: Any) -> tuple[pd.DataFrame | None, str]:
+    import pandas as pd
+
+    from .state import read_csv_upload
+
+    if data is None:
+        return None, "data"
+    if isinstance(data, pd.DataFrame):
+        return data, "data"
+    if isinstance(data, str | os.PathLike):
+        path = os.fspath(data)
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"data file {path!r} does not exist or is not a file.")
+        # A local file is not an upload: no size limit.
+        return read_csv_upload(path, limit=os.path.getsize(path)), os.path.basename(path)
+    raise TypeError(f"data must be None, a DataFrame or a CSV path; got {type(data).__name__}.")
+
+
+def create_app(data: Any = None) -> Any:
+    """The app as a ``shiny.App`` (for ``shiny run`` or an ASGI server).
+
+    Parameters
+    ----------
+    data : None, pandas.DataFrame or path of a CSV file
+        A table loaded first and offered as the "Provided" source; None
+        starts with the bundled ``gau_g`` dataset.
+    """
+    _require_shiny()
+    from .ui import create_app as _create
+
+    frame, name = _read_data(data)
+    return _create(frame, data_name=name)
+
+
+def run(
+    data: Any = None,
+    *,
+    port: int = 8000,
+    host: str = "127.0.0.1",
+    launch_browser: bool = False,
+    **kwargs: Any,
+) -> None:
+    """Serve the app until interrupted (Ctrl+C).
+
+    Parameters
+    ----------
+    data : None, pandas.DataFrame or path of a CSV file
+        See :func:`create_app`.
+    port : int, default=8000
+    host : str, default="127.0.0.1"
+        The loopback address, so only this machine can reach the app. Serve
+        on another address only behind access control: the app shows
+        whatever it computes from the data to whoever connects.
+    launch_browser : bool, default=False
+        Open the page in the default browser.
+    **kwargs
+        Passed to ``shiny.run_app`` (for example ``log_level="warning"``).
+
+    Notes
+    -----
+    Privacy: the page shows only private releases and what is drawn from
+    them, each paid for in the dataset's budget; the data panel's messages
+    (for example a column with missing values) are meant for the data holder
+    who runs the app.
+    """
+    _require_shiny()
+    import shiny
+
+    app = create_app(data)
+    shiny.run_app(app, host=host, port=int(port), launch_browser=launch_browser, **kwargs)

@@ -1,0 +1,548 @@
+"""The app's logic without any user interface: data, budget, releases.
+
+Everything a browser session does to the data goes through :class:`AppState`:
+loading a table (a fresh :class:`~dppca.Budget` per dataset), choosing its
+columns, pricing a release before it runs, running it through the budget and
+keeping it so that every later plot of it is post-processing. The Shiny layer
+(:mod:`dppca.app.ui`) only reads and calls this module, which imports no
+Shiny, so it is tested without a browser.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._validation import check_delta, check_eps
+from ..accounting import Budget, PrivacyCost
+from ..datasets import DATASETS, load_dataset
+from ..directions import DirectionsResult, dp_pc_dir
+
+__all__ = [
+    "DEFAULT_EPS",
+    "DEFAULT_SHARES",
+    "MAX_UPLOAD_BYTES",
+    "RELEASE_KINDS",
+    "AppState",
+    "DataError",
+    "Preview",
+    "Release",
+    "Selection",
+    "default_delta",
+    "numeric_columns",
+    "read_csv_upload",
+    "select_data",
+]
+
+#: Largest accepted upload, in bytes.
+MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+#: Total epsilon offered for a newly loaded dataset.
+DEFAULT_EPS = 1.0
+#: What the app can release, one tab each.
+RELEASE_KINDS = ("directions", "scree", "score")
+#: Share of the dataset's total budget suggested for each kind of release.
+DEFAULT_SHARES: Mapping[str, float] = {"directions": 0.4, "scree": 0.3, "score": 0.3}
+
+
+class DataError(ValueError):
+    """A data or settings problem, worded for the page (no traceback)."""
+
+
+# ----------------------------------------------------------------------------- data
+
+
+def default_delta(n: int) -> float:
+    """A conservative default delta for ``n`` rows: ``n ** -1.1`` rounded down.
+
+    The value is rounded down to one significant digit, so it is always
+    below ``1 / n`` (a delta near ``1 / n`` allows releasing a row outright).
+
+    Examples
+    --------
+    >>> default_delta(5000)
+    8e-05
+    >>> default_delta(100)
+    0.006
+    """
+    if n < 2:
+        raise ValueError(f"n must be at least 2; got {n}.")
+    target = float(n) ** -1.1
+    exponent = math.floor(math.log10(target))
+    digit = math.floor(target / 10.0**exponent)
+    value = float(f"{digit}e{exponent}")
+    while value > target:  # guard against rounding in the last digit
+        digit -= 1
+        value = float(f"{digit}e{exponent}") if digit > 0 else float(f"9e{exponent - 1}")
+    return value
+
+
+def numeric_columns(frame: pd.DataFrame) -> list[str]:
+    """Names of the real-valued columns (booleans and complex numbers excluded)."""
+    return [
+        str(c)
+        for c in frame.columns
+        if pd.api.types.is_numeric_dtype(frame[c])
+        and not pd.api.types.is_bool_dtype(frame[c])
+        and not pd.api.types.is_complex_dtype(frame[c])
+    ]
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 1024 / 1024:.1f} MB"
+
+
+def read_csv_upload(
+    path: str | os.PathLike[str],
+    *,
+    name: str | None = None,
+    size: int | None = None,
+    limit: int = MAX_UPLOAD_BYTES,
+) -> pd.DataFrame:
+    """Read an uploaded CSV file, or raise :class:`DataError` with a readable reason.
+
+    Parameters
+    ----------
+    path : path-like
+        Where the upload was stored.
+    name : str, optional
+        The file name the user chose (shown in messages); default the path's name.
+    size : int, optional
+        Its size in bytes as reported by the browser; default measured.
+    limit : int, default=MAX_UPLOAD_BYTES
+        Largest accepted size; checked before the file is parsed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        With at least one row and one numeric column.
+    """
+    name = os.path.basename(os.fspath(path)) if name is None else str(name)
+    if not name.lower().endswith(".csv"):
+        raise DataError(f"{name!r} is not a CSV file: choose a file whose name ends in .csv.")
+    size = os.path.getsize(path) if size is None else int(size)
+    if size > limit:
+        raise DataError(
+            f"{name!r} is too large ({_megabytes(size)}); the limit is {_megabytes(limit)}."
+        )
+    if size == 0:
+        raise DataError(f"{name!r} is empty.")
+    with open(path, "rb") as fh:
+        head = fh.read(8192)
+    if b"\x00" in head:
+        raise DataError(f"{name!r} is not a text CSV file (it holds binary data).")
+    try:
+        frame = pd.read_csv(path)
+    except pd.errors.EmptyDataError:
+        raise DataError(f"{name!r} is empty.") from None
+    except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise DataError(f"{name!r} could not be read as CSV: {first}") from None
+    if frame.shape[0] == 0:
+        raise DataError(f"{name!r} has a header but no rows.")
+    if not numeric_columns(frame):
+        raise DataError(
+            f"{name!r} has no numeric columns; the analysis needs at least two columns "
+            "of numbers (check the separator: it must be a comma)."
+        )
+    return frame
+
+
+@dataclass(frozen=True, eq=False)
+class Selection:
+    """The analysed part of a table: numeric columns and optional group labels."""
+
+    X: pd.DataFrame
+    groups: np.ndarray | None = None
+    group_column: str | None = None
+    groups_public: bool = False
+
+    @property
+    def n(self) -> int:
+        """Number of rows."""
+        return int(self.X.shape[0])
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """The analysed columns, in order."""
+        return tuple(str(c) for c in self.X.columns)
+
+
+def select_data(
+    frame: pd.DataFrame,
+    columns: Sequence[str],
+    *,
+    group: str | None = None,
+    groups_public: bool = False,
+) -> Selection:
+    """Check a choice of columns and return what the analysis will use.
+
+    Raises :class:`DataError` when fewer than two numeric columns are chosen,
+    when the group column is also an analysed column, or when a chosen column
+    (or the group column) has missing values. The message names the columns
+    only: the app runs on the data holder's machine, for the data holder.
+    """
+    columns = [str(c) for c in columns]
+    numeric = set(numeric_columns(frame))
+    unknown = [c for c in columns if c not in frame.columns]
+    if unknown:
+        raise DataError(f"unknown column(s): {', '.join(unknown)}.")
+    not_numeric = [c for c in columns if c not in numeric]
+    if not_numeric:
+        raise DataError(f"column(s) {', '.join(not_numeric)} are not numeric.")
+    if len(columns) < 2:
+        raise DataError("choose at least two numeric columns.")
+    if group is not None and group in columns:
+        raise DataError(
+            f"the group column {group!r} is also an analysed column; remove it from one of them."
+        )
+    X = frame[columns]
+    bad = [c for c in columns if not np.isfinite(X[c].to_numpy(dtype=np.float64)).all()]
+    if bad:
+        raise DataError(
+            f"column(s) {', '.join(bad)} have missing (NaN) or infinite values; remove those "
+            "rows from the file or choose other columns."
+        )
+    if X.shape[0] < 4:
+        raise DataError(f"the data need at least 4 rows; got {X.shape[0]}.")
+    labels = None
+    if group is not None:
+        if group not in frame.columns:
+            raise DataError(f"unknown group column {group!r}.")
+        if frame[group].isna().any():
+            raise DataError(f"the group column {group!r} has missing labels.")
+        labels = frame[group].astype(str).to_numpy()
+    return Selection(
+        X=X.reset_index(drop=True),
+        groups=labels,
+        group_column=group,
+        groups_public=bool(groups_public) and group is not None,
+    )
+
+
+# ------------------------------------------------------------------------- releases
+
+
+@dataclass(frozen=True)
+class Preview:
+    """The price of a release, worked out before it runs.
+
+    ``cost`` is None when the settings are invalid (``message`` says why).
+    """
+
+    kind: str
+    cost: PrivacyCost | None
+    affordable: bool
+    message: str
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, eq=False)
+class Release:
+    """One private release made in the app, kept for re-drawing at no cost."""
+
+    number: int
+    kind: str
+    result: Any
+    cost: PrivacyCost
+    settings: Mapping[str, Any]
+    columns: tuple[str, ...]
+    warnings: tuple[str, ...] = ()
+    label: str = field(default="")
+
+
+class _Priced(Exception):
+    def __init__(self, cost: PrivacyCost) -> None:
+        super().__init__(str(cost))
+        self.cost = cost
+
+
+class _CostProbe(Budget):
+    """A budget that stops the call at its check, handing back the cost.
+
+    Every release function checks the budget after validating its arguments
+    and before it touches the data, so this prices a release exactly (with the
+    function's own accounting) without computing or spending anything.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(1.0, 0.5)
+
+    def check(self, cost: PrivacyCost) -> None:
+        raise _Priced(cost)
+
+
+def _fmt_cost(cost: PrivacyCost) -> str:
+    return f"eps = {cost.eps:.4g}, delta = {cost.delta:.3g}"
+
+
+class AppState:
+    """One analyst's session: a dataset, its budget and the releases made from it.
+
+    Parameters
+    ----------
+    random_state : None or numpy.random.Generator, default=None
+        Source of the noise for every release. None (what the app uses) draws
+        fresh OS entropy each time; tests pass a generator.
+
+    Notes
+    -----
+    Privacy: each dataset gets its own :class:`~dppca.Budget`, set before the
+    first release and fixed afterwards. A release is priced first
+    (:meth:`preview`), refused if the remaining budget cannot pay for it, and
+    recorded in the ledger once made. Plots, tables and samples drawn from a
+    kept release read only released values, so they cost nothing. Scree and
+    score releases reuse the latest private directions of the same columns
+    when asked, so the directions are paid for once. Choosing other columns of
+    the same table keeps the same budget (the rows are the same people).
+    """
+
+    def __init__(self, *, random_state: np.random.Generator | None = None) -> None:
+        self._rng = random_state
+        self.data_name: str | None = None
+        self.frame: pd.DataFrame | None = None
+        self.selection: Selection | None = None
+        self.budget: Budget | None = None
+        self.releases: list[Release] = []
+        self.generation = 0  # bumped whenever the dataset changes
+
+    # -- data and budget -------------------------------------------------------------
+    def load(self, name: str, frame: pd.DataFrame) -> None:
+        """Start on a new table: a fresh budget with the default total, no releases."""
+        if not isinstance(frame, pd.DataFrame) or frame.shape[0] < 2:
+            raise DataError("the data need at least two rows.")
+        if not numeric_columns(frame):
+            raise DataError(f"{name!r} has no numeric columns.")
+        self.data_name = str(name)
+        self.frame = frame
+        self.budget = Budget(DEFAULT_EPS, default_delta(int(frame.shape[0])))
+        self.releases = []
+        self.generation += 1
+        self.selection = None
+        numeric = numeric_columns(frame)
+        if len(numeric) >= 2:
+            self.select(numeric)
+
+    def load_bundled(self, name: str) -> None:
+        """Load one of :data:`dppca.datasets.DATASETS`."""
+        if name not in DATASETS:
+            raise DataError(f"unknown bundled dataset {name!r}.")
+        self.load(name, load_dataset(name))
+
+    def select(
+        self, columns: Sequence[str], *, group: str | None = None, groups_public: bool = False
+    ) -> Selection:
+        """Choose the analysed columns (and group column) of the loaded table."""
+        if self.frame is None:
+            raise DataError("load a dataset first.")
+        self.selection = select_data(self.frame, columns, group=group, groups_public=groups_public)
+        return self.selection
+
+    def set_budget(self, eps: float, delta: float) -> None:
+        """Set the dataset's total budget; allowed only before the first release."""
+        if self.budget is None:
+            raise DataError("load a dataset first.")
+        try:
+            eps, delta = check_eps(eps), check_delta(delta)
+        except (TypeError, ValueError) as exc:
+            raise DataError(str(exc)) from None
+        if (eps, delta) == (self.budget.eps, self.budget.delta):
+            return
+        if self.budget.ledger:
+            raise DataError(
+                "the total budget is fixed once a release has been made from this dataset."
+            )
+        self.budget = Budget(eps, delta)
+
+    @property
+    def locked(self) -> bool:
+        """Whether the total budget is fixed (something has been spent)."""
+        return bool(self.budget is not None and self.budget.ledger)
+
+    def suggested(self, kind: str) -> tuple[float, float]:
+        """A default (eps, delta) for a release: its share of the dataset's total."""
+        if self.budget is None:
+            raise DataError("load a dataset first.")
+        share = DEFAULT_SHARES[kind]
+        return self.budget.eps * share, self.budget.delta * share
+
+    # -- releases --------------------------------------------------------------------
+    def reusable_directions(self) -> DirectionsResult | None:
+        """The latest private directions of the currently chosen columns, if any."""
+        if self.selection is None:
+            return None
+        for rel in reversed(self.releases):
+            if rel.kind == "directions" and rel.columns == self.selection.columns:
+                return _directions_of(rel.result)
+        return None
+
+    def latest(self, kind: str) -> Release | None:
+        """The most recent release of ``kind``."""
+        for rel in reversed(self.releases):
+            if rel.kind == kind:
+                return rel
+        return None
+
+    def _call(self, kind: str, params: Mapping[str, Any], budget: Budget) -> Any:
+        if self.selection is None:
+            raise DataError("load a dataset and choose at least two numeric columns first.")
+        sel = self.selection
+        p = dict(params)
+        eps, delta = p.pop("eps"), p.pop("delta")
+        calibration = p.pop("calibration", "analytic")
+        common = {
+            "eps": eps, "delta": delta, "calibration": calibration,
+            "random_state": self._rng, "budget": budget,
+        }  # fmt: skip
+        reuse = p.pop("reuse_directions", True)
+        directions = self.reusable_directions() if reuse else None
+        if kind == "directions":
+            return _release_directions(sel.X, **common)
+        if kind == "scree":
+            from ..scree import ClippedControl, HuberControl, PMWMControl, dp_scree
+
+            methods = tuple(p.pop("methods", ("clipped",)))
+            if not methods:
+                raise DataError("choose at least one scree method.")
+            control: dict[str, Any] = {}
+            if "clipped" in methods and p.get("clip") is not None:
+                control["clipped"] = ClippedControl(clip=p["clip"])
+            if "pmwm" in methods:
+                control["pmwm"] = PMWMControl(split=bool(p.get("pmwm_split", True)))
+            if "huber" in methods:
+                control["huber"] = HuberControl(m2_frac=float(p.get("huber_m2_frac", 0.25)))
+            return dp_scree(
+                sel.X, p.get("k"), method=list(methods), control=control or None,
+                directions=directions, mono=bool(p.get("mono", True)), **common,
+            )  # fmt: skip
+        if kind == "score":
+            from ..score import dp_score
+
+            methods = tuple(p.pop("methods", ("add",)))
+            if not methods:
+                raise DataError("choose at least one histogram method.")
+            use_groups = bool(p.get("use_groups", True)) and sel.groups is not None
+            return dp_score(
+                sel.X, bins=p.get("bins"), components=tuple(p.get("components", (1, 2))),
+                method=list(methods), directions=directions,
+                groups=sel.groups if use_groups else None,
+                groups_public=sel.groups_public if use_groups else False, **common,
+            )  # fmt: skip
+        raise DataError(f"unknown release kind {kind!r}.")
+
+    def preview(self, kind: str, **params: Any) -> Preview:
+        """Price a release with the current settings, without running it."""
+        if self.budget is None or self.selection is None:
+            return Preview(kind, None, False, "Load a dataset first.")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                self._call(kind, params, _CostProbe())
+            except _Priced as priced:
+                cost = priced.cost
+            except (DataError, TypeError, ValueError) as exc:
+                return Preview(kind, None, False, f"Invalid settings: {exc}")
+            else:  # pragma: no cover - every release function checks its budget
+                raise RuntimeError(f"the {kind} release did not check its budget.")
+        notes = tuple(dict.fromkeys(str(w.message) for w in caught))
+        eps_left, delta_left = self.budget.remaining
+        if self.budget.can_afford(cost):
+            message = (
+                f"This release will cost {_fmt_cost(cost)}. Remaining before it: "
+                f"eps = {eps_left:.4g}, delta = {delta_left:.3g}."
+            )
+            return Preview(kind, cost, True, message, notes)
+        message = (
+            f"This release would cost {_fmt_cost(cost)}, but only eps = {eps_left:.4g}, "
+            f"delta = {delta_left:.3g} remain: it will be refused. Lower its eps/delta or "
+            "re-draw an existing release (free)."
+        )
+        return Preview(kind, cost, False, message, notes)
+
+    def release(self, kind: str, **params: Any) -> Release:
+        """Run a release through the budget and keep it.
+
+        Raises
+        ------
+        BudgetExceededError
+            If the budget cannot pay for it (nothing is computed or spent).
+        DataError, TypeError, ValueError
+            For invalid settings or data.
+        """
+        if self.budget is None or self.selection is None:
+            raise DataError("load a dataset and choose its columns first.")
+        settings = dict(params)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = self._call(kind, params, self.budget)
+        cost = result.cost
+        rel = Release(
+            number=len(self.releases) + 1,
+            kind=kind,
+            result=result,
+            cost=cost,
+            settings=settings,
+            columns=self.selection.columns,
+            warnings=tuple(dict.fromkeys(str(w.message) for w in caught)),
+            label=f"#{len(self.releases) + 1} {kind}",
+        )
+        self.releases.append(rel)
+        return rel
+
+    def sample(
+        self, release: Release, *, method: str | None = None, size: int | None = None
+    ) -> pd.DataFrame:
+        """Synthetic points from a score release (post-processing, no cost)."""
+        from ..score import sample_points
+
+        if release.kind != "score":
+            raise DataError("synthetic samples come from a score release.")
+        return sample_points(release.result, method=method, size=size, random_state=self._rng)
+
+    # -- ledger ----------------------------------------------------------------------
+    def ledger_frame(self) -> pd.DataFrame:
+        """The ledger: one row per elementary part of each release, in order."""
+        columns = ["release", "tab", "released", "mechanism", "eps", "delta"]
+        rows = []
+        for rel in self.releases:
+            part = rel.cost.to_frame()
+            part.insert(0, "tab", rel.kind)
+            part.insert(0, "release", rel.number)
+            rows.append(part)
+        if not rows:
+            return pd.DataFrame(columns=columns)
+        return pd.concat(rows, ignore_index=True)[columns]
+
+    def budget_summary(self) -> str:
+        """One line: total, spent and remaining (eps, delta)."""
+        if self.budget is None:
+            return "No dataset loaded."
+        eps_spent, delta_spent = self.budget.spent
+        eps_left, delta_left = self.budget.remaining
+        return (
+            f"Total eps = {self.budget.eps:.4g}, delta = {self.budget.delta:.3g}; "
+            f"spent eps = {eps_spent:.4g}, delta = {delta_spent:.3g}; "
+            f"remaining eps = {eps_left:.4g}, delta = {delta_left:.3g}."
+        )
+
+
+def _release_directions(X: pd.DataFrame, **common: Any) -> Any:
+    """The directions/loading release: all p directions, so every pair can be drawn."""
+    try:
+        from ..loading import dp_loading
+    except ImportError:  # loading plots not available in this build
+        return dp_pc_dir(X, None, **common)
+    return dp_loading(X, k=None, **common)
+
+
+def _directions_of(result: Any) -> DirectionsResult:
+    """The DirectionsResult inside a directions/loading release."""
+    if isinstance(result, DirectionsResult):
+        return result
+    return result.directions

@@ -1,0 +1,602 @@
+"""The Shiny page and server of the dppca app (a thin layer over :mod:`.state`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+from shiny import App, Inputs, Outputs, Session, reactive, render, req, ui
+
+from ..datasets import DATASETS
+from ..exceptions import BudgetExceededError, TiedRowsError
+from . import figures
+from .state import (
+    DEFAULT_EPS,
+    MAX_UPLOAD_BYTES,
+    AppState,
+    DataError,
+    Preview,
+    numeric_columns,
+    read_csv_upload,
+)
+
+__all__ = ["create_app"]
+
+_FREE = (
+    "Re-drawing a kept release (other plot kind, other components, other display options) "
+    "is post-processing: it spends nothing."
+)
+_CALIBRATIONS = {"analytic": "analytic (exact for every eps)", "classic": "classic (eps < 1)"}
+
+
+def _release_inputs(prefix: str) -> list[Any]:
+    """eps, delta and calibration of one release."""
+    return [
+        ui.layout_columns(
+            ui.input_numeric(f"{prefix}_eps", "eps of this release", value=0.3, min=0, step=0.05),
+            ui.input_numeric(
+                f"{prefix}_delta", "delta of this release", value=1e-5, min=0, step=1e-6
+            ),
+            ui.input_select(f"{prefix}_calibration", "Gaussian calibration", _CALIBRATIONS),
+        )
+    ]
+
+
+def _release_block(prefix: str, button: str) -> list[Any]:
+    return [
+        ui.output_ui(f"{prefix}_preview"),
+        ui.input_action_button(f"run_{prefix}", button, class_="btn-primary"),
+        ui.output_ui(f"{prefix}_status"),
+    ]
+
+
+def _downloads(prefix: str, table: str) -> Any:
+    return ui.div(
+        ui.download_button(f"dl_{prefix}_png", "Figure (PNG)"),
+        ui.download_button(f"dl_{prefix}_svg", "Figure (SVG)"),
+        ui.download_button(f"dl_{prefix}_csv", f"{table} (CSV)"),
+        class_="d-flex gap-2 flex-wrap",
+    )
+
+
+def build_ui(provided: str | None = None) -> Any:
+    """The page: data and budget in the sidebar, one tab per kind of release."""
+    sources = {"bundled": "Bundled dataset", "upload": "Upload a CSV file"}
+    if provided is not None:
+        sources = {"provided": f"Provided: {provided}", **sources}
+    limit_mb = MAX_UPLOAD_BYTES // (1024 * 1024)
+    sidebar = ui.sidebar(
+        ui.h5("Data"),
+        ui.input_radio_buttons("source", None, sources),
+        ui.panel_conditional(
+            "input.source === 'bundled'",
+            ui.input_select("dataset", "Bundled dataset", sorted(DATASETS), selected="gau_g"),
+            ui.input_action_button("load_bundled", "Load dataset"),
+        ),
+        ui.panel_conditional(
+            "input.source === 'upload'",
+            ui.input_file(
+                "upload", f"CSV file with a header row (at most {limit_mb} MB)", accept=[".csv"]
+            ),
+        ),
+        ui.output_ui("data_message"),
+        ui.input_selectize("columns", "Numeric columns to analyse", [], multiple=True),
+        ui.input_select("group", "Group column (optional)", {"": "(none)"}),
+        ui.input_radio_buttons(
+            "groups_public",
+            "Group labels are",
+            {"private": "private (sizes released with noise)", "public": "public"},
+        ),
+        ui.hr(),
+        ui.h5("Privacy budget of this dataset"),
+        ui.layout_columns(
+            ui.input_numeric("total_eps", "Total eps", value=DEFAULT_EPS, min=0, step=0.1),
+            ui.input_numeric("total_delta", "Total delta", value=1e-5, min=0, step=1e-6),
+        ),
+        ui.input_action_button("set_budget", "Set budget"),
+        ui.output_ui("budget_message"),
+        ui.output_text("budget_summary"),
+        ui.help_text(_FREE),
+        width=380,
+    )
+    loading_tab = ui.nav_panel(
+        "Directions / loading",
+        *_release_inputs("directions"),
+        *_release_block("directions", "Run private directions release"),
+        ui.hr(),
+        ui.layout_columns(
+            ui.input_radio_buttons(
+                "loading_kind",
+                "Plot kind",
+                {"vector": "vector", "point": "point", "heatmap": "heatmap"},
+                inline=True,
+            ),
+            ui.input_numeric("loading_pc_x", "x: PC", 1, min=1, step=1),
+            ui.input_numeric("loading_pc_y", "y: PC", 2, min=1, step=1),
+            ui.input_numeric("loading_heat_k", "heatmap: PCs", 4, min=1, step=1),
+            ui.input_numeric("loading_top", "show top variables (0 = all)", 0, min=0, step=1),
+            ui.input_numeric(
+                "loading_uncertainty",
+                "noise-sensitivity draws (0 = off)",
+                0,
+                min=0,
+                max=1000,
+                step=50,
+            ),
+        ),
+        ui.output_ui("loading_note"),
+        ui.output_plot("loading_plot", height="560px"),
+        _downloads("loading", "Directions"),
+    )
+    scree_tab = ui.nav_panel(
+        "Scree / PVE",
+        *_release_inputs("scree"),
+        ui.layout_columns(
+            ui.input_numeric("scree_k", "components k", 5, min=1, step=1),
+            ui.input_checkbox_group(
+                "scree_methods",
+                "Methods (they share the release's budget)",
+                {
+                    "clipped": "clipped mean",
+                    "pmwm": "winsorized mean (PMWM)",
+                    "huber": "Huber descent",
+                },
+                selected=["clipped"],
+                inline=True,
+            ),
+            ui.input_checkbox("scree_reuse", "reuse the private directions (no extra cost)", True),
+            ui.input_checkbox("scree_mono", "non-increasing fit", True),
+        ),
+        ui.accordion(
+            ui.accordion_panel(
+                "Method controls",
+                ui.layout_columns(
+                    ui.input_numeric(
+                        "scree_clip", "clipped: level C (0 = private default)", 0, min=0
+                    ),
+                    ui.input_checkbox("scree_pmwm_split", "PMWM: disjoint halves", True),
+                    ui.input_numeric(
+                        "scree_huber_m2",
+                        "Huber: share for the scale",
+                        0.25,
+                        min=0.01,
+                        max=0.99,
+                        step=0.05,
+                    ),
+                ),
+            ),
+            open=False,
+        ),
+        *_release_block("scree", "Run private scree release"),
+        ui.hr(),
+        ui.input_radio_buttons(
+            "scree_kind",
+            "Plot kind",
+            {"pve": "PVE (k components)", "pve_total": "PVE (all)", "scree": "variances"},
+            inline=True,
+        ),
+        ui.output_ui("scree_note"),
+        ui.output_plot("scree_plot", height="440px"),
+        _downloads("scree", "Scree table"),
+    )
+    score_tab = ui.nav_panel(
+        "Score",
+        *_release_inputs("score"),
+        ui.layout_columns(
+            ui.input_numeric("score_pc_x", "x: PC", 1, min=1, step=1),
+            ui.input_numeric("score_pc_y", "y: PC", 2, min=1, step=1),
+            ui.input_numeric("score_bins", "bins per axis (0 = rule from n)", 0, min=0, step=1),
+            ui.input_checkbox_group(
+                "score_methods",
+                "Histogram methods",
+                {"add": "Gaussian (add)", "sparse": "sparse (threshold)"},
+                selected=["add"],
+                inline=True,
+            ),
+            ui.input_checkbox("score_groups", "use the group column", True),
+            ui.input_checkbox("score_reuse", "reuse the private directions (no extra cost)", True),
+        ),
+        *_release_block("score", "Run private score release"),
+        ui.hr(),
+        ui.layout_columns(
+            ui.input_radio_buttons(
+                "score_kind",
+                "Show",
+                {
+                    "histogram": "histogram",
+                    "sample": "synthetic sample",
+                    "groups": "one panel per group",
+                },
+                inline=True,
+            ),
+            ui.input_select(
+                "score_method_shown", "Method shown", {"add": "add", "sparse": "sparse"}
+            ),
+            ui.input_numeric("score_sample_size", "sample size (0 = n)", 0, min=0, step=100),
+        ),
+        ui.output_ui("score_note"),
+        ui.output_plot("score_plot", height="520px"),
+        _downloads("score", "Bin table"),
+    )
+    ledger = ui.card(
+        ui.card_header("Privacy ledger (every release of this dataset)"),
+        ui.output_table("ledger"),
+        ui.download_button("dl_ledger_csv", "Ledger (CSV)"),
+    )
+    return ui.page_sidebar(
+        sidebar,
+        ui.navset_card_tab(loading_tab, scree_tab, score_tab, id="tabs"),
+        ledger,
+        title="dppca: differentially private PCA",
+        fillable=False,
+    )
+
+
+def _alert(text: str, kind: str) -> Any:
+    return ui.div(text, class_=f"alert alert-{kind} py-2 my-2", role="alert")
+
+
+def _preview_ui(preview: Preview) -> Any:
+    body = [ui.p(preview.message, class_="mb-1")]
+    body += [ui.p(f"Note: {w}", class_="mb-1 small") for w in preview.warnings]
+    kind = "secondary" if preview.cost is None else ("info" if preview.affordable else "warning")
+    return ui.div(*body, class_=f"alert alert-{kind} py-2 my-2 cost-preview", role="status")
+
+
+def _positive_or_none(value: Any) -> int | None:
+    return int(value) if value not in (None, "") and int(value) > 0 else None
+
+
+def create_app(data: pd.DataFrame | None = None, *, data_name: str = "data") -> App:
+    """Build the Shiny application.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame, optional
+        A table offered as the "Provided" data source and loaded first;
+        without it the bundled ``gau_g`` dataset is loaded.
+    data_name : str, default="data"
+        How the provided table is named on the page.
+    """
+    page = build_ui(None if data is None else data_name)
+
+    def server(input: Inputs, output: Outputs, session: Session) -> None:
+        state = AppState()
+        tick = reactive.value(0)
+        data_msg: reactive.Value[tuple[str, str] | None] = reactive.value(None)
+        budget_msg: reactive.Value[tuple[str, str] | None] = reactive.value(None)
+        status = {k: reactive.value(None) for k in ("directions", "scree", "score")}
+        samples: dict[tuple[int, str, int], pd.DataFrame] = {}
+
+        def changed() -> None:
+            tick.set(tick() + 1)
+
+        def after_load(message: str) -> None:
+            frame = state.frame
+            assert frame is not None and state.budget is not None
+            numeric = numeric_columns(frame)
+            selected = list(state.selection.columns) if state.selection else []
+            ui.update_selectize("columns", choices=numeric, selected=selected)
+            ui.update_select(
+                "group",
+                choices={"": "(none)", **{str(c): str(c) for c in frame.columns}},
+                selected="",
+            )
+            ui.update_numeric("total_eps", value=state.budget.eps)
+            ui.update_numeric("total_delta", value=state.budget.delta)
+            suggest_release_budgets()
+            p = len(selected)
+            ui.update_numeric("scree_k", value=min(5, max(p, 1)), max=max(p, 1))
+            for key in status:
+                status[key].set(None)
+            samples.clear()
+            data_msg.set((message, "success"))
+            budget_msg.set(None)
+            changed()
+
+        def suggest_release_budgets() -> None:
+            for kind in ("directions", "scree", "score"):
+                eps, delta = state.suggested(kind)
+                ui.update_numeric(f"{kind}_eps", value=round(eps, 6))
+                ui.update_numeric(f"{kind}_delta", value=float(f"{delta:.3g}"))
+
+        def describe(name: str) -> str:
+            frame = state.frame
+            assert frame is not None
+            return (
+                f"Loaded {name}: {frame.shape[0]} rows, {frame.shape[1]} columns. "
+                "A new dataset starts a new privacy budget."
+            )
+
+        def load_frame(name: str, frame: pd.DataFrame) -> None:
+            try:
+                state.load(name, frame)
+            except DataError as exc:
+                data_msg.set((str(exc), "danger"))
+                return
+            after_load(describe(name))
+
+        @reactive.effect
+        def _startup() -> None:
+            with reactive.isolate():
+                if data is not None:
+                    load_frame(data_name, data)
+                else:
+                    load_frame("gau_g", DATASETS["gau_g"]())
+
+        @reactive.effect
+        @reactive.event(input.load_bundled)
+        def _load_bundled() -> None:
+            name = input.dataset()
+            load_frame(name, DATASETS[name]())
+
+        @reactive.effect
+        @reactive.event(input.source)
+        def _provided_again() -> None:
+            if input.source() == "provided" and data is not None:
+                if state.data_name != data_name:
+                    load_frame(data_name, data)
+
+        @reactive.effect
+        @reactive.event(input.upload)
+        def _upload() -> None:
+            files = input.upload()
+            if not files:
+                return
+            info = files[0]
+            try:
+                frame = read_csv_upload(info["datapath"], name=info["name"], size=info["size"])
+            except DataError as exc:
+                data_msg.set((f"Upload refused: {exc} The current data are unchanged.", "danger"))
+                return
+            load_frame(info["name"], frame)
+
+        @reactive.effect
+        @reactive.event(input.columns, input.group, input.groups_public, ignore_init=True)
+        def _select() -> None:
+            if state.frame is None:
+                return
+            cols = list(input.columns() or [])
+            group = input.group() or None
+            if state.selection is not None and (
+                tuple(cols) == state.selection.columns
+                and group == state.selection.group_column
+                and (input.groups_public() == "public") == state.selection.groups_public
+            ):
+                return
+            try:
+                state.select(cols, group=group, groups_public=input.groups_public() == "public")
+            except DataError as exc:
+                state.selection = None
+                data_msg.set((str(exc), "danger"))
+            else:
+                data_msg.set((f"Analysing {len(cols)} columns of {state.data_name}.", "success"))
+                ui.update_numeric("scree_k", max=len(cols))
+            changed()
+
+        @render.ui
+        def data_message() -> Any:
+            msg = data_msg()
+            return None if msg is None else _alert(msg[0], msg[1])
+
+        @reactive.effect
+        @reactive.event(input.set_budget)
+        def _set_budget() -> None:
+            try:
+                state.set_budget(input.total_eps(), input.total_delta())
+            except DataError as exc:
+                budget_msg.set((f"Budget not changed: {exc}", "danger"))
+            else:
+                budget_msg.set(("Budget set.", "success"))
+                suggest_release_budgets()
+            changed()
+
+        @render.ui
+        def budget_message() -> Any:
+            msg = budget_msg()
+            return None if msg is None else _alert(msg[0], msg[1])
+
+        @render.text
+        def budget_summary() -> str:
+            tick()
+            return state.budget_summary()
+
+        @render.table
+        def ledger() -> pd.DataFrame:
+            tick()
+            frame = state.ledger_frame()
+            if frame.empty:
+                return pd.DataFrame({"ledger": ["nothing released yet"]})
+            for col in ("eps", "delta"):
+                frame[col] = [f"{v:.4g}" for v in frame[col]]
+            return frame
+
+        # -- releases ----------------------------------------------------------------
+        def params(kind: str) -> dict[str, Any]:
+            base = {
+                "eps": getattr(input, f"{kind}_eps")(),
+                "delta": getattr(input, f"{kind}_delta")(),
+                "calibration": getattr(input, f"{kind}_calibration")(),
+            }
+            if kind == "scree":
+                clip = input.scree_clip()
+                base.update(
+                    k=input.scree_k(),
+                    methods=tuple(input.scree_methods() or ()),
+                    reuse_directions=input.scree_reuse(),
+                    mono=input.scree_mono(),
+                    clip=clip if clip else None,
+                    pmwm_split=input.scree_pmwm_split(),
+                    huber_m2_frac=input.scree_huber_m2(),
+                )
+            elif kind == "score":
+                base.update(
+                    components=(input.score_pc_x(), input.score_pc_y()),
+                    bins=_positive_or_none(input.score_bins()),
+                    methods=tuple(input.score_methods() or ()),
+                    use_groups=input.score_groups(),
+                    reuse_directions=input.score_reuse(),
+                )
+            return base
+
+        def make_release_outputs(kind: str) -> None:
+            def preview_fn() -> Any:
+                tick()
+                return _preview_ui(state.preview(kind, **params(kind)))
+
+            preview_fn.__name__ = f"{kind}_preview"
+            render.ui(preview_fn)
+
+            def status_fn() -> Any:
+                msg = status[kind]()
+                return None if msg is None else _alert(msg[0], msg[1])
+
+            status_fn.__name__ = f"{kind}_status"
+            render.ui(status_fn)
+
+            @reactive.effect
+            @reactive.event(getattr(input, f"run_{kind}"))
+            def _run() -> None:
+                settings = params(kind)
+                preview = state.preview(kind, **settings)
+                if preview.cost is None:
+                    status[kind].set((preview.message, "danger"))
+                    return
+                if not preview.affordable:
+                    status[kind].set((f"Refused: {preview.message}", "danger"))
+                    return
+                try:
+                    rel = state.release(kind, **settings)
+                except BudgetExceededError as exc:
+                    status[kind].set((f"Refused: {exc}", "danger"))
+                except (DataError, TiedRowsError, TypeError, ValueError) as exc:
+                    status[kind].set((f"Not released: {exc}", "danger"))
+                else:
+                    text = f"Release #{rel.number} made; it cost eps = {rel.cost.eps:.4g}, "
+                    text += f"delta = {rel.cost.delta:.3g}."
+                    if rel.warnings:
+                        text += " Notes: " + " ".join(rel.warnings)
+                    status[kind].set((text, "success"))
+                changed()
+
+        for kind in ("directions", "scree", "score"):
+            make_release_outputs(kind)
+
+        def note(kind: str, what: str) -> Any:
+            tick()
+            rel = state.latest(kind)
+            if rel is None:
+                return ui.p(
+                    f"No {what} release yet: set its eps and delta and run it.",
+                    class_="text-muted",
+                )
+            return ui.p(
+                f"Showing release #{rel.number}, which cost {rel.cost}. {_FREE}",
+                class_="text-muted small redraw-note",
+            )
+
+        @render.ui
+        def loading_note() -> Any:
+            return note("directions", "directions")
+
+        @render.ui
+        def scree_note() -> Any:
+            return note("scree", "scree")
+
+        @render.ui
+        def score_note() -> Any:
+            return note("score", "score")
+
+        # -- figures -----------------------------------------------------------------
+        def draw_loading() -> Any:
+            tick()
+            rel = req(state.latest("directions"))
+            p = len(rel.columns)
+            heat_k = max(1, min(int(input.loading_heat_k() or 4), p))
+            return figures.loading_figure(
+                rel,
+                kind=input.loading_kind(),
+                components=(int(input.loading_pc_x() or 1), int(input.loading_pc_y() or 2)),
+                heatmap_components=list(range(1, heat_k + 1)),
+                uncertainty=_positive_or_none(input.loading_uncertainty()),
+                top=_positive_or_none(input.loading_top()),
+            )
+
+        def draw_scree() -> Any:
+            tick()
+            rel = req(state.latest("scree"))
+            return figures.scree_figure(rel, kind=input.scree_kind())
+
+        def draw_score() -> Any:
+            tick()
+            rel = req(state.latest("score"))
+            kind = input.score_kind()
+            method = input.score_method_shown()
+            if method not in rel.result.methods:
+                method = rel.result.methods[0]
+            if kind == "groups" and rel.result.groups is None:
+                kind = "histogram"
+            sample = None
+            if kind == "sample":
+                size = _positive_or_none(input.score_sample_size())
+                key = (rel.number, method, size or 0)
+                if key not in samples:
+                    samples[key] = state.sample(rel, method=method, size=size)
+                sample = samples[key]
+            return figures.score_figure(rel, kind=kind, method=method, sample=sample)
+
+        def plot_output(name: str, draw: Callable[[], Any]) -> None:
+            def fn() -> Any:
+                try:
+                    return draw()
+                except (TypeError, ValueError) as exc:
+                    import matplotlib.pyplot as plt
+
+                    fig, ax = plt.subplots(figsize=(6, 1.5))
+                    ax.axis("off")
+                    ax.text(0.5, 0.5, f"Cannot draw: {exc}", ha="center", va="center", wrap=True)
+                    return fig
+
+            fn.__name__ = name
+            render.plot(fn)
+
+        plot_output("loading_plot", draw_loading)
+        plot_output("scree_plot", draw_scree)
+        plot_output("score_plot", draw_score)
+
+        # -- downloads ---------------------------------------------------------------
+        def download(
+            name: str, filename: Callable[[], str], content: Callable[[], Any], media_type: str
+        ) -> None:
+            def fn() -> Any:
+                yield content()
+
+            fn.__name__ = name
+            render.download(filename=filename, media_type=media_type)(fn)
+
+        draws = {"loading": draw_loading, "scree": draw_scree, "score": draw_score}
+        kinds = {"loading": "directions", "scree": "scree", "score": "score"}
+        for prefix, draw in draws.items():
+            kind = kinds[prefix]
+            for fmt, media in figures.FIGURE_FORMATS.items():
+                download(
+                    f"dl_{prefix}_{fmt}",
+                    (lambda prefix=prefix, fmt=fmt: f"dppca-{prefix}.{fmt}"),
+                    (lambda draw=draw, fmt=fmt: figures.figure_bytes(draw(), fmt)),
+                    media,
+                )
+            download(
+                f"dl_{prefix}_csv",
+                (lambda prefix=prefix: f"dppca-{prefix}.csv"),
+                (lambda kind=kind: figures.release_table(req(state.latest(kind))).to_csv()),
+                "text/csv",
+            )
+        download(
+            "dl_ledger_csv",
+            lambda: "dppca-ledger.csv",
+            lambda: state.ledger_frame().to_csv(index=False),
+            "text/csv",
+        )
+
+    return App(page, server)

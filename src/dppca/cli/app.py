@@ -1,0 +1,55 @@
+"""``dppca app``: serve the interactive app on this machine."""
+
+from __future__ import annotations
+
+import argparse
+
+from ._common import CLIError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "app",
+        help="interactive app in the browser (needs dppca[app])",
+        description="Serve the dppca app (Shiny for Python) on 127.0.0.1; open the printed "
+        "address in a browser. Each dataset gets its own privacy budget and ledger.",
+    )
+    parser.add_argument(
+        "data",
+        nargs="?",
+        metavar="DATA.csv",
+        help="a CSV file with a header row to load first (default: bundled gau_g)",
+    )
+    parser.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to bind (default 127.0.0.1, this machine only)",
+    )
+    parser.add_argument("--open", action="store_true", help="open the page in a web browser")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        import shiny  # noqa: F401
+    except ImportError:
+        raise CLIError(
+            'the app needs Shiny for Python; install it with: python3 -m pip install "dppca[app]"'
+        ) from None
+    if not 0 < args.port < 65536:
+        raise CLIError(f"--port must be in 1..65535; got {args.port}.")
+    from ..app import run as run_app
+    from ..app.state import DataError
+
+    try:
+        run_app(
+            args.data,
+            port=args.port,
+            host=args.host,
+            launch_browser=args.open,
+            log_level="warning",
+        )
+    except DataError as exc:
+        raise CLIError(str(exc)) from None
+    return 0

@@ -1,0 +1,285 @@
+"""The app's logic without a browser: uploads, one budget per dataset, kept releases."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dppca import BudgetExceededError, dp_pc_dir
+from dppca.app import figures
+from dppca.app.state import (
+    DEFAULT_EPS,
+    AppState,
+    DataError,
+    default_delta,
+    read_csv_upload,
+    select_data,
+)
+from dppca.cli import main
+
+
+@pytest.fixture
+def frame(rng: np.random.Generator) -> pd.DataFrame:
+    """300 rows: five numeric columns with distinct scales and a label column."""
+    data = rng.normal(size=(300, 5)) * np.array([3.0, 2.0, 1.0, 0.5, 0.25])
+    out = pd.DataFrame(data, columns=["a", "b", "c", "d", "e"])
+    out["label"] = np.where(np.arange(300) % 3 == 0, "x", "y")
+    return out
+
+
+@pytest.fixture
+def state(frame: pd.DataFrame, rng: np.random.Generator) -> AppState:
+    st = AppState(random_state=rng)
+    st.load("toy", frame)
+    return st
+
+
+# ----------------------------------------------------------------------------- data
+
+
+@pytest.mark.parametrize("n", [2, 3, 10, 99, 100, 1000, 5000, 32561, 10**7])
+def test_default_delta_is_below_n_to_the_minus_1_1_within_a_digit(n: int) -> None:
+    value = default_delta(n)
+    assert value <= n**-1.1 < 1 / n
+    assert value > n**-1.1 / 10  # rounded down to one significant digit, not further
+
+
+def test_csv_upload_reads_a_good_file(tmp_path, frame: pd.DataFrame) -> None:
+    path = tmp_path / "good.csv"
+    frame.to_csv(path, index=False)
+    out = read_csv_upload(path)
+    assert out.shape == frame.shape
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "match"),
+    [
+        ("data.txt", b"a,b\n1,2\n", "not a CSV file"),
+        ("empty.csv", b"", "is empty"),
+        ("blank.csv", b"\n\n", "is empty"),
+        ("header.csv", b"a,b\n", "header but no rows"),
+        ("binary.csv", b"\x89PNG\r\n\x1a\n\x00\x00\x00", "binary"),
+        ("words.csv", b"a,b\nx,y\nz,w\n", "no numeric columns"),
+        ("ragged.csv", b"a,b\n1,2\n1,2,3,4\n", "could not be read as CSV"),
+    ],
+)
+def test_csv_upload_refuses_bad_files_with_a_reason(tmp_path, name, content, match) -> None:
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(DataError, match=match):
+        read_csv_upload(path)
+
+
+def test_csv_upload_checks_the_size_before_parsing(tmp_path) -> None:
+    path = tmp_path / "big.csv"
+    path.write_bytes(b"a,b\n" + b"1,2\n" * 1000)
+    with pytest.raises(DataError, match="too large"):
+        read_csv_upload(path, limit=100)
+    # The size reported by the browser counts, even if the stored file is small.
+    with pytest.raises(DataError, match="too large"):
+        read_csv_upload(path, size=10**9)
+
+
+def test_select_data_names_columns_with_missing_values(frame: pd.DataFrame) -> None:
+    bad = frame.copy()
+    bad.loc[5, "b"] = np.nan
+    with pytest.raises(DataError, match=r"column\(s\) b have missing"):
+        select_data(bad, ["a", "b", "c"])
+    sel = select_data(bad, ["a", "c"])  # the other columns are fine
+    assert sel.columns == ("a", "c")
+
+
+@pytest.mark.parametrize(
+    ("columns", "group", "match"),
+    [
+        (["a"], None, "at least two"),
+        (["a", "label"], None, "not numeric"),
+        (["a", "zz"], None, "unknown column"),
+        (["a", "b"], "a", "also an analysed column"),
+    ],
+)
+def test_select_data_refuses_bad_choices(frame, columns, group, match) -> None:
+    with pytest.raises(DataError, match=match):
+        select_data(frame, columns, group=group)
+
+
+def test_select_data_keeps_group_labels_and_their_status(frame: pd.DataFrame) -> None:
+    sel = select_data(frame, ["a", "b"], group="label", groups_public=True)
+    assert sel.groups_public and sel.group_column == "label"
+    assert sel.groups.tolist() == frame["label"].tolist()
+    assert not select_data(frame, ["a", "b"], groups_public=True).groups_public
+
+
+# ------------------------------------------------------------------------ budget
+
+
+def test_a_loaded_dataset_gets_a_conservative_budget(state: AppState) -> None:
+    assert (state.budget.eps, state.budget.delta) == (DEFAULT_EPS, default_delta(300))
+    assert state.selection.columns == ("a", "b", "c", "d", "e")
+    assert state.ledger_frame().empty
+
+
+def test_preview_prices_a_release_exactly_and_spends_nothing(state: AppState) -> None:
+    preview = state.preview("directions", eps=0.3, delta=1e-5)
+    assert preview.affordable and "will cost eps = 0.3" in preview.message
+    assert state.budget.spent == (0.0, 0.0)
+    rel = state.release("directions", eps=0.3, delta=1e-5)
+    assert (rel.cost.eps, rel.cost.delta) == (preview.cost.eps, preview.cost.delta)
+    assert state.budget.spent == pytest.approx((0.3, 1e-5))
+    ledger = state.ledger_frame()
+    assert ledger["release"].tolist() == [1]
+    assert "Kendall" in ledger.loc[0, "released"]
+
+
+def test_directions_release_matches_dp_pc_dir_with_the_same_noise(frame: pd.DataFrame) -> None:
+    # The app adds nothing to the mechanism: same generator, same released matrix.
+    st = AppState(random_state=np.random.default_rng(7))
+    st.load("toy", frame)
+    rel = st.release("directions", eps=0.5, delta=1e-5, calibration="analytic")
+    ref = dp_pc_dir(frame[list("abcde")], eps=0.5, delta=1e-5, calibration="analytic",
+                    random_state=np.random.default_rng(7))  # fmt: skip
+    got = figures.release_table(rel).to_numpy()
+    np.testing.assert_array_equal(got, ref.directions)
+
+
+def test_an_overspending_release_is_refused_before_running(state: AppState) -> None:
+    state.release("directions", eps=0.8, delta=1e-5)
+    preview = state.preview("scree", eps=0.5, delta=1e-5, k=2)
+    assert not preview.affordable and "refused" in preview.message
+    before = state.ledger_frame()
+    with pytest.raises(BudgetExceededError):
+        state.release("scree", eps=0.5, delta=1e-5, k=2)
+    pd.testing.assert_frame_equal(state.ledger_frame(), before)
+    assert [r.kind for r in state.releases] == ["directions"]
+
+
+def test_invalid_settings_give_a_message_not_a_cost(state: AppState) -> None:
+    preview = state.preview("directions", eps=-1.0, delta=1e-5)
+    assert preview.cost is None and "eps" in preview.message
+    assert state.preview("scree", eps=0.1, delta=1e-6, methods=()).cost is None
+
+
+def test_scree_and_score_reuse_the_directions_without_paying_twice(state: AppState) -> None:
+    state.select(["a", "b", "c", "d", "e"], group="label", groups_public=False)
+    state.release("directions", eps=0.3, delta=1e-5)
+    scree = state.release("scree", eps=0.3, delta=1e-5, k=3, methods=("clipped", "pmwm"))
+    score = state.release("score", eps=0.3, delta=1e-5, use_groups=True)
+    for rel in (scree, score):
+        assert not any("Kendall" in leaf.released for leaf in rel.cost.leaves())
+    assert any("group sizes" in leaf.released for leaf in score.cost.leaves())
+    assert score.result.groups == ("x", "y")
+    # Without reuse the scree releases its own directions and pays for them.
+    own = state.preview("scree", eps=0.2, delta=1e-6, k=3, reuse_directions=False)
+    assert any("Kendall" in leaf.released for leaf in own.cost.leaves())
+    assert state.budget.spent == pytest.approx((0.9, 3e-5))
+
+
+def test_directions_of_other_columns_are_not_reused(state: AppState) -> None:
+    state.release("directions", eps=0.3, delta=1e-5)
+    state.select(["a", "b", "c"])
+    assert state.reusable_directions() is None
+    preview = state.preview("score", eps=0.3, delta=1e-5)
+    assert any("Kendall" in leaf.released for leaf in preview.cost.leaves())
+
+
+def test_budget_is_fixed_after_a_release_and_reset_by_a_new_dataset(
+    state: AppState, frame: pd.DataFrame
+) -> None:
+    state.set_budget(0.5, 1e-6)  # allowed before any release
+    assert (state.budget.eps, state.budget.delta) == (0.5, 1e-6)
+    state.release("directions", eps=0.2, delta=1e-7)
+    with pytest.raises(DataError, match="fixed"):
+        state.set_budget(2.0, 1e-6)
+    with pytest.raises(DataError, match="eps"):
+        state.set_budget(float("nan"), 1e-6)
+    state.load("another", frame.iloc[:200])
+    assert state.releases == [] and state.budget.spent == (0.0, 0.0)
+    assert state.budget.delta == default_delta(200)
+
+
+def test_release_warnings_are_kept_for_the_page(state: AppState) -> None:
+    # eps >= 1 with the classic calibration is qualified by a PrivacyWarning;
+    # the app records its text instead of letting it escape.
+    state.set_budget(2.0, 1e-5)
+    rel = state.release("directions", eps=1.5, delta=1e-6, calibration="classic")
+    assert any("analytic" in w for w in rel.warnings)
+    quiet = state.preview("directions", eps=0.2, delta=1e-7, calibration="classic")
+    assert quiet.affordable and quiet.warnings == ()
+
+
+# ----------------------------------------------------------------- post-processing
+
+
+def test_figures_and_tables_of_a_release_cost_nothing(state: AppState) -> None:
+    state.select(["a", "b", "c", "d", "e"], group="label", groups_public=True)
+    state.release("directions", eps=0.3, delta=1e-5)
+    state.release("scree", eps=0.3, delta=1e-5, k=3)
+    state.release("score", eps=0.3, delta=1e-5, methods=("add", "sparse"))
+    spent = state.budget.spent
+    ledger = state.ledger_frame()
+    d, s, c = (state.latest(k) for k in ("directions", "scree", "score"))
+    figs = [
+        figures.loading_figure(d, kind=kind, components=(2, 3)) for kind in ("vector", "point")
+    ]
+    figs.append(figures.loading_figure(d, kind="heatmap", heatmap_components=[1, 2, 3]))
+    figs += [figures.scree_figure(s, kind=kind) for kind in ("pve", "pve_total", "scree")]
+    sample = state.sample(c, method="add", size=50)
+    figs += [
+        figures.score_figure(c, kind="histogram"),
+        figures.score_figure(c, kind="sample", method="add", sample=sample),
+        figures.score_figure(c, kind="groups"),
+    ]
+    assert all(hasattr(f, "savefig") for f in figs)
+    assert figures.figure_bytes(figs[0], "png").startswith(b"\x89PNG")
+    assert b"<svg" in figures.figure_bytes(figs[1], "svg")
+    assert figures.release_table(s).shape[0] == 3
+    assert set(figures.release_table(c)["method"]) == {"add", "sparse"}
+    assert sample.shape[0] == 50
+    assert state.budget.spent == spent
+    pd.testing.assert_frame_equal(state.ledger_frame(), ledger)
+
+
+def test_figure_bytes_refuses_other_formats(state: AppState) -> None:
+    rel = state.release("directions", eps=0.3, delta=1e-5)
+    with pytest.raises(ValueError, match="png, svg"):
+        figures.figure_bytes(figures.loading_figure(rel), "gif")
+
+
+# ---------------------------------------------------------------- packaging, CLI
+
+
+def test_import_dppca_does_not_import_shiny_or_the_app() -> None:
+    code = (
+        "import sys, dppca, dppca.cli\n"
+        "bad = [m for m in ('shiny', 'dppca.app', 'matplotlib') if m in sys.modules]\n"
+        "assert not bad, bad"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_app_command_without_shiny_says_how_to_install(monkeypatch, capsys) -> None:
+    monkeypatch.setitem(sys.modules, "shiny", None)  # makes `import shiny` fail
+    assert main(["app", "--port", "8123"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("dppca: error: the app needs Shiny") and "dppca[app]" in err
+
+
+def test_app_command_refuses_a_bad_port_and_a_missing_file(capsys) -> None:
+    pytest.importorskip("shiny")
+    assert main(["app", "--port", "0"]) == 2
+    assert "--port" in capsys.readouterr().err
+    assert main(["app", "no-such-file.csv"]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_create_app_accepts_a_frame_and_refuses_other_data(frame: pd.DataFrame) -> None:
+    pytest.importorskip("shiny")
+    from dppca.app import create_app
+
+    assert create_app(frame) is not None
+    with pytest.raises(TypeError, match="DataFrame or a CSV path"):
+        create_app(42)
