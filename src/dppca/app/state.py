@@ -313,8 +313,13 @@ class AppState:
         self.generation = 0  # bumped whenever the dataset changes
 
     # -- data and budget -------------------------------------------------------------
-    def load(self, name: str, frame: pd.DataFrame) -> None:
-        """Start on a new table: a fresh budget with the default total, no releases."""
+    def load(self, name: str, frame: pd.DataFrame) -> str | None:
+        """Start on a new table: a fresh budget with the default total, no releases.
+
+        All numeric columns are chosen; if they cannot be analysed together
+        (for example one has missing values) the reason is returned and no
+        columns are chosen yet.
+        """
         if not isinstance(frame, pd.DataFrame) or frame.shape[0] < 2:
             raise DataError("the data need at least two rows.")
         if not numeric_columns(frame):
@@ -325,9 +330,11 @@ class AppState:
         self.releases = []
         self.generation += 1
         self.selection = None
-        numeric = numeric_columns(frame)
-        if len(numeric) >= 2:
-            self.select(numeric)
+        try:
+            self.select(numeric_columns(frame))
+        except DataError as exc:
+            return str(exc)
+        return None
 
     def load_bundled(self, name: str) -> None:
         """Load one of :data:`dppca.datasets.DATASETS`."""
@@ -439,7 +446,9 @@ class AppState:
     def preview(self, kind: str, **params: Any) -> Preview:
         """Price a release with the current settings, without running it."""
         if self.budget is None or self.selection is None:
-            return Preview(kind, None, False, "Load a dataset first.")
+            return Preview(
+                kind, None, False, "Load a dataset and choose at least two usable columns first."
+            )
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:

@@ -272,11 +272,11 @@ def create_app(data: pd.DataFrame | None = None, *, data_name: str = "data") -> 
         def changed() -> None:
             tick.set(tick() + 1)
 
-        def after_load(message: str) -> None:
+        def after_load(message: str, problem: str | None) -> None:
             frame = state.frame
             assert frame is not None and state.budget is not None
             numeric = numeric_columns(frame)
-            selected = list(state.selection.columns) if state.selection else []
+            selected = list(state.selection.columns) if state.selection else numeric
             ui.update_selectize("columns", choices=numeric, selected=selected)
             ui.update_select(
                 "group",
@@ -291,7 +291,10 @@ def create_app(data: pd.DataFrame | None = None, *, data_name: str = "data") -> 
             for key in status:
                 status[key].set(None)
             samples.clear()
-            data_msg.set((message, "success"))
+            if problem is None:
+                data_msg.set((message, "success"))
+            else:
+                data_msg.set((f"{message} Choose the columns: {problem}", "warning"))
             budget_msg.set(None)
             changed()
 
@@ -311,11 +314,11 @@ def create_app(data: pd.DataFrame | None = None, *, data_name: str = "data") -> 
 
         def load_frame(name: str, frame: pd.DataFrame) -> None:
             try:
-                state.load(name, frame)
+                problem = state.load(name, frame)
             except DataError as exc:
                 data_msg.set((str(exc), "danger"))
                 return
-            after_load(describe(name))
+            after_load(describe(name), problem)
 
         @reactive.effect
         def _startup() -> None:

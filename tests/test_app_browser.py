@@ -1,0 +1,239 @@
+"""The app in a real browser: Playwright driving Debian's headless chromium.
+
+The app runs in a subprocess (``dppca app --port N`` on a free loopback
+port). Screenshots go to a temporary directory; set
+``DPPCA_SCREENSHOT_DIR=docs/images`` to keep the ones used in the docs.
+Skipped when /usr/bin/chromium, Shiny or Playwright is missing (``.ci/run``
+installs all three).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+if not os.path.exists(CHROMIUM):
+    pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)", allow_module_level=True)
+pytest.importorskip("shiny")
+playwright_api = pytest.importorskip("playwright.sync_api")
+expect = playwright_api.expect
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+WAIT = 30_000  # ms; a private directions release on gau (n=5000) takes about 0.5 s
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory):
+    port = _free_port()
+    pythonpath = os.pathsep.join(p for p in (str(SRC), os.environ.get("PYTHONPATH")) if p)
+    code = "import sys; from dppca.cli import main; sys.exit(main(sys.argv[1:]))"
+    log_path = tmp_path_factory.mktemp("app") / "app.log"
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", code, "app", "--port", str(port)],
+            env={**os.environ, "PYTHONPATH": pythonpath},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    url = f"http://127.0.0.1:{port}/"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                if response.status == 200:
+                    break
+        except OSError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            proc.wait()
+            pytest.fail(f"the app did not start on {url}:\n{log_path.read_text()}")
+        time.sleep(0.2)
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright_api.sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory) -> Path:
+    keep = os.environ.get("DPPCA_SCREENSHOT_DIR")
+    path = Path(keep) if keep else tmp_path_factory.mktemp("screenshots")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@pytest.fixture
+def page(browser, app_url):
+    """A fresh session (its own state and budget) with gau_g loaded."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = context.new_page()
+    pg.goto(app_url)
+    expect(pg.locator("#data_message")).to_contain_text("Loaded gau_g", timeout=WAIT)
+    expect(pg.locator("#budget_summary")).to_contain_text("remaining eps = 1", timeout=WAIT)
+    yield pg
+    context.close()
+
+
+def _wait_idle(pg) -> None:
+    """Wait until Shiny has no pending output (the html element loses shiny-busy)."""
+    pg.wait_for_function("!document.documentElement.classList.contains('shiny-busy')")
+    pg.wait_for_timeout(150)
+    pg.wait_for_function("!document.documentElement.classList.contains('shiny-busy')")
+
+
+def _set_number(pg, selector: str, value: str) -> None:
+    pg.fill(selector, value)
+    pg.press(selector, "Tab")
+    _wait_idle(pg)
+
+
+def _run_directions(pg) -> None:
+    expect(pg.locator("#directions_preview")).to_contain_text("will cost", timeout=WAIT)
+    pg.click("#run_directions")
+    expect(pg.locator("#directions_status")).to_contain_text("Release #1 made", timeout=WAIT)
+    expect(pg.locator("#loading_plot img")).to_be_visible(timeout=WAIT)
+    _wait_idle(pg)
+
+
+def test_load_a_bundled_dataset_and_make_a_private_loading_release(page, shots) -> None:
+    page.select_option("#dataset", "gau")
+    page.click("#load_bundled")
+    expect(page.locator("#data_message")).to_contain_text("Loaded gau: 5000 rows", timeout=WAIT)
+    expect(page.locator("#ledger")).to_contain_text("nothing released yet")
+    # The cost is shown before the release runs: 40 % of the default total.
+    expect(page.locator("#directions_preview")).to_contain_text("eps = 0.4", timeout=WAIT)
+    _run_directions(page)
+    ledger = page.inner_text("#ledger")
+    assert "noisy spherical Kendall matrix (20 x 20)" in ledger
+    expect(page.locator("#budget_summary")).to_contain_text("remaining eps = 0.6")
+    expect(page.locator("#loading_note")).to_contain_text("spends nothing")
+    page.screenshot(path=str(shots / "app-loading.png"), full_page=True)
+
+
+def test_switching_plot_kind_and_components_spends_nothing(page, shots) -> None:
+    _run_directions(page)
+    ledger = page.inner_text("#ledger")
+    summary = page.inner_text("#budget_summary")
+    image = page.get_attribute("#loading_plot img", "src")
+    for kind in ("point", "heatmap", "vector"):
+        page.check(f"input[name=loading_kind][value={kind}]")
+        _wait_idle(page)
+        new_image = page.get_attribute("#loading_plot img", "src")
+        assert new_image != image  # the figure was redrawn ...
+        image = new_image
+        assert page.inner_text("#ledger") == ledger  # ... and nothing was spent
+        assert page.inner_text("#budget_summary") == summary
+        if kind == "heatmap":
+            page.screenshot(path=str(shots / "app-heatmap.png"), full_page=True)
+    _set_number(page, "#loading_pc_y", "3")
+    assert page.get_attribute("#loading_plot img", "src") != image
+    assert page.inner_text("#ledger") == ledger
+    assert re.search(r"Showing release #1\b", page.inner_text("#loading_note"))
+
+
+def test_a_release_that_would_overspend_is_refused(page, shots) -> None:
+    _run_directions(page)  # spends eps 0.4 of 1
+    ledger = page.inner_text("#ledger")
+    page.click("text=Scree / PVE")
+    _set_number(page, "#scree_eps", "0.9")
+    expect(page.locator("#scree_preview")).to_contain_text("will be refused", timeout=WAIT)
+    page.click("#run_scree")
+    expect(page.locator("#scree_status")).to_contain_text("Refused", timeout=WAIT)
+    assert page.inner_text("#ledger") == ledger
+    expect(page.locator("#budget_summary")).to_contain_text("remaining eps = 0.6")
+    page.screenshot(path=str(shots / "app-refused.png"), full_page=True)
+    # A release that fits goes through and reuses the directions (no new Kendall row).
+    _set_number(page, "#scree_eps", "0.3")
+    expect(page.locator("#scree_preview")).to_contain_text("will cost eps = 0.3", timeout=WAIT)
+    page.click("#run_scree")
+    expect(page.locator("#scree_status")).to_contain_text("Release #2 made", timeout=WAIT)
+    expect(page.locator("#scree_plot img")).to_be_visible(timeout=WAIT)
+    assert page.inner_text("#ledger").count("Kendall") == 1
+
+
+def test_a_score_release_with_private_groups(page, shots) -> None:
+    _run_directions(page)
+    page.select_option("#group", "group")
+    _wait_idle(page)
+    page.click("text=Score")
+    expect(page.locator("#score_preview")).to_contain_text("will cost", timeout=WAIT)
+    page.click("#run_score")
+    expect(page.locator("#score_status")).to_contain_text("Release #2 made", timeout=WAIT)
+    expect(page.locator("#score_plot img")).to_be_visible(timeout=WAIT)
+    expect(page.locator("#ledger")).to_contain_text("group sizes (5)")
+    ledger = page.inner_text("#ledger")
+    page.check("input[name=score_kind][value=groups]")
+    _wait_idle(page)
+    assert page.inner_text("#ledger") == ledger
+    page.screenshot(path=str(shots / "app-score.png"), full_page=True)
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("notes.txt", b"a,b\n1,2\n", "is not a CSV file"),
+        ("empty.csv", b"", "is empty"),
+        ("words.csv", b"name,city\nann,oslo\nbob,rome\n", "has no numeric columns"),
+        ("image.csv", b"\x89PNG\r\n\x1a\n\x00\x00binary", "binary"),
+    ],
+)
+def test_a_malformed_upload_shows_a_message_and_keeps_the_data(
+    page, shots, tmp_path, name, content, message
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(content)
+    page.check("input[name=source][value=upload]")
+    page.set_input_files("#upload", str(path))
+    expect(page.locator("#data_message")).to_contain_text(message, timeout=WAIT)
+    expect(page.locator("#data_message")).to_contain_text("current data are unchanged")
+    # Nothing broke: the loaded dataset still works.
+    _run_directions(page)
+    if name == "words.csv":
+        page.screenshot(path=str(shots / "app-bad-upload.png"), full_page=True)
+
+
+def test_an_upload_with_missing_values_is_explained(page, tmp_path) -> None:
+    path = tmp_path / "gaps.csv"
+    path.write_text("x,y,z\n1,2,3\n4,,6\n7,8,9\n1,5,2\n3,3,3\n")
+    page.check("input[name=source][value=upload]")
+    page.set_input_files("#upload", str(path))
+    expect(page.locator("#data_message")).to_contain_text("y have missing (NaN)", timeout=WAIT)
+    # Dropping the column with the gap makes the data usable.
+    page.locator("#columns").evaluate("el => { const s = el.selectize; s.removeItem('y'); }")
+    expect(page.locator("#data_message")).to_contain_text("Analysing 2 columns", timeout=WAIT)
