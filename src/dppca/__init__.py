@@ -12,6 +12,7 @@ from .accounting import Budget, PrivacyCost, compose
 from .directions import DirectionsResult, dp_pc_dir, pc_dir
 from .exceptions import BudgetExceededError, PrivacyWarning, TiedRowsError
 from .kendall import spherical_kendall
+from .loading import LoadingResult, dp_loading
 
 try:
     __version__ = version("dppca")
@@ -22,11 +23,13 @@ __all__ = [
     "Budget",
     "BudgetExceededError",
     "DirectionsResult",
+    "LoadingResult",
     "PrivacyCost",
     "PrivacyWarning",
     "TiedRowsError",
     "__version__",
     "compose",
+    "dp_loading",
     "dp_pc_dir",
     "pc_dir",
     "spherical_kendall",
