@@ -255,9 +255,7 @@ def check_variable_names(
     if isinstance(variables, str):
         variables = [variables]
     if not isinstance(variables, Sequence | np.ndarray | pd.Index):
-        raise TypeError(
-            f"{name} must be a list of variable names; got {_type_name(variables)}."
-        )
+        raise TypeError(f"{name} must be a list of variable names; got {_type_name(variables)}.")
     items = [str(v) for v in variables]
     if not items:
         raise ValueError(f"{name} must name at least one variable.")
