@@ -14,12 +14,12 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..exceptions import PrivacyWarning
-from . import directions
+from . import directions, loading
 from ._common import CLIError
 
 __all__ = ["main"]
 
-_SUBCOMMANDS = [directions]
+_SUBCOMMANDS = [directions, loading]
 
 
 def build_parser() -> argparse.ArgumentParser:

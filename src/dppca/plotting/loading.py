@@ -108,7 +108,8 @@ def _place_labels(
 ) -> list[Any]:
     """Write ``labels`` next to ``tips`` (data coordinates) and push overlapping ones apart.
 
-    Each label starts just beyond its tip, on the ray from the origin. Then,
+    Each label starts just beyond its tip, on the ray from the origin, inside
+    the axes box. Then,
     in display units, every pair of overlapping label boxes is separated along
     the axis of least overlap, all pairs at once, until no two boxes overlap
     (or ``max_iter`` rounds). A label that ends far from its tip gets a thin
@@ -140,6 +141,11 @@ def _place_labels(
     reach = _LABEL_OFFSET_PT * px_per_pt + np.abs(unit[:, 0]) * sizes[:, 0] / 2
     reach += np.abs(unit[:, 1]) * sizes[:, 1] / 2
     centre = tip_px + unit * reach[:, None]
+    # Labels stay inside the axes box, so they never spill onto a neighbouring panel.
+    box = ax.get_window_extent(renderer)
+    low = np.array([box.x0, box.y0]) + sizes / 2
+    high = np.maximum(np.array([box.x1, box.y1]) - sizes / 2, low)
+    centre = np.clip(centre, low, high)
     pad = _LABEL_PAD_PT * px_per_pt
     half = sizes / 2 + pad / 2
     # Fixed obstacles: points along each segment from the origin to a tip (arrow shafts).
@@ -170,6 +176,7 @@ def _place_labels(
         ostep = (need * direction)[..., None] * normals[None, :, :]
         hits = np.maximum(oclash.sum(axis=1), 1)[:, None]
         centre = centre + 0.6 * step.sum(axis=1) + 0.8 * ostep.sum(axis=1) / hits
+        centre = np.clip(centre, low, high)
     inverse = trans.inverted()
     leader = _LEADER_PT * px_per_pt
     for j, text in enumerate(texts):
