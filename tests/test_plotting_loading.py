@@ -248,3 +248,17 @@ def test_import_dppca_does_not_load_matplotlib():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
     )
     assert out.stdout.strip() == "False"
+
+
+def test_uncertainty_follows_a_display_flip_of_the_private_vectors(small_frame):
+    # With this seed both private vectors get flipped for display (checked below).
+    res = dp_loading(small_frame, eps=0.5, delta=1e-5, random_state=5, compare=True,
+                     sign_reference="nonprivate")  # fmt: skip
+    sens = res.noise_sensitivity(20, random_state=0)
+    fig = plot_loading(res, uncertainty=sens)
+    main, _ = res.display_vectors()
+    signs = np.sign(np.sum(main[:, :2] * res.directions.directions[:, :2], axis=0))
+    assert np.all(signs == -1)
+    centres = [p.center for p in fig.axes[0].patches if type(p) is Ellipse]
+    expected = sens.coordinate_samples(1, 2).mean(axis=0) * signs
+    np.testing.assert_allclose(centres, expected, atol=1e-12)

@@ -7,6 +7,7 @@ coordinate lies in [-1, 1]. They never depend on the data.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -109,9 +110,9 @@ def _place_labels(
     """Write ``labels`` next to ``tips`` (data coordinates) and push overlapping ones apart.
 
     Each label starts just beyond its tip, on the ray from the origin, inside
-    the axes box. Then,
-    in display units, every pair of overlapping label boxes is separated along
-    the axis of least overlap, all pairs at once, until no two boxes overlap
+    the axes box. Then, in display units, every pair of overlapping label
+    boxes is separated along the axis of least overlap, and a label lying on
+    an arrow shaft is moved across it, all at once, until nothing overlaps
     (or ``max_iter`` rounds). A label that ends far from its tip gets a thin
     leader line. The rule is deterministic: the same result gives the same
     picture.
@@ -291,7 +292,7 @@ def _draw_plane(
 
 
 def _check_level(level: object) -> float:
-    if isinstance(level, bool) or not isinstance(level, int | float) or not 0 < level < 1:
+    if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 < level < 1:
         raise ValueError(f"uncertainty_level must be a number in (0, 1); got {level!r}.")
     return float(level)
 
