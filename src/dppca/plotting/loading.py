@@ -410,6 +410,20 @@ def plot_loading(
     overlapping labels are pushed apart and joined to their tips by thin
     lines. The positions are computed for the figure size at drawing time;
     resizing the figure afterwards can bring labels back together.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from dppca import dp_loading
+    >>> from dppca.datasets import load_gau
+    >>> from dppca.plotting import plot_loading
+    >>> res = dp_loading(load_gau(), eps=0.5, delta=1e-5, random_state=0)
+    >>> ax = plot_loading(res, kind="vector", top=10)
+    >>> [float(v) for v in ax.get_xlim()], ax.get_xlabel(), len(ax.texts)
+    ([-1.0, 1.0], 'PC1 (DP)', 10)
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
     """
     kind = check_choice(kind, "kind", ("vector", "point", "heatmap"))
     if not isinstance(result, LoadingResult):
