@@ -10,9 +10,11 @@ from importlib.metadata import PackageNotFoundError, version
 
 from .accounting import Budget, PrivacyCost, compose
 from .directions import DirectionsResult, dp_pc_dir, pc_dir
-from .exceptions import BudgetExceededError, PrivacyWarning, TiedRowsError
+from .exceptions import AccuracyWarning, BudgetExceededError, PrivacyWarning, TiedRowsError
 from .kendall import spherical_kendall
 from .loading import LoadingResult, dp_loading
+from .score import ScoreResult, dp_score, sample_points
+from .scree import ClippedControl, HuberControl, PMWMControl, ScreeResult, dp_scree
 
 try:
     __version__ = version("dppca")
@@ -20,17 +22,26 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0+unknown"
 
 __all__ = [
+    "AccuracyWarning",
     "Budget",
     "BudgetExceededError",
+    "ClippedControl",
     "DirectionsResult",
+    "HuberControl",
     "LoadingResult",
+    "PMWMControl",
     "PrivacyCost",
     "PrivacyWarning",
+    "ScoreResult",
+    "ScreeResult",
     "TiedRowsError",
     "__version__",
     "compose",
     "dp_loading",
     "dp_pc_dir",
+    "dp_score",
+    "dp_scree",
     "pc_dir",
+    "sample_points",
     "spherical_kendall",
 ]

@@ -28,9 +28,12 @@ __all__ = [
     "check_eps",
     "check_k",
     "check_nonnegative_int",
+    "check_open_unit",
     "check_pc_list",
+    "check_positive_float",
     "check_positive_int",
     "check_random_state",
+    "check_real",
     "check_ties",
     "check_variable_names",
 ]
@@ -224,6 +227,52 @@ def check_data(
             "remove or impute them before the analysis."
         )
     return np.ascontiguousarray(data), variables
+
+
+def check_positive_float(value: object, name: str) -> float:
+    """Return ``value`` as a float, requiring a finite number > 0."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number; got {_type_name(value)} {value!r}.")
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be finite and > 0; got {value!r}.")
+    return float(value)
+
+
+def check_open_unit(value: object, name: str) -> float:
+    """Return ``value`` as a float, requiring 0 < value < 1."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number; got {_type_name(value)} {value!r}.")
+    if not (math.isfinite(value) and 0 < value < 1):
+        raise ValueError(f"{name} must be in the open interval (0, 1); got {value!r}.")
+    return float(value)
+
+
+def check_real(
+    value: object,
+    name: str,
+    *,
+    low: float = -math.inf,
+    high: float = math.inf,
+    low_open: bool = False,
+    high_open: bool = False,
+) -> float:
+    """Return ``value`` as a finite float in the interval from ``low`` to ``high``.
+
+    ``low_open``/``high_open`` exclude the end points. Booleans, NaN and
+    infinities are refused.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number; got {_type_name(value)} {value!r}.")
+    v = float(value)
+    too_low = v <= low if low_open else v < low
+    too_high = v >= high if high_open else v > high
+    if not math.isfinite(v) or too_low or too_high:
+        left = "(" if low_open else "["
+        right = ")" if high_open else "]"
+        raise ValueError(
+            f"{name} must be finite and in {left}{low:g}, {high:g}{right}; got {value!r}."
+        )
+    return v
 
 
 def check_pc_list(components: object, k: int, name: str = "components") -> tuple[int, ...]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["BudgetExceededError", "PrivacyWarning", "TiedRowsError"]
+__all__ = ["AccuracyWarning", "BudgetExceededError", "PrivacyWarning", "TiedRowsError"]
 
 
 class PrivacyWarning(UserWarning):
@@ -31,3 +31,12 @@ class TiedRowsError(ValueError):
         super().__init__(message)
         self.n_pairs = n_pairs
         self.example = example
+
+
+class AccuracyWarning(UserWarning):
+    """A setting is likely to make a private output useless (not a privacy problem).
+
+    Decided from public quantities only (n, eps, options), never from the data:
+    for example a private score frame whose quantile scans have too little
+    budget for the number of rows.
+    """

@@ -20,12 +20,19 @@ from ._warnings import warn_privacy
 __all__ = [
     "analytic_gaussian_sigma",
     "classic_gaussian_sigma",
+    "exponential_mechanism",
     "gaussian_noise",
     "gaussian_sigma",
     "kendall_sensitivity",
     "kendall_sigma",
     "laplace_noise",
+    "random_pairing",
     "reperturbed_matrices",
+    "sample_histogram",
+    "signed_log_bin",
+    "signed_log_edges",
+    "signed_quantile",
+    "stability_threshold",
     "symmetric_gaussian_noise",
     "unbounded_quantile",
     "unbounded_quantile_upper",
@@ -288,6 +295,147 @@ def unbounded_quantile(
         rng=rng,
     )
     return max(-value, lower)
+
+
+def signed_log_edges(bound: float, beta: float) -> NDArray[np.float64]:
+    """Public bin edges for :func:`signed_quantile`: ``sign(j) (beta**|j| - 1)``, |j| <= J.
+
+    ``J = ceil(log_beta(1 + bound))``, so the edges cover ``[-bound, bound]``. Near
+    zero the bins are about ``beta - 1`` wide; far from zero their width is a
+    fraction ``beta - 1`` of the distance to zero.
+    """
+    top = math.ceil(math.log1p(bound) / math.log(beta))
+    j = np.arange(-top, top + 1, dtype=np.float64)
+    return np.sign(j) * np.expm1(np.abs(j) * math.log(beta))
+
+
+def signed_log_bin(x: NDArray[np.float64], bound: float, beta: float) -> NDArray[np.int64]:
+    """Index into :func:`signed_log_edges` of the bin ``(e[i-1], e[i]]`` holding each value.
+
+    Values are clipped to ``[-bound, bound]`` first. Each index depends on its own
+    value only, so replacing one value moves one count by one.
+    """
+    x = np.clip(np.asarray(x, dtype=np.float64), -bound, bound)
+    top = math.ceil(math.log1p(bound) / math.log(beta))
+    level = np.log1p(np.abs(x)) / math.log(beta)
+    j = np.where(x >= 0, np.ceil(level), -np.floor(level)).astype(np.int64)
+    return np.clip(j, -top, top) + top
+
+
+def signed_quantile(
+    x: NDArray[np.float64],
+    *,
+    bound: float,
+    beta: float,
+    q: float,
+    eps1: float,
+    eps2: float,
+    rng: np.random.Generator,
+    chunk: int = 4096,
+) -> float:
+    """Pure-DP quantile on ``[-bound, bound]`` with bins that are fine near zero.
+
+    The same noisy scan as :func:`unbounded_quantile_upper` (a noisy target
+    ``q N + Exp(rate eps1)`` against cumulative counts plus fresh
+    ``Exp(rate eps2)`` noise, bin by bin from the bottom), run on the public,
+    sign-symmetric geometric bins of :func:`signed_log_edges`. It returns the
+    upper edge of the first bin that passes, or ``bound`` if none does.
+
+    Notes
+    -----
+    Privacy: the bins are fixed by the public ``bound`` and ``beta`` only. Under
+    replacement of one value every cumulative count moves by at most 1, all in
+    the same direction, so the argument of the upper routine applies unchanged
+    and the output is (eps1 + eps2)-DP. Unlike :func:`unbounded_quantile` with
+    ``lower=-bound``, whose bins near zero are about ``bound * (beta - 1)`` wide,
+    the resolution here is about ``beta - 1`` near zero and a relative
+    ``beta - 1`` elsewhere.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    edges = signed_log_edges(bound, beta)
+    n_bins = edges.size
+    cum = np.cumsum(np.bincount(signed_log_bin(x, bound, beta), minlength=n_bins))
+    target = q * x.size + rng.exponential(1.0 / eps1)
+    start = 0
+    while start < n_bins:
+        idx = np.arange(start, min(start + chunk, n_bins))
+        below = np.where(idx > 0, cum[np.maximum(idx - 1, 0)], 0)  # H(i - 1)
+        noise = rng.exponential(1.0 / eps2, size=idx.size)
+        hit = np.flatnonzero(below + noise > target)
+        if hit.size:
+            return float(np.clip(edges[idx[hit[0]]], -bound, bound))
+        start = int(idx[-1]) + 1
+    return float(bound)
+
+
+def stability_threshold(eps: float, delta: float) -> float:
+    """Release threshold of the stability (sparse) histogram with Laplace(2/eps) counts.
+
+    ``1 + (2 / eps) ln(1 / (2 delta))``: a bin holding one record in one dataset
+    and none in its neighbour passes it with probability
+    ``P(Lap(2/eps) >= (2/eps) ln(1/(2 delta))) = delta``. Under replacement only
+    one bin can be non-empty on one side and empty on the other, so the
+    histogram is (eps, delta)-DP.
+    """
+    return 1.0 + 2.0 * math.log(1.0 / (2.0 * delta)) / eps
+
+
+def sample_histogram(
+    prob: NDArray[np.float64],
+    x_edges: NDArray[np.float64],
+    y_edges: NDArray[np.float64],
+    *,
+    size: int,
+    kind: str,
+    bandwidth: float,
+    rng: np.random.Generator,
+) -> NDArray[np.float64]:
+    """Draw ``size`` points from a two-dimensional histogram (post-processing).
+
+    ``prob`` holds one probability per bin, x varying fastest. Bins are drawn
+    i.i.d.; each point starts at its bin's centre (``kind="center"``) or at a
+    uniform point of the bin (``kind="uniform"``) and gets independent normal
+    jitter with standard deviation ``bandwidth`` times the bin width on each
+    axis. Draw order: bins, then uniforms, then jitter.
+    """
+    mx, my = x_edges.size - 1, y_edges.size - 1
+    cells = rng.choice(mx * my, size=size, p=prob)
+    jx, jy = cells % mx, cells // mx
+    x0, x1 = x_edges[jx], x_edges[jx + 1]
+    y0, y1 = y_edges[jy], y_edges[jy + 1]
+    if kind == "center":
+        px, py = 0.5 * (x0 + x1), 0.5 * (y0 + y1)
+    else:
+        u = rng.random((size, 2))
+        px, py = x0 + u[:, 0] * (x1 - x0), y0 + u[:, 1] * (y1 - y0)
+    width = np.array([np.median(np.diff(x_edges)), np.median(np.diff(y_edges))])
+    jitter = rng.standard_normal((size, 2)) * (bandwidth * width)
+    return np.column_stack([px, py]) + jitter
+
+
+def random_pairing(n: int, rng: np.random.Generator) -> NDArray[np.int64]:
+    """A uniformly random order of ``range(n)``, drawn without looking at any data.
+
+    Used to pair rows for mean-free differences; because the order depends only
+    on ``n`` (public) and the generator, the pairing is data-independent and is
+    never released.
+    """
+    return rng.permutation(n).astype(np.int64)
+
+
+def exponential_mechanism(
+    utility: NDArray[np.float64], *, eps: float, sensitivity: float, rng: np.random.Generator
+) -> int:
+    """Index drawn with probability proportional to ``exp(eps * u / (2 * sensitivity))``.
+
+    The exponential mechanism (McSherry and Talwar 2007): eps-DP when every
+    utility moves by at most ``sensitivity`` between neighbouring datasets.
+    Sampled with the Gumbel-max trick (one standard Gumbel draw per candidate,
+    in index order), which gives exactly these probabilities.
+    """
+    utility = np.asarray(utility, dtype=np.float64)
+    scores = eps * utility / (2.0 * sensitivity)
+    return int(np.argmax(scores + rng.gumbel(size=utility.shape)))
 
 
 def reperturbed_matrices(

@@ -14,12 +14,12 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..exceptions import PrivacyWarning
-from . import directions, loading
+from . import directions, loading, score, scree
 from ._common import CLIError
 
 __all__ = ["main"]
 
-_SUBCOMMANDS = [directions, loading]
+_SUBCOMMANDS = [directions, loading, scree, score]
 
 
 def build_parser() -> argparse.ArgumentParser:

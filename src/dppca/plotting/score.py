@@ -1,0 +1,304 @@
+"""Score plots: private histogram panels, synthetic sample panels, group colours.
+
+Everything drawn here comes from a :class:`dppca.ScoreResult` (and samples drawn
+from it); axis limits are the private frame. Non-private comparison panels are
+drawn only when asked for and say so in their title.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.collections import PolyCollection
+from matplotlib.colors import to_rgba
+from matplotlib.patches import Patch
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from ..score import ScoreResult
+
+__all__ = ["group_color_map", "plot_score", "plot_score_groups", "plot_score_panels"]
+
+_KINDS = ("histogram", "sample", "nonprivate", "scatter")
+_TITLES = {"add": "Add DP histogram", "sparse": "Sparse DP histogram"}
+
+
+def group_color_map(
+    groups: Sequence[Any], group_colors: Mapping[Any, Any] | Sequence[Any] | None = None
+) -> dict[Any, Any]:
+    """Colour per group label: the caller's mapping or list, else the tab10/tab20 palette."""
+    groups = list(groups)
+    if isinstance(group_colors, Mapping):
+        palette = _default_palette(len(groups))
+        return {g: group_colors.get(g, palette[i]) for i, g in enumerate(groups)}
+    if group_colors is not None:
+        colors = list(group_colors)
+        if not colors:
+            raise ValueError("group_colors must not be empty.")
+        return {g: colors[i % len(colors)] for i, g in enumerate(groups)}
+    palette = _default_palette(len(groups))
+    return dict(zip(groups, palette, strict=True))
+
+
+def _default_palette(k: int) -> list[Any]:
+    cmap = plt.get_cmap("tab10" if k <= 10 else "tab20")
+    return [cmap(i % cmap.N) for i in range(k)]
+
+
+def _frame_axes(ax: Axes, result: ScoreResult, title: str | None) -> None:
+    ax.set_xlim(*result.xlim)
+    ax.set_ylim(*result.ylim)
+    ax.set_aspect("equal", adjustable="box")
+    ax.set_xlabel(result.pc_labels[0])
+    ax.set_ylabel(result.pc_labels[1])
+    if title:
+        ax.set_title(title)
+
+
+def _rectangles(result: ScoreResult) -> np.ndarray:
+    table = result._bin_frame()
+    x0, x1 = table["xmin"].to_numpy(), table["xmax"].to_numpy()
+    y0, y1 = table["ymin"].to_numpy(), table["ymax"].to_numpy()
+    return np.stack([np.column_stack(c) for c in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))], axis=1)
+
+
+def _histogram(
+    ax: Axes,
+    result: ScoreResult,
+    prob: np.ndarray,
+    colors: list[Any],
+    alpha_range: tuple[float, float],
+    **kwargs: Any,
+) -> None:
+    verts = _rectangles(result)
+    top = float(prob.max()) if prob.size else 0.0
+    lo, hi = alpha_range
+    faces, polys = [], []
+    for g in range(prob.shape[0]):
+        for j in np.flatnonzero(prob[g] > 0):
+            alpha = lo + (hi - lo) * prob[g, j] / top if top > 0 else lo
+            faces.append(to_rgba(colors[g], alpha))
+            polys.append(verts[j])
+    kwargs = {"edgecolors": "none", **kwargs}
+    ax.add_collection(PolyCollection(polys, facecolors=faces, **kwargs))
+
+
+def _legend(ax: Axes, cmap: Mapping[Any, Any]) -> None:
+    handles = [Patch(facecolor=c, label=str(g)) for g, c in cmap.items()]
+    ax.legend(handles=handles, title="group", loc="center left", bbox_to_anchor=(1.02, 0.5))
+
+
+def plot_score(
+    result: ScoreResult,
+    *,
+    kind: str = "histogram",
+    method: str | None = None,
+    sample: pd.DataFrame | None = None,
+    ax: Axes | None = None,
+    color: Any = "#6A5ACD",
+    group_colors: Mapping[Any, Any] | Sequence[Any] | None = None,
+    legend: bool = True,
+    alpha_range: tuple[float, float] = (0.0, 1.0),
+    title: str | None = None,
+    **kwargs: Any,
+) -> Axes:
+    """Draw one score panel inside the private frame.
+
+    Parameters
+    ----------
+    result : ScoreResult
+    kind : {"histogram", "sample", "nonprivate", "scatter"}, default="histogram"
+        ``"histogram"``: a released histogram, one rectangle per bin with
+        opacity following its probability (groups in their colours, opacity
+        scaled over all groups together). ``"sample"``: the points of
+        ``sample`` (from :func:`dppca.sample_points`). ``"nonprivate"`` and
+        ``"scatter"``: the exact histogram and the raw scores, available only
+        for results made with ``compare=True``; titled as non-private.
+    method : str, default=None
+        Histogram method (first released by default).
+    sample : pandas.DataFrame, default=None
+        Required for ``kind="sample"``.
+    ax : matplotlib Axes, default=None
+        Drawn on; a new figure is made if None.
+    color : colour, default="#6A5ACD"
+        Fill colour without groups.
+    group_colors : mapping or list, default=None
+        Colours per group label; see :func:`group_color_map`.
+    legend : bool, default=True
+        A group legend beside the panel (grouped results only).
+    alpha_range : (float, float), default=(0, 1)
+        Opacity of the smallest and of the largest probability.
+    title : str, default=None
+        Panel title; a default naming the method (and "non-private") is used.
+    **kwargs
+        Passed to the one main artist (PolyCollection or scatter).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    if kind not in _KINDS:
+        raise ValueError(f"kind must be one of {', '.join(map(repr, _KINDS))}; got {kind!r}.")
+    method = result.methods[0] if method is None else method
+    if method not in result.probs:
+        raise ValueError(f"method must be one of {list(result.methods)!r}; got {method!r}.")
+    if kind in ("nonprivate", "scatter") and result.nonprivate is None:
+        raise ValueError(
+            f"kind={kind!r} needs the non-private comparison; call dp_score(..., "
+            "compare=True) (never publish that part)."
+        )
+    if kind == "sample" and not isinstance(sample, pd.DataFrame):
+        raise TypeError("kind='sample' needs sample=, a DataFrame from dppca.sample_points.")
+    if ax is None:
+        _, ax = plt.subplots()
+    grouped = result.groups is not None
+    labels = list(result.groups) if grouped else [None]
+    cmap = group_color_map(labels, group_colors) if grouped else {None: color}
+    colors = [cmap[g] for g in labels]
+
+    if kind == "histogram":
+        _histogram(ax, result, np.asarray(result.probs[method]), colors, alpha_range, **kwargs)
+        default = _TITLES[method]
+    elif kind == "nonprivate":
+        _histogram(ax, result, np.asarray(result.nonprivate.prob), colors, alpha_range, **kwargs)
+        default = "NON-PRIVATE histogram"
+    else:
+        if kind == "sample":
+            pts = sample[list(result.pc_labels)].to_numpy()
+            grp = sample["group"].to_numpy() if grouped and "group" in sample else None
+            default = f"Sample from {method} DP histogram"
+        else:
+            pts = np.asarray(result.nonprivate.scores)
+            codes = result.nonprivate.group_codes
+            grp = None if codes is None else np.asarray(labels, dtype=object)[codes]
+            default = "NON-PRIVATE scores"
+        if grp is None:
+            point_colors = [color] * len(pts)
+        else:
+            point_colors = [cmap[g] for g in grp]
+        kwargs = {"s": 4, "alpha": 0.6, "linewidths": 0, **kwargs}
+        ax.scatter(pts[:, 0], pts[:, 1], c=point_colors, **kwargs)
+    _frame_axes(ax, result, default if title is None else title)
+    if grouped and legend:
+        _legend(ax, cmap)
+    return ax
+
+
+def plot_score_panels(
+    result: ScoreResult,
+    *,
+    samples: Mapping[str, pd.DataFrame] | None = None,
+    compare: bool = False,
+    group_colors: Mapping[Any, Any] | Sequence[Any] | None = None,
+    legend: bool = True,
+    panel_size: float = 3.6,
+    **kwargs: Any,
+) -> Figure:
+    """All panels of a score result in one figure.
+
+    One histogram panel per released method; with ``samples`` (method ->
+    DataFrame from :func:`dppca.sample_points`) a second row of sample
+    panels; with ``compare=True`` (result made with ``compare=True``) a first
+    column with the non-private scores and histogram, titled as such.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    if compare and result.nonprivate is None:
+        raise ValueError("compare=True needs a result made with dp_score(..., compare=True).")
+    samples = dict(samples or {})
+    unknown = [m for m in samples if m not in result.probs]
+    if unknown:
+        raise ValueError(f"samples keys must be among {list(result.methods)!r}; got {unknown!r}.")
+    ncols = len(result.methods) + (1 if compare else 0)
+    nrows = 2 if (samples or compare) else 1
+    # Panel height follows the frame's aspect ratio (public: the frame is private output).
+    ratio = (result.ylim[1] - result.ylim[0]) / (result.xlim[1] - result.xlim[0])
+    height = (panel_size - 0.6) * min(max(ratio, 0.25), 4.0) + 0.9
+    extra = 1.5 if result.groups is not None and legend else 0.0
+    width = panel_size * ncols + extra
+    fig, axes = plt.subplots(
+        nrows, ncols, figsize=(width, height * nrows), squeeze=False, layout="constrained"
+    )
+    opts = {"group_colors": group_colors, **kwargs}
+    col0 = 0
+    if compare:
+        plot_score(result, kind="scatter", ax=axes[0, 0], legend=False, **opts)
+        plot_score(result, kind="nonprivate", ax=axes[1, 0], legend=False, **opts)
+        col0 = 1
+    for c, m in enumerate(result.methods, start=col0):
+        plot_score(result, kind="histogram", method=m, ax=axes[0, c], legend=False, **opts)
+        if nrows == 2:
+            if m in samples:
+                plot_score(
+                    result, kind="sample", method=m, sample=samples[m], ax=axes[1, c],
+                    legend=False, **opts,
+                )  # fmt: skip
+            else:
+                axes[1, c].set_axis_off()
+    if result.groups is not None and legend:
+        cmap = group_color_map(list(result.groups), group_colors)
+        handles = [Patch(facecolor=col, label=str(g)) for g, col in cmap.items()]
+        fig.legend(handles=handles, title="group", loc="outside right center")
+    return fig
+
+
+def plot_score_groups(
+    result: ScoreResult,
+    *,
+    method: str | None = None,
+    overlay: bool = True,
+    group_colors: Mapping[Any, Any] | Sequence[Any] | None = None,
+    ncols: int = 3,
+    panel_size: float = 3.2,
+    alpha_range: tuple[float, float] = (0.0, 1.0),
+    **kwargs: Any,
+) -> Figure:
+    """One histogram panel per group on the shared private frame.
+
+    Each group's panel scales opacity to its own largest probability, so a
+    spread-out group stays visible. With ``overlay=True`` the first panel shows
+    all groups together (opacity scaled jointly), as :func:`plot_score` does.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    if result.groups is None:
+        raise ValueError("plot_score_groups needs a grouped result (dp_score(..., groups=...)).")
+    method = result.methods[0] if method is None else method
+    if method not in result.probs:
+        raise ValueError(f"method must be one of {list(result.methods)!r}; got {method!r}.")
+    labels = list(result.groups)
+    cmap = group_color_map(labels, group_colors)
+    n_panels = len(labels) + (1 if overlay else 0)
+    ncols = max(1, min(int(ncols), n_panels))
+    nrows = -(-n_panels // ncols)
+    ratio = (result.ylim[1] - result.ylim[0]) / (result.xlim[1] - result.xlim[0])
+    height = (panel_size - 0.6) * min(max(ratio, 0.25), 4.0) + 0.9
+    fig, axes = plt.subplots(
+        nrows, ncols, figsize=(panel_size * ncols, height * nrows), squeeze=False,
+        layout="constrained",
+    )  # fmt: skip
+    flat = list(axes.ravel())
+    if overlay:
+        plot_score(
+            result, method=method, ax=flat.pop(0), group_colors=cmap, legend=False,
+            alpha_range=alpha_range, title=f"{_TITLES[method]}, all groups", **kwargs,
+        )  # fmt: skip
+    prob = np.asarray(result.probs[method])
+    for g, label in enumerate(labels):
+        ax = flat.pop(0)
+        _histogram(ax, result, prob[g : g + 1], [cmap[label]], alpha_range, **kwargs)
+        empty = "" if prob[g].any() else " (all bins removed by noise)"
+        _frame_axes(ax, result, f"{label}{empty}")
+    for ax in flat:
+        ax.set_axis_off()
+    return fig

@@ -1,0 +1,90 @@
+"""Tests for the ``dppca score`` command."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dppca.cli import main
+
+
+@pytest.fixture
+def csv_with_groups(tmp_path, rng: np.random.Generator):
+    X = rng.normal(size=(3000, 3))
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    frame["team"] = np.repeat(["red", "blue", "green"], 1000)
+    path = tmp_path / "data.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+def test_score_writes_figure_and_table(tmp_path, capsys, csv_with_groups) -> None:
+    out, table = tmp_path / "plot.png", tmp_path / "bins.csv"
+    status = main([
+        "score", str(csv_with_groups), "--eps", "0.8", "--delta", "1e-5",
+        "--bins", "6,5", "--method", "add,sparse", "--groups", "team",
+        "--sample", "uniform", "--seed", "1", "--out", str(out), "--table", str(table),
+    ])  # fmt: skip
+    assert status == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    bins = pd.read_csv(table)
+    assert list(bins.columns) == ["method", "group", "xmin", "xmax", "ymin", "ymax", "prob"]
+    assert len(bins) == 2 * 3 * 6 * 5
+    sums = bins.groupby(["method", "group"])["prob"].sum()
+    assert np.allclose(sums["add"], 1.0)
+    # a sparse group sums to 1, or to 0 when no bin passed the threshold (documented)
+    assert np.all(np.isclose(sums["sparse"], 1.0) | (sums["sparse"] == 0.0))
+    text = capsys.readouterr().out
+    assert "privacy cost: (eps=0.8, delta=1e-05)" in text
+    assert "group sizes, private (Laplace)" in text
+    assert "--seed" not in text and "seed" not in text
+
+
+def test_score_on_bundled_dataset_is_reproducible(tmp_path, capsys) -> None:
+    args = ["score", "--dataset", "gau", "--eps", "0.5", "--delta", "1e-5", "--seed", "4",
+            "--components", "2,3", "--bins", "7"]  # fmt: skip
+    assert main([*args, "--out", str(tmp_path / "a.svg"), "--table", str(tmp_path / "a.csv")]) == 0
+    assert main([*args, "--out", str(tmp_path / "b.svg"), "--table", str(tmp_path / "b.csv")]) == 0
+    a, b = pd.read_csv(tmp_path / "a.csv"), pd.read_csv(tmp_path / "b.csv")
+    pd.testing.assert_frame_equal(a, b)
+    assert len(a) == 49
+    assert "PC2 in [" in capsys.readouterr().out
+
+
+def test_public_groups_flag(tmp_path, capsys, csv_with_groups) -> None:
+    status = main([
+        "score", str(csv_with_groups), "--eps", "0.5", "--delta", "1e-5", "--groups",
+        "team", "--groups-public", "--out", str(tmp_path / "p.pdf"),
+    ])  # fmt: skip
+    assert status == 0
+    assert "exact (declared public): blue=1000, green=1000, red=1000" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--method", "kde"], "method"),
+        (["--bins", "1,2,3"], "--bins"),
+        (["--components", "1"], "--components"),
+        (["--groups", "nope"], "--groups"),
+        (["--groups-public"], "--groups-public needs --groups"),
+        (["--eps", "-1"], "eps"),
+    ],
+)
+def test_score_errors_are_one_line(tmp_path, capsys, csv_with_groups, extra, message) -> None:
+    out = tmp_path / "x.png"
+    args = ["score", str(csv_with_groups), "--eps", "0.5", "--delta", "1e-5",
+            "--columns", "a,b,c", "--out", str(out)]  # fmt: skip
+    status = main([*args, *extra])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.startswith("dppca: error:") and message in err
+    assert len(err.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_score_refuses_bad_output_suffix(tmp_path, capsys) -> None:
+    status = main(["score", "--eps", "0.5", "--delta", "1e-5", "--out", str(tmp_path / "a.txt")])
+    assert status == 2
+    assert "--out must end in" in capsys.readouterr().err

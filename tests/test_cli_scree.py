@@ -1,0 +1,50 @@
+"""Tests of ``dppca scree``."""
+
+from __future__ import annotations
+
+from dppca.cli import main
+
+BASE = ["scree", "--eps", "0.5", "--delta", "1e-5", "-k", "3", "--seed", "1"]
+
+
+def test_scree_on_bundled_data_prints_table_and_cost(capsys):
+    assert main(BASE) == 0
+    out = capsys.readouterr().out
+    assert "scree_clipped" in out and "PC3" in out
+    assert "privacy cost: (eps=0.5, delta=1e-05)" in out
+    assert "seed" not in out
+
+
+def test_scree_writes_plot_with_several_methods(tmp_path, capsys):
+    target = tmp_path / "scree.png"
+    argv = [*BASE, "--method", "clipped,pmwm,huber", "--kind", "scree", "--out", str(target)]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "scree_huber" in out and target.stat().st_size > 0
+
+
+def test_scree_on_csv_with_clip(tmp_path, capsys, small_frame):
+    path = tmp_path / "data.csv"
+    small_frame.to_csv(path, index=False)
+    argv = ["scree", str(path), "--eps", "0.5", "--delta", "1e-5", "--clip", "20", "--no-mono"]
+    assert main(argv) == 0
+    assert "PC5" in capsys.readouterr().out
+
+
+def test_bad_method_gives_one_line_error(capsys):
+    assert main([*BASE, "--method", "clipped,mean"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("dppca: error:") and "method" in err and "\n" not in err
+
+
+def test_clip_without_clipped_method_is_refused(capsys):
+    assert main([*BASE, "--method", "pmwm", "--clip", "3"]) == 2
+    assert "--clip" in capsys.readouterr().err
+
+
+def test_bad_output_extension_fails_before_writing(tmp_path, capsys):
+    target = tmp_path / "scree.txt"
+    assert main([*BASE, "--out", str(target)]) == 2
+    captured = capsys.readouterr()
+    assert ".png" in captured.err and "privacy cost" not in captured.out
+    assert not target.exists()

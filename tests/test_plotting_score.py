@@ -1,0 +1,149 @@
+"""Tests for dppca.plotting.score: panels read results only, limits are the private frame."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.collections import PathCollection, PolyCollection
+from matplotlib.colors import to_rgba
+
+from dppca import dp_score, sample_points
+from dppca.plotting import group_color_map, plot_score, plot_score_groups, plot_score_panels
+
+
+@pytest.fixture
+def result(small_data: np.ndarray):
+    return dp_score(
+        small_data, eps=0.8, delta=1e-5, bins=(5, 4), method=["add", "sparse"],
+        directions=np.eye(5), frame=((-9.0, 9.0), (-6.0, 6.0)), compare=True, random_state=0,
+    )  # fmt: skip
+
+
+@pytest.fixture
+def grouped_result(rng: np.random.Generator):
+    X = np.vstack([rng.normal(size=(1000, 3)) + c for c in ([-8, 0, 0], [8, 0, 0], [0, 8, 0])])
+    labels = np.repeat(["x", "y", "z"], 1000)
+    return dp_score(X, eps=0.9, delta=1e-5, groups=labels, directions=np.eye(3), random_state=1)
+
+
+def _polys(ax) -> list[PolyCollection]:
+    return [c for c in ax.collections if isinstance(c, PolyCollection)]
+
+
+def test_histogram_panel_uses_private_frame_and_probabilities(result) -> None:
+    _, ax = plt.subplots()
+    out = plot_score(result, method="add", ax=ax)
+    assert out is ax
+    assert ax.get_xlim() == pytest.approx(result.xlim)
+    assert ax.get_ylim() == pytest.approx(result.ylim)
+    assert ax.get_aspect() == 1.0
+    assert ax.get_xlabel() == "PC1" and ax.get_ylabel() == "PC2"
+    (coll,) = _polys(ax)
+    prob = result.probs["add"][0]
+    assert len(coll.get_paths()) == int((prob > 0).sum())
+    alphas = coll.get_facecolors()[:, 3]
+    # opacity follows probability: the largest probability is fully opaque
+    assert alphas.max() == pytest.approx(1.0)
+    assert np.allclose(np.sort(alphas), np.sort(prob[prob > 0] / prob.max()))
+    assert "DP" in ax.get_title()
+
+
+def test_sample_panel_plots_given_points(result) -> None:
+    pts = sample_points(result, size=50, random_state=3)
+    ax = plot_score(result, kind="sample", sample=pts)
+    (coll,) = [c for c in ax.collections if isinstance(c, PathCollection)]
+    assert np.allclose(coll.get_offsets(), pts.to_numpy())
+    assert ax.get_xlim() == pytest.approx(result.xlim)
+    with pytest.raises(TypeError, match="sample"):
+        plot_score(result, kind="sample")
+
+
+def test_nonprivate_panels_are_labelled_and_need_compare(result, small_data) -> None:
+    ax = plot_score(result, kind="scatter")
+    assert "NON-PRIVATE" in ax.get_title()
+    ax = plot_score(result, kind="nonprivate")
+    assert "NON-PRIVATE" in ax.get_title()
+    plain = dp_score(
+        small_data, eps=0.8, delta=1e-5, directions=np.eye(5), frame=(result.xlim, result.ylim),
+        random_state=0,
+    )  # fmt: skip
+    with pytest.raises(ValueError, match="compare=True"):
+        plot_score(plain, kind="scatter")
+    with pytest.raises(ValueError, match="kind"):
+        plot_score(plain, kind="pie")
+
+
+def test_panels_figure_layout(result) -> None:
+    fig = plot_score_panels(result)
+    titles = [ax.get_title() for ax in fig.axes]
+    assert titles == ["Add DP histogram", "Sparse DP histogram"]
+    assert not any("NON-PRIVATE" in t for t in titles)
+    samples = {"add": sample_points(result, size=30, random_state=1)}
+    fig = result.plot("panels", samples=samples, compare=True)
+    titles = [ax.get_title() for ax in fig.axes if ax.axison]
+    assert sum("NON-PRIVATE" in t for t in titles) == 2
+    assert "Sample from add DP histogram" in titles
+    for ax in fig.axes:
+        if ax.axison:
+            assert ax.get_xlim() == pytest.approx(result.xlim)
+
+
+def test_grouped_histogram_colours_and_legend(grouped_result) -> None:
+    colors = {"x": "red", "y": "green", "z": "blue"}
+    ax = plot_score(grouped_result, group_colors=colors)
+    legend = ax.get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == ["x", "y", "z"]
+    (coll,) = _polys(ax)
+    rgb = {tuple(np.round(c[:3], 6)) for c in coll.get_facecolors()}
+    allowed = {tuple(np.round(to_rgba(c)[:3], 6)) for c in colors.values()}
+    assert rgb <= allowed
+    assert plot_score(grouped_result, legend=False).get_legend() is None
+
+
+def test_grouped_sample_points_are_coloured_by_group(grouped_result) -> None:
+    pts = sample_points(grouped_result, size=90, random_state=0)
+    ax = plot_score(grouped_result, kind="sample", sample=pts, group_colors=["k", "r", "b"])
+    (coll,) = [c for c in ax.collections if isinstance(c, PathCollection)]
+    faces = coll.get_facecolors()[:, :3]
+    expected = np.array([to_rgba({"x": "k", "y": "r", "z": "b"}[g])[:3] for g in pts["group"]])
+    assert np.allclose(faces, expected)
+
+
+def test_group_facets_one_panel_per_group(grouped_result) -> None:
+    fig = plot_score_groups(grouped_result)
+    visible = [ax for ax in fig.axes if ax.axison]
+    assert [ax.get_title() for ax in visible][1:] == ["x", "y", "z"]
+    for ax in visible:
+        assert ax.get_xlim() == pytest.approx(grouped_result.xlim)
+    fig = grouped_result.plot("groups", overlay=False, ncols=2)
+    assert sum(ax.axison for ax in fig.axes) == 3
+
+
+def test_group_color_map_options() -> None:
+    assert group_color_map(["a", "b", "c"], ["r", "g"]) == {"a": "r", "b": "g", "c": "r"}
+    cmap = group_color_map(["a", "b"], {"b": "k"})
+    assert cmap["b"] == "k" and cmap["a"] != "k"
+    assert len(set(group_color_map(list("abcde")).values())) == 5
+    with pytest.raises(ValueError, match="empty"):
+        group_color_map(["a"], [])
+
+
+def test_plots_leave_results_and_samples_untouched(grouped_result) -> None:
+    pts = sample_points(grouped_result, size=40, random_state=0)
+    before = pts.copy()
+    plot_score(grouped_result, kind="sample", sample=pts)
+    pd.testing.assert_frame_equal(pts, before)
+
+
+def test_import_dppca_does_not_load_matplotlib() -> None:
+    code = "import sys, dppca; dppca.dp_score; print('matplotlib' in sys.modules)"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True,
+        env={"PYTHONPATH": "src", "PATH": ""},
+    )  # fmt: skip
+    assert out.stdout.strip() == "False"

@@ -1,0 +1,645 @@
+"""Tests of the private scree / PVE estimates."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from dppca import (
+    Budget,
+    BudgetExceededError,
+    ClippedControl,
+    HuberControl,
+    PMWMControl,
+    PrivacyWarning,
+    ScreeResult,
+    dp_pc_dir,
+    dp_scree,
+    pc_dir,
+)
+from dppca import scree as scree_mod
+from dppca.mechanisms import unbounded_quantile_upper
+
+# --------------------------------------------------------------------------
+# helpers
+# --------------------------------------------------------------------------
+
+
+def _neighbours(rng, n=201, p=5, row=7, extreme=1e6):
+    """Random data and a copy with one row replaced by an extreme one."""
+    X = rng.normal(size=(n, p)) * np.array([3.0, 2.0, 1.0, 0.5, 0.25])[:p]
+    Y = X.copy()
+    Y[row] = extreme * rng.choice([-1.0, 1.0], size=p)
+    return X, Y
+
+
+def _unit_directions(rng, p, k):
+    q, _ = np.linalg.qr(rng.normal(size=(p, k)))
+    return q
+
+
+def _w(X, order, V):
+    z = scree_mod._paired_differences(X, order)
+    return (z @ V) ** 2, z
+
+
+def _gaussian_data(rng, n, eigenvalues):
+    """Rows N(mu, Sigma) with Sigma = Q diag(eigenvalues) Q' and a large mean."""
+    p = len(eigenvalues)
+    Q = _unit_directions(rng, p, p)
+    X = rng.normal(size=(n, p)) * np.sqrt(eigenvalues) @ Q.T + 50.0
+    return X, Q
+
+
+ORDERS = ["consecutive", "random"]
+
+
+def _order(kind, n, rng):
+    return np.arange(n) if kind == "consecutive" else rng.permutation(n)
+
+
+# --------------------------------------------------------------------------
+# pairing and sensitivity
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ORDERS)
+@pytest.mark.parametrize("row", [0, 100, 200])
+def test_replacing_a_row_changes_at_most_one_paired_difference(rng, kind, row):
+    X, Y = _neighbours(rng, n=201, row=row)
+    order = _order(kind, 201, rng)
+    zx = scree_mod._paired_differences(X, order)
+    zy = scree_mod._paired_differences(Y, order)
+    assert zx.shape == (100, 5)
+    changed = np.flatnonzero(np.any(zx != zy, axis=1))
+    # 201 rows: exactly one row is left unpaired; every other row sits in one pair.
+    unpaired = order[200]
+    assert changed.size == (0 if row == unpaired else 1)
+
+
+def test_paired_differences_have_the_covariance_as_second_moment(rng):
+    # The sample mean of z z' over a random pairing, averaged over pairings, is
+    # the sample covariance; for one pairing of 40000 N(mu, Sigma) rows it is
+    # within sampling error of Sigma whatever mu (here 50 in every coordinate).
+    X, Q = _gaussian_data(rng, 40000, [9.0, 4.0, 1.0])
+    z = scree_mod._paired_differences(X, rng.permutation(40000))
+    second = (Q.T @ (z.T @ z) @ Q) / z.shape[0]
+    # diag entries: mean of lambda chi2_1 over m = 20000 values; sd lambda sqrt(2/m)
+    # = 0.01 lambda; accept 6 sd.
+    np.testing.assert_allclose(np.diag(second), [9.0, 4.0, 1.0], rtol=0.06)
+
+
+@pytest.mark.parametrize("kind", ORDERS)
+@pytest.mark.parametrize("seed", range(5))
+def test_clipped_statistic_moves_by_at_most_its_sensitivity(kind, seed):
+    rng = np.random.default_rng(seed)
+    X, Y = _neighbours(rng, row=int(rng.integers(201)))
+    V = _unit_directions(rng, 5, 3)
+    order = _order(kind, 201, rng)
+    wx, _ = _w(X, order, V)
+    wy, _ = _w(Y, order, V)
+    clip = 4.0
+    m, k = wx.shape
+    move = np.linalg.norm(
+        scree_mod._clipped_statistic(wx, clip) - scree_mod._clipped_statistic(wy, clip)
+    )
+    assert move <= math.sqrt(k) * clip / m * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_winsorized_statistic_moves_by_at_most_its_sensitivity(seed):
+    rng = np.random.default_rng(seed)
+    X, Y = _neighbours(rng, row=int(rng.integers(201)))
+    V = _unit_directions(rng, 5, 3)
+    order = rng.permutation(201)
+    wx, _ = _w(X, order, V)
+    wy, _ = _w(Y, order, V)
+    half = slice(wx.shape[0] // 2, wx.shape[0])  # the mean half of split mode
+    lower, upper = np.array([0.0, 0.1, 0.2]), np.array([5.0, 3.0, 1.0])
+    move = np.linalg.norm(
+        scree_mod._winsorized_statistic(wx[half], lower, upper)
+        - scree_mod._winsorized_statistic(wy[half], lower, upper)
+    )
+    assert move <= np.linalg.norm(upper - lower) / wx[half].shape[0] * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_huber_steps_move_by_at_most_their_sensitivity(seed):
+    rng = np.random.default_rng(seed)
+    X, Y = _neighbours(rng, row=int(rng.integers(201)))
+    V = _unit_directions(rng, 5, 2)
+    order = rng.permutation(201)
+    wx, _ = _w(X, order, V)
+    wy, _ = _w(Y, order, V)
+    tau, eta0 = np.array([2.0, 0.5]), 0.7
+    for mu in (np.zeros(2), np.array([1.0, 3.0]), np.array([-5.0, 100.0])):
+        move = np.linalg.norm(
+            scree_mod._huber_gradient(wx, mu, tau, eta0)
+            - scree_mod._huber_gradient(wy, mu, tau, eta0)
+        )
+        assert move <= 2 * eta0 * np.linalg.norm(tau) / wx.shape[0] * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_huber_scale_proxy_inputs_move_by_at_most_their_sensitivity(seed):
+    rng = np.random.default_rng(seed)
+    X, Y = _neighbours(rng, n=400, row=int(rng.integers(400)), extreme=1e3)
+    v = _unit_directions(rng, 5, 1)
+    order = rng.permutation(400)
+    wx, _ = _w(X, order, v)
+    wy, _ = _w(Y, order, v)
+    wx, wy = wx[:, 0], wy[:, 0]
+    # "mode": histogram of block medians, L1 sensitivity 2 (Laplace(2/eps)).
+    for blocks in (1, 7, 10, 100):
+        hx = scree_mod._m2_histogram(wx, -30, 60, blocks)
+        hy = scree_mod._m2_histogram(wy, -30, 60, blocks)
+        assert hx.sum() == hy.sum()
+        assert np.abs(hx - hy).sum() <= 2
+    # "median": every utility moves by at most 1 (exponential mechanism, sensitivity 1).
+    ux = scree_mod._m2_median_utility(wx, -30, 60)
+    uy = scree_mod._m2_median_utility(wy, -30, 60)
+    assert np.max(np.abs(ux - uy)) <= 1.0
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_trace_statistic_moves_by_at_most_its_sensitivity(seed):
+    rng = np.random.default_rng(seed)
+    X, Y = _neighbours(rng, row=int(rng.integers(201)))
+    order = rng.permutation(201)
+    zx = scree_mod._paired_differences(X, order)
+    zy = scree_mod._paired_differences(Y, order)
+    sx, sy = (zx**2).sum(axis=1), (zy**2).sum(axis=1)
+    clip = 20.0
+    move = abs(scree_mod._trace_statistic(sx, clip) - scree_mod._trace_statistic(sy, clip))
+    assert move <= clip / sx.size * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_unbounded_quantile_cumulative_counts_move_by_one_in_one_direction(seed):
+    # The pure-DP claim of the quantile search rests on this: with the bin rule
+    # of unbounded_quantile_upper, replacing one value moves every cumulative
+    # count H(i) by at most 1, and all in the same direction.
+    rng = np.random.default_rng(seed)
+    x = rng.exponential(3.0, size=300)
+    y = x.copy()
+    y[int(rng.integers(300))] = rng.choice([1e9, -1e9, 0.0])
+    beta, lower = 1.01, 0.0
+
+    def cumulative(values):
+        bins = np.floor(np.log(np.maximum(values - lower + 1, beta)) / math.log(beta))
+        return np.cumsum(np.bincount(bins.astype(np.int64), minlength=3000)[:3000])
+
+    diff = cumulative(x) - cumulative(y)
+    assert np.max(np.abs(diff)) <= 1
+    assert np.all(diff >= 0) or np.all(diff <= 0)
+
+
+def test_unbounded_quantile_output_distribution_respects_eps():
+    # Empirical privacy check on two neighbouring datasets of 4 values with
+    # coarse bins: every output with enough mass must have a probability ratio
+    # of at most e^eps. 20000 draws each; for a cell of probability >= 0.05 the
+    # relative standard error of a ratio is <= sqrt(2 / (0.05 * 20000)) = 0.045,
+    # so allow a factor exp(5 * 0.045).
+    eps1 = eps2 = 0.25
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    y = np.array([1.0, 2.0, 3.0, 1e6])
+    draws = 20000
+
+    def sample(data, seed):
+        rng = np.random.default_rng(seed)
+        out = [
+            unbounded_quantile_upper(
+                data, lower=0.0, beta=2.0, q=0.5, eps1=eps1, eps2=eps2, rng=rng, chunk=64
+            )
+            for _ in range(draws)
+        ]
+        return pd.Series(out).value_counts(normalize=True)
+
+    px, py = sample(x, 1), sample(y, 2)
+    both = px.index.intersection(py.index)
+    big = [v for v in both if min(px[v], py[v]) >= 0.05]
+    assert len(big) >= 2
+    bound = math.exp(eps1 + eps2) * math.exp(5 * 0.045)
+    for v in big:
+        assert px[v] / py[v] <= bound and py[v] / px[v] <= bound
+
+
+def test_noise_is_calibrated_to_the_documented_sensitivities(monkeypatch, rng):
+    calls = []
+    # Patch the globals dp_scree really uses (doctest collection may import the
+    # module a second time under --import-mode=importlib).
+    namespace = dp_scree.__globals__
+    real = namespace["gaussian_sigma"]
+
+    def spy(sensitivity, eps, delta, calibration="classic"):
+        calls.append((sensitivity, eps, delta))
+        return real(sensitivity, eps, delta, calibration)
+
+    monkeypatch.setitem(namespace, "gaussian_sigma", spy)
+    X = rng.normal(size=(401, 4))
+    V = np.eye(4)[:, :2]
+    res = dp_scree(
+        X, 2, eps=0.8, delta=1e-5, method=["clipped", "pmwm"], directions=V,
+        control=ClippedControl(clip=3.0), random_state=0,
+    )  # fmt: skip
+    m = 200
+    trace_call, clipped_call, pmwm_call = calls
+    # trace: U / |B| with |B| = m - m // 2 = 100 pairs
+    assert trace_call[1] == pytest.approx(0.08)
+    assert clipped_call == pytest.approx((math.sqrt(2) * 3.0 / m, 0.36, 0.45e-5))
+    assert pmwm_call[1:] == pytest.approx((0.36, 0.45e-5))
+    assert res.cost.eps == pytest.approx(0.8)
+
+
+# --------------------------------------------------------------------------
+# accuracy
+# --------------------------------------------------------------------------
+
+LAMBDA = np.array([9.0, 4.0, 1.0, 0.25])
+
+
+@pytest.fixture(scope="module")
+def big_gaussian():
+    rng = np.random.default_rng(77)
+    return _gaussian_data(rng, 40000, LAMBDA)
+
+
+@pytest.mark.parametrize("method", ["clipped", "pmwm", "huber"])
+def test_each_method_recovers_known_eigenvalues(big_gaussian, method):
+    X, Q = big_gaussian
+    estimates = []
+    for j in range(4):
+        res = dp_scree(
+            X, 1, eps=40.0, delta=1e-5, method=method, directions=Q[:, [j]],
+            random_state=5 + j, calibration="analytic",
+        )  # fmt: skip
+        estimates.append(res.scree[0])
+    # One public direction per call, so every noise scale is proportional to its
+    # own lambda. Sampling: the mean of lambda chi2_1 over m = 20000 pairs (10000
+    # in the PMWM half) has sd lambda sqrt(2 / 10000) = 0.014 lambda: 5 sd = 0.071.
+    # Bias: winsorizing at the 0.995 quantile of chi2_1 (7.88) costs <= 0.009
+    # lambda; the default clip (a quantile of ||z||^2 >= lambda chi2_1) and the
+    # Huber tau (about 50 lambda here) cost less. Noise at eps = 36 for the
+    # method: clipped sd < 0.001 lambda; pmwm sd < 0.005 lambda; huber: last step
+    # sd about 1.7 * 2 tau / m = 0.009 lambda, 5 sd = 0.045. Sum: 0.13 lambda.
+    np.testing.assert_allclose(estimates, LAMBDA, rtol=0.13)
+
+
+def test_several_components_and_total_variance(big_gaussian):
+    X, Q = big_gaussian
+    res = dp_scree(
+        X, 4, eps=40.0, delta=1e-5, method="clipped", directions=Q, random_state=5,
+        calibration="analytic",
+    )  # fmt: skip
+    # The trace: mean of ||z||^2 (sum_j lambda_j chi2_1, sd sqrt(2 sum lambda_j^2)
+    # = 14.1) over 10000 pairs: sd 0.14, i.e. 0.01 of 14.25; 5 sd plus the
+    # winsorizing bias (< 0.01) gives 0.06. PC1's share: same argument, 0.02.
+    assert res.trace == pytest.approx(LAMBDA.sum(), rel=0.06)
+    assert res.pve_total[0] == pytest.approx(LAMBDA[0] / LAMBDA.sum(), abs=0.03)
+    assert np.all(np.diff(res.scree) <= 0)
+
+
+def test_private_directions_end_to_end_recover_the_spectrum():
+    rng = np.random.default_rng(3)
+    X, _ = _gaussian_data(rng, 3000, LAMBDA)
+    res = dp_scree(X, 2, eps=20.0, delta=1e-5, random_state=1, calibration="analytic")
+    assert res.directions_source == "private (this call)"
+    # m = 1500 pairs: sd of the mean 0.037 lambda; the private directions at eps=10
+    # are close to the true ones (v' Sigma v >= lambda_1 cos^2 ...); allow 0.2.
+    np.testing.assert_allclose(res.scree, LAMBDA[:2], rtol=0.2)
+
+
+@pytest.mark.parametrize("method", ["clipped", "pmwm", "huber"])
+def test_tiny_eps_still_gives_finite_output(rng, method):
+    X = rng.normal(size=(300, 4))
+    res = dp_scree(X, 3, eps=1e-3, delta=1e-8, method=method, random_state=2)
+    assert np.all(np.isfinite(res.values)) and np.all(res.values >= 0)
+    assert np.isfinite(res.trace)
+    assert np.all((0 <= res.pve_values) & (res.pve_values <= 1))
+    assert np.all((0 <= res.pve_total_values) & (res.pve_total_values <= 1))
+
+
+def test_default_call_is_sensible_on_bundled_data():
+    from dppca.datasets import load_gau
+
+    X = load_gau()
+    res = dp_scree(X, 3, eps=0.9, delta=1e-5, random_state=0)
+    truth = np.linalg.eigvalsh(np.cov(X.to_numpy(), rowvar=False))[::-1]
+    # Default split: directions 0.45, trace 0.09, clipped 0.36 (classic).
+    # PC1 (37.2): sampling sd of the mean of lambda chi2_1 over 2500 pairs is
+    # 0.028 lambda; noise sd sqrt(3) U / 2500 * sqrt(2 ln(1.25 / 3.6e-6)) / 0.36
+    # with U about 250 is 2.4 = 0.065 lambda; together 0.071. Clipping bias < 0.05.
+    # 4 sd + bias: 0.33.
+    assert res.scree[0] == pytest.approx(truth[0], rel=0.33)
+    # Trace (122.4): noise sd (U / 1250) sqrt(2 ln(1.25 / 1e-6)) / 0.09 = 12, i.e.
+    # 0.1 of the trace; winsorizing at the lowered level biases down by < 0.07.
+    # 4 sd + bias: 0.47.
+    assert res.trace == pytest.approx(truth.sum(), rel=0.47)
+    # PC1 carries 0.68 of the first three eigenvalues.
+    assert res.pve[0] > 0.5
+
+
+def test_result_is_translation_invariant(rng):
+    X = rng.normal(size=(300, 4))
+    V = np.eye(4)[:, :2]
+    kw = {"eps": 0.5, "delta": 1e-5, "directions": V, "method": ["clipped", "pmwm", "huber"]}
+    a = dp_scree(X, 2, random_state=9, **kw)
+    b = dp_scree(X + 1e3, 2, random_state=9, **kw)
+    np.testing.assert_allclose(a.values, b.values, rtol=1e-6)
+    assert a.trace == pytest.approx(b.trace, rel=1e-6)
+
+
+# --------------------------------------------------------------------------
+# budget and directions
+# --------------------------------------------------------------------------
+
+
+def test_cost_is_the_sum_of_its_parts(rng):
+    X = rng.normal(size=(200, 4))
+    res = dp_scree(
+        X, 2, eps=0.9, delta=1e-5, method=["clipped", "pmwm", "huber"], random_state=0,
+        direction_share=0.4, trace_share=0.2,
+    )  # fmt: skip
+    leaves = res.cost.leaves()
+    assert res.cost.eps == pytest.approx(0.9)
+    assert res.cost.delta == pytest.approx(1e-5)
+    assert math.fsum(c.eps for c in leaves) == pytest.approx(0.9)
+    assert math.fsum(c.delta for c in leaves) == pytest.approx(1e-5)
+    assert leaves[0].eps == pytest.approx(0.36)  # directions
+    assert res.directions_release.eps == pytest.approx(0.36)
+    frame = res.cost.to_frame()
+    assert frame["eps"].sum() == pytest.approx(0.9)
+
+
+def test_budget_refuses_overspending_before_touching_data(rng):
+    X = rng.normal(size=(200, 4))
+    budget = Budget(eps=1.0, delta=1e-5)
+    dp_scree(X, 2, eps=0.6, delta=5e-6, random_state=0, budget=budget)
+    assert budget.spent[0] == pytest.approx(0.6)
+    with pytest.raises(BudgetExceededError):
+        dp_scree(X, 2, eps=0.6, delta=5e-6, random_state=0, budget=budget)
+    assert len(budget.ledger) == 1
+
+
+def test_private_directions_are_reused_at_no_cost(rng):
+    X = rng.normal(size=(200, 4))
+    dirs = dp_pc_dir(X, 3, eps=0.5, delta=1e-5, random_state=1)
+    res = dp_scree(X, 2, eps=0.5, delta=1e-5, directions=dirs, random_state=2)
+    assert res.directions_source == "private (earlier release)"
+    assert res.directions_release is dirs
+    np.testing.assert_array_equal(res.directions, dirs.directions[:, :2])
+    assert res.cost.eps == pytest.approx(0.5)
+    assert all("Kendall" not in c.released for c in res.cost.leaves())
+
+
+def test_nonprivate_directions_are_refused_unless_declared_public(rng):
+    X = rng.normal(size=(200, 4))
+    with pytest.raises(ValueError, match="public_directions"):
+        dp_scree(X, 2, eps=0.5, delta=1e-5, directions=pc_dir(X))
+    res = dp_scree(
+        X, 2, eps=0.5, delta=1e-5, directions=pc_dir(X), public_directions=True, random_state=0
+    )
+    assert res.directions_source == "public (caller)"
+
+
+@pytest.mark.parametrize(
+    "directions, match",
+    [
+        (np.ones((4, 2)), "orthonormal"),
+        (np.eye(3)[:, :2], "shape"),
+        (np.eye(4)[:, :1], "shape"),
+        ("abc", "directions"),
+    ],
+)
+def test_bad_public_directions_are_refused(rng, directions, match):
+    X = rng.normal(size=(200, 4))
+    with pytest.raises((ValueError, TypeError), match=match):
+        dp_scree(X, 2, eps=0.5, delta=1e-5, directions=directions)
+
+
+def test_classic_calibration_warns_when_a_part_reaches_eps_one(rng):
+    X = rng.normal(size=(200, 4))
+    with pytest.warns(PrivacyWarning, match="analytic"):
+        dp_scree(X, 2, eps=4.0, delta=1e-5, random_state=0)
+
+
+# --------------------------------------------------------------------------
+# result object, monotone fit, reproducibility
+# --------------------------------------------------------------------------
+
+
+def test_same_seed_gives_identical_results(small_frame):
+    a = dp_scree(small_frame, 3, eps=0.5, delta=1e-5, method=["pmwm", "huber"], random_state=4)
+    b = dp_scree(small_frame, 3, eps=0.5, delta=1e-5, method=["pmwm", "huber"], random_state=4)
+    np.testing.assert_array_equal(a.values, b.values)
+    assert a.trace == b.trace
+
+
+def test_result_is_frozen_read_only_and_tabulates(small_frame):
+    res = dp_scree(small_frame, 3, eps=0.5, delta=1e-5, method=["clipped", "pmwm"])
+    assert isinstance(res, ScreeResult)
+    assert repr(res) == (
+        "ScreeResult(p=5, k=3, n=200, methods=('clipped', 'pmwm'), eps=0.5, delta=1e-05)"
+    )
+    with pytest.raises(ValueError):
+        res.values[0, 0] = 1.0
+    with pytest.raises(AttributeError):
+        res.trace = 1.0
+    frame = res.to_frame()
+    assert list(frame.index) == ["PC1", "PC2", "PC3"]
+    assert list(frame.columns) == [
+        "scree_clipped", "pve_clipped", "pve_total_clipped",
+        "scree_pmwm", "pve_pmwm", "pve_total_pmwm",
+    ]  # fmt: skip
+    assert res.variables == ("a", "b", "c", "d", "e")
+    np.testing.assert_array_equal(res.estimate("pmwm"), res.values[1])
+    assert res.pve.sum() == pytest.approx(1.0) or res.scree.sum() == 0
+    assert res.nonprivate_values is None and not res.has_comparison
+    assert not any("nonprivate" in c for c in frame.columns)
+
+
+def test_comparison_is_attached_only_on_request(small_data):
+    res = dp_scree(small_data, 2, eps=0.5, delta=1e-5, compare=True, random_state=0)
+    assert "with non-private comparison" in repr(res)
+    truth = np.linalg.eigvalsh(np.cov(small_data, rowvar=False))[::-1][:2]
+    np.testing.assert_allclose(res.nonprivate_values, truth)
+    assert "scree_nonprivate" in res.to_frame().columns
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_mono_gives_non_increasing_non_negative_values(small_data, seed):
+    res = dp_scree(small_data, 5, eps=0.05, delta=1e-5, method=["clipped", "huber"],
+                   random_state=seed)  # fmt: skip
+    assert np.all(np.diff(res.values, axis=1) <= 1e-12)
+    assert np.all(res.values >= 0)
+
+
+def test_mono_is_the_least_squares_non_increasing_fit():
+    values = np.array([3.0, -1.0, 4.0, 2.0, 2.5, 0.5])
+    # Reference: pool-adjacent-violators written out for this small case.
+    pos = np.maximum(values, 0)
+    blocks = [[v] for v in pos]
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(blocks) - 1):
+            if np.mean(blocks[i]) < np.mean(blocks[i + 1]):
+                blocks[i] = blocks[i] + blocks.pop(i + 1)
+                merged = True
+                break
+    expected = np.concatenate([[np.mean(b)] * len(b) for b in blocks])
+    np.testing.assert_allclose(scree_mod._mono(values), expected)
+
+
+# --------------------------------------------------------------------------
+# bad input
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        (lambda: ClippedControl(clip=-1.0), "clip"),
+        (lambda: ClippedControl(clip=float("nan")), "clip"),
+        (lambda: PMWMControl(lower=1.0, upper=0.0), "lower < upper"),
+        (lambda: PMWMControl(eta=0.5), "eta"),
+        (lambda: PMWMControl(beta=1.0), "beta"),
+        (lambda: PMWMControl(trim_const=0), "trim_const"),
+        (lambda: PMWMControl(split="yes"), "split"),
+        (lambda: HuberControl(k_min=5, k_max=5), "k_min < k_max"),
+        (lambda: HuberControl(m2_frac=1.0), "m2_frac"),
+        (lambda: HuberControl(eta0=0.0), "eta0"),
+        (lambda: HuberControl(steps=0), "steps"),
+        (lambda: HuberControl(k_min=1.5), "k_min"),
+        (lambda: HuberControl(m2_rule="max"), "m2_rule"),
+    ],
+)
+def test_bad_control_values_raise_clear_errors(make, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        make()
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"method": "mean"}, "method"),
+        ({"method": ["clipped", "clipped"]}, "twice"),
+        ({"method": []}, "method"),
+        ({"control": PMWMControl()}, "pmwm"),
+        ({"control": {"clipped": PMWMControl()}}, "ClippedControl"),
+        ({"control": {"median": ClippedControl()}}, "control key"),
+        ({"control": 3}, "control"),
+        ({"direction_share": 0.95}, "direction_share \\+ trace_share"),
+        ({"trace_share": 0.0}, "trace_share"),
+        ({"pairing": "sorted"}, "pairing"),
+        ({"eps": -1.0}, "eps"),
+        ({"delta": 1.0}, "delta"),
+        ({"calibration": "exact"}, "calibration"),
+        ({"mono": 1}, "mono"),
+    ],
+)
+def test_bad_arguments_raise_clear_errors(small_data, kwargs, match):
+    args = {"eps": 0.5, "delta": 1e-5, **kwargs}
+    with pytest.raises((ValueError, TypeError), match=match):
+        dp_scree(small_data, 2, **args)
+
+
+def test_bad_data_and_k_raise(small_data):
+    with pytest.raises(ValueError, match="at least 4 rows"):
+        dp_scree(small_data[:3], 1, eps=0.5, delta=1e-5)
+    with pytest.raises(ValueError, match="k must"):
+        dp_scree(small_data, 6, eps=0.5, delta=1e-5)
+
+
+def test_caller_data_is_not_modified(small_data):
+    before = small_data.copy()
+    dp_scree(small_data, 2, eps=0.5, delta=1e-5, method=["clipped", "pmwm", "huber"])
+    np.testing.assert_array_equal(small_data, before)
+
+
+def test_chi2_sanity_of_the_reference_bias_bound():
+    # The accuracy tolerance above uses E[(chi2_1 - c)_+] at c = 7.88 (0.995 quantile).
+    c = stats.chi2.ppf(0.995, 1)
+    from scipy import integrate
+
+    excess = integrate.quad(lambda t: stats.chi2.sf(t, 1), c, np.inf)[0]
+    assert excess < 0.01
+
+
+def test_huber_clipping_level_is_capped_by_the_released_quantile():
+    # A scale-proxy range far above the data (2^40 .. 2^60) would give tau >= 2^20
+    # and swamp the steps with noise; the cap at the released quantile U of
+    # ||z||^2 (about the 0.99 quantile of chi2_4, 13) keeps the noise small.
+    # n = 20000, k = 2: step sensitivity 2 sqrt(2) 13 / 10000 = 0.0038; the T = 10
+    # steps share (0.75 * 9, 1e-5) at sensitivity sqrt(10) * 0.0038 = 0.012, an
+    # analytic sd below 0.01, and only the last step's noise stays (eta0 = 1, no
+    # clamping). Sampling sd sqrt(2 / 10000) = 0.014. 5 sd of each: 0.12.
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(20000, 4))
+    res = dp_scree(
+        X, 2, eps=10.0, delta=1e-5, method="huber", directions=np.eye(4)[:, :2],
+        control=HuberControl(k_min=40, k_max=60), random_state=0, calibration="analytic",
+    )  # fmt: skip
+    np.testing.assert_allclose(res.scree, [1.0, 1.0], atol=0.12)
+
+
+def test_quantile_level_is_lowered_only_when_the_target_noise_is_large():
+    assert scree_mod._quantile_level(0.99, 10000, 10.0) == 0.99
+    assert scree_mod._quantile_level(0.99, 1000, 1e-4) == 0.5
+    level = scree_mod._quantile_level(0.99, 1000, 0.05)
+    assert level == pytest.approx(1 - scree_mod._TARGET_MARGIN / 50)
+
+
+# --------------------------------------------------------------------------
+# mechanisms added for the scree
+# --------------------------------------------------------------------------
+
+
+def test_exponential_mechanism_draws_with_the_right_probabilities():
+    from dppca.mechanisms import exponential_mechanism
+
+    rng = np.random.default_rng(11)
+    utility = np.array([0.0, -1.0, -2.0, -10.0])
+    eps, draws = 2.0, 40000
+    picks = np.array(
+        [exponential_mechanism(utility, eps=eps, sensitivity=1.0, rng=rng) for _ in range(draws)]
+    )
+    expected = np.exp(eps * utility / 2)
+    expected /= expected.sum()
+    counts = np.bincount(picks, minlength=4)
+    # Pearson chi-square over the three cells with real mass (the last has
+    # probability 3e-5); accept below the 1 - 1e-6 quantile of chi2(2).
+    stat = (((counts[:3] - draws * expected[:3]) ** 2) / (draws * expected[:3])).sum()
+    assert stat < stats.chi2.ppf(1 - 1e-6, df=2)
+
+
+def test_random_pairing_is_a_permutation_that_ignores_the_data():
+    from dppca.mechanisms import random_pairing
+
+    a = random_pairing(11, np.random.default_rng(5))
+    b = random_pairing(11, np.random.default_rng(5))
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(np.sort(a), np.arange(11))
+
+
+def test_pmwm_without_split_divides_its_budget_and_records_both_parts(rng):
+    X = rng.normal(size=(400, 4))
+    control = PMWMControl(split=False, quantile_share=0.25, lower_quantile=True, upper=100.0)
+    res = dp_scree(
+        X, 2, eps=0.5, delta=1e-5, method="pmwm", control=control, directions=np.eye(4),
+        random_state=0,
+    )  # fmt: skip
+    leaves = res.cost.leaves()
+    # trace 0.05; pmwm 0.45 = quantiles 0.1125 (pure DP) + mean 0.3375
+    assert [c.eps for c in leaves] == pytest.approx([0.05, 0.1125, 0.3375])
+    assert [c.delta for c in leaves] == pytest.approx([1e-6, 0.0, 9e-6])
+    assert np.all(np.isfinite(res.scree)) and np.all(res.scree >= 0)
+
+
+def test_k_none_means_all_components(small_data):
+    res = dp_scree(small_data, eps=0.5, delta=1e-5, random_state=0)
+    assert res.k == 5 and res.directions.shape == (5, 5)
