@@ -7,7 +7,6 @@ coordinate lies in [-1, 1]. They never depend on the data.
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,6 +21,7 @@ from .._typing import LoadingKind, RandomStateLike
 from .._validation import (
     check_choice,
     check_components,
+    check_open_unit,
     check_pc_list,
     check_positive_int,
     check_variable_names,
@@ -291,12 +291,6 @@ def _draw_plane(
     _place_labels(ax, coords, labels, text_kws={"color": "0.1", **text_kws}, leader_color=color)
 
 
-def _check_level(level: object) -> float:
-    if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 < level < 1:
-        raise ValueError(f"uncertainty_level must be a number in (0, 1); got {level!r}.")
-    return float(level)
-
-
 def _noise_samples(
     result: LoadingResult,
     uncertainty: int | NoiseSensitivity | None,
@@ -453,7 +447,7 @@ def plot_loading(
     else:
         a, b = check_components(components, result.k)
     style = check_choice(uncertainty_style, "uncertainty_style", ("ellipse", "cloud"))
-    level = _check_level(uncertainty_level)
+    level = check_open_unit(uncertainty_level, "uncertainty_level")
     rows = _select_rows(result, main, (a - 1, b - 1), variables, top)
     labels = [result.variables[j] for j in rows]
     sens = _noise_samples(result, uncertainty, random_state)
