@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dppca.datasets import DATASETS, load_dataset, load_gau, load_gau_g
+from dppca.datasets import DATASETS, load_dataset, load_gau, load_gau_g, load_wine, load_wine_g
 
 
 def test_gau_shape_and_columns():
@@ -43,3 +43,16 @@ def test_load_dataset_by_name():
     assert load_dataset("gau").shape == (5000, 20)
     with pytest.raises(ValueError, match="dataset"):
         load_dataset("nope")
+
+
+def test_wine_shape_columns_and_classes():
+    X = load_wine()
+    assert X.shape == (178, 13)
+    assert X.columns[0] == "alcohol" and X.columns[-1] == "proline"
+    assert all(X[c].dtype == np.float64 for c in X.columns)
+    assert not X.duplicated().any()  # no tied rows for the spherical Kendall matrix
+    counts = load_wine_g()["cultivar"].value_counts().to_dict()
+    assert counts == {"cultivar1": 59, "cultivar2": 71, "cultivar3": 48}
+    # Spot values of the first wine, as published by UCI.
+    assert X.iloc[0][["alcohol", "magnesium", "proline"]].tolist() == [14.23, 127.0, 1065.0]
+    assert set(DATASETS) >= {"wine", "wine_g"}

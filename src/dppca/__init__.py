@@ -12,6 +12,7 @@ from .accounting import Budget, PrivacyCost, compose
 from .directions import DirectionsResult, dp_pc_dir, pc_dir
 from .exceptions import AccuracyWarning, BudgetExceededError, PrivacyWarning, TiedRowsError
 from .kendall import spherical_kendall
+from .loading import LoadingResult, dp_loading
 from .score import ScoreResult, dp_score, sample_points
 from .scree import ClippedControl, HuberControl, PMWMControl, ScreeResult, dp_scree
 
@@ -27,6 +28,7 @@ __all__ = [
     "ClippedControl",
     "DirectionsResult",
     "HuberControl",
+    "LoadingResult",
     "PMWMControl",
     "PrivacyCost",
     "PrivacyWarning",
@@ -35,6 +37,7 @@ __all__ = [
     "TiedRowsError",
     "__version__",
     "compose",
+    "dp_loading",
     "dp_pc_dir",
     "dp_score",
     "dp_scree",

@@ -12,5 +12,14 @@ Data = ArrayLike | pd.DataFrame
 RandomStateLike = int | np.integer | np.random.Generator | None
 Calibration = Literal["classic", "analytic"]
 Ties = Literal["error", "zero"]
+LoadingKind = Literal["vector", "point", "heatmap"]
+SignReference = Literal["private", "nonprivate"]
 
-__all__ = ["Calibration", "Data", "RandomStateLike", "Ties"]
+__all__ = [
+    "Calibration",
+    "Data",
+    "LoadingKind",
+    "RandomStateLike",
+    "SignReference",
+    "Ties",
+]

@@ -29,11 +29,13 @@ __all__ = [
     "check_k",
     "check_nonnegative_int",
     "check_open_unit",
+    "check_pc_list",
     "check_positive_float",
     "check_positive_int",
     "check_random_state",
     "check_real",
     "check_ties",
+    "check_variable_names",
 ]
 
 
@@ -271,3 +273,45 @@ def check_real(
             f"{name} must be finite and in {left}{low:g}, {high:g}{right}; got {value!r}."
         )
     return v
+
+
+def check_pc_list(components: object, k: int, name: str = "components") -> tuple[int, ...]:
+    """Return a non-empty tuple of distinct 1-based PC numbers, each in ``1..k``."""
+    if isinstance(components, str | bytes) or not isinstance(components, Sequence | np.ndarray):
+        raise TypeError(
+            f"{name} must be a sequence of PC numbers such as [1, 2, 3]; "
+            f"got {_type_name(components)}."
+        )
+    items = list(components)
+    if not items:
+        raise ValueError(f"{name} must name at least one PC.")
+    out = []
+    for c in items:
+        if isinstance(c, bool) or not isinstance(c, numbers.Integral):
+            raise TypeError(f"{name} must hold integers (PCs are numbered from 1); got {c!r}.")
+        if not 1 <= c <= k:
+            raise ValueError(f"{name} must lie in [1, {k}] (PCs are numbered from 1); got {c!r}.")
+        out.append(int(c))
+    if len(set(out)) != len(out):
+        raise ValueError(f"{name} must not repeat a PC; got {tuple(out)}.")
+    return tuple(out)
+
+
+def check_variable_names(
+    variables: object, available: Sequence[str], name: str = "variables"
+) -> tuple[str, ...]:
+    """Return the requested variable labels, each one of ``available``, without repeats."""
+    if isinstance(variables, str):
+        variables = [variables]
+    if not isinstance(variables, Sequence | np.ndarray | pd.Index):
+        raise TypeError(f"{name} must be a list of variable names; got {_type_name(variables)}.")
+    items = [str(v) for v in variables]
+    if not items:
+        raise ValueError(f"{name} must name at least one variable.")
+    unknown = [v for v in items if v not in available]
+    if unknown:
+        shown = ", ".join(repr(v) for v in unknown[:5]) + (" ..." if len(unknown) > 5 else "")
+        raise ValueError(f"{name} names unknown variable(s) {shown}; known: the data's columns.")
+    if len(set(items)) != len(items):
+        raise ValueError(f"{name} must not repeat a variable.")
+    return tuple(items)

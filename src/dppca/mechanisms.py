@@ -27,6 +27,7 @@ __all__ = [
     "kendall_sigma",
     "laplace_noise",
     "random_pairing",
+    "reperturbed_matrices",
     "sample_histogram",
     "signed_log_bin",
     "signed_log_edges",
@@ -435,3 +436,27 @@ def exponential_mechanism(
     utility = np.asarray(utility, dtype=np.float64)
     scores = eps * utility / (2.0 * sensitivity)
     return int(np.argmax(scores + rng.gumbel(size=utility.shape)))
+
+
+def reperturbed_matrices(
+    matrix: NDArray[np.float64], sigma: float, size: int, rng: np.random.Generator
+) -> NDArray[np.float64]:
+    """``size`` copies of a released symmetric matrix, each plus fresh symmetric noise.
+
+    Copy ``b`` is ``matrix + E_b`` with ``E_b`` drawn by
+    :func:`symmetric_gaussian_noise` (``b = 0, 1, ...`` in order). Used to show
+    how much a result computed from a released noisy matrix moves under noise
+    of the mechanism's own size. ``matrix`` and ``sigma`` must both be public
+    (a released matrix and its noise scale), so this is post-processing and
+    costs no privacy.
+
+    Returns
+    -------
+    ndarray of shape (size, p, p)
+    """
+    matrix = np.asarray(matrix, dtype=np.float64)
+    p = matrix.shape[0]
+    out = np.empty((size, p, p), dtype=np.float64)
+    for b in range(size):
+        out[b] = matrix + symmetric_gaussian_noise(p, sigma, rng)
+    return out

@@ -14,15 +14,12 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..exceptions import PrivacyWarning
-from . import app as app_command  # the app subcommand (needs the optional extra to run)
-from . import directions, score, scree
+from . import app, directions, loading, score, scree
 from ._common import CLIError
 
 __all__ = ["main"]
 
-_SUBCOMMANDS = [directions, scree, score]
-
-_SUBCOMMANDS.append(app_command)
+_SUBCOMMANDS = [directions, loading, scree, score, app]
 
 
 def build_parser() -> argparse.ArgumentParser:
