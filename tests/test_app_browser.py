@@ -101,7 +101,7 @@ def shots(tmp_path_factory) -> Path:
 @pytest.fixture
 def page(browser, app_url):
     """A fresh session (its own state and budget) with gau_g loaded."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context = browser.new_context(viewport={"width": 1400, "height": 1400})
     pg = context.new_page()
     pg.goto(app_url)
     expect(pg.locator("#data_message")).to_contain_text("Loaded gau_g", timeout=WAIT)
@@ -165,6 +165,17 @@ def test_switching_plot_kind_and_components_spends_nothing(page, shots) -> None:
     assert page.get_attribute("#loading_plot img", "src") != image
     assert page.inner_text("#ledger") == ledger
     assert re.search(r"Showing release #1\b", page.inner_text("#loading_note"))
+    # Downloads are post-processing too.
+    got = {}
+    for name in ("dl_loading_png", "dl_loading_svg", "dl_loading_csv", "dl_ledger_csv"):
+        with page.expect_download() as info:
+            page.click(f"#{name}")
+        got[name] = Path(info.value.path()).read_bytes()
+    assert got["dl_loading_png"].startswith(b"\x89PNG")
+    assert b"<svg" in got["dl_loading_svg"]
+    assert got["dl_loading_csv"].splitlines()[0].startswith(b",PC1,PC2,PC3")
+    assert b"noisy spherical Kendall matrix" in got["dl_ledger_csv"]
+    assert page.inner_text("#ledger") == ledger
 
 
 def test_a_release_that_would_overspend_is_refused(page, shots) -> None:
@@ -185,6 +196,10 @@ def test_a_release_that_would_overspend_is_refused(page, shots) -> None:
     expect(page.locator("#scree_status")).to_contain_text("Release #2 made", timeout=WAIT)
     expect(page.locator("#scree_plot img")).to_be_visible(timeout=WAIT)
     assert page.inner_text("#ledger").count("Kendall") == 1
+    page.check("input[name=scree_kind][value=scree]")
+    _wait_idle(page)
+    assert page.inner_text("#ledger").count("Kendall") == 1
+    page.screenshot(path=str(shots / "app-scree.png"), full_page=True)
 
 
 def test_a_score_release_with_private_groups(page, shots) -> None:
@@ -198,9 +213,11 @@ def test_a_score_release_with_private_groups(page, shots) -> None:
     expect(page.locator("#score_plot img")).to_be_visible(timeout=WAIT)
     expect(page.locator("#ledger")).to_contain_text("group sizes (5)")
     ledger = page.inner_text("#ledger")
-    page.check("input[name=score_kind][value=groups]")
-    _wait_idle(page)
-    assert page.inner_text("#ledger") == ledger
+    for kind in ("sample", "groups"):
+        page.check(f"input[name=score_kind][value={kind}]")
+        _wait_idle(page)
+        expect(page.locator("#score_plot img")).to_be_visible()
+        assert page.inner_text("#ledger") == ledger
     page.screenshot(path=str(shots / "app-score.png"), full_page=True)
 
 

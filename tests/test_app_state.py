@@ -132,6 +132,9 @@ def test_preview_prices_a_release_exactly_and_spends_nothing(state: AppState) ->
     assert state.budget.spent == pytest.approx((0.3, 1e-5))
     ledger = state.ledger_frame()
     assert ledger["release"].tolist() == [1]
+    assert state.release_summary().to_dict("records") == [
+        {"release": 1, "tab": "directions", "eps": 0.3, "delta": 1e-5}
+    ]
     assert "Kendall" in ledger.loc[0, "released"]
 
 
@@ -226,6 +229,7 @@ def test_figures_and_tables_of_a_release_cost_nothing(state: AppState) -> None:
         figures.loading_figure(d, kind=kind, components=(2, 3)) for kind in ("vector", "point")
     ]
     figs.append(figures.loading_figure(d, kind="heatmap", heatmap_components=[1, 2, 3]))
+    figs.append(figures.loading_figure(d, kind="point", uncertainty=20, top=3))
     figs += [figures.scree_figure(s, kind=kind) for kind in ("pve", "pve_total", "scree")]
     sample = state.sample(c, method="add", size=50)
     figs += [

@@ -14,13 +14,14 @@ from typing import Any
 
 import pandas as pd
 
-from ..directions import DirectionsResult
+from ..loading import LoadingResult
 from .state import Release, _directions_of
 
 __all__ = [
     "FIGURE_FORMATS",
     "figure_bytes",
     "loading_figure",
+    "message_figure",
     "release_table",
     "score_figure",
     "scree_figure",
@@ -42,12 +43,6 @@ def _figure_of(drawn: Any) -> Any:
     return drawn if hasattr(drawn, "savefig") else drawn.figure
 
 
-def _loading_result(directions: DirectionsResult, components: tuple[int, int]) -> Any:
-    from ..loading import LoadingResult
-
-    return LoadingResult.from_directions(directions, components=components)
-
-
 def loading_figure(
     release: Release,
     *,
@@ -63,11 +58,8 @@ def loading_figure(
     that many times with noise of the released scale: post-processing.
     """
     directions = _directions_of(release.result)
-    fig, ax = _new_axes((6.4, 5.6) if kind != "heatmap" else (6.4, 6.0))
-    try:
-        result = _loading_result(directions, tuple(components))
-    except ImportError:  # a build without dppca.loading: a plain drawing
-        return _plain_loading(directions, fig, ax, kind, tuple(components))
+    _, ax = _new_axes((6.4, 5.6) if kind != "heatmap" else (6.4, 6.0))
+    result = LoadingResult.from_directions(directions, components=tuple(components))
     opts: dict[str, Any] = {"kind": kind, "ax": ax, "top": top}
     if kind == "heatmap":
         opts["components"] = list(heatmap_components) if heatmap_components else None
@@ -76,28 +68,6 @@ def loading_figure(
         if uncertainty:
             opts["uncertainty"] = int(uncertainty)
     return _figure_of(result.plot(**opts))
-
-
-def _plain_loading(
-    directions: DirectionsResult, fig: Any, ax: Any, kind: str, components: tuple[int, int]
-) -> Any:
-    import numpy as np
-
-    v = np.asarray(directions.directions)
-    if kind == "heatmap":
-        ax.imshow(v, cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto")
-        ax.set_yticks(range(directions.p), directions.variables)
-        ax.set_xticks(range(directions.k), directions.pc_labels)
-        return fig
-    a, b = components[0] - 1, components[1] - 1
-    for j, name in enumerate(directions.variables):
-        if kind == "vector":
-            ax.annotate("", (v[j, a], v[j, b]), (0, 0), arrowprops={"arrowstyle": "->"})
-        else:
-            ax.plot(v[j, a], v[j, b], "o")
-        ax.text(v[j, a], v[j, b], name, fontsize=8)
-    ax.set(xlim=(-1, 1), ylim=(-1, 1), xlabel=f"PC{a + 1}", ylabel=f"PC{b + 1}")
-    return fig
 
 
 def scree_figure(release: Release, *, kind: str = "pve") -> Any:
@@ -123,6 +93,16 @@ def score_figure(
         result.plot(kind="sample", method=method, sample=sample, ax=ax)
     else:
         result.plot(kind="histogram", method=method, ax=ax)
+    return fig
+
+
+def message_figure(text: str) -> Any:
+    """A small figure holding only ``text`` (shown where a plot cannot be drawn)."""
+    import textwrap
+
+    fig, ax = _new_axes((6.4, 1.2))
+    ax.axis("off")
+    ax.text(0.5, 0.5, textwrap.fill(text, 90), ha="center", va="center", fontsize=9)
     return fig
 
 

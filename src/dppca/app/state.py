@@ -23,7 +23,8 @@ import pandas as pd
 from .._validation import check_delta, check_eps
 from ..accounting import Budget, PrivacyCost
 from ..datasets import DATASETS, load_dataset
-from ..directions import DirectionsResult, dp_pc_dir
+from ..directions import DirectionsResult
+from ..loading import dp_loading
 
 __all__ = [
     "DEFAULT_EPS",
@@ -528,6 +529,14 @@ class AppState:
             return pd.DataFrame(columns=columns)
         return pd.concat(rows, ignore_index=True)[columns]
 
+    def release_summary(self) -> pd.DataFrame:
+        """One row per release: number, tab, eps, delta (the ledger at a glance)."""
+        rows = [
+            {"release": r.number, "tab": r.kind, "eps": r.cost.eps, "delta": r.cost.delta}
+            for r in self.releases
+        ]
+        return pd.DataFrame(rows, columns=["release", "tab", "eps", "delta"])
+
     def budget_summary(self) -> str:
         """One line: total, spent and remaining (eps, delta)."""
         if self.budget is None:
@@ -543,10 +552,6 @@ class AppState:
 
 def _release_directions(X: pd.DataFrame, **common: Any) -> Any:
     """The directions/loading release: all p directions, so every pair can be drawn."""
-    try:
-        from ..loading import dp_loading
-    except ImportError:  # loading plots not available in this build
-        return dp_pc_dir(X, None, **common)
     return dp_loading(X, k=None, **common)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Callable
 from typing import Any
 
@@ -97,6 +99,7 @@ def build_ui(provided: str | None = None) -> Any:
         ui.input_action_button("set_budget", "Set budget"),
         ui.output_ui("budget_message"),
         ui.output_text("budget_summary"),
+        ui.output_table("ledger_compact"),
         ui.help_text(_FREE),
         width=380,
     )
@@ -126,7 +129,7 @@ def build_ui(provided: str | None = None) -> Any:
             ),
         ),
         ui.output_ui("loading_note"),
-        ui.output_plot("loading_plot", height="560px"),
+        ui.output_image("loading_plot", height="auto"),
         _downloads("loading", "Directions"),
     )
     scree_tab = ui.nav_panel(
@@ -177,7 +180,7 @@ def build_ui(provided: str | None = None) -> Any:
             inline=True,
         ),
         ui.output_ui("scree_note"),
-        ui.output_plot("scree_plot", height="440px"),
+        ui.output_image("scree_plot", height="auto"),
         _downloads("scree", "Scree table"),
     )
     score_tab = ui.nav_panel(
@@ -216,7 +219,7 @@ def build_ui(provided: str | None = None) -> Any:
             ui.input_numeric("score_sample_size", "sample size (0 = n)", 0, min=0, step=100),
         ),
         ui.output_ui("score_note"),
-        ui.output_plot("score_plot", height="520px"),
+        ui.output_image("score_plot", height="auto"),
         _downloads("score", "Bin table"),
     )
     ledger = ui.card(
@@ -405,15 +408,22 @@ def create_app(data: pd.DataFrame | None = None, *, data_name: str = "data") -> 
             tick()
             return state.budget_summary()
 
-        @render.table
-        def ledger() -> pd.DataFrame:
-            tick()
-            frame = state.ledger_frame()
+        def readable(frame: pd.DataFrame) -> pd.DataFrame:
             if frame.empty:
                 return pd.DataFrame({"ledger": ["nothing released yet"]})
             for col in ("eps", "delta"):
                 frame[col] = [f"{v:.4g}" for v in frame[col]]
             return frame
+
+        @render.table
+        def ledger() -> pd.DataFrame:
+            tick()
+            return readable(state.ledger_frame())
+
+        @render.table
+        def ledger_compact() -> pd.DataFrame:
+            tick()
+            return readable(state.release_summary())
 
         # -- releases ----------------------------------------------------------------
         def params(kind: str) -> dict[str, Any]:
@@ -550,19 +560,20 @@ def create_app(data: pd.DataFrame | None = None, *, data_name: str = "data") -> 
             return figures.score_figure(rel, kind=kind, method=method, sample=sample)
 
         def plot_output(name: str, draw: Callable[[], Any]) -> None:
+            # The figure is rendered here (not by render.plot, whose click map
+            # cannot handle colour-bar axes) and shown at its own size.
             def fn() -> Any:
                 try:
-                    return draw()
+                    fig = draw()
                 except (TypeError, ValueError) as exc:
-                    import matplotlib.pyplot as plt
-
-                    fig, ax = plt.subplots(figsize=(6, 1.5))
-                    ax.axis("off")
-                    ax.text(0.5, 0.5, f"Cannot draw: {exc}", ha="center", va="center", wrap=True)
-                    return fig
+                    fig = figures.message_figure(f"Cannot draw: {exc}")
+                fd, path = tempfile.mkstemp(prefix="dppca-", suffix=".png")
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(figures.figure_bytes(fig, "png"))
+                return {"src": path, "style": "max-width: 100%; height: auto;", "alt": name}
 
             fn.__name__ = name
-            render.plot(fn)
+            render.image(delete_file=True)(fn)
 
         plot_output("loading_plot", draw_loading)
         plot_output("scree_plot", draw_scree)
@@ -576,7 +587,7 @@ def create_app(data: pd.DataFrame | None = None, *, data_name: str = "data") -> 
                 yield content()
 
             fn.__name__ = name
-            render.download(filename=filename, media_type=media_type)(fn)
+            render.download_button(filename=filename, media_type=media_type)(fn)
 
         draws = {"loading": draw_loading, "scree": draw_scree, "score": draw_score}
         kinds = {"loading": "directions", "scree": "scree", "score": "score"}
