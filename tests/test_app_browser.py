@@ -1,8 +1,9 @@
 """The app in a real browser: Playwright driving Debian's headless chromium.
 
 The app runs in a subprocess (``dppca app --port N`` on a free loopback
-port). Screenshots go to a temporary directory; set
-``DPPCA_SCREENSHOT_DIR=docs/images`` to keep the ones used in the docs.
+port). Screenshots go to a temporary directory; set ``DPPCA_SCREENSHOT_DIR``
+to keep them (docs/images/app_loading.png and app_refused.png come from such
+a run).
 Skipped when /usr/bin/chromium, Shiny or Playwright is missing (``.ci/run``
 installs all three).
 """
@@ -143,7 +144,7 @@ def test_load_a_bundled_dataset_and_make_a_private_loading_release(page, shots) 
     assert "noisy spherical Kendall matrix (20 x 20)" in ledger
     expect(page.locator("#budget_summary")).to_contain_text("remaining eps = 0.6")
     expect(page.locator("#loading_note")).to_contain_text("spends nothing")
-    page.screenshot(path=str(shots / "app-loading.png"), full_page=True)
+    page.screenshot(path=str(shots / "app_loading.png"), full_page=True)
 
 
 def test_switching_plot_kind_and_components_spends_nothing(page, shots) -> None:
@@ -160,7 +161,7 @@ def test_switching_plot_kind_and_components_spends_nothing(page, shots) -> None:
         assert page.inner_text("#ledger") == ledger  # ... and nothing was spent
         assert page.inner_text("#budget_summary") == summary
         if kind == "heatmap":
-            page.screenshot(path=str(shots / "app-heatmap.png"), full_page=True)
+            page.screenshot(path=str(shots / "app_heatmap.png"), full_page=True)
     _set_number(page, "#loading_pc_y", "3")
     assert page.get_attribute("#loading_plot img", "src") != image
     assert page.inner_text("#ledger") == ledger
@@ -188,7 +189,7 @@ def test_a_release_that_would_overspend_is_refused(page, shots) -> None:
     expect(page.locator("#scree_status")).to_contain_text("Refused", timeout=WAIT)
     assert page.inner_text("#ledger") == ledger
     expect(page.locator("#budget_summary")).to_contain_text("remaining eps = 0.6")
-    page.screenshot(path=str(shots / "app-refused.png"), full_page=True)
+    page.screenshot(path=str(shots / "app_refused.png"), full_page=True)
     # A release that fits goes through and reuses the directions (no new Kendall row).
     _set_number(page, "#scree_eps", "0.3")
     expect(page.locator("#scree_preview")).to_contain_text("will cost eps = 0.3", timeout=WAIT)
@@ -199,7 +200,7 @@ def test_a_release_that_would_overspend_is_refused(page, shots) -> None:
     page.check("input[name=scree_kind][value=scree]")
     _wait_idle(page)
     assert page.inner_text("#ledger").count("Kendall") == 1
-    page.screenshot(path=str(shots / "app-scree.png"), full_page=True)
+    page.screenshot(path=str(shots / "app_scree.png"), full_page=True)
 
 
 def test_a_score_release_with_private_groups(page, shots) -> None:
@@ -218,7 +219,7 @@ def test_a_score_release_with_private_groups(page, shots) -> None:
         _wait_idle(page)
         expect(page.locator("#score_plot img")).to_be_visible()
         assert page.inner_text("#ledger") == ledger
-    page.screenshot(path=str(shots / "app-score.png"), full_page=True)
+    page.screenshot(path=str(shots / "app_score.png"), full_page=True)
 
 
 @pytest.mark.parametrize(
@@ -242,7 +243,7 @@ def test_a_malformed_upload_shows_a_message_and_keeps_the_data(
     # Nothing broke: the loaded dataset still works.
     _run_directions(page)
     if name == "words.csv":
-        page.screenshot(path=str(shots / "app-bad-upload.png"), full_page=True)
+        page.screenshot(path=str(shots / "app_bad_upload.png"), full_page=True)
 
 
 def test_an_upload_with_missing_values_is_explained(page, tmp_path) -> None:

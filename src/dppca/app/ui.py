@@ -477,7 +477,12 @@ def create_app(data: pd.DataFrame | None = None, *, data_name: str = "data") -> 
                     status[kind].set((preview.message, "danger"))
                     return
                 if not preview.affordable:
-                    status[kind].set((f"Refused: {preview.message}", "danger"))
+                    eps_left, delta_left = state.budget.remaining
+                    status[kind].set((
+                        f"Refused: this release would cost {preview.cost}, but only "
+                        f"(eps={eps_left:.4g}, delta={delta_left:.3g}) remains. Nothing was "
+                        "computed or spent.", "danger",
+                    ))  # fmt: skip
                     return
                 try:
                     rel = state.release(kind, **settings)
