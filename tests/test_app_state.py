@@ -287,3 +287,25 @@ def test_create_app_accepts_a_frame_and_refuses_other_data(frame: pd.DataFrame) 
     assert create_app(frame) is not None
     with pytest.raises(TypeError, match="DataFrame or a CSV path"):
         create_app(42)
+
+
+def test_duplicate_rows_do_not_stop_a_release(frame: pd.DataFrame) -> None:
+    # Real tables often repeat rows; the app lets such pairs contribute nothing
+    # (ties="zero") rather than fail with an error that depends on the data.
+    doubled = pd.concat([frame.iloc[:100], frame.iloc[:100]], ignore_index=True)
+    st = AppState(random_state=np.random.default_rng(3))
+    st.load("doubled", doubled)
+    for kind in ("directions", "scree", "score"):
+        st.release(kind, eps=0.3, delta=1e-6, reuse_directions=False)
+    assert [r.kind for r in st.releases] == ["directions", "scree", "score"]
+
+
+def test_run_reads_a_csv_path_for_the_provided_source(tmp_path, frame: pd.DataFrame) -> None:
+    from dppca.app import _read_data
+
+    path = tmp_path / "mine.csv"
+    frame.to_csv(path, index=False)
+    loaded, name = _read_data(path)
+    assert name == "mine.csv" and loaded.shape == frame.shape
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        _read_data(tmp_path / "missing.csv")

@@ -404,8 +404,11 @@ class AppState:
         p = dict(params)
         eps, delta = p.pop("eps"), p.pop("delta")
         calibration = p.pop("calibration", "analytic")
+        # ties="zero": rows that (almost) coincide contribute nothing to the
+        # Kendall matrix instead of stopping the release, which keeps the
+        # guarantee and avoids an error that depends on the data.
         common = {
-            "eps": eps, "delta": delta, "calibration": calibration,
+            "eps": eps, "delta": delta, "calibration": calibration, "ties": "zero",
             "random_state": self._rng, "budget": budget,
         }  # fmt: skip
         reuse = p.pop("reuse_directions", True)

@@ -365,6 +365,9 @@ def create_app(data: pd.DataFrame | None = None, *, data_name: str = "data") -> 
                 return
             cols = list(input.columns() or [])
             group = input.group() or None
+            if group is not None and group in cols:  # a group column is not analysed
+                cols.remove(group)
+                ui.update_selectize("columns", selected=cols)
             if state.selection is not None and (
                 tuple(cols) == state.selection.columns
                 and group == state.selection.group_column
