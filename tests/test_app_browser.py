@@ -55,7 +55,7 @@ def app_url(tmp_path_factory):
     log_path = tmp_path_factory.mktemp("app") / "app.log"
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-c", code, "app", "--port", str(port)],
+            [sys.executable, "-c", code, "app", "--port", str(port), "--max-upload-mb", "0.05"],
             env={**os.environ, "PYTHONPATH": pythonpath},
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -190,6 +190,11 @@ def test_a_release_that_would_overspend_is_refused(page, shots) -> None:
     assert page.inner_text("#ledger") == ledger
     expect(page.locator("#budget_summary")).to_contain_text("remaining eps = 0.6")
     page.screenshot(path=str(shots / "app_refused.png"), full_page=True)
+    # Raising the total after a release is refused too.
+    _set_number(page, "#total_eps", "5")
+    page.click("#set_budget")
+    expect(page.locator("#budget_message")).to_contain_text("fixed once a release", timeout=WAIT)
+    expect(page.locator("#budget_summary")).to_contain_text("Total eps = 1,")
     # A release that fits goes through and reuses the directions (no new Kendall row).
     _set_number(page, "#scree_eps", "0.3")
     expect(page.locator("#scree_preview")).to_contain_text("will cost eps = 0.3", timeout=WAIT)
@@ -229,7 +234,13 @@ def test_a_score_release_with_private_groups(page, shots) -> None:
         ("empty.csv", b"", "is empty"),
         ("words.csv", b"name,city\nann,oslo\nbob,rome\n", "has no numeric columns"),
         ("image.csv", b"\x89PNG\r\n\x1a\n\x00\x00binary", "binary"),
+        (
+            "big.csv",
+            b"a,b\n" + b"1,2\n" * 20_000,
+            "is too large (0.0763 MB); the limit is 0.05 MB",
+        ),
     ],
+    ids=["not-csv", "empty", "no-numeric", "binary", "too-big"],
 )
 def test_a_malformed_upload_shows_a_message_and_keeps_the_data(
     page, shots, tmp_path, name, content, message

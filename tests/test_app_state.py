@@ -284,9 +284,12 @@ def test_create_app_accepts_a_frame_and_refuses_other_data(frame: pd.DataFrame) 
     pytest.importorskip("shiny")
     from dppca.app import create_app
 
-    assert create_app(frame) is not None
+    assert create_app(frame, max_upload_mb=0.5) is not None
     with pytest.raises(TypeError, match="DataFrame or a CSV path"):
         create_app(42)
+    for bad in (0, -1.0, float("inf"), True):
+        with pytest.raises(ValueError, match="max_upload_mb"):
+            create_app(frame, max_upload_mb=bad)
 
 
 def test_duplicate_rows_do_not_stop_a_release(frame: pd.DataFrame) -> None:

@@ -47,7 +47,7 @@ def _read_data(data: Any) -> tuple[pd.DataFrame | None, str]:
     raise TypeError(f"data must be None, a DataFrame or a CSV path; got {type(data).__name__}.")
 
 
-def create_app(data: Any = None) -> Any:
+def create_app(data: Any = None, *, max_upload_mb: float = 20.0) -> Any:
     """The app as a ``shiny.App`` (for ``shiny run`` or an ASGI server).
 
     Parameters
@@ -55,12 +55,18 @@ def create_app(data: Any = None) -> Any:
     data : None, pandas.DataFrame or path of a CSV file
         A table loaded first and offered as the "Provided" source; None
         starts with the bundled ``gau_g`` dataset.
+    max_upload_mb : float, default=20
+        Largest CSV file accepted from the browser, in megabytes (> 0).
     """
     _require_shiny()
     from .ui import create_app as _create
 
+    if isinstance(max_upload_mb, bool) or not (
+        isinstance(max_upload_mb, int | float) and 0 < max_upload_mb < float("inf")
+    ):
+        raise ValueError(f"max_upload_mb must be a number > 0; got {max_upload_mb!r}.")
     frame, name = _read_data(data)
-    return _create(frame, data_name=name)
+    return _create(frame, data_name=name, max_upload=int(max_upload_mb * 1024 * 1024))
 
 
 def run(
@@ -69,6 +75,7 @@ def run(
     port: int = 8000,
     host: str = "127.0.0.1",
     launch_browser: bool = False,
+    max_upload_mb: float = 20.0,
     **kwargs: Any,
 ) -> None:
     """Serve the app until interrupted (Ctrl+C).
@@ -84,6 +91,8 @@ def run(
         whatever it computes from the data to whoever connects.
     launch_browser : bool, default=False
         Open the page in the default browser.
+    max_upload_mb : float, default=20
+        Largest CSV file accepted from the browser, in megabytes.
     **kwargs
         Passed to ``shiny.run_app`` (for example ``log_level="warning"``).
 
@@ -97,5 +106,5 @@ def run(
     _require_shiny()
     import shiny
 
-    app = create_app(data)
+    app = create_app(data, max_upload_mb=max_upload_mb)
     shiny.run_app(app, host=host, port=int(port), launch_browser=launch_browser, **kwargs)

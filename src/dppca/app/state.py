@@ -96,7 +96,7 @@ def numeric_columns(frame: pd.DataFrame) -> list[str]:
 
 
 def _megabytes(size: int) -> str:
-    return f"{size / 1024 / 1024:.1f} MB"
+    return f"{size / 1024 / 1024:.3g} MB"
 
 
 def read_csv_upload(

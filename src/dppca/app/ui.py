@@ -62,12 +62,12 @@ def _downloads(prefix: str, table: str) -> Any:
     )
 
 
-def build_ui(provided: str | None = None) -> Any:
+def build_ui(provided: str | None = None, *, max_upload: int = MAX_UPLOAD_BYTES) -> Any:
     """The page: data and budget in the sidebar, one tab per kind of release."""
     sources = {"bundled": "Bundled dataset", "upload": "Upload a CSV file"}
     if provided is not None:
         sources = {"provided": f"Provided: {provided}", **sources}
-    limit_mb = MAX_UPLOAD_BYTES // (1024 * 1024)
+    limit_mb = f"{max_upload / (1024 * 1024):g}"
     sidebar = ui.sidebar(
         ui.h5("Data"),
         ui.input_radio_buttons("source", None, sources),
@@ -251,7 +251,12 @@ def _positive_or_none(value: Any) -> int | None:
     return int(value) if value not in (None, "") and int(value) > 0 else None
 
 
-def create_app(data: pd.DataFrame | None = None, *, data_name: str = "data") -> App:
+def create_app(
+    data: pd.DataFrame | None = None,
+    *,
+    data_name: str = "data",
+    max_upload: int = MAX_UPLOAD_BYTES,
+) -> App:
     """Build the Shiny application.
 
     Parameters
@@ -261,8 +266,10 @@ def create_app(data: pd.DataFrame | None = None, *, data_name: str = "data") -> 
         without it the bundled ``gau_g`` dataset is loaded.
     data_name : str, default="data"
         How the provided table is named on the page.
+    max_upload : int, default=MAX_UPLOAD_BYTES
+        Largest accepted upload, in bytes.
     """
-    page = build_ui(None if data is None else data_name)
+    page = build_ui(None if data is None else data_name, max_upload=max_upload)
 
     def server(input: Inputs, output: Outputs, session: Session) -> None:
         state = AppState()
@@ -352,7 +359,9 @@ def create_app(data: pd.DataFrame | None = None, *, data_name: str = "data") -> 
                 return
             info = files[0]
             try:
-                frame = read_csv_upload(info["datapath"], name=info["name"], size=info["size"])
+                frame = read_csv_upload(
+                    info["datapath"], name=info["name"], size=info["size"], limit=max_upload
+                )
             except DataError as exc:
                 data_msg.set((f"Upload refused: {exc} The current data are unchanged.", "danger"))
                 return

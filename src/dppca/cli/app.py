@@ -26,6 +26,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default="127.0.0.1",
         help="address to bind (default 127.0.0.1, this machine only)",
     )
+    parser.add_argument(
+        "--max-upload-mb", type=float, default=20.0, metavar="MB",
+        help="largest CSV file accepted from the browser (default 20)",
+    )  # fmt: skip
     parser.add_argument("--open", action="store_true", help="open the page in a web browser")
     parser.set_defaults(func=run)
 
@@ -45,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         run_app(
             args.data,
+            max_upload_mb=args.max_upload_mb,
             port=args.port,
             host=args.host,
             launch_browser=args.open,
