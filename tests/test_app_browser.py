@@ -10,6 +10,7 @@ installs all three).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import socket
@@ -47,40 +48,48 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def app_url(tmp_path_factory):
+@contextlib.contextmanager
+def _serve(args: list[str], log_dir: Path):
+    """Run ``dppca app --port N *args`` until the block ends; yield its address."""
     port = _free_port()
     pythonpath = os.pathsep.join(p for p in (str(SRC), os.environ.get("PYTHONPATH")) if p)
     code = "import sys; from dppca.cli import main; sys.exit(main(sys.argv[1:]))"
-    log_path = tmp_path_factory.mktemp("app") / "app.log"
+    log_path = log_dir / "app.log"
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-c", code, "app", "--port", str(port), "--max-upload-mb", "0.05"],
+            [sys.executable, "-c", code, "app", "--port", str(port), *args],
             env={**os.environ, "PYTHONPATH": pythonpath},
             stdout=log,
             stderr=subprocess.STDOUT,
         )
     url = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + 60
-    while True:
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(url, timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"the app did not start on {url}:\n{log_path.read_text()}")
+            time.sleep(0.2)
+        yield url
+    finally:
+        proc.terminate()
         try:
-            with urllib.request.urlopen(url, timeout=2) as response:
-                if response.status == 200:
-                    break
-        except OSError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-            pytest.fail(f"the app did not start on {url}:\n{log_path.read_text()}")
-        time.sleep(0.2)
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory):
+    # A small upload limit, so that the size check can be seen with a small file.
+    with _serve(["--max-upload-mb", "0.05"], tmp_path_factory.mktemp("app")) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -266,3 +275,22 @@ def test_an_upload_with_missing_values_is_explained(page, tmp_path) -> None:
     # Dropping the column with the gap makes the data usable.
     page.locator("#columns").evaluate("el => { const s = el.selectize; s.removeItem('y'); }")
     expect(page.locator("#data_message")).to_contain_text("Analysing 2 columns", timeout=WAIT)
+
+
+def test_dppca_app_with_a_csv_file_starts_on_that_file(browser, tmp_path) -> None:
+    path = tmp_path / "mine.csv"
+    path.write_text(
+        "x,y,z,label\n" + "".join(f"{i % 7},{i % 5},{i % 3},g{i % 2}\n" for i in range(60))
+    )
+    with _serve([str(path)], tmp_path) as url:
+        context = browser.new_context()
+        pg = context.new_page()
+        pg.goto(url)
+        expect(pg.locator("#data_message")).to_contain_text(
+            "Loaded mine.csv: 60 rows", timeout=WAIT
+        )
+        expect(pg.locator("input[name=source][value=provided]")).to_be_checked()
+        expect(pg.locator("#budget_summary")).to_contain_text(
+            "Total eps = 1, delta = 0.01;"  # 60 ** -1.1 = 0.011, rounded down
+        )
+        context.close()
