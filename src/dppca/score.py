@@ -751,10 +751,9 @@ def dp_score(
                 released=f"noisy spherical Kendall matrix ({p} x {p})",
             )
         )  # fmt: skip
+    eps_g = eps * shares.get("groups", 0.0)
     if private_groups:
-        parts.append(
-            PrivacyCost(eps * shares["groups"], 0.0, "laplace", f"group sizes ({n_groups})")
-        )
+        parts.append(PrivacyCost(eps_g, 0.0, "laplace", f"group sizes ({n_groups})"))
     eps_f = eps * shares.get("frame", 0.0)
     if public_frame is None:
         risk = frame_risk(n, eps_f, bound)
@@ -793,7 +792,8 @@ def dp_score(
     # Randomness order: directions, group sizes, frame, histograms (method order).
     if matrix is None:
         dir_result = dp_pc_dir(
-            data, max(components), eps=parts[0].eps, delta=parts[0].delta,
+            data, max(components), eps=eps * shares["directions"],
+            delta=delta_share["directions"],
             random_state=rng, calibration=calibration, ties=ties,
         )  # fmt: skip
         matrix = np.ascontiguousarray(dir_result.directions[:, [c - 1 for c in components]])
@@ -803,7 +803,7 @@ def dp_score(
     exact_sizes = np.bincount(codes, minlength=n_groups) if codes is not None else np.array([n])
     if levels is not None:
         if private_groups:
-            noisy = laplace_noise(exact_sizes.astype(np.float64), 2.0 / parts[1].eps, rng)
+            noisy = laplace_noise(exact_sizes.astype(np.float64), 2.0 / eps_g, rng)
             group_sizes = np.maximum(np.round(noisy), 0.0)
         else:
             group_sizes = exact_sizes.astype(np.float64)
