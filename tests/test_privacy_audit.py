@@ -13,10 +13,13 @@ import warnings
 import numpy as np
 import pytest
 
-from dppca import dp_score
+from dppca import dp_score, dp_scree
 from dppca import mechanisms as mech
 from dppca import score as score_mod
+from dppca import scree as scree_mod
 from dppca.score import bin_counts
+
+_DBL_MAX = float(np.finfo(np.float64).max)
 
 
 def _leaf(cost, word):
@@ -73,3 +76,55 @@ def test_replacing_a_row_empties_at_most_one_cell_and_fills_at_most_one(rng):
         assert np.sum((c1 > 0) & (c2 == 0)) <= 1
         assert np.sum((c1 == 0) & (c2 > 0)) <= 1
         assert np.abs(c1 - c2).sum() <= 2
+
+
+def test_score_with_an_extreme_row_neither_fails_nor_warns(rng):
+    # An error or a warning that appears only when some row is huge would
+    # reveal that row; a value overflowing the scores must be handled like any other.
+    X = rng.normal(size=(500, 3))
+    X[0] = [_DBL_MAX, _DBL_MAX, -_DBL_MAX]  # scores overflow to +inf and -inf
+    V = np.array([[0.6, 0.0], [0.8, 0.0], [0.0, 1.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = dp_score(
+            X, eps=2.0, delta=1e-5, directions=V, calibration="analytic", random_state=0
+        )
+    assert np.all(np.isfinite(res.xlim + res.ylim))
+
+
+# --------------------------------------------------------------------------- scree
+
+
+@pytest.mark.parametrize("method", ["clipped", "pmwm", "huber"])
+@pytest.mark.parametrize("pairing", ["random", "consecutive"])
+def test_scree_with_an_extreme_row_neither_fails_nor_warns(rng, method, pairing):
+    X = rng.normal(size=(400, 4))
+    X[0] = 1e160  # squares of the differences overflow
+    X[4], X[5] = _DBL_MAX, -_DBL_MAX  # their difference overflows
+    V = np.linalg.qr(rng.normal(size=(4, 2)))[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = dp_scree(
+            X, 2, eps=0.5, delta=1e-5, directions=V, method=method, pairing=pairing,
+            control={"huber": scree_mod.HuberControl(m2_rule="mode")} if method == "huber"
+            else None, random_state=0,
+        )  # fmt: skip
+    assert np.all(np.isfinite(res.values))
+
+
+@pytest.mark.parametrize("values", [[1.0, np.inf, 2.0], [1.0, np.nan, 2.0], [-np.inf, 0.5, 3.0]])
+def test_quantile_scans_take_non_finite_values_silently(values):
+    # Each value is mapped to a bin on its own, so sending non-finite values to
+    # an end bin keeps the sensitivity; they must not raise or warn.
+    x = np.array(values * 50)
+    gen = np.random.default_rng(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        a = mech.unbounded_quantile_upper(x, lower=0.0, beta=1.01, q=0.5, eps1=1, eps2=1, rng=gen)
+        b = mech.unbounded_quantile(
+            x, lower=0.0, upper=1e8, beta=1.01, q=0.2, eps1=1, eps2=1, rng=gen
+        )
+        c = mech.signed_quantile(x, bound=1e6, beta=1.01, q=0.5, eps1=1, eps2=1, rng=gen)
+        bins = mech.signed_log_bin(x, 1e6, 1.01)
+    assert np.isfinite([a, b, c]).all()
+    assert bins.min() >= 0 and bins.max() < mech.signed_log_edges(1e6, 1.01).size

@@ -239,7 +239,10 @@ def unbounded_quantile_upper(
     x = np.asarray(x, dtype=np.float64)
     n_obs = x.size
     log_beta = math.log(beta)
-    z = np.maximum(x - lower + 1.0, beta)
+    # NaN and overflow go to the top bin, -inf to the first, each by its own
+    # value, so the counts keep their sensitivity and nothing raises or warns.
+    with np.errstate(over="ignore", invalid="ignore"):
+        z = np.minimum(np.maximum(np.nan_to_num(x - lower + 1.0, nan=np.inf), beta), _DBL_MAX)
     bins = np.floor(np.log(z) / log_beta).astype(np.int64)
     top = int(bins.max()) if n_obs else 1
     counts = np.bincount(bins, minlength=top + 1)
@@ -311,10 +314,10 @@ def signed_log_edges(bound: float, beta: float) -> NDArray[np.float64]:
 def signed_log_bin(x: NDArray[np.float64], bound: float, beta: float) -> NDArray[np.int64]:
     """Index into :func:`signed_log_edges` of the bin ``(e[i-1], e[i]]`` holding each value.
 
-    Values are clipped to ``[-bound, bound]`` first. Each index depends on its own
-    value only, so replacing one value moves one count by one.
+    Values are clipped to ``[-bound, bound]`` first (NaN counts as ``bound``). Each
+    index depends on its own value only, so replacing one value moves one count by one.
     """
-    x = np.clip(np.asarray(x, dtype=np.float64), -bound, bound)
+    x = np.clip(np.nan_to_num(np.asarray(x, dtype=np.float64), nan=bound), -bound, bound)
     top = math.ceil(math.log1p(bound) / math.log(beta))
     level = np.log1p(np.abs(x)) / math.log(beta)
     j = np.where(x >= 0, np.ceil(level), -np.floor(level)).astype(np.int64)

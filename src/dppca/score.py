@@ -797,7 +797,8 @@ def dp_score(
             random_state=rng, calibration=calibration, ties=ties,
         )  # fmt: skip
         matrix = np.ascontiguousarray(dir_result.directions[:, [c - 1 for c in components]])
-    scores = data @ matrix
+    with np.errstate(over="ignore", invalid="ignore"):  # no warning may depend on the data
+        scores = data @ matrix
 
     group_sizes = None
     exact_sizes = np.bincount(codes, minlength=n_groups) if codes is not None else np.array([n])

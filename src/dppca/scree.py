@@ -434,7 +434,8 @@ def _paired_differences(data: NDArray[np.float64], order: NDArray[np.int64]) -> 
     """``(x_a - x_b) / sqrt(2)`` for consecutive entries ``a, b`` of ``order``."""
     m = data.shape[0] // 2
     first, second = order[0 : 2 * m : 2], order[1 : 2 * m : 2]
-    return (data[first] - data[second]) / math.sqrt(2.0)
+    with np.errstate(over="ignore"):  # an overflow must not announce a huge row
+        return (data[first] - data[second]) / math.sqrt(2.0)
 
 
 def _clipped_statistic(w: NDArray[np.float64], clip: float) -> NDArray[np.float64]:
@@ -462,7 +463,8 @@ def _huber_gradient(
 def _m2_values(w: NDArray[np.float64]) -> NDArray[np.float64]:
     """``s_j = (w_{2j-1} - w_{2j})^2 / 2``: one changed ``w`` changes one ``s_j``."""
     half = w.size // 2
-    return (w[0 : 2 * half : 2] - w[1 : 2 * half : 2]) ** 2 / 2.0
+    with np.errstate(over="ignore", invalid="ignore"):  # inf/NaN are left out later
+        return (w[0 : 2 * half : 2] - w[1 : 2 * half : 2]) ** 2 / 2.0
 
 
 def _dyadic_bins(values: NDArray[np.float64], k_min: int, k_max: int) -> NDArray[np.int64]:
