@@ -35,7 +35,7 @@ from ._validation import (
 )
 from ._warnings import _user_stacklevel
 from .accounting import Budget, PrivacyCost, compose
-from .directions import DirectionsResult, dp_pc_dir
+from .directions import DirectionsResult, dp_pc_dir, resolve_directions
 from .exceptions import AccuracyWarning
 from .mechanisms import (
     gaussian_noise,
@@ -382,37 +382,6 @@ def _group_codes(labels: Any, n: int) -> tuple[tuple[Any, ...], NDArray[np.int64
     return levels, np.asarray(codes, dtype=np.int64)
 
 
-def _resolve_directions(
-    directions: object, p: int, components: tuple[int, int]
-) -> tuple[NDArray[np.float64] | None, DirectionsResult | None, str]:
-    if directions is None:
-        return None, None, "private"
-    if isinstance(directions, DirectionsResult):
-        if not directions.private:
-            raise ValueError(
-                "directions is a non-private result (private=False), which would make the "
-                "scores non-private; pass a private release from dp_pc_dir, None, or an "
-                "array of directions that are public."
-            )
-        matrix, result, source = np.asarray(directions.directions), directions, "private release"
-    else:
-        matrix = np.array(directions, dtype=np.float64, copy=True)
-        result, source = None, "public"
-    if matrix.ndim != 2 or matrix.shape[0] != p:
-        raise ValueError(
-            f"directions must have one row per variable ({p}); got shape {matrix.shape}."
-        )
-    if matrix.shape[1] < max(components):
-        raise ValueError(
-            f"directions has {matrix.shape[1]} columns but components asks for "
-            f"PC{max(components)}."
-        )
-    if not np.isfinite(matrix).all():
-        raise ValueError("directions must be finite.")
-    cols = [components[0] - 1, components[1] - 1]
-    return np.ascontiguousarray(matrix[:, cols]), result, source
-
-
 def _bin_index(values: NDArray[np.float64], edges: NDArray[np.float64]) -> NDArray[np.int64]:
     """Bin of each value on right-closed intervals (the first closed); outside -> edge bins."""
     j = np.searchsorted(edges, values, side="left") - 1
@@ -557,6 +526,7 @@ def dp_score(
     directions: DirectionsResult | ArrayLike | None = None,
     groups: ArrayLike | str | None = None,
     groups_public: bool = False,
+    public_directions: bool = False,
     split: Mapping[str, float] | None = None,
     score_range: float = 1e6,
     frame_level: float = 0.995,
@@ -589,7 +559,9 @@ def dp_score(
     directions : DirectionsResult, array of shape (p, k) or None, default=None
         None releases private directions in this call (:func:`dppca.dp_pc_dir`
         with a share of the budget). A private ``DirectionsResult`` (from an
-        earlier release on the same data) costs nothing more. An array is taken
+        earlier release on the same data) costs nothing more. A non-private
+        ``DirectionsResult`` (from :func:`dppca.pc_dir`) is refused unless
+        ``public_directions=True``. An array with orthonormal columns is taken
         as public directions; the caller vouches that it does not depend on
         the data. Columns ``components`` are used.
     groups : array-like of shape (n,) or str, default=None
@@ -600,6 +572,8 @@ def dp_score(
         False: the group sizes are released with Laplace noise (a share of the
         budget) and only those are used. True: the caller declares the labels,
         and so the group sizes, public; the exact sizes are used and shown.
+    public_directions : bool, default=False
+        Confirms that a non-private ``DirectionsResult`` comes from public data.
     split : mapping, default=None
         Epsilon weights of the parts, normalised over the parts that are used:
         ``directions`` (0.2), ``frame`` (0.2), ``groups`` (0.1) and ``histogram``
@@ -723,7 +697,14 @@ def dp_score(
     calibration = check_calibration(calibration)
     ties = check_ties(ties)
     public_frame = None if frame is None else _check_frame(frame)
-    matrix, dir_result, dir_source = _resolve_directions(directions, p, components)
+    given, dir_result = resolve_directions(
+        directions, p=p, k=max(components), public_directions=public_directions
+    )
+    if given is None:
+        matrix, dir_source = None, "private"
+    else:
+        matrix = np.ascontiguousarray(given[:, [c - 1 for c in components]])
+        dir_source = "public" if dir_result is None else "private release"
     levels, codes = (None, None) if labels is None else _group_codes(labels, n)
     n_groups = 1 if levels is None else len(levels)
     rng = check_random_state(random_state)

@@ -33,7 +33,7 @@ from ._validation import (
     check_real,
 )
 from .accounting import Budget, PrivacyCost, compose
-from .directions import DirectionsResult, dp_pc_dir
+from .directions import DirectionsResult, dp_pc_dir, resolve_directions
 from .mechanisms import (
     exponential_mechanism,
     gaussian_noise,
@@ -747,55 +747,6 @@ def _check_share(value: object, name: str) -> float:
     return check_real(value, name, low=0.0, high=1.0, low_open=True, high_open=True)
 
 
-def _resolve_directions(
-    directions: object, *, p: int, k: int, n: int, public_directions: bool
-) -> tuple[NDArray[np.float64] | None, str, DirectionsResult | None]:
-    if directions is None:
-        return None, "private (this call)", None
-    if isinstance(directions, DirectionsResult):
-        if directions.p != p:
-            raise ValueError(
-                f"directions has {directions.p} variables but X has {p}; "
-                "use directions computed for these columns."
-            )
-        if directions.k < k:
-            raise ValueError(
-                f"directions holds {directions.k} directions but k={k}; "
-                f"release at least {k} or lower k."
-            )
-        if not directions.private and not public_directions:
-            raise ValueError(
-                "directions is a non-private result (from pc_dir); using it would make the "
-                "scree non-private. Pass a private release from dp_pc_dir, or "
-                "public_directions=True if the directions come from public data."
-            )
-        source = "private (earlier release)" if directions.private else "public (caller)"
-        release = directions if directions.private else None
-        return np.array(directions.directions[:, :k]), source, release
-    if isinstance(directions, pd.DataFrame):
-        directions = directions.to_numpy()
-    try:
-        matrix = np.array(directions, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(
-            "directions must be None, a DirectionsResult or a (p, k) numeric matrix; "
-            f"got {type(directions).__name__}."
-        ) from None
-    if matrix.ndim != 2 or matrix.shape[0] != p or matrix.shape[1] < k:
-        raise ValueError(
-            f"directions must be a matrix of shape (p, >=k) = ({p}, >={k}); got {matrix.shape}."
-        )
-    matrix = matrix[:, :k]
-    if not np.isfinite(matrix).all() or not np.allclose(
-        matrix.T @ matrix, np.eye(k), rtol=0.0, atol=1e-6
-    ):
-        raise ValueError(
-            "directions must have orthonormal columns (unit length, mutually orthogonal); "
-            "orthonormalise them first, e.g. with numpy.linalg.qr."
-        )
-    return matrix, "public (caller)", None
-
-
 def dp_scree(
     X: Data,
     k: int | None = None,
@@ -987,9 +938,11 @@ def dp_scree(
                                                               "public_directions")):  # fmt: skip
         if not isinstance(flag, bool):
             raise TypeError(f"{name} must be True or False; got {flag!r}.")
-    given, source, release = _resolve_directions(
-        directions, p=p, k=k, n=n, public_directions=public_directions
-    )
+    given, release = resolve_directions(directions, p=p, k=k, public_directions=public_directions)
+    if given is None:
+        source = "private (this call)"
+    else:
+        source = "public (caller)" if release is None else "private (earlier release)"
     if given is None:
         direction_share = _check_share(direction_share, "direction_share")
         if direction_share + trace_share >= 1:
