@@ -128,3 +128,11 @@ def test_quantile_scans_take_non_finite_values_silently(values):
         bins = mech.signed_log_bin(x, 1e6, 1.01)
     assert np.isfinite([a, b, c]).all()
     assert bins.min() >= 0 and bins.max() < mech.signed_log_edges(1e6, 1.01).size
+
+
+@pytest.mark.parametrize("flag", ["no", 1, np.array([0])])
+def test_groups_public_must_be_a_real_boolean(rng, flag):
+    # bool("no") is True: a loose check would publish the exact group sizes.
+    X = rng.normal(size=(100, 2))
+    with pytest.raises(TypeError, match="groups_public"):
+        dp_score(X, eps=0.5, delta=1e-5, groups=np.repeat(["a", "b"], 50), groups_public=flag)

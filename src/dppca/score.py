@@ -22,6 +22,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ._typing import Calibration, Data, RandomStateLike, Ties
 from ._validation import (
+    check_bool,
     check_calibration,
     check_components,
     check_data,
@@ -31,6 +32,7 @@ from ._validation import (
     check_positive_float,
     check_positive_int,
     check_random_state,
+    check_real,
     check_ties,
 )
 from ._warnings import _user_stacklevel
@@ -685,15 +687,11 @@ def dp_score(
     components = check_components(components, p)
     mx, my = _check_bins(bins, n)
     methods = _check_methods(method)
-    groups_public = bool(groups_public)
+    groups_public = check_bool(groups_public, "groups_public")
+    compare = check_bool(compare, "compare")
     bound = check_positive_float(score_range, "score_range")
     frame_level = check_open_unit(frame_level, "frame_level")
-    if (
-        isinstance(inflate, bool)
-        or not isinstance(inflate, numbers.Real)
-        or not (math.isfinite(inflate) and inflate >= 0)
-    ):
-        raise ValueError(f"inflate must be a finite number >= 0; got {inflate!r}.")
+    inflate = check_real(inflate, "inflate", low=0.0)
     calibration = check_calibration(calibration)
     ties = check_ties(ties)
     public_frame = None if frame is None else _check_frame(frame)
@@ -792,7 +790,7 @@ def dp_score(
 
     if public_frame is None:
         xlim, ylim = private_frame(
-            scores, eps=eps_f, bound=bound, level=frame_level, inflate=float(inflate), rng=rng
+            scores, eps=eps_f, bound=bound, level=frame_level, inflate=inflate, rng=rng
         )
     else:
         xlim, ylim = public_frame
@@ -920,12 +918,8 @@ def sample_points(
         raise ValueError(f"kind must be 'center' or 'uniform'; got {kind!r}.")
     if bandwidth is None:
         bandwidth = _DEFAULT_BANDWIDTH[kind]
-    elif (
-        isinstance(bandwidth, bool)
-        or not isinstance(bandwidth, numbers.Real)
-        or not (math.isfinite(bandwidth) and bandwidth >= 0)
-    ):
-        raise ValueError(f"bandwidth must be a finite number >= 0; got {bandwidth!r}.")
+    else:
+        bandwidth = check_real(bandwidth, "bandwidth", low=0.0)
     rng = check_random_state(random_state)
     prob = np.asarray(result.probs[method])
     alive = prob.sum(axis=1) > 0

@@ -22,12 +22,14 @@ from scipy.optimize import isotonic_regression
 
 from ._typing import Calibration, Data, RandomStateLike, Ties
 from ._validation import (
+    check_bool,
     check_calibration,
     check_choice,
     check_data,
     check_delta,
     check_eps,
     check_k,
+    check_open_unit,
     check_positive_int,
     check_random_state,
     check_real,
@@ -169,8 +171,7 @@ class PMWMControl:
             low_open=True, high_open=True,
         )  # fmt: skip
         for name in ("split", "lower_quantile"):
-            if not isinstance(getattr(self, name), bool):
-                raise TypeError(f"PMWMControl.{name} must be True or False.")
+            check_bool(getattr(self, name), f"PMWMControl.{name}")
 
 
 @dataclass(frozen=True)
@@ -743,10 +744,6 @@ def _resolve_controls(control: object, methods: tuple[str, ...]) -> dict[str, An
     return {m: given.get(m, _CONTROLS[m]()) for m in methods}
 
 
-def _check_share(value: object, name: str) -> float:
-    return check_real(value, name, low=0.0, high=1.0, low_open=True, high_open=True)
-
-
 def dp_scree(
     X: Data,
     k: int | None = None,
@@ -933,18 +930,17 @@ def dp_scree(
     controls = _resolve_controls(control, methods)
     calibration = check_calibration(calibration)
     pairing = check_choice(pairing, "pairing", ("random", "consecutive"))
-    trace_share = _check_share(trace_share, "trace_share")
-    for flag, name in ((mono, "mono"), (compare, "compare"), (public_directions,
-                                                              "public_directions")):  # fmt: skip
-        if not isinstance(flag, bool):
-            raise TypeError(f"{name} must be True or False; got {flag!r}.")
+    trace_share = check_open_unit(trace_share, "trace_share")
+    mono = check_bool(mono, "mono")
+    compare = check_bool(compare, "compare")
+    public_directions = check_bool(public_directions, "public_directions")
     given, release = resolve_directions(directions, p=p, k=k, public_directions=public_directions)
     if given is None:
         source = "private (this call)"
     else:
         source = "public (caller)" if release is None else "private (earlier release)"
     if given is None:
-        direction_share = _check_share(direction_share, "direction_share")
+        direction_share = check_open_unit(direction_share, "direction_share")
         if direction_share + trace_share >= 1:
             raise ValueError(
                 f"direction_share + trace_share must be < 1 to leave budget for the scree; "
