@@ -9,7 +9,10 @@ from ..score import dp_score, sample_points
 from ._common import (
     CLIError,
     add_data_arguments,
+    add_output_argument,
     add_privacy_arguments,
+    add_ties_argument,
+    check_figure_path,
     numeric_part,
     parse_int_list,
     read_data,
@@ -54,16 +57,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--sample", choices=("center", "uniform"), default=None,
         help="also draw synthetic points from each released histogram",
     )  # fmt: skip
-    parser.add_argument(
-        "--ties", choices=("error", "zero"), default="error",
-        help="rows closer than 1.5e-8: stop with an error, or let them contribute nothing",
-    )  # fmt: skip
+    add_ties_argument(parser)
     parser.add_argument(
         "--table", default=None, metavar="FILE.csv", help="also write the bin tables as CSV"
     )
-    parser.add_argument(
-        "--out", required=True, metavar="FILE", help="figure file (.png, .svg or .pdf)"
-    )
+    add_output_argument(parser, required=True, help="figure file (.png, .svg or .pdf)")
     parser.set_defaults(func=run)
 
 
@@ -79,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
             raise CLIError(f"--bins must be one or two integers; got {args.bins!r}.")
         bins = values[0] if len(values) == 1 else values
     methods = [m.strip() for m in args.method.split(",") if m.strip()]
+    check_figure_path(args.out)  # before the release: a typo must not waste the budget
     keep = (args.groups,) if args.groups else ()
     try:
         frame = read_data(args, keep=keep)
