@@ -250,19 +250,42 @@ def unbounded_quantile_upper(
     cum = np.cumsum(counts)
     target = q * n_obs + rng.exponential(1.0 / eps1)
     i_max = math.floor(math.log(_DBL_MAX) / log_beta)
-    start = 1
-    while start <= i_max:
-        idx = np.arange(start, min(start + chunk, i_max + 1))
-        below = cum[np.minimum(idx - 1, top)]  # H(i - 1)
+    i = _first_passing_bin(cum, target, start=1, stop=i_max + 1, eps2=eps2, rng=rng, chunk=chunk)
+    if i is None:
+        return _DBL_MAX
+    with np.errstate(over="ignore"):
+        value = beta**i + lower - 1.0
+    return value if math.isfinite(value) else _DBL_MAX
+
+
+def _first_passing_bin(
+    cum: NDArray[np.int64],
+    target: float,
+    *,
+    start: int,
+    stop: int,
+    eps2: float,
+    rng: np.random.Generator,
+    chunk: int,
+) -> int | None:
+    """The noisy scan shared by the quantile routines (above-threshold with Exp noise).
+
+    For bins ``i = start, ..., stop - 1`` in order, with ``H(i - 1)`` the number
+    of values in bins below ``i`` (``cum[i - 1]``, 0 for ``i = 0``, and the
+    total past the last bin), return the first ``i`` with
+    ``H(i - 1) + Exp(rate eps2) > target``, or None. The noise is drawn in
+    blocks of ``chunk`` bins, in bin order, so the result is reproducible.
+    """
+    last = cum.size - 1
+    while start < stop:
+        idx = np.arange(start, min(start + chunk, stop))
+        below = np.where(idx > 0, cum[np.clip(idx - 1, 0, last)], 0)  # H(i - 1)
         noise = rng.exponential(1.0 / eps2, size=idx.size)
         hit = np.flatnonzero(below + noise > target)
         if hit.size:
-            i = int(idx[hit[0]])
-            with np.errstate(over="ignore"):
-                value = beta**i + lower - 1.0
-            return value if math.isfinite(value) else _DBL_MAX
+            return int(idx[hit[0]])
         start = int(idx[-1]) + 1
-    return _DBL_MAX
+    return None
 
 
 def unbounded_quantile(
@@ -358,16 +381,8 @@ def signed_quantile(
     n_bins = edges.size
     cum = np.cumsum(np.bincount(signed_log_bin(x, bound, beta), minlength=n_bins))
     target = q * x.size + rng.exponential(1.0 / eps1)
-    start = 0
-    while start < n_bins:
-        idx = np.arange(start, min(start + chunk, n_bins))
-        below = np.where(idx > 0, cum[np.maximum(idx - 1, 0)], 0)  # H(i - 1)
-        noise = rng.exponential(1.0 / eps2, size=idx.size)
-        hit = np.flatnonzero(below + noise > target)
-        if hit.size:
-            return float(np.clip(edges[idx[hit[0]]], -bound, bound))
-        start = int(idx[-1]) + 1
-    return float(bound)
+    i = _first_passing_bin(cum, target, start=0, stop=n_bins, eps2=eps2, rng=rng, chunk=chunk)
+    return float(bound) if i is None else float(np.clip(edges[i], -bound, bound))
 
 
 def stability_threshold(eps: float, delta: float) -> float:
