@@ -66,11 +66,11 @@ def test_replacing_a_row_empties_at_most_one_cell_and_fills_at_most_one(rng):
     edges_x, edges_y = np.linspace(-2, 2, mx + 1), np.linspace(-2, 2, my + 1)
     for _ in range(200):
         s = rng.standard_t(2, size=(n, 2))
-        codes = rng.integers(g, size=n)
+        codes = rng.integers(-1, g, size=n)  # -1: a label outside group_labels
         s2, codes2 = s.copy(), codes.copy()
         row = rng.integers(n)
         s2[row] = rng.standard_t(1, size=2) * 10
-        codes2[row] = rng.integers(g)
+        codes2[row] = rng.integers(-1, g)
         c1 = bin_counts(s, edges_x, edges_y, codes, g).ravel()
         c2 = bin_counts(s2, edges_x, edges_y, codes2, g).ravel()
         assert np.sum((c1 > 0) & (c2 == 0)) <= 1
@@ -136,3 +136,42 @@ def test_groups_public_must_be_a_real_boolean(rng, flag):
     X = rng.normal(size=(100, 2))
     with pytest.raises(TypeError, match="groups_public"):
         dp_score(X, eps=0.5, delta=1e-5, groups=np.repeat(["a", "b"], 50), groups_public=flag)
+
+
+def test_public_group_labels_make_the_released_label_set_data_independent(rng):
+    # Without group_labels a label held by one row is released with the result;
+    # with them, a neighbour that holds a new (or missing) label gives the same
+    # label set, no error, and that row only counts for the frame.
+    X = rng.normal(size=(400, 2))
+    labels = np.repeat(np.array(["a", "b"], dtype=object), 200)
+    rare = labels.copy()
+    rare[7] = "rare"
+    other = rare.copy()
+    other[8] = None
+    kwargs = {"eps": 1.0, "delta": 1e-5, "directions": np.eye(2), "random_state": 0,
+              "frame": ((-4.0, 4.0), (-4.0, 4.0))}  # fmt: skip
+    assert "rare" in dp_score(X, groups=rare, **kwargs).groups  # the default leaks it
+    res = dp_score(X, groups=labels, group_labels=["b", "a", "c"], **kwargs)
+    res2 = dp_score(X, groups=other, group_labels=["b", "a", "c"], **kwargs)
+    assert res.groups == res2.groups == ("b", "a", "c")
+    assert res.probs["add"].shape == res2.probs["add"].shape == (3, res.bins[0] * res.bins[1])
+    exact = dp_score(X, groups=other, group_labels=["b", "a", "c"], compare=True, **kwargs)
+    assert exact.nonprivate.group_sizes.tolist() == [200, 198, 0]  # rows 7, 8 were "a"
+    assert exact.nonprivate.group_codes[7] == exact.nonprivate.group_codes[8] == -1
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, match",
+    [
+        ({"group_labels": ["a", "a"]}, ValueError, "once"),
+        ({"group_labels": []}, ValueError, "at least one"),
+        ({"group_labels": "ab"}, TypeError, "list"),
+        ({"group_labels": ["a", None]}, ValueError, "missing"),
+        ({"group_labels": ["a"], "groups": None}, ValueError, "needs groups"),
+    ],
+)
+def test_bad_group_labels_are_refused(rng, kwargs, exc, match):
+    X = rng.normal(size=(50, 2))
+    args = {"groups": np.repeat(["a", "b"], 25), **kwargs}
+    with pytest.raises(exc, match=match):
+        dp_score(X, eps=0.5, delta=1e-5, **args)

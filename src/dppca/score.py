@@ -92,7 +92,8 @@ class NonPrivateScores:
     scores : ndarray of shape (n, 2)
         The projections of the rows on the two directions used.
     group_codes : ndarray of shape (n,) or None
-        Index into ``ScoreResult.groups`` for each row.
+        Index into ``ScoreResult.groups`` for each row; -1 for a row whose
+        label is not among ``group_labels``.
     prob : ndarray of shape (G, m)
         Exact bin proportions on the private grid, per group (G = 1 without groups).
     group_sizes : ndarray of shape (G,)
@@ -137,7 +138,8 @@ class ScoreResult:
         row without groups), column ``j = jy * mx + jx`` (x varies fastest).
         Each row sums to 1, or is all zero when the noise removed every bin.
     groups : tuple or None
-        The group labels (sorted), treated as public.
+        The group labels: the caller's ``group_labels``, or else the labels
+        found in the data, sorted (then not private).
     group_sizes : ndarray of shape (G,) or None
         Exact sizes if ``groups_public``; otherwise privately released sizes
         (Laplace noise, rounded and clipped at zero).
@@ -370,9 +372,36 @@ def _resolve_groups(X: Data, groups: object) -> tuple[Data, Any]:
     return X, labels
 
 
-def _group_codes(labels: Any, n: int) -> tuple[tuple[Any, ...], NDArray[np.int64]]:
+def _check_group_labels(group_labels: object) -> tuple[Any, ...] | None:
+    if group_labels is None:
+        return None
+    if isinstance(group_labels, str | bytes) or not isinstance(
+        group_labels, Sequence | np.ndarray | pd.Index
+    ):
+        raise TypeError(
+            "group_labels must be a list of the public group labels, such as ['a', 'b']; "
+            f"got {type(group_labels).__name__}."
+        )
+    levels = tuple(group_labels)
+    if not levels:
+        raise ValueError("group_labels must name at least one group.")
+    if pd.isna(pd.Series(levels, dtype=object)).any():
+        raise ValueError("group_labels must not contain missing values.")
+    if len(set(levels)) != len(levels):
+        raise ValueError("group_labels must name each group once.")
+    return levels
+
+
+def _group_codes(
+    labels: Any, n: int, public: tuple[Any, ...] | None = None
+) -> tuple[tuple[Any, ...], NDArray[np.int64]]:
+    """Levels and a code per row; with ``public`` levels, other labels get -1 (no group)."""
     if len(labels) != n:
         raise ValueError(f"groups must hold one label per row of X ({n}); got {len(labels)}.")
+    if public is not None:
+        index = pd.Index(list(public), dtype=object)
+        codes = index.get_indexer(pd.Series(labels, dtype=object))
+        return public, np.asarray(codes, dtype=np.int64)
     if pd.isna(pd.Series(labels, dtype=object)).any():
         raise ValueError("groups must not contain missing labels; drop or label those rows.")
     values = pd.unique(pd.Series(labels, dtype=object))
@@ -399,14 +428,15 @@ def bin_counts(
 ) -> NDArray[np.int64]:
     """Counts of rows per group and bin, shape (G, m), x varying fastest (internal).
 
-    Each row adds 1 to exactly one cell, so replacing a row changes at most two
-    cells by one each: L1 sensitivity 2 and L2 sensitivity sqrt(2), jointly over
-    all groups even when the row changes group.
+    Each row adds 1 to at most one cell (none when its group code is -1), so
+    replacing a row changes at most two cells by one each: L1 sensitivity 2 and
+    L2 sensitivity sqrt(2), jointly over all groups even when the row changes
+    group.
     """
     mx, my = x_edges.size - 1, y_edges.size - 1
     cell = _bin_index(scores[:, 1], y_edges) * mx + _bin_index(scores[:, 0], x_edges)
     if codes is not None:
-        cell = cell + codes * (mx * my)
+        cell = (cell + codes * (mx * my))[codes >= 0]
     return np.bincount(cell, minlength=n_groups * mx * my).reshape(n_groups, mx * my)
 
 
@@ -528,6 +558,7 @@ def dp_score(
     directions: DirectionsResult | ArrayLike | None = None,
     groups: ArrayLike | str | None = None,
     groups_public: bool = False,
+    group_labels: Sequence[Any] | None = None,
     public_directions: bool = False,
     split: Mapping[str, float] | None = None,
     score_range: float = 1e6,
@@ -568,12 +599,20 @@ def dp_score(
         the data. Columns ``components`` are used.
     groups : array-like of shape (n,) or str, default=None
         Group label per row, or the name of a column of the DataFrame ``X``
-        (then removed from the features). The set of labels is treated as
-        public: it is released as it is, sorted.
+        (then removed from the features). Without ``group_labels`` the set of
+        labels found in the data is released as it is, sorted (not private:
+        a label held by one row reveals that row).
     groups_public : bool, default=False
         False: the group sizes are released with Laplace noise (a share of the
         budget) and only those are used. True: the caller declares the labels,
         and so the group sizes, public; the exact sizes are used and shown.
+    group_labels : sequence, default=None
+        The public list of possible group labels, in the order to show them.
+        The released label set is then this list, whatever the data hold
+        (groups no row belongs to get a histogram of noise only); rows with
+        other or missing labels belong to no group and count only for the
+        frame. This is the DP-safe way to use groups whose label set is not
+        public.
     public_directions : bool, default=False
         Confirms that a non-private ``DirectionsResult`` comes from public data.
     split : mapping, default=None
@@ -657,8 +696,9 @@ def dp_score(
 
     Probabilities (negative counts set to 0, then normalised per group) are
     post-processing. The scores depend on the directions, which are private
-    or public, and on one row each. The label set is revealed; if it is itself
-    sensitive, map labels to public names first. With ``ties="error"`` the
+    or public, and on one row each. Without ``group_labels`` the label set
+    found in the data is revealed, and a missing label raises an error; with
+    it, the released labels are the caller's list and neither happens. With ``ties="error"`` the
     error reveals that near-duplicate rows exist. ``result.cost`` is what this
     call spent: a private directions release passed in was paid for earlier.
 
@@ -703,7 +743,10 @@ def dp_score(
     else:
         matrix = np.ascontiguousarray(given[:, [c - 1 for c in components]])
         dir_source = "public" if dir_result is None else "private release"
-    levels, codes = (None, None) if labels is None else _group_codes(labels, n)
+    public_levels = _check_group_labels(group_labels)
+    if public_levels is not None and labels is None:
+        raise ValueError("group_labels needs groups; pass the group of each row as well.")
+    levels, codes = (None, None) if labels is None else _group_codes(labels, n, public_levels)
     n_groups = 1 if levels is None else len(levels)
     rng = check_random_state(random_state)
 
@@ -780,7 +823,9 @@ def dp_score(
         scores = data @ matrix
 
     group_sizes = None
-    exact_sizes = np.bincount(codes, minlength=n_groups) if codes is not None else np.array([n])
+    exact_sizes = (
+        np.bincount(codes[codes >= 0], minlength=n_groups) if codes is not None else np.array([n])
+    )
     if levels is not None:
         if private_groups:
             noisy = laplace_noise(exact_sizes.astype(np.float64), 2.0 / eps_g, rng)
