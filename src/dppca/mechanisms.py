@@ -390,9 +390,14 @@ def stability_threshold(eps: float, delta: float) -> float:
 
     ``1 + (2 / eps) ln(1 / (2 delta))``: a bin holding one record in one dataset
     and none in its neighbour passes it with probability
-    ``P(Lap(2/eps) >= (2/eps) ln(1/(2 delta))) = delta``. Under replacement only
-    one bin can be non-empty on one side and empty on the other, so the
-    histogram is (eps, delta)-DP.
+    ``P(Lap(2/eps) >= (2/eps) ln(1/(2 delta))) = delta``. Replacing a row can
+    empty the bin it leaves and fill the bin it enters, but for an ordered pair
+    of neighbours (D, D') only the first is non-empty in D and empty in D'. Its
+    release in D (probability delta) is the one event D' cannot produce; the
+    other bin is 0 in D and 0 with probability 1 - delta in D', which matches
+    the 1 - delta of the first bin staying 0 in D. Bins non-empty on both sides
+    move by at most 2 in total (Laplace, eps). So the histogram is
+    (eps, delta)-DP (the mixed cases need delta <= 1/2).
     """
     return 1.0 + 2.0 * math.log(1.0 / (2.0 * delta)) / eps
 

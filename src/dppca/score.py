@@ -691,8 +691,9 @@ def dp_score(
        histogram does not need its own budget. ``"add"`` adds N(0, sigma^2)
        with sigma for L2 sensitivity sqrt(2); ``"sparse"`` adds Laplace(2 /
        eps_m) to non-empty cells and keeps those above
-       :func:`dppca.mechanisms.stability_threshold`, (eps_m, delta_m)-DP since
-       only one cell can be empty on one side and not on the other.
+       :func:`dppca.mechanisms.stability_threshold`, (eps_m, delta_m)-DP
+       since, for an ordered pair of neighbours, only the cell the replaced
+       row leaves can be non-empty in one and empty in the other.
 
     Probabilities (negative counts set to 0, then normalised per group) are
     post-processing. The scores depend on the directions, which are private
