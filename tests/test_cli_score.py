@@ -88,3 +88,18 @@ def test_score_refuses_bad_output_suffix(tmp_path, capsys) -> None:
     status = main(["score", "--eps", "0.5", "--delta", "1e-5", "--out", str(tmp_path / "a.txt")])
     assert status == 2
     assert "--out must end in" in capsys.readouterr().err
+
+
+def test_public_group_labels_fix_the_released_groups(tmp_path, capsys, csv_with_groups) -> None:
+    table = tmp_path / "bins.csv"
+    status = main([
+        "score", str(csv_with_groups), "--eps", "0.8", "--delta", "1e-5", "--bins", "4",
+        "--groups", "team", "--group-labels", "red, blue, purple", "--seed", "2",
+        "--out", str(tmp_path / "g.png"), "--table", str(table),
+    ])  # fmt: skip
+    assert status == 0
+    assert list(pd.read_csv(table)["group"].unique()) == ["red", "blue", "purple"]
+    assert "purple=" in capsys.readouterr().out and "green" not in table.read_text()
+    assert main(["score", "--eps", "0.5", "--delta", "1e-5", "--group-labels", "a",
+                 "--out", str(tmp_path / "x.png")]) == 2  # fmt: skip
+    assert "--group-labels needs --groups" in capsys.readouterr().err

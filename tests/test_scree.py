@@ -55,11 +55,20 @@ def _gaussian_data(rng, n, eigenvalues):
     return X, Q
 
 
-ORDERS = ["consecutive", "random"]
-
-
 def _order(kind, n, rng):
     return np.arange(n) if kind == "consecutive" else rng.permutation(n)
+
+
+def _neighbour_w(seed, k, *, kind="random", n=201, extreme=1e6):
+    """Squared projections w of a random dataset and of a neighbour with one extreme row."""
+    rng = np.random.default_rng(seed)
+    X, Y = _neighbours(rng, n=n, row=int(rng.integers(n)), extreme=extreme)
+    V = _unit_directions(rng, 5, k)
+    order = _order(kind, n, rng)
+    return _w(X, order, V)[0], _w(Y, order, V)[0]
+
+
+ORDERS = ["consecutive", "random"]
 
 
 # --------------------------------------------------------------------------
@@ -96,12 +105,7 @@ def test_paired_differences_have_the_covariance_as_second_moment(rng):
 @pytest.mark.parametrize("kind", ORDERS)
 @pytest.mark.parametrize("seed", range(5))
 def test_clipped_statistic_moves_by_at_most_its_sensitivity(kind, seed):
-    rng = np.random.default_rng(seed)
-    X, Y = _neighbours(rng, row=int(rng.integers(201)))
-    V = _unit_directions(rng, 5, 3)
-    order = _order(kind, 201, rng)
-    wx, _ = _w(X, order, V)
-    wy, _ = _w(Y, order, V)
+    wx, wy = _neighbour_w(seed, 3, kind=kind)
     clip = 4.0
     m, k = wx.shape
     move = np.linalg.norm(
@@ -112,12 +116,7 @@ def test_clipped_statistic_moves_by_at_most_its_sensitivity(kind, seed):
 
 @pytest.mark.parametrize("seed", range(5))
 def test_winsorized_statistic_moves_by_at_most_its_sensitivity(seed):
-    rng = np.random.default_rng(seed)
-    X, Y = _neighbours(rng, row=int(rng.integers(201)))
-    V = _unit_directions(rng, 5, 3)
-    order = rng.permutation(201)
-    wx, _ = _w(X, order, V)
-    wy, _ = _w(Y, order, V)
+    wx, wy = _neighbour_w(seed, 3)
     half = slice(wx.shape[0] // 2, wx.shape[0])  # the mean half of split mode
     lower, upper = np.array([0.0, 0.1, 0.2]), np.array([5.0, 3.0, 1.0])
     move = np.linalg.norm(
@@ -129,12 +128,7 @@ def test_winsorized_statistic_moves_by_at_most_its_sensitivity(seed):
 
 @pytest.mark.parametrize("seed", range(5))
 def test_huber_steps_move_by_at_most_their_sensitivity(seed):
-    rng = np.random.default_rng(seed)
-    X, Y = _neighbours(rng, row=int(rng.integers(201)))
-    V = _unit_directions(rng, 5, 2)
-    order = rng.permutation(201)
-    wx, _ = _w(X, order, V)
-    wy, _ = _w(Y, order, V)
+    wx, wy = _neighbour_w(seed, 2)
     tau, eta0 = np.array([2.0, 0.5]), 0.7
     for mu in (np.zeros(2), np.array([1.0, 3.0]), np.array([-5.0, 100.0])):
         move = np.linalg.norm(
@@ -146,12 +140,7 @@ def test_huber_steps_move_by_at_most_their_sensitivity(seed):
 
 @pytest.mark.parametrize("seed", range(5))
 def test_huber_scale_proxy_inputs_move_by_at_most_their_sensitivity(seed):
-    rng = np.random.default_rng(seed)
-    X, Y = _neighbours(rng, n=400, row=int(rng.integers(400)), extreme=1e3)
-    v = _unit_directions(rng, 5, 1)
-    order = rng.permutation(400)
-    wx, _ = _w(X, order, v)
-    wy, _ = _w(Y, order, v)
+    wx, wy = _neighbour_w(seed, 1, n=400, extreme=1e3)
     wx, wy = wx[:, 0], wy[:, 0]
     # "mode": histogram of block medians, L1 sensitivity 2 (Laplace(2/eps)).
     for blocks in (1, 7, 10, 100):

@@ -6,7 +6,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dppca._validation import check_components, check_data, check_random_state
+from dppca._validation import (
+    check_bool,
+    check_components,
+    check_data,
+    check_delta,
+    check_eps,
+    check_open_unit,
+    check_positive_float,
+    check_random_state,
+    check_real,
+)
 
 
 def test_check_data_returns_owned_float_copy_and_labels():
@@ -77,3 +87,54 @@ def test_check_random_state_kinds():
     assert a.random() == b.random()
     with pytest.raises(TypeError):
         check_random_state(np.random.RandomState(0))
+
+
+@pytest.mark.parametrize(
+    "kwargs, value, text",
+    [
+        ({}, float("nan"), "x must be finite; got nan."),
+        ({"low": 0.0, "low_open": True}, 0.0, "x must be finite and > 0; got 0.0."),
+        ({"low": 0.0}, -1.0, "x must be finite and >= 0; got -1.0."),
+        ({"high": 1.0, "high_open": True}, 1.0, "x must be finite and < 1; got 1.0."),
+        ({"low": 0.0, "high": 1.0, "low_open": True, "high_open": True}, 1.0,
+         "x must be in the open interval (0, 1); got 1.0."),
+        ({"low": 0.0, "high": 0.5, "high_open": True}, 0.5,
+         "x must be finite and in [0, 0.5); got 0.5."),
+    ],
+)  # fmt: skip
+def test_check_real_states_the_interval_in_words(kwargs, value, text):
+    with pytest.raises(ValueError) as info:
+        check_real(value, "x", **kwargs)
+    assert str(info.value) == text
+
+
+def test_real_checkers_share_one_rule_and_one_wording():
+    # The named checkers are check_real with fixed intervals: same values, same messages.
+    for check, kwargs in [
+        (check_positive_float, {"low": 0.0, "low_open": True}),
+        (check_eps, {"low": 0.0, "low_open": True}),
+        (check_open_unit, {"low": 0.0, "high": 1.0, "low_open": True, "high_open": True}),
+        (check_delta, {"low": 0.0, "high": 1.0, "low_open": True, "high_open": True}),
+    ]:
+        for value in (0.5, np.float32(0.25), 3, -1.0, 1.0, 0.0, float("inf"), True, "a"):
+            try:
+                expected = check_real(value, "v", **kwargs)
+            except (TypeError, ValueError) as exc:
+                with pytest.raises(type(exc)) as info:
+                    check(value, "v")
+                assert str(info.value) == str(exc)
+            else:
+                assert check(value, "v") == expected
+    with pytest.raises(ValueError) as info:
+        check_eps(-1.0)
+    assert str(info.value) == "eps must be finite and > 0; got -1.0."
+
+
+@pytest.mark.parametrize("value", [1, 0, "yes", None, np.array([True])])
+def test_check_bool_refuses_non_booleans(value):
+    with pytest.raises(TypeError, match="flag must be True or False"):
+        check_bool(value, "flag")
+
+
+def test_check_bool_accepts_python_and_numpy_booleans():
+    assert check_bool(True, "flag") is True and check_bool(np.bool_(False), "flag") is False

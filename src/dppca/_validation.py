@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 from ._typing import RandomStateLike
 
 __all__ = [
+    "check_bool",
     "check_calibration",
     "check_choice",
     "check_components",
@@ -45,20 +46,12 @@ def _type_name(value: object) -> str:
 
 def check_eps(eps: object, name: str = "eps") -> float:
     """Return ``eps`` as a float, requiring a finite number > 0."""
-    if isinstance(eps, bool) or not isinstance(eps, numbers.Real):
-        raise TypeError(f"{name} must be a real number; got {_type_name(eps)} {eps!r}.")
-    if not (math.isfinite(eps) and eps > 0):
-        raise ValueError(f"{name} must be finite and > 0; got {eps!r}.")
-    return float(eps)
+    return check_real(eps, name, low=0.0, low_open=True)
 
 
 def check_delta(delta: object, name: str = "delta") -> float:
     """Return ``delta`` as a float, requiring 0 < delta < 1."""
-    if isinstance(delta, bool) or not isinstance(delta, numbers.Real):
-        raise TypeError(f"{name} must be a real number; got {_type_name(delta)} {delta!r}.")
-    if not (math.isfinite(delta) and 0 < delta < 1):
-        raise ValueError(f"{name} must be in the open interval (0, 1); got {delta!r}.")
-    return float(delta)
+    return check_real(delta, name, low=0.0, high=1.0, low_open=True, high_open=True)
 
 
 def check_positive_int(value: object, name: str) -> int:
@@ -231,20 +224,12 @@ def check_data(
 
 def check_positive_float(value: object, name: str) -> float:
     """Return ``value`` as a float, requiring a finite number > 0."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number; got {_type_name(value)} {value!r}.")
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be finite and > 0; got {value!r}.")
-    return float(value)
+    return check_real(value, name, low=0.0, low_open=True)
 
 
 def check_open_unit(value: object, name: str) -> float:
     """Return ``value`` as a float, requiring 0 < value < 1."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number; got {_type_name(value)} {value!r}.")
-    if not (math.isfinite(value) and 0 < value < 1):
-        raise ValueError(f"{name} must be in the open interval (0, 1); got {value!r}.")
-    return float(value)
+    return check_real(value, name, low=0.0, high=1.0, low_open=True, high_open=True)
 
 
 def check_real(
@@ -258,8 +243,9 @@ def check_real(
 ) -> float:
     """Return ``value`` as a finite float in the interval from ``low`` to ``high``.
 
-    ``low_open``/``high_open`` exclude the end points. Booleans, NaN and
-    infinities are refused.
+    The one checker of real numbers: the others are thin wrappers. ``low_open``
+    and ``high_open`` exclude the end points; an infinite end means no bound.
+    Booleans, NaN and infinities are refused, numpy scalars are welcome.
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number; got {_type_name(value)} {value!r}.")
@@ -267,11 +253,8 @@ def check_real(
     too_low = v <= low if low_open else v < low
     too_high = v >= high if high_open else v > high
     if not math.isfinite(v) or too_low or too_high:
-        left = "(" if low_open else "["
-        right = ")" if high_open else "]"
-        raise ValueError(
-            f"{name} must be finite and in {left}{low:g}, {high:g}{right}; got {value!r}."
-        )
+        requirement = _interval_text(low, high, low_open, high_open)
+        raise ValueError(f"{name} must be {requirement}; got {value!r}.")
     return v
 
 
@@ -315,3 +298,24 @@ def check_variable_names(
     if len(set(items)) != len(items):
         raise ValueError(f"{name} must not repeat a variable.")
     return tuple(items)
+
+
+def _interval_text(low: float, high: float, low_open: bool, high_open: bool) -> str:
+    """``"finite and > 0"``, ``"in the open interval (0, 1)"``, ``"finite and in [0, 1)"``."""
+    if math.isinf(low) and math.isinf(high):
+        return "finite"
+    if math.isinf(high):
+        return f"finite and {'>' if low_open else '>='} {low:g}"
+    if math.isinf(low):
+        return f"finite and {'<' if high_open else '<='} {high:g}"
+    if low_open and high_open:
+        return f"in the open interval ({low:g}, {high:g})"
+    left, right = "(" if low_open else "[", ")" if high_open else "]"
+    return f"finite and in {left}{low:g}, {high:g}{right}"
+
+
+def check_bool(value: object, name: str) -> bool:
+    """Return ``value`` if it is True or False (numpy booleans too); 0, 1 or "yes" are refused."""
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be True or False; got {_type_name(value)} {value!r}.")
+    return bool(value)

@@ -341,3 +341,85 @@ def pc_dir(X: Data, k: int | None = None) -> DirectionsResult:
         calibration=None,
         private=False,
     )
+
+
+def resolve_directions(
+    directions: object, *, p: int, k: int, public_directions: bool = False
+) -> tuple[NDArray[np.float64] | None, DirectionsResult | None]:
+    """Check the directions a private summary is asked to use (internal).
+
+    Shared by :func:`dppca.dp_scree` and :func:`dppca.dp_score`.
+
+    Parameters
+    ----------
+    directions : None, DirectionsResult or array-like of shape (p, >=k)
+        None: the caller releases private directions itself. A private
+        ``DirectionsResult`` is an earlier release. A non-private one (from
+        :func:`pc_dir`) is refused unless ``public_directions`` is True. An
+        array is taken as public directions.
+    p : int
+        Number of variables of the data.
+    k : int
+        Number of leading columns needed (for example the largest PC shown).
+    public_directions : bool, default=False
+        The caller's confirmation that a non-private ``DirectionsResult``
+        comes from public data.
+
+    Returns
+    -------
+    matrix : ndarray of shape (p, k) or None
+        A fresh copy of the first k columns; None when ``directions`` is None.
+    release : DirectionsResult or None
+        The private release used, if one was given.
+
+    Notes
+    -----
+    Privacy: every check looks at the directions and the shapes only, never at
+    the data. The private summaries treat the directions as fixed, so they must
+    be a private release (whose cost was counted when it was made) or truly
+    public. A matrix must have orthonormal columns: the scree's default
+    clipping level assumes unit directions, and scores on other axes are not
+    PC scores (the score histograms would stay private either way).
+    """
+    if directions is None:
+        return None, None
+    if not isinstance(public_directions, bool):
+        raise TypeError(f"public_directions must be True or False; got {public_directions!r}.")
+    need = (
+        f"shape (p, >= k) = ({p}, >= {k}): one row per variable and a column for each "
+        f"PC up to PC{k}"
+    )
+    if isinstance(directions, DirectionsResult):
+        if not directions.private and not public_directions:
+            raise ValueError(
+                "directions is a non-private result (from pc_dir); using it would make the "
+                "release non-private. Pass a private release from dp_pc_dir, or "
+                "public_directions=True if the directions come from public data."
+            )
+        if directions.p != p or directions.k < k:
+            raise ValueError(
+                f"directions must have {need}; got a result with p={directions.p}, "
+                f"k={directions.k}. Release directions for these columns and enough PCs."
+            )
+        release = directions if directions.private else None
+        return np.array(directions.directions[:, :k], dtype=np.float64), release
+    if isinstance(directions, pd.DataFrame):
+        directions = directions.to_numpy()
+    try:
+        matrix = np.array(directions, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(
+            "directions must be None, a DirectionsResult or a (p, k) numeric matrix; "
+            f"got {type(directions).__name__}."
+        ) from None
+    if matrix.ndim != 2 or matrix.shape[0] != p or matrix.shape[1] < k:
+        raise ValueError(f"directions must have {need}; got shape {matrix.shape}.")
+    matrix = np.ascontiguousarray(matrix[:, :k])
+    if not np.isfinite(matrix).all() or not np.allclose(
+        matrix.T @ matrix, np.eye(k), rtol=0.0, atol=1e-6
+    ):
+        raise ValueError(
+            "directions must be finite with orthonormal columns (unit length, mutually "
+            "orthogonal); orthonormalise them first, e.g. with numpy.linalg.qr."
+        )
+    return matrix, None

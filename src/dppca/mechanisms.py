@@ -240,7 +240,10 @@ def unbounded_quantile_upper(
     x = np.asarray(x, dtype=np.float64)
     n_obs = x.size
     log_beta = math.log(beta)
-    z = np.maximum(x - lower + 1.0, beta)
+    # NaN and overflow go to the top bin, -inf to the first, each by its own
+    # value, so the counts keep their sensitivity and nothing raises or warns.
+    with np.errstate(over="ignore", invalid="ignore"):
+        z = np.minimum(np.maximum(np.nan_to_num(x - lower + 1.0, nan=np.inf), beta), _DBL_MAX)
     bins = np.floor(np.log(z) / log_beta).astype(np.int64)
     top = int(bins.max()) if n_obs else 1
     counts = np.bincount(bins, minlength=top + 1)
@@ -248,19 +251,42 @@ def unbounded_quantile_upper(
     cum = np.cumsum(counts)
     target = q * n_obs + rng.exponential(1.0 / eps1)
     i_max = math.floor(math.log(_DBL_MAX) / log_beta)
-    start = 1
-    while start <= i_max:
-        idx = np.arange(start, min(start + chunk, i_max + 1))
-        below = cum[np.minimum(idx - 1, top)]  # H(i - 1)
+    i = _first_passing_bin(cum, target, start=1, stop=i_max + 1, eps2=eps2, rng=rng, chunk=chunk)
+    if i is None:
+        return _DBL_MAX
+    with np.errstate(over="ignore"):
+        value = beta**i + lower - 1.0
+    return value if math.isfinite(value) else _DBL_MAX
+
+
+def _first_passing_bin(
+    cum: NDArray[np.int64],
+    target: float,
+    *,
+    start: int,
+    stop: int,
+    eps2: float,
+    rng: np.random.Generator,
+    chunk: int,
+) -> int | None:
+    """The noisy scan shared by the quantile routines (above-threshold with Exp noise).
+
+    For bins ``i = start, ..., stop - 1`` in order, with ``H(i - 1)`` the number
+    of values in bins below ``i`` (``cum[i - 1]``, 0 for ``i = 0``, and the
+    total past the last bin), return the first ``i`` with
+    ``H(i - 1) + Exp(rate eps2) > target``, or None. The noise is drawn in
+    blocks of ``chunk`` bins, in bin order, so the result is reproducible.
+    """
+    last = cum.size - 1
+    while start < stop:
+        idx = np.arange(start, min(start + chunk, stop))
+        below = np.where(idx > 0, cum[np.clip(idx - 1, 0, last)], 0)  # H(i - 1)
         noise = rng.exponential(1.0 / eps2, size=idx.size)
         hit = np.flatnonzero(below + noise > target)
         if hit.size:
-            i = int(idx[hit[0]])
-            with np.errstate(over="ignore"):
-                value = beta**i + lower - 1.0
-            return value if math.isfinite(value) else _DBL_MAX
+            return int(idx[hit[0]])
         start = int(idx[-1]) + 1
-    return _DBL_MAX
+    return None
 
 
 def unbounded_quantile(
@@ -312,10 +338,10 @@ def signed_log_edges(bound: float, beta: float) -> NDArray[np.float64]:
 def signed_log_bin(x: NDArray[np.float64], bound: float, beta: float) -> NDArray[np.int64]:
     """Index into :func:`signed_log_edges` of the bin ``(e[i-1], e[i]]`` holding each value.
 
-    Values are clipped to ``[-bound, bound]`` first. Each index depends on its own
-    value only, so replacing one value moves one count by one.
+    Values are clipped to ``[-bound, bound]`` first (NaN counts as ``bound``). Each
+    index depends on its own value only, so replacing one value moves one count by one.
     """
-    x = np.clip(np.asarray(x, dtype=np.float64), -bound, bound)
+    x = np.clip(np.nan_to_num(np.asarray(x, dtype=np.float64), nan=bound), -bound, bound)
     top = math.ceil(math.log1p(bound) / math.log(beta))
     level = np.log1p(np.abs(x)) / math.log(beta)
     j = np.where(x >= 0, np.ceil(level), -np.floor(level)).astype(np.int64)
@@ -356,16 +382,8 @@ def signed_quantile(
     n_bins = edges.size
     cum = np.cumsum(np.bincount(signed_log_bin(x, bound, beta), minlength=n_bins))
     target = q * x.size + rng.exponential(1.0 / eps1)
-    start = 0
-    while start < n_bins:
-        idx = np.arange(start, min(start + chunk, n_bins))
-        below = np.where(idx > 0, cum[np.maximum(idx - 1, 0)], 0)  # H(i - 1)
-        noise = rng.exponential(1.0 / eps2, size=idx.size)
-        hit = np.flatnonzero(below + noise > target)
-        if hit.size:
-            return float(np.clip(edges[idx[hit[0]]], -bound, bound))
-        start = int(idx[-1]) + 1
-    return float(bound)
+    i = _first_passing_bin(cum, target, start=0, stop=n_bins, eps2=eps2, rng=rng, chunk=chunk)
+    return float(bound) if i is None else float(np.clip(edges[i], -bound, bound))
 
 
 def stability_threshold(eps: float, delta: float) -> float:
@@ -373,9 +391,14 @@ def stability_threshold(eps: float, delta: float) -> float:
 
     ``1 + (2 / eps) ln(1 / (2 delta))``: a bin holding one record in one dataset
     and none in its neighbour passes it with probability
-    ``P(Lap(2/eps) >= (2/eps) ln(1/(2 delta))) = delta``. Under replacement only
-    one bin can be non-empty on one side and empty on the other, so the
-    histogram is (eps, delta)-DP.
+    ``P(Lap(2/eps) >= (2/eps) ln(1/(2 delta))) = delta``. Replacing a row can
+    empty the bin it leaves and fill the bin it enters, but for an ordered pair
+    of neighbours (D, D') only the first is non-empty in D and empty in D'. Its
+    release in D (probability delta) is the one event D' cannot produce; the
+    other bin is 0 in D and 0 with probability 1 - delta in D', which matches
+    the 1 - delta of the first bin staying 0 in D. Bins non-empty on both sides
+    move by at most 2 in total (Laplace, eps). So the histogram is
+    (eps, delta)-DP (the mixed cases need delta <= 1/2).
     """
     return 1.0 + 2.0 * math.log(1.0 / (2.0 * delta)) / eps
 

@@ -22,6 +22,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ._typing import Calibration, Data, RandomStateLike, Ties
 from ._validation import (
+    check_bool,
     check_calibration,
     check_components,
     check_data,
@@ -31,11 +32,12 @@ from ._validation import (
     check_positive_float,
     check_positive_int,
     check_random_state,
+    check_real,
     check_ties,
 )
 from ._warnings import _user_stacklevel
 from .accounting import Budget, PrivacyCost, compose
-from .directions import DirectionsResult, dp_pc_dir
+from .directions import DirectionsResult, dp_pc_dir, resolve_directions
 from .exceptions import AccuracyWarning
 from .mechanisms import (
     gaussian_noise,
@@ -90,7 +92,8 @@ class NonPrivateScores:
     scores : ndarray of shape (n, 2)
         The projections of the rows on the two directions used.
     group_codes : ndarray of shape (n,) or None
-        Index into ``ScoreResult.groups`` for each row.
+        Index into ``ScoreResult.groups`` for each row; -1 for a row whose
+        label is not among ``group_labels``.
     prob : ndarray of shape (G, m)
         Exact bin proportions on the private grid, per group (G = 1 without groups).
     group_sizes : ndarray of shape (G,)
@@ -135,7 +138,8 @@ class ScoreResult:
         row without groups), column ``j = jy * mx + jx`` (x varies fastest).
         Each row sums to 1, or is all zero when the noise removed every bin.
     groups : tuple or None
-        The group labels (sorted), treated as public.
+        The group labels: the caller's ``group_labels``, or else the labels
+        found in the data, sorted (then not private).
     group_sizes : ndarray of shape (G,) or None
         Exact sizes if ``groups_public``; otherwise privately released sizes
         (Laplace noise, rounded and clipped at zero).
@@ -368,9 +372,36 @@ def _resolve_groups(X: Data, groups: object) -> tuple[Data, Any]:
     return X, labels
 
 
-def _group_codes(labels: Any, n: int) -> tuple[tuple[Any, ...], NDArray[np.int64]]:
+def _check_group_labels(group_labels: object) -> tuple[Any, ...] | None:
+    if group_labels is None:
+        return None
+    if isinstance(group_labels, str | bytes) or not isinstance(
+        group_labels, Sequence | np.ndarray | pd.Index
+    ):
+        raise TypeError(
+            "group_labels must be a list of the public group labels, such as ['a', 'b']; "
+            f"got {type(group_labels).__name__}."
+        )
+    levels = tuple(group_labels)
+    if not levels:
+        raise ValueError("group_labels must name at least one group.")
+    if pd.isna(pd.Series(levels, dtype=object)).any():
+        raise ValueError("group_labels must not contain missing values.")
+    if len(set(levels)) != len(levels):
+        raise ValueError("group_labels must name each group once.")
+    return levels
+
+
+def _group_codes(
+    labels: Any, n: int, public: tuple[Any, ...] | None = None
+) -> tuple[tuple[Any, ...], NDArray[np.int64]]:
+    """Levels and a code per row; with ``public`` levels, other labels get -1 (no group)."""
     if len(labels) != n:
         raise ValueError(f"groups must hold one label per row of X ({n}); got {len(labels)}.")
+    if public is not None:
+        index = pd.Index(list(public), dtype=object)
+        codes = index.get_indexer(pd.Series(labels, dtype=object))
+        return public, np.asarray(codes, dtype=np.int64)
     if pd.isna(pd.Series(labels, dtype=object)).any():
         raise ValueError("groups must not contain missing labels; drop or label those rows.")
     values = pd.unique(pd.Series(labels, dtype=object))
@@ -380,37 +411,6 @@ def _group_codes(labels: Any, n: int) -> tuple[tuple[Any, ...], NDArray[np.int64
         levels = tuple(sorted(values, key=str))
     codes = pd.Categorical(pd.Series(labels, dtype=object), categories=list(levels)).codes
     return levels, np.asarray(codes, dtype=np.int64)
-
-
-def _resolve_directions(
-    directions: object, p: int, components: tuple[int, int]
-) -> tuple[NDArray[np.float64] | None, DirectionsResult | None, str]:
-    if directions is None:
-        return None, None, "private"
-    if isinstance(directions, DirectionsResult):
-        if not directions.private:
-            raise ValueError(
-                "directions is a non-private result (private=False), which would make the "
-                "scores non-private; pass a private release from dp_pc_dir, None, or an "
-                "array of directions that are public."
-            )
-        matrix, result, source = np.asarray(directions.directions), directions, "private release"
-    else:
-        matrix = np.array(directions, dtype=np.float64, copy=True)
-        result, source = None, "public"
-    if matrix.ndim != 2 or matrix.shape[0] != p:
-        raise ValueError(
-            f"directions must have one row per variable ({p}); got shape {matrix.shape}."
-        )
-    if matrix.shape[1] < max(components):
-        raise ValueError(
-            f"directions has {matrix.shape[1]} columns but components asks for "
-            f"PC{max(components)}."
-        )
-    if not np.isfinite(matrix).all():
-        raise ValueError("directions must be finite.")
-    cols = [components[0] - 1, components[1] - 1]
-    return np.ascontiguousarray(matrix[:, cols]), result, source
 
 
 def _bin_index(values: NDArray[np.float64], edges: NDArray[np.float64]) -> NDArray[np.int64]:
@@ -428,14 +428,15 @@ def bin_counts(
 ) -> NDArray[np.int64]:
     """Counts of rows per group and bin, shape (G, m), x varying fastest (internal).
 
-    Each row adds 1 to exactly one cell, so replacing a row changes at most two
-    cells by one each: L1 sensitivity 2 and L2 sensitivity sqrt(2), jointly over
-    all groups even when the row changes group.
+    Each row adds 1 to at most one cell (none when its group code is -1), so
+    replacing a row changes at most two cells by one each: L1 sensitivity 2 and
+    L2 sensitivity sqrt(2), jointly over all groups even when the row changes
+    group.
     """
     mx, my = x_edges.size - 1, y_edges.size - 1
     cell = _bin_index(scores[:, 1], y_edges) * mx + _bin_index(scores[:, 0], x_edges)
     if codes is not None:
-        cell = cell + codes * (mx * my)
+        cell = (cell + codes * (mx * my))[codes >= 0]
     return np.bincount(cell, minlength=n_groups * mx * my).reshape(n_groups, mx * my)
 
 
@@ -557,6 +558,8 @@ def dp_score(
     directions: DirectionsResult | ArrayLike | None = None,
     groups: ArrayLike | str | None = None,
     groups_public: bool = False,
+    group_labels: Sequence[Any] | None = None,
+    public_directions: bool = False,
     split: Mapping[str, float] | None = None,
     score_range: float = 1e6,
     frame_level: float = 0.995,
@@ -589,17 +592,29 @@ def dp_score(
     directions : DirectionsResult, array of shape (p, k) or None, default=None
         None releases private directions in this call (:func:`dppca.dp_pc_dir`
         with a share of the budget). A private ``DirectionsResult`` (from an
-        earlier release on the same data) costs nothing more. An array is taken
+        earlier release on the same data) costs nothing more. A non-private
+        ``DirectionsResult`` (from :func:`dppca.pc_dir`) is refused unless
+        ``public_directions=True``. An array with orthonormal columns is taken
         as public directions; the caller vouches that it does not depend on
         the data. Columns ``components`` are used.
     groups : array-like of shape (n,) or str, default=None
         Group label per row, or the name of a column of the DataFrame ``X``
-        (then removed from the features). The set of labels is treated as
-        public: it is released as it is, sorted.
+        (then removed from the features). Without ``group_labels`` the set of
+        labels found in the data is released as it is, sorted (not private:
+        a label held by one row reveals that row).
     groups_public : bool, default=False
         False: the group sizes are released with Laplace noise (a share of the
         budget) and only those are used. True: the caller declares the labels,
         and so the group sizes, public; the exact sizes are used and shown.
+    group_labels : sequence, default=None
+        The public list of possible group labels, in the order to show them.
+        The released label set is then this list, whatever the data hold
+        (groups no row belongs to get a histogram of noise only); rows with
+        other or missing labels belong to no group and count only for the
+        frame. This is the DP-safe way to use groups whose label set is not
+        public.
+    public_directions : bool, default=False
+        Confirms that a non-private ``DirectionsResult`` comes from public data.
     split : mapping, default=None
         Epsilon weights of the parts, normalised over the parts that are used:
         ``directions`` (0.2), ``frame`` (0.2), ``groups`` (0.1) and ``histogram``
@@ -676,13 +691,15 @@ def dp_score(
        histogram does not need its own budget. ``"add"`` adds N(0, sigma^2)
        with sigma for L2 sensitivity sqrt(2); ``"sparse"`` adds Laplace(2 /
        eps_m) to non-empty cells and keeps those above
-       :func:`dppca.mechanisms.stability_threshold`, (eps_m, delta_m)-DP since
-       only one cell can be empty on one side and not on the other.
+       :func:`dppca.mechanisms.stability_threshold`, (eps_m, delta_m)-DP
+       since, for an ordered pair of neighbours, only the cell the replaced
+       row leaves can be non-empty in one and empty in the other.
 
     Probabilities (negative counts set to 0, then normalised per group) are
     post-processing. The scores depend on the directions, which are private
-    or public, and on one row each. The label set is revealed; if it is itself
-    sensitive, map labels to public names first. With ``ties="error"`` the
+    or public, and on one row each. Without ``group_labels`` the label set
+    found in the data is revealed, and a missing label raises an error; with
+    it, the released labels are the caller's list and neither happens. With ``ties="error"`` the
     error reveals that near-duplicate rows exist. ``result.cost`` is what this
     call spent: a private directions release passed in was paid for earlier.
 
@@ -711,20 +728,26 @@ def dp_score(
     components = check_components(components, p)
     mx, my = _check_bins(bins, n)
     methods = _check_methods(method)
-    groups_public = bool(groups_public)
+    groups_public = check_bool(groups_public, "groups_public")
+    compare = check_bool(compare, "compare")
     bound = check_positive_float(score_range, "score_range")
     frame_level = check_open_unit(frame_level, "frame_level")
-    if (
-        isinstance(inflate, bool)
-        or not isinstance(inflate, numbers.Real)
-        or not (math.isfinite(inflate) and inflate >= 0)
-    ):
-        raise ValueError(f"inflate must be a finite number >= 0; got {inflate!r}.")
+    inflate = check_real(inflate, "inflate", low=0.0)
     calibration = check_calibration(calibration)
     ties = check_ties(ties)
     public_frame = None if frame is None else _check_frame(frame)
-    matrix, dir_result, dir_source = _resolve_directions(directions, p, components)
-    levels, codes = (None, None) if labels is None else _group_codes(labels, n)
+    given, dir_result = resolve_directions(
+        directions, p=p, k=max(components), public_directions=public_directions
+    )
+    if given is None:
+        matrix, dir_source = None, "private"
+    else:
+        matrix = np.ascontiguousarray(given[:, [c - 1 for c in components]])
+        dir_source = "public" if dir_result is None else "private release"
+    public_levels = _check_group_labels(group_labels)
+    if public_levels is not None and labels is None:
+        raise ValueError("group_labels needs groups; pass the group of each row as well.")
+    levels, codes = (None, None) if labels is None else _group_codes(labels, n, public_levels)
     n_groups = 1 if levels is None else len(levels)
     rng = check_random_state(random_state)
 
@@ -751,10 +774,9 @@ def dp_score(
                 released=f"noisy spherical Kendall matrix ({p} x {p})",
             )
         )  # fmt: skip
+    eps_g = eps * shares.get("groups", 0.0)
     if private_groups:
-        parts.append(
-            PrivacyCost(eps * shares["groups"], 0.0, "laplace", f"group sizes ({n_groups})")
-        )
+        parts.append(PrivacyCost(eps_g, 0.0, "laplace", f"group sizes ({n_groups})"))
     eps_f = eps * shares.get("frame", 0.0)
     if public_frame is None:
         risk = frame_risk(n, eps_f, bound)
@@ -793,24 +815,28 @@ def dp_score(
     # Randomness order: directions, group sizes, frame, histograms (method order).
     if matrix is None:
         dir_result = dp_pc_dir(
-            data, max(components), eps=parts[0].eps, delta=parts[0].delta,
+            data, max(components), eps=eps * shares["directions"],
+            delta=delta_share["directions"],
             random_state=rng, calibration=calibration, ties=ties,
         )  # fmt: skip
         matrix = np.ascontiguousarray(dir_result.directions[:, [c - 1 for c in components]])
-    scores = data @ matrix
+    with np.errstate(over="ignore", invalid="ignore"):  # no warning may depend on the data
+        scores = data @ matrix
 
     group_sizes = None
-    exact_sizes = np.bincount(codes, minlength=n_groups) if codes is not None else np.array([n])
+    exact_sizes = (
+        np.bincount(codes[codes >= 0], minlength=n_groups) if codes is not None else np.array([n])
+    )
     if levels is not None:
         if private_groups:
-            noisy = laplace_noise(exact_sizes.astype(np.float64), 2.0 / parts[1].eps, rng)
+            noisy = laplace_noise(exact_sizes.astype(np.float64), 2.0 / eps_g, rng)
             group_sizes = np.maximum(np.round(noisy), 0.0)
         else:
             group_sizes = exact_sizes.astype(np.float64)
 
     if public_frame is None:
         xlim, ylim = private_frame(
-            scores, eps=eps_f, bound=bound, level=frame_level, inflate=float(inflate), rng=rng
+            scores, eps=eps_f, bound=bound, level=frame_level, inflate=inflate, rng=rng
         )
     else:
         xlim, ylim = public_frame
@@ -938,12 +964,8 @@ def sample_points(
         raise ValueError(f"kind must be 'center' or 'uniform'; got {kind!r}.")
     if bandwidth is None:
         bandwidth = _DEFAULT_BANDWIDTH[kind]
-    elif (
-        isinstance(bandwidth, bool)
-        or not isinstance(bandwidth, numbers.Real)
-        or not (math.isfinite(bandwidth) and bandwidth >= 0)
-    ):
-        raise ValueError(f"bandwidth must be a finite number >= 0; got {bandwidth!r}.")
+    else:
+        bandwidth = check_real(bandwidth, "bandwidth", low=0.0)
     rng = check_random_state(random_state)
     prob = np.asarray(result.probs[method])
     alive = prob.sum(axis=1) > 0

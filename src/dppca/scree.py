@@ -22,18 +22,20 @@ from scipy.optimize import isotonic_regression
 
 from ._typing import Calibration, Data, RandomStateLike, Ties
 from ._validation import (
+    check_bool,
     check_calibration,
     check_choice,
     check_data,
     check_delta,
     check_eps,
     check_k,
+    check_open_unit,
     check_positive_int,
     check_random_state,
     check_real,
 )
 from .accounting import Budget, PrivacyCost, compose
-from .directions import DirectionsResult, dp_pc_dir
+from .directions import DirectionsResult, dp_pc_dir, resolve_directions
 from .mechanisms import (
     exponential_mechanism,
     gaussian_noise,
@@ -169,8 +171,7 @@ class PMWMControl:
             low_open=True, high_open=True,
         )  # fmt: skip
         for name in ("split", "lower_quantile"):
-            if not isinstance(getattr(self, name), bool):
-                raise TypeError(f"PMWMControl.{name} must be True or False.")
+            check_bool(getattr(self, name), f"PMWMControl.{name}")
 
 
 @dataclass(frozen=True)
@@ -434,7 +435,8 @@ def _paired_differences(data: NDArray[np.float64], order: NDArray[np.int64]) -> 
     """``(x_a - x_b) / sqrt(2)`` for consecutive entries ``a, b`` of ``order``."""
     m = data.shape[0] // 2
     first, second = order[0 : 2 * m : 2], order[1 : 2 * m : 2]
-    return (data[first] - data[second]) / math.sqrt(2.0)
+    with np.errstate(over="ignore"):  # an overflow must not announce a huge row
+        return (data[first] - data[second]) / math.sqrt(2.0)
 
 
 def _clipped_statistic(w: NDArray[np.float64], clip: float) -> NDArray[np.float64]:
@@ -462,7 +464,8 @@ def _huber_gradient(
 def _m2_values(w: NDArray[np.float64]) -> NDArray[np.float64]:
     """``s_j = (w_{2j-1} - w_{2j})^2 / 2``: one changed ``w`` changes one ``s_j``."""
     half = w.size // 2
-    return (w[0 : 2 * half : 2] - w[1 : 2 * half : 2]) ** 2 / 2.0
+    with np.errstate(over="ignore", invalid="ignore"):  # inf/NaN are left out later
+        return (w[0 : 2 * half : 2] - w[1 : 2 * half : 2]) ** 2 / 2.0
 
 
 def _dyadic_bins(values: NDArray[np.float64], k_min: int, k_max: int) -> NDArray[np.int64]:
@@ -741,59 +744,6 @@ def _resolve_controls(control: object, methods: tuple[str, ...]) -> dict[str, An
     return {m: given.get(m, _CONTROLS[m]()) for m in methods}
 
 
-def _check_share(value: object, name: str) -> float:
-    return check_real(value, name, low=0.0, high=1.0, low_open=True, high_open=True)
-
-
-def _resolve_directions(
-    directions: object, *, p: int, k: int, n: int, public_directions: bool
-) -> tuple[NDArray[np.float64] | None, str, DirectionsResult | None]:
-    if directions is None:
-        return None, "private (this call)", None
-    if isinstance(directions, DirectionsResult):
-        if directions.p != p:
-            raise ValueError(
-                f"directions has {directions.p} variables but X has {p}; "
-                "use directions computed for these columns."
-            )
-        if directions.k < k:
-            raise ValueError(
-                f"directions holds {directions.k} directions but k={k}; "
-                f"release at least {k} or lower k."
-            )
-        if not directions.private and not public_directions:
-            raise ValueError(
-                "directions is a non-private result (from pc_dir); using it would make the "
-                "scree non-private. Pass a private release from dp_pc_dir, or "
-                "public_directions=True if the directions come from public data."
-            )
-        source = "private (earlier release)" if directions.private else "public (caller)"
-        release = directions if directions.private else None
-        return np.array(directions.directions[:, :k]), source, release
-    if isinstance(directions, pd.DataFrame):
-        directions = directions.to_numpy()
-    try:
-        matrix = np.array(directions, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(
-            "directions must be None, a DirectionsResult or a (p, k) numeric matrix; "
-            f"got {type(directions).__name__}."
-        ) from None
-    if matrix.ndim != 2 or matrix.shape[0] != p or matrix.shape[1] < k:
-        raise ValueError(
-            f"directions must be a matrix of shape (p, >=k) = ({p}, >={k}); got {matrix.shape}."
-        )
-    matrix = matrix[:, :k]
-    if not np.isfinite(matrix).all() or not np.allclose(
-        matrix.T @ matrix, np.eye(k), rtol=0.0, atol=1e-6
-    ):
-        raise ValueError(
-            "directions must have orthonormal columns (unit length, mutually orthogonal); "
-            "orthonormalise them first, e.g. with numpy.linalg.qr."
-        )
-    return matrix, "public (caller)", None
-
-
 def dp_scree(
     X: Data,
     k: int | None = None,
@@ -980,16 +930,17 @@ def dp_scree(
     controls = _resolve_controls(control, methods)
     calibration = check_calibration(calibration)
     pairing = check_choice(pairing, "pairing", ("random", "consecutive"))
-    trace_share = _check_share(trace_share, "trace_share")
-    for flag, name in ((mono, "mono"), (compare, "compare"), (public_directions,
-                                                              "public_directions")):  # fmt: skip
-        if not isinstance(flag, bool):
-            raise TypeError(f"{name} must be True or False; got {flag!r}.")
-    given, source, release = _resolve_directions(
-        directions, p=p, k=k, n=n, public_directions=public_directions
-    )
+    trace_share = check_open_unit(trace_share, "trace_share")
+    mono = check_bool(mono, "mono")
+    compare = check_bool(compare, "compare")
+    public_directions = check_bool(public_directions, "public_directions")
+    given, release = resolve_directions(directions, p=p, k=k, public_directions=public_directions)
     if given is None:
-        direction_share = _check_share(direction_share, "direction_share")
+        source = "private (this call)"
+    else:
+        source = "public (caller)" if release is None else "private (earlier release)"
+    if given is None:
+        direction_share = check_open_unit(direction_share, "direction_share")
         if direction_share + trace_share >= 1:
             raise ValueError(
                 f"direction_share + trace_share must be < 1 to leave budget for the scree; "

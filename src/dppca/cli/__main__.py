@@ -1,4 +1,4 @@
-"""``python -m dppca.cli``: the same as the ``dppca`` command."""
+"""``python -m dppca.cli``: the ``dppca`` command without the installed entry point."""
 
 import sys
 

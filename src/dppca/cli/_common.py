@@ -15,7 +15,10 @@ from ..datasets import DATASETS, load_dataset
 __all__ = [
     "CLIError",
     "add_data_arguments",
+    "add_output_argument",
     "add_privacy_arguments",
+    "add_ties_argument",
+    "check_figure_path",
     "parse_int_list",
     "read_data",
     "write_atomically",
@@ -150,7 +153,31 @@ def write_atomically(path: str | os.PathLike[str], write: Callable[[str], None])
 
 def save_figure(fig, path: str) -> None:
     """Save ``fig`` atomically; the format follows the extension (png, svg, pdf)."""
+    suffix = check_figure_path(path)
+    write_atomically(path, lambda tmp: fig.savefig(tmp, format=suffix, bbox_inches="tight"))
+
+
+def add_ties_argument(parser: argparse.ArgumentParser) -> None:
+    """``--ties``: what the private directions do with (almost) coinciding rows."""
+    parser.add_argument(
+        "--ties",
+        choices=("error", "zero"),
+        default="error",
+        help="rows closer than 1.5e-8: stop with an error, or let them contribute nothing",
+    )
+
+
+def add_output_argument(parser: argparse.ArgumentParser, *, required: bool, help: str) -> None:
+    """``--out FILE``, a figure file whose extension picks the format."""
+    parser.add_argument("--out", required=required, default=None, metavar="FILE", help=help)
+
+
+def check_figure_path(path: str) -> str:
+    """The format of a figure file (png, svg or pdf), from its extension.
+
+    Call it before the release, so a typo in the name spends no budget.
+    """
     suffix = Path(path).suffix.lower().lstrip(".")
     if suffix not in {"png", "svg", "pdf"}:
         raise CLIError(f"--out must end in .png, .svg or .pdf; got {path!r}.")
-    write_atomically(path, lambda tmp: fig.savefig(tmp, format=suffix, bbox_inches="tight"))
+    return suffix

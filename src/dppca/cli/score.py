@@ -9,7 +9,10 @@ from ..score import dp_score, sample_points
 from ._common import (
     CLIError,
     add_data_arguments,
+    add_output_argument,
     add_privacy_arguments,
+    add_ties_argument,
+    check_figure_path,
     numeric_part,
     parse_int_list,
     read_data,
@@ -46,6 +49,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "treated as public",
     )  # fmt: skip
     parser.add_argument(
+        "--group-labels", default=None, metavar="A,B,...",
+        help="the public list of group labels: only these are released, whatever the "
+        "data hold (rows with other labels count for the frame only)",
+    )  # fmt: skip
+    parser.add_argument(
         "--groups-public", action="store_true",
         help="declare the group labels (and so the group sizes) public; otherwise group "
         "sizes are released with noise",
@@ -54,16 +62,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--sample", choices=("center", "uniform"), default=None,
         help="also draw synthetic points from each released histogram",
     )  # fmt: skip
-    parser.add_argument(
-        "--ties", choices=("error", "zero"), default="error",
-        help="rows closer than 1.5e-8: stop with an error, or let them contribute nothing",
-    )  # fmt: skip
+    add_ties_argument(parser)
     parser.add_argument(
         "--table", default=None, metavar="FILE.csv", help="also write the bin tables as CSV"
     )
-    parser.add_argument(
-        "--out", required=True, metavar="FILE", help="figure file (.png, .svg or .pdf)"
-    )
+    add_output_argument(parser, required=True, help="figure file (.png, .svg or .pdf)")
     parser.set_defaults(func=run)
 
 
@@ -79,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
             raise CLIError(f"--bins must be one or two integers; got {args.bins!r}.")
         bins = values[0] if len(values) == 1 else values
     methods = [m.strip() for m in args.method.split(",") if m.strip()]
+    check_figure_path(args.out)  # before the release: a typo must not waste the budget
     keep = (args.groups,) if args.groups else ()
     try:
         frame = read_data(args, keep=keep)
@@ -86,16 +90,24 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(f"--groups names no column of the data; got {args.groups!r}.") from None
     if args.groups and args.groups not in frame.columns:
         raise CLIError(f"--groups names no column of the data; got {args.groups!r}.")
-    if args.groups_public and not args.groups:
-        raise CLIError("--groups-public needs --groups.")
+    for flag, given in (("--groups-public", args.groups_public),
+                        ("--group-labels", args.group_labels)):  # fmt: skip
+        if given and not args.groups:
+            raise CLIError(f"{flag} needs --groups.")
     data = numeric_part(frame, drop=keep)
+    group_labels = None
     if args.groups:
-        data = data.assign(**{args.groups: frame[args.groups].to_numpy()})
+        labels = frame[args.groups]
+        if args.group_labels is not None:  # compare as text, as the labels are typed
+            group_labels = [g.strip() for g in args.group_labels.split(",")]
+            labels = labels.astype(str).where(labels.notna(), None)
+        data = data.assign(**{args.groups: labels.to_numpy()})
     # One generator for the whole run: the samples continue the release's stream.
     rng = check_random_state(args.seed)
     result = dp_score(
         data, eps=args.eps, delta=args.delta, bins=bins, components=components,
         method=methods, groups=args.groups, groups_public=args.groups_public,
+        group_labels=group_labels,
         calibration=args.calibration, ties=args.ties, random_state=rng,
     )  # fmt: skip
     samples = None

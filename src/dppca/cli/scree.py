@@ -8,7 +8,10 @@ from ..scree import METHODS, ClippedControl, dp_scree
 from ._common import (
     CLIError,
     add_data_arguments,
+    add_output_argument,
     add_privacy_arguments,
+    add_ties_argument,
+    check_figure_path,
     numeric_part,
     read_data,
     save_figure,
@@ -45,10 +48,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--no-mono", dest="mono", action="store_false",
         help="keep the raw estimates instead of their non-increasing fit",
     )  # fmt: skip
-    parser.add_argument(
-        "--out", default=None, metavar="FILE",
-        help="write the plot to FILE (.png, .svg or .pdf)",
-    )  # fmt: skip
+    add_ties_argument(parser)
+    add_output_argument(parser, required=False, help="write the plot to FILE (.png, .svg or .pdf)")
     parser.set_defaults(func=run)
 
 
@@ -63,12 +64,10 @@ def run(args: argparse.Namespace) -> int:
         control = {"clipped": ClippedControl(clip=args.clip)}
     data = numeric_part(read_data(args))
     if args.out is not None:  # fail on a bad extension before spending the budget
-        suffix = args.out.lower().rsplit(".", 1)[-1]
-        if suffix not in {"png", "svg", "pdf"}:
-            raise CLIError(f"--out must end in .png, .svg or .pdf; got {args.out!r}.")
+        check_figure_path(args.out)
     result = dp_scree(
         data, args.k, eps=args.eps, delta=args.delta, method=methods, control=control,
-        mono=args.mono, random_state=args.seed, calibration=args.calibration,
+        mono=args.mono, random_state=args.seed, calibration=args.calibration, ties=args.ties,
     )  # fmt: skip
     print(result.to_frame().round(4).to_string())
     print(f"total variance (private): {result.trace:.4g}")

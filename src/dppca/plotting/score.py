@@ -176,6 +176,8 @@ def plot_score(
         else:
             pts = np.asarray(result.nonprivate.scores)
             codes = result.nonprivate.group_codes
+            if codes is not None:  # rows outside the public labels (code -1) are not drawn
+                pts, codes = pts[codes >= 0], codes[codes >= 0]
             grp = None if codes is None else np.asarray(labels, dtype=object)[codes]
             default = "NON-PRIVATE scores"
         if grp is None:

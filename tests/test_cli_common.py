@@ -1,0 +1,58 @@
+"""Tests of the pieces the subcommands share, and of ``python -m dppca.cli``."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import dppca
+from dppca.cli import build_parser, main
+from dppca.cli import score as cli_score
+
+PRIVACY = ["--eps", "0.5", "--delta", "1e-5", "--seed", "1"]
+
+
+def test_python_m_dppca_cli_runs_the_command():
+    src = str(Path(dppca.__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": src}
+    done = subprocess.run(
+        [sys.executable, "-m", "dppca.cli", "scree", "--help"],
+        capture_output=True, text=True, env=env, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0
+    assert "--ties" in done.stdout and "--out" in done.stdout
+
+
+@pytest.mark.parametrize("command", ["scree", "score"])
+def test_shared_options_read_the_same_in_every_subcommand(command):
+    parser = build_parser()
+    args = parser.parse_args([command, *PRIVACY, "--ties", "zero", "--out", "f.png"])
+    assert (args.ties, args.out, args.eps, args.calibration) == ("zero", "f.png", 0.5, "classic")
+    with pytest.raises(SystemExit):
+        parser.parse_args([command, *PRIVACY, "--ties", "drop", "--out", "f.png"])
+
+
+def test_scree_passes_ties_to_the_directions(tmp_path, capsys, rng):
+    data = rng.normal(size=(60, 3))
+    data[1] = data[0]  # a duplicate row: "error" stops, "zero" lets it contribute nothing
+    path = tmp_path / "dup.csv"
+    pd.DataFrame(data, columns=["a", "b", "c"]).to_csv(path, index=False)
+    assert main(["scree", str(path), *PRIVACY]) == 2
+    assert "ties" in capsys.readouterr().err
+    assert main(["scree", str(path), *PRIVACY, "--ties", "zero"]) == 0
+    assert "privacy cost" in capsys.readouterr().out
+
+
+def test_score_checks_the_figure_name_before_the_release(tmp_path, capsys, monkeypatch):
+    def no_release(*args, **kwargs):
+        raise AssertionError("the release ran although --out was unusable")
+
+    monkeypatch.setattr(cli_score, "dp_score", no_release)
+    status = main(["score", *PRIVACY, "--out", str(tmp_path / "plot.jpg")])
+    assert status == 2 and "--out must end in" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
