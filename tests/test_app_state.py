@@ -312,3 +312,28 @@ def test_run_reads_a_csv_path_for_the_provided_source(tmp_path, frame: pd.DataFr
     assert name == "mine.csv" and loaded.shape == frame.shape
     with pytest.raises(FileNotFoundError, match="does not exist"):
         _read_data(tmp_path / "missing.csv")
+
+
+def test_a_public_label_list_is_what_a_score_release_shows(state: AppState) -> None:
+    # Without a public list the labels found in the data are released as they
+    # are, and the preview says so; with one, the released set is that list.
+    state.select(list("abcde"), group="label")
+    preview = state.preview("score", eps=0.3, delta=1e-6)
+    assert any("found in the data" in note for note in preview.warnings)
+    state.select(list("abcde"), group="label", group_labels="x, y, z")
+    preview = state.preview("score", eps=0.3, delta=1e-6)
+    assert not any("found in the data" in note for note in preview.warnings)
+    rel = state.release("score", eps=0.3, delta=1e-6)
+    assert rel.result.groups == ("x", "y", "z")
+
+
+def test_public_labels_allow_rows_without_a_label(frame: pd.DataFrame) -> None:
+    gappy = frame.astype({"label": object})
+    gappy.loc[3, "label"] = None
+    with pytest.raises(DataError, match="missing labels"):
+        select_data(gappy, ["a", "b"], group="label")
+    sel = select_data(gappy, ["a", "b"], group="label", group_labels=["x", "y"])
+    assert sel.group_labels == ("x", "y")
+    with pytest.raises(DataError, match="twice"):
+        select_data(frame, ["a", "b"], group="label", group_labels="x,x")
+    assert select_data(frame, ["a", "b"], group="label", group_labels=" , ").group_labels is None

@@ -38,6 +38,7 @@ __all__ = [
     "Selection",
     "default_delta",
     "numeric_columns",
+    "parse_labels",
     "read_csv_upload",
     "select_data",
 ]
@@ -163,6 +164,7 @@ class Selection:
     groups: np.ndarray | None = None
     group_column: str | None = None
     groups_public: bool = False
+    group_labels: tuple[str, ...] | None = None
 
     @property
     def n(self) -> int:
@@ -181,12 +183,17 @@ def select_data(
     *,
     group: str | None = None,
     groups_public: bool = False,
+    group_labels: Sequence[str] | str | None = None,
 ) -> Selection:
     """Check a choice of columns and return what the analysis will use.
 
     Raises :class:`DataError` when fewer than two numeric columns are chosen,
     when the group column is also an analysed column, or when a chosen column
-    (or the group column) has missing values. The message names the columns
+    has missing values, or the group column has missing labels and no public
+    list of labels is given. ``group_labels`` (a sequence or comma-separated
+    text; empty means none) is the public list of possible labels: then the
+    released label set is that list, and rows with other labels belong to no
+    group. The message names the columns
     only: the app runs on the data holder's machine, for the data holder.
     """
     columns = [str(c) for c in columns]
@@ -213,18 +220,36 @@ def select_data(
     if X.shape[0] < 4:
         raise DataError(f"the data need at least 4 rows; got {X.shape[0]}.")
     labels = None
+    public_labels = parse_labels(group_labels)
     if group is not None:
         if group not in frame.columns:
             raise DataError(f"unknown group column {group!r}.")
-        if frame[group].isna().any():
-            raise DataError(f"the group column {group!r} has missing labels.")
+        if public_labels is None and frame[group].isna().any():
+            raise DataError(
+                f"the group column {group!r} has missing labels; give the public list of "
+                "labels (rows with a missing label then belong to no group)."
+            )
         labels = frame[group].astype(str).to_numpy()
     return Selection(
         X=X.reset_index(drop=True),
         groups=labels,
         group_column=group,
         groups_public=bool(groups_public) and group is not None,
+        group_labels=public_labels if group is not None else None,
     )
+
+
+def parse_labels(group_labels: Sequence[str] | str | None) -> tuple[str, ...] | None:
+    """A public list of group labels from a sequence or comma-separated text (None if empty)."""
+    if group_labels is None:
+        return None
+    items = group_labels.split(",") if isinstance(group_labels, str) else list(group_labels)
+    labels = tuple(str(x).strip() for x in items if str(x).strip())
+    if not labels:
+        return None
+    if len(set(labels)) != len(labels):
+        raise DataError("the list of group labels names a label twice.")
+    return labels
 
 
 # ------------------------------------------------------------------------- releases
@@ -344,12 +369,20 @@ class AppState:
         self.load(name, load_dataset(name))
 
     def select(
-        self, columns: Sequence[str], *, group: str | None = None, groups_public: bool = False
+        self,
+        columns: Sequence[str],
+        *,
+        group: str | None = None,
+        groups_public: bool = False,
+        group_labels: Sequence[str] | str | None = None,
     ) -> Selection:
         """Choose the analysed columns (and group column) of the loaded table."""
         if self.frame is None:
             raise DataError("load a dataset first.")
-        self.selection = select_data(self.frame, columns, group=group, groups_public=groups_public)
+        self.selection = select_data(
+            self.frame, columns, group=group, groups_public=groups_public,
+            group_labels=group_labels,
+        )  # fmt: skip
         return self.selection
 
     def set_budget(self, eps: float, delta: float) -> None:
@@ -443,7 +476,8 @@ class AppState:
                 sel.X, bins=p.get("bins"), components=tuple(p.get("components", (1, 2))),
                 method=list(methods), directions=directions,
                 groups=sel.groups if use_groups else None,
-                groups_public=sel.groups_public if use_groups else False, **common,
+                groups_public=sel.groups_public if use_groups else False,
+                group_labels=sel.group_labels if use_groups else None, **common,
             )  # fmt: skip
         raise DataError(f"unknown release kind {kind!r}.")
 
@@ -464,6 +498,18 @@ class AppState:
             else:  # pragma: no cover - every release function checks its budget
                 raise RuntimeError(f"the {kind} release did not check its budget.")
         notes = tuple(dict.fromkeys(str(w.message) for w in caught))
+        sel = self.selection
+        if (
+            kind == "score"
+            and params.get("use_groups", True)
+            and sel.groups is not None
+            and sel.group_labels is None
+            and not sel.groups_public
+        ):
+            notes += (
+                "the set of group labels found in the data is released as it is (not "
+                "private); give the public list of labels in the data panel to avoid that.",
+            )
         eps_left, delta_left = self.budget.remaining
         if self.budget.can_afford(cost):
             message = (

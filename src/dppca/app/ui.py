@@ -20,6 +20,7 @@ from .state import (
     DataError,
     Preview,
     numeric_columns,
+    parse_labels,
     read_csv_upload,
 )
 
@@ -85,6 +86,11 @@ def build_ui(provided: str | None = None, *, max_upload: int = MAX_UPLOAD_BYTES)
         ui.output_ui("data_message"),
         ui.input_selectize("columns", "Numeric columns to analyse", [], multiple=True),
         ui.input_select("group", "Group column (optional)", {"": "(none)"}),
+        ui.input_text(
+            "group_labels",
+            "Public list of group labels (comma-separated; empty: the labels found in "
+            "the data, which are then released as they are)",
+        ),
         ui.input_radio_buttons(
             "groups_public",
             "Group labels are",
@@ -368,7 +374,10 @@ def create_app(
             load_frame(info["name"], frame)
 
         @reactive.effect
-        @reactive.event(input.columns, input.group, input.groups_public, ignore_init=True)
+        @reactive.event(
+            input.columns, input.group, input.groups_public, input.group_labels,
+            ignore_init=True,
+        )  # fmt: skip
         def _select() -> None:
             if state.frame is None:
                 return
@@ -377,14 +386,21 @@ def create_app(
             if group is not None and group in cols:  # a group column is not analysed
                 cols.remove(group)
                 ui.update_selectize("columns", selected=cols)
-            if state.selection is not None and (
-                tuple(cols) == state.selection.columns
-                and group == state.selection.group_column
-                and (input.groups_public() == "public") == state.selection.groups_public
+            public = input.groups_public() == "public"
+            labels = input.group_labels() or None
+            sel = state.selection
+            if sel is not None and (tuple(cols), group, public and group is not None) == (
+                sel.columns,
+                sel.group_column,
+                sel.groups_public,
             ):
-                return
+                try:
+                    if parse_labels(labels) == sel.group_labels:
+                        return  # nothing changed (for example the widget was just updated)
+                except DataError:
+                    pass
             try:
-                state.select(cols, group=group, groups_public=input.groups_public() == "public")
+                state.select(cols, group=group, groups_public=public, group_labels=labels)
             except DataError as exc:
                 state.selection = None
                 data_msg.set((str(exc), "danger"))
