@@ -127,6 +127,17 @@ def _wait_idle(pg) -> None:
     pg.wait_for_function("!document.documentElement.classList.contains('shiny-busy')")
 
 
+def _new_image(pg, output: str, old: str | None) -> str:
+    """Wait until the image of ``output`` differs from ``old``; return its src."""
+    pg.wait_for_function(
+        "([sel, old]) => { const img = document.querySelector(sel + ' img');"
+        " return img !== null && img.src !== old; }",
+        arg=[output, old],
+        timeout=WAIT,
+    )
+    return pg.get_attribute(f"{output} img", "src")
+
+
 def _set_number(pg, selector: str, value: str) -> None:
     pg.fill(selector, value)
     pg.press(selector, "Tab")
@@ -161,19 +172,21 @@ def test_switching_plot_kind_and_components_spends_nothing(page, shots) -> None:
     ledger = page.inner_text("#ledger")
     summary = page.inner_text("#budget_summary")
     image = page.get_attribute("#loading_plot img", "src")
-    for kind in ("point", "heatmap", "vector"):
-        page.check(f"input[name=loading_kind][value={kind}]")
+
+    def redrawn(change) -> None:
+        nonlocal image
+        change()
+        image = _new_image(page, "#loading_plot", image)  # the figure was redrawn ...
         _wait_idle(page)
-        new_image = page.get_attribute("#loading_plot img", "src")
-        assert new_image != image  # the figure was redrawn ...
-        image = new_image
         assert page.inner_text("#ledger") == ledger  # ... and nothing was spent
         assert page.inner_text("#budget_summary") == summary
+
+    for kind in ("point", "heatmap", "vector"):
+        redrawn(lambda kind=kind: page.check(f"input[name=loading_kind][value={kind}]"))
         if kind == "heatmap":
             page.screenshot(path=str(shots / "app_heatmap.png"), full_page=True)
-    _set_number(page, "#loading_pc_y", "3")
-    assert page.get_attribute("#loading_plot img", "src") != image
-    assert page.inner_text("#ledger") == ledger
+    redrawn(lambda: _set_number(page, "#loading_pc_y", "3"))
+    redrawn(lambda: page.select_option("#loading_color", label="red"))
     assert re.search(r"Showing release #1\b", page.inner_text("#loading_note"))
     # Downloads are post-processing too.
     got = {}
@@ -211,7 +224,9 @@ def test_a_release_that_would_overspend_is_refused(page, shots) -> None:
     expect(page.locator("#scree_status")).to_contain_text("Release #2 made", timeout=WAIT)
     expect(page.locator("#scree_plot img")).to_be_visible(timeout=WAIT)
     assert page.inner_text("#ledger").count("Kendall") == 1
+    image = page.get_attribute("#scree_plot img", "src")
     page.check("input[name=scree_kind][value=scree]")
+    _new_image(page, "#scree_plot", image)
     _wait_idle(page)
     assert page.inner_text("#ledger").count("Kendall") == 1
     page.screenshot(path=str(shots / "app_scree.png"), full_page=True)
@@ -233,9 +248,10 @@ def test_a_score_release_with_private_groups(page, shots) -> None:
     expect(page.locator("#ledger")).to_contain_text("group sizes (5)")
     ledger = page.inner_text("#ledger")
     for kind in ("sample", "groups"):
+        image = page.get_attribute("#score_plot img", "src")
         page.check(f"input[name=score_kind][value={kind}]")
+        _new_image(page, "#score_plot", image)
         _wait_idle(page)
-        expect(page.locator("#score_plot img")).to_be_visible()
         assert page.inner_text("#ledger") == ledger
     page.screenshot(path=str(shots / "app_score.png"), full_page=True)
 

@@ -229,7 +229,7 @@ def test_figures_and_tables_of_a_release_cost_nothing(state: AppState) -> None:
         figures.loading_figure(d, kind=kind, components=(2, 3)) for kind in ("vector", "point")
     ]
     figs.append(figures.loading_figure(d, kind="heatmap", heatmap_components=[1, 2, 3]))
-    figs.append(figures.loading_figure(d, kind="point", uncertainty=20, top=3))
+    figs.append(figures.loading_figure(d, kind="point", uncertainty=20, top=3, color="#b2182b"))
     figs += [figures.scree_figure(s, kind=kind) for kind in ("pve", "pve_total", "scree")]
     sample = state.sample(c, method="add", size=50)
     figs += [

@@ -51,6 +51,7 @@ def loading_figure(
     heatmap_components: Sequence[int] | None = None,
     uncertainty: int | None = None,
     top: int | None = None,
+    color: str | None = None,
 ) -> Any:
     """A loading plot (vector, point or heatmap) of a directions release.
 
@@ -61,6 +62,8 @@ def loading_figure(
     _, ax = _new_axes((6.4, 5.6) if kind != "heatmap" else (6.4, 6.0))
     result = LoadingResult.from_directions(directions, components=tuple(components))
     opts: dict[str, Any] = {"kind": kind, "ax": ax, "top": top}
+    if color is not None and kind != "heatmap":
+        opts["color"] = color
     if kind == "heatmap":
         opts["components"] = list(heatmap_components) if heatmap_components else None
     else:

@@ -30,6 +30,7 @@ _FREE = (
     "Re-drawing a kept release (other plot kind, other components, other display options) "
     "is post-processing: it spends nothing."
 )
+_COLOURS = {"#1f5fa8": "blue", "#b2182b": "red", "#1b7837": "green", "#333333": "grey"}
 _CALIBRATIONS = {"analytic": "analytic (exact for every eps)", "classic": "classic (eps < 1)"}
 
 
@@ -125,6 +126,7 @@ def build_ui(provided: str | None = None, *, max_upload: int = MAX_UPLOAD_BYTES)
             ui.input_numeric("loading_pc_y", "y: PC", 2, min=1, step=1),
             ui.input_numeric("loading_heat_k", "heatmap: PCs", 4, min=1, step=1),
             ui.input_numeric("loading_top", "show top variables (0 = all)", 0, min=0, step=1),
+            ui.input_select("loading_color", "colour", _COLOURS),
             ui.input_numeric(
                 "loading_uncertainty",
                 "noise-sensitivity draws (0 = off)",
@@ -567,6 +569,7 @@ def create_app(
                 heatmap_components=list(range(1, heat_k + 1)),
                 uncertainty=_positive_or_none(input.loading_uncertainty()),
                 top=_positive_or_none(input.loading_top()),
+                color=input.loading_color(),
             )
 
         def draw_scree() -> Any:
