@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import tempfile
 from collections.abc import Callable
@@ -500,7 +501,7 @@ def create_app(
 
             @reactive.effect
             @reactive.event(getattr(input, f"run_{kind}"))
-            def _run() -> None:
+            async def _run() -> None:
                 settings = params(kind)
                 preview = state.preview(kind, **settings)
                 if preview.cost is None:
@@ -514,8 +515,13 @@ def create_app(
                         "computed or spent.", "danger",
                     ))  # fmt: skip
                     return
+                # The computation (O(n^2 p) for the directions) runs in a worker
+                # thread so that the server stays responsive meanwhile.
+                note_id = ui.notification_show(
+                    f"Computing the private {kind} release...", duration=None, type="message"
+                )
                 try:
-                    rel = state.release(kind, **settings)
+                    rel = await asyncio.to_thread(state.release, kind, **settings)
                 except BudgetExceededError as exc:
                     status[kind].set((f"Refused: {exc}", "danger"))
                 except (DataError, TiedRowsError, TypeError, ValueError) as exc:
@@ -526,6 +532,8 @@ def create_app(
                     if rel.warnings:
                         text += " Notes: " + " ".join(rel.warnings)
                     status[kind].set((text, "success"))
+                finally:
+                    ui.notification_remove(note_id)
                 changed()
 
         for kind in ("directions", "scree", "score"):
