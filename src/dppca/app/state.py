@@ -14,7 +14,7 @@ import math
 import os
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -280,7 +280,6 @@ class Release:
     settings: Mapping[str, Any]
     columns: tuple[str, ...]
     warnings: tuple[str, ...] = ()
-    label: str = field(default="")
 
 
 class _Priced(Exception):
@@ -549,7 +548,6 @@ class AppState:
             settings=settings,
             columns=self.selection.columns,
             warnings=tuple(dict.fromkeys(str(w.message) for w in caught)),
-            label=f"#{len(self.releases) + 1} {kind}",
         )
         self.releases.append(rel)
         return rel
