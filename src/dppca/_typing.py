@@ -12,5 +12,6 @@ Data = ArrayLike | pd.DataFrame
 RandomStateLike = int | np.integer | np.random.Generator | None
 Calibration = Literal["classic", "analytic"]
 Ties = Literal["error", "zero"]
+Design = Literal["exact", "balanced"]
 
-__all__ = ["Calibration", "Data", "RandomStateLike", "Ties"]
+__all__ = ["Calibration", "Data", "Design", "RandomStateLike", "Ties"]
