@@ -1,5 +1,8 @@
 """The sample spherical Kendall matrix: deterministic, no privacy, no randomness.
 
+(The balanced design needs a random order of the rows; it is drawn by the
+caller through :func:`dppca.mechanisms.random_pairing` and passed in.)
+
 For rows ``x_1, ..., x_n`` of ``X`` the matrix is
 
     K = 2 / (n (n - 1)) * sum_{i < j} u_ij u_ij^T,   u_ij = (x_i - x_j) / ||x_i - x_j||.
@@ -28,6 +31,21 @@ Two devices keep the result within about 1e-12 of the plain pairwise sum:
   out of the Laplacian and added from its explicit difference ``x_i - x_j`` of
   the original data. The separation check is made on those explicit
   differences, so it decides exactly as the pairwise definition does.
+
+One tile is one call of ``_tile_sums``, which returns the tile's own p x p
+Laplacian sum (a ``_PairSums``); the in-memory loop and the Dask tasks
+(``dppca._dask``) call the same function and merge the results in the same
+order. The Dask path shifts by the first row instead of the middle order
+statistics (one value per column is all the device needs; a distributed
+selection would cost a pass over the data).
+
+Balanced design
+---------------
+``K_B = 1/(n m) * sum_q sum_{k=1..m} u u^T`` over the rows at positions ``q``
+and ``q + k`` (mod n) of a random order. Its ``n m`` differences are formed
+explicitly, chunk by chunk (``_balanced_chunk``), in O(n m p^2) time and
+O(chunk m p + p^2) memory beyond the data: no Gram trick is needed, and ties
+follow the same rule as above.
 """
 
 from __future__ import annotations
@@ -39,6 +57,7 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy.linalg import blas
 
 from ._progress import ProgressCallback, ProgressLike, resolve_progress
 from ._typing import Data, Design, RandomStateLike, Ties
@@ -116,7 +135,7 @@ def _add_unit_outer(
     the position of a tied row of ``diff`` to its pair of row indices.
     """
     with np.errstate(over="ignore", invalid="ignore"):
-        norm = np.sqrt(np.sum(diff * diff, axis=1))
+        norm = np.sqrt(np.einsum("ij,ij->i", diff, diff))
     ok = np.isfinite(norm) & (norm > SEPARATION_THRESHOLD)
     if not ok.all():
         bad = np.flatnonzero(~ok)
@@ -127,7 +146,9 @@ def _add_unit_outer(
             return  # the error is raised once every pair has been counted
         diff, norm = diff[ok], norm[ok]
     diff /= norm[:, None]
-    sums.matrix += diff.T @ diff
+    # diff.T @ diff with half the work: BLAS syrk on the Fortran view diff.T (no copy)
+    upper = blas.dsyrk(1.0, diff.T, trans=0, lower=0)
+    sums.matrix += np.triu(upper) + np.triu(upper, 1).T
 
 
 def _add_exact_pairs(
@@ -295,8 +316,8 @@ def _balanced_pair_sum(
 
 
 def default_balanced_chunk(m: int, p: int) -> int:
-    """Positions per chunk of the balanced design: about 4 MiB of differences."""
-    return max(64, (1 << 19) // (m * p))
+    """Positions per chunk of the balanced design: about 8 MiB of differences."""
+    return max(64, (1 << 20) // (m * p))
 
 
 def default_m(n: int) -> int:
@@ -417,7 +438,7 @@ def spherical_kendall(
         below 1). The same rule applies to both designs.
     block_size : int, optional
         Rows per tile of the exact design (default 1024; 2048 for Dask), or
-        positions per chunk of the balanced design (default about 4 MiB of
+        positions per chunk of the balanced design (default about 8 MiB of
         differences; at least 4096 for Dask). Memory is O(block_size^2 + p^2)
         for the exact design and O(block_size m p + p^2) beyond the data for
         the balanced one.
@@ -470,9 +491,9 @@ def spherical_kendall(
     is therefore at most ``2m * 2/(n m) = 4/n``, the same bound as for the
     exact design, so the Gaussian calibration of :func:`dppca.dp_pc_dir`
     applies unchanged. Since ``pi`` does not depend on the data, the bound
-    holds for every ``pi`` and the mechanism, a mixture over ``pi`` of
-    (eps, delta)-DP mechanisms, is (eps, delta)-DP; ``pi`` itself is never
-    released.
+    holds for every ``pi``: the release is (eps, delta)-DP conditionally on
+    ``pi`` (so even someone who learned ``pi`` gains nothing), and hence also
+    as a mixture over ``pi``. ``pi`` itself is never released.
 
     *Variance.* ``K_B`` is unbiased for the population matrix, like ``K``.
     For a U-statistic with kernel variance ``zeta_2`` and first-order
@@ -507,8 +528,7 @@ def spherical_kendall(
         block_size = check_positive_int(block_size, "block_size")
     callback = resolve_progress(progress)
     order = None
-    if design == "balanced":
-        rng = check_random_state(random_state)
+    rng = check_random_state(random_state)  # validated for both designs, used by one
     data, _ = validate_kendall_input(X, design)
     if design == "balanced":
         m = check_design_m(m, data.shape[0])
