@@ -164,9 +164,11 @@ def _add_exact_pairs(
     for start in range(0, rows.size, _EXACT_CHUNK):
         r = rows[start : start + _EXACT_CHUNK]
         c = cols[start : start + _EXACT_CHUNK]
+        with np.errstate(over="ignore", invalid="ignore"):
+            diff = x_i[r] - x_j[c]  # may overflow to inf: then a tie (non-finite norm)
         _add_unit_outer(
             sums,
-            x_i[r] - x_j[c],
+            diff,
             ties,
             lambda b, r=r, c=c: (int(r[b]) + offsets[0], int(c[b]) + offsets[1]),
         )
@@ -191,22 +193,30 @@ def _tile_sums(
     """
     sums = _PairSums(x_i.shape[1])
     diagonal = i0 == j0
-    y_i = x_i - shift
-    y_j = y_i if diagonal else x_j - shift
-    sq_i = np.einsum("ij,ij->i", y_i, y_i)
-    sq_j = sq_i if diagonal else np.einsum("ij,ij->i", y_j, y_j)
+    with np.errstate(over="ignore", invalid="ignore"):
+        y_i = x_i - shift
+        y_j = y_i if diagonal else x_j - shift
+        sq_i = np.einsum("ij,ij->i", y_i, y_i)
+        sq_j = sq_i if diagonal else np.einsum("ij,ij->i", y_j, y_j)
+    if not sq_i.max() + sq_j.max() <= _HUGE:
+        # Values near the float64 limit (squares overflow, or NaN after overflow): the
+        # Gram products are meaningless, so every pair of the tile goes the explicit
+        # route, where an overflowing difference is a tie like any non-finite norm.
+        close = np.ones((x_i.shape[0], x_j.shape[0]), dtype=bool)
+        if diagonal:
+            close[np.tril_indices(close.shape[0], m=close.shape[1])] = False
+        r, c = np.nonzero(close)
+        _add_exact_pairs(sums, x_i, x_j, r, c, (i0, j0), ties)
+        return sums
     scale = np.add.outer(sq_i, sq_j)
     dist2 = y_i @ y_j.T
     dist2 *= -2.0
     dist2 += scale
     if diagonal:  # keep only j > i
         dist2[np.tril_indices(dist2.shape[0], m=dist2.shape[1])] = np.inf
-    if sq_i.max() + sq_j.max() > _HUGE:
-        close = np.isfinite(dist2)
-    else:
-        scale *= _CLOSE_REL
-        scale += _CLOSE_ABS
-        close = ~(dist2 > scale)
+    scale *= _CLOSE_REL
+    scale += _CLOSE_ABS
+    close = ~(dist2 > scale)
     del scale
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         weights = np.reciprocal(dist2, out=dist2)
@@ -269,8 +279,9 @@ def _balanced_chunk(
     """
     c = block.shape[0] - m
     diff = np.empty((m, c, block.shape[1]))
-    for k in range(1, m + 1):
-        np.subtract(block[:c], block[k : k + c], out=diff[k - 1])
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow -> inf -> a tie
+        for k in range(1, m + 1):
+            np.subtract(block[:c], block[k : k + c], out=diff[k - 1])
     sums = _PairSums(block.shape[1])
 
     def locate(b: int) -> tuple[int, int]:
