@@ -165,3 +165,16 @@ def test_existing_output_is_replaced_only_when_complete(csv, tmp_path, monkeypat
 def test_privacy_warning_for_large_eps(csv, capsys):
     assert main(["loading", str(csv), "--eps", "2", "--delta", "1e-5"]) == 0
     assert "privacy warning" in capsys.readouterr().err
+
+
+def test_balanced_design_reads_the_file_in_chunks(tmp_path, capsys):
+    rng = np.random.default_rng(8)
+    path = tmp_path / "big.csv"
+    pd.DataFrame(rng.normal(size=(400, 4)), columns=list("wxyz")).to_csv(path, index=False)
+    args = ["loading", str(path), "--design", "balanced", "--m", "5", "--eps", "0.5",
+            "--delta", "1e-5", "--seed", "2", "--progress", "always"]  # fmt: skip
+    assert main(args) == 0
+    captured = capsys.readouterr()
+    rows = [line.split()[0] for line in captured.out.splitlines()[1:5]]
+    assert rows == ["w", "x", "y", "z"]  # the file's labels survive the chunked reader
+    assert "pairs" in captured.err and "pairs" not in captured.out  # the bar is stderr only

@@ -17,8 +17,9 @@ def plain_kendall(X: np.ndarray, ties: str = "error") -> np.ndarray:
     total = np.zeros((p, p))
     for i in range(n - 1):
         for j in range(i + 1, n):
-            diff = X[i] - X[j]
-            norm = np.sqrt(np.sum(diff * diff))
+            with np.errstate(over="ignore", invalid="ignore"):  # overflow: a tie
+                diff = X[i] - X[j]
+                norm = np.sqrt(np.sum(diff * diff))
             if not (np.isfinite(norm) and norm > SEPARATION_THRESHOLD):
                 if ties == "error":
                     raise ValueError("tie")
@@ -171,3 +172,20 @@ def test_bad_ties_option_raises(small_data, ties):
 def test_bad_block_size_raises(small_data, block_size, exc):
     with pytest.raises(exc, match="block_size"):
         spherical_kendall(small_data, block_size=block_size)
+
+
+@pytest.mark.parametrize("design", ["exact", "balanced"])
+def test_values_near_the_float_limit_are_ties_not_crashes(design):
+    # A row near DBL_MAX makes its differences overflow. That must behave like any
+    # other non-finite norm (a tie), with no numpy warning (which would reveal the
+    # extreme row through a side channel) and no NaN in the matrix.
+    rng = np.random.default_rng(21)
+    X = rng.normal(size=(40, 3))
+    X[5] = [1e308, -1e308, 1e308]
+    kwargs = {"design": design, "random_state": 0} if design == "balanced" else {}
+    with pytest.raises(TiedRowsError):
+        spherical_kendall(X, **kwargs)
+    K = spherical_kendall(X, ties="zero", **kwargs)
+    assert np.isfinite(K).all()
+    if design == "exact":
+        np.testing.assert_allclose(K, plain_kendall(X, ties="zero"), atol=1e-10)

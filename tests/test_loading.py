@@ -279,3 +279,10 @@ def test_noise_sensitivity_argument_errors(small_data):
         res.noise_sensitivity(10**6)
     with pytest.raises(ValueError, match="not private"):
         LoadingResult.from_directions(pc_dir(small_data)).noise_sensitivity(5)
+
+
+def test_balanced_design_is_passed_to_the_release(small_frame):
+    res = dp_loading(small_frame, eps=0.5, delta=1e-5, design="balanced", m=3, random_state=0)
+    same = dp_pc_dir(small_frame, eps=0.5, delta=1e-5, design="balanced", m=3, random_state=0)
+    np.testing.assert_array_equal(res.directions.noisy_matrix, same.noisy_matrix)
+    assert "balanced" in res.cost.released

@@ -12,12 +12,14 @@ Data = ArrayLike | pd.DataFrame
 RandomStateLike = int | np.integer | np.random.Generator | None
 Calibration = Literal["classic", "analytic"]
 Ties = Literal["error", "zero"]
+Design = Literal["exact", "balanced"]
 LoadingKind = Literal["vector", "point", "heatmap"]
 SignReference = Literal["private", "nonprivate"]
 
 __all__ = [
     "Calibration",
     "Data",
+    "Design",
     "LoadingKind",
     "RandomStateLike",
     "SignReference",

@@ -26,6 +26,8 @@ __all__ = [
     "check_components",
     "check_data",
     "check_delta",
+    "check_design",
+    "check_design_m",
     "check_eps",
     "check_k",
     "check_nonnegative_int",
@@ -149,7 +151,7 @@ def _is_numeric_dtype(dtype: Any) -> bool:
 
 
 def check_data(
-    X: object, *, name: str = "X", min_rows: int = 2, min_cols: int = 1
+    X: object, *, name: str = "X", min_rows: int = 2, min_cols: int = 1, copy: bool = True
 ) -> tuple[NDArray[np.float64], tuple[str, ...]]:
     """Validate a data table and return a fresh float64 copy and the variable names.
 
@@ -162,6 +164,9 @@ def check_data(
         The argument name used in error messages.
     min_rows, min_cols : int
         The smallest accepted number of rows and columns.
+    copy : bool, default=True
+        With False, a C-contiguous float64 array is used as it is (no copy);
+        the caller must then only read the result. For large tables.
 
     Returns
     -------
@@ -205,7 +210,10 @@ def check_data(
                 f"{name} must be two-dimensional (rows are observations); got {arr.ndim} "
                 "dimension(s). Use X.reshape(-1, 1) for a single variable."
             )
-        data = np.array(arr, dtype=np.float64, order="C", copy=True)
+        if copy:
+            data = np.array(arr, dtype=np.float64, order="C", copy=True)
+        else:
+            data = np.asarray(arr, dtype=np.float64, order="C")
         variables = tuple(f"V{j + 1}" for j in range(data.shape[1]))
     n, p = data.shape
     if n < min_rows:
@@ -319,3 +327,30 @@ def check_bool(value: object, name: str) -> bool:
     if not isinstance(value, bool | np.bool_):
         raise TypeError(f"{name} must be True or False; got {_type_name(value)} {value!r}.")
     return bool(value)
+
+
+def check_design(design: object) -> str:
+    """Return the pair design of the spherical Kendall matrix, ``"exact"`` or ``"balanced"``."""
+    return check_choice(design, "design", ("exact", "balanced"))
+
+
+def check_design_m(m: object, n: int) -> int:
+    """Return the partners per row of the balanced design; None gives the default.
+
+    ``m`` must satisfy ``1 <= m <= (n - 1) // 2`` so that no pair occurs twice
+    (``n`` is public, so quoting it is safe).
+    """
+    top = (n - 1) // 2
+    if top < 1:
+        raise ValueError(f"design='balanced' needs at least 3 rows; got n={n}.")
+    if m is None:
+        from .kendall import default_m
+
+        return default_m(n)
+    m = check_positive_int(m, "m")
+    if m > top:
+        raise ValueError(
+            f"m must be an integer in [1, (n - 1) // 2] = [1, {top}] so that no pair of "
+            f"rows repeats; got {m}."
+        )
+    return m

@@ -9,19 +9,22 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ._typing import Calibration, Data, RandomStateLike, Ties
+from ._progress import ProgressLike, resolve_progress
+from ._typing import Calibration, Data, Design, RandomStateLike, Ties
 from ._validation import (
     check_calibration,
     check_data,
     check_delta,
+    check_design,
+    check_design_m,
     check_eps,
     check_k,
     check_random_state,
     check_ties,
 )
 from .accounting import Budget, PrivacyCost
-from .kendall import kendall_matrix
-from .mechanisms import kendall_sigma, symmetric_gaussian_noise
+from .kendall import kendall_matrix, validate_kendall_input
+from .mechanisms import kendall_sigma, random_pairing, symmetric_gaussian_noise
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -153,6 +156,9 @@ def dp_pc_dir(
     calibration: Calibration = "classic",
     ties: Ties = "error",
     budget: Budget | None = None,
+    design: Design = "exact",
+    m: int | None = None,
+    progress: ProgressLike = None,
 ) -> DirectionsResult:
     """Differentially private PC directions (g-DPPCA, spherical case).
 
@@ -161,8 +167,10 @@ def dp_pc_dir(
 
     Parameters
     ----------
-    X : array-like of shape (n, p) or pandas.DataFrame
-        Numeric data, n >= 2. Not modified, centred or scaled.
+    X : array-like of shape (n, p), pandas.DataFrame, dask.array.Array or dask.dataframe.DataFrame
+        Numeric data, n >= 2 (n >= 3 for the balanced design). Not modified,
+        centred or scaled. A Dask collection is reduced on the active Dask
+        scheduler; the noise is then added once, here, on the client.
     k : int, default=None
         Number of directions to return, in [1, p]; None returns all p. The
         whole noisy matrix is released either way, so ``k`` does not change
@@ -183,6 +191,16 @@ def dp_pc_dir(
     budget : Budget, optional
         If given, the cost is checked against it before the data are touched
         and recorded in it afterwards.
+    design : {"exact", "balanced"}, default="exact"
+        Pairs averaged in the Kendall matrix: all of them, or the n m pairs of
+        a random balanced design (for very large n); see
+        :func:`dppca.spherical_kendall`. The privacy cost is the same.
+    m : int, optional
+        Partners per row of the balanced design, in [1, (n - 1) // 2]; default
+        ``min(20, (n - 1) // 2)``.
+    progress : None, bool or callable, default=None
+        Progress of the pair sum: True for a text bar on stderr, or a callable
+        ``progress(done, total)`` (counts of pairs).
 
     Returns
     -------
@@ -223,6 +241,12 @@ def dp_pc_dir(
     invariant. Under ``ties="error"`` the error itself reveals that two rows
     nearly coincide; ``ties="zero"`` removes that leak at no privacy cost.
 
+    With ``design="balanced"`` the random order of the rows is drawn first and
+    the noise second, both from the generator resolved from ``random_state``;
+    the order depends on n only, is never released, and the balanced matrix
+    has the same sensitivity ``4/n`` (proof in :func:`dppca.spherical_kendall`),
+    so sigma and the cost are unchanged.
+
     References
     ----------
     Kim, M. and Jung, S. (2025). Robust and differentially private principal
@@ -238,24 +262,27 @@ def dp_pc_dir(
     >>> res.to_frame().shape
     (20, 2)
     """
-    data, variables = check_data(X)
+    design = check_design(design)
+    data, variables = validate_kendall_input(X, design)
     n, p = data.shape
     k = check_k(k, p)
     eps = check_eps(eps)
     delta = check_delta(delta)
     calibration = check_calibration(calibration)
     ties = check_ties(ties)
+    if design == "balanced":
+        m = check_design_m(m, n)
+    callback = resolve_progress(progress)
     rng = check_random_state(random_state)
-    cost = PrivacyCost(
-        eps,
-        delta,
-        mechanism=f"gaussian ({calibration})",
-        released=f"noisy spherical Kendall matrix ({p} x {p})",
-    )
+    released = f"noisy spherical Kendall matrix ({p} x {p})"
+    if design == "balanced":
+        released = f"noisy spherical Kendall matrix ({p} x {p}, balanced design, m={m})"
+    cost = PrivacyCost(eps, delta, mechanism=f"gaussian ({calibration})", released=released)
     if budget is not None:
         budget.check(cost)
     sigma = kendall_sigma(n, eps, delta, calibration)
-    kendall = kendall_matrix(data, ties=ties)
+    order = random_pairing(n, rng) if design == "balanced" else None
+    kendall = kendall_matrix(data, ties=ties, design=design, m=m, order=order, progress=callback)
     return release_directions(
         kendall, sigma=sigma, k=k, n=n, variables=variables, cost=cost,
         calibration=calibration, rng=rng, budget=budget,

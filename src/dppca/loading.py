@@ -15,7 +15,16 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ._typing import Calibration, Data, LoadingKind, RandomStateLike, SignReference, Ties
+from ._progress import ProgressLike
+from ._typing import (
+    Calibration,
+    Data,
+    Design,
+    LoadingKind,
+    RandomStateLike,
+    SignReference,
+    Ties,
+)
 from ._validation import (
     check_choice,
     check_components,
@@ -433,6 +442,9 @@ def dp_loading(
     directions: DirectionsResult | None = None,
     sign_reference: SignReference = "private",
     budget: Budget | None = None,
+    design: Design = "exact",
+    m: int | None = None,
+    progress: ProgressLike = None,
 ) -> LoadingResult:
     """Private loading coordinates of the PC directions, for loading plots.
 
@@ -472,6 +484,13 @@ def dp_loading(
     budget : Budget, optional
         Passed to :func:`dp_pc_dir` (checked before, charged after). Not used
         when ``directions`` is given.
+    design : {"exact", "balanced"}, default="exact"
+        Pairs entering the Kendall matrix, as in :func:`dp_pc_dir`; the
+        balanced design suits very large tables at the same privacy cost.
+    m : int, optional
+        Partners per row for ``design="balanced"`` (default from n only).
+    progress : None, bool or callable, default=None
+        Progress reporting for the Kendall computation, as in :func:`dp_pc_dir`.
 
     Returns
     -------
@@ -540,7 +559,8 @@ def dp_loading(
         frame = pd.DataFrame(data, columns=list(variables), copy=False)
         res = dp_pc_dir(
             frame, k, eps=eps, delta=delta, random_state=random_state,
-            calibration=calibration, ties=ties, budget=budget,
+            calibration=calibration, ties=ties, budget=budget, design=design, m=m,
+            progress=progress,
         )  # fmt: skip
     else:
         res, _, _ = _check_directions_match(directions, eps, delta)

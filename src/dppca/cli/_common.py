@@ -7,20 +7,25 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from ..datasets import DATASETS, load_dataset
+from ..kendall import default_m
 
 __all__ = [
     "CLIError",
     "add_data_arguments",
+    "add_design_arguments",
     "add_output_argument",
     "add_privacy_arguments",
     "add_ties_argument",
     "check_figure_path",
     "parse_int_list",
+    "progress_for",
     "read_data",
+    "read_design_input",
     "write_atomically",
 ]
 
@@ -181,3 +186,81 @@ def check_figure_path(path: str) -> str:
     if suffix not in {"png", "svg", "pdf"}:
         raise CLIError(f"--out must end in .png, .svg or .pdf; got {path!r}.")
     return suffix
+
+
+# The CLI draws a progress bar when the pair sum is expected to take more than a couple
+# of seconds on one core (measured with benchmarks/bench_balanced.py and bench_kendall.py:
+# roughly 1e8 pairs/s for the exact design at p = 20, 1e7 pairs/s for the balanced one).
+_BAR_PAIRS = {"exact": 2e8, "balanced": 2e7}
+
+
+def add_design_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--design``, ``--m`` and ``--progress`` for subcommands built on the Kendall matrix."""
+    parser.add_argument(
+        "--design",
+        choices=("exact", "balanced"),
+        default="exact",
+        help="pairs in the Kendall matrix: all of them (exact), or a random balanced design "
+        "of n*m pairs for very large files (same privacy cost); with 'balanced' a CSV or "
+        "Parquet file is read in chunks",
+    )
+    parser.add_argument(
+        "--m",
+        type=int,
+        default=None,
+        metavar="M",
+        help="partners per row in the balanced design (default min(20, (n-1)//2))",
+    )
+    parser.add_argument(
+        "--progress",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="progress bar on stderr: only for long computations (auto), always or never",
+    )
+
+
+def read_design_input(args: argparse.Namespace) -> tuple[Any, tuple[str, ...]]:
+    """The numeric data to analyse and its column names.
+
+    With ``--design balanced`` and a file argument, the file is parsed in chunks
+    straight into one float64 array (CSV, or Parquet with pyarrow), so no
+    DataFrame of the whole table is ever held; otherwise :func:`read_data`.
+    """
+    if getattr(args, "design", "exact") != "balanced" or args.data is None:
+        frame = numeric_part(read_data(args))
+        return frame, tuple(str(c) for c in frame.columns)
+    if args.dataset is not None:
+        raise CLIError("give either DATA.csv or --dataset, not both.")
+    path = Path(args.data)
+    if not path.is_file():
+        raise CLIError(f"data file {str(path)!r} does not exist or is not a file.")
+    columns = None
+    if args.columns:
+        columns = [c.strip() for c in args.columns.split(",") if c.strip()]
+    from .._io import read_numeric_file
+
+    try:
+        return read_numeric_file(path, columns)
+    except pd.errors.EmptyDataError:
+        raise CLIError(f"data file {str(path)!r} is empty.") from None
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise CLIError(f"data file {str(path)!r} is not a readable data file: {first}") from None
+    except ImportError as exc:
+        raise CLIError(str(exc)) from None
+
+
+def progress_for(args: argparse.Namespace, n: int) -> Any:
+    """The ``progress=`` value for the library: a stderr bar for long jobs, else None."""
+    mode = getattr(args, "progress", "never")
+    if mode == "never":
+        return None
+    if mode == "always":
+        return True
+    design = getattr(args, "design", "exact")
+    if design == "balanced":
+        m = args.m if args.m is not None else max(1, default_m(n))
+        pairs = float(n) * m
+    else:
+        pairs = n * (n - 1) / 2.0
+    return True if pairs >= _BAR_PAIRS[design] else None

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
 from ..directions import dp_pc_dir
 from ._common import (
     add_data_arguments,
+    add_design_arguments,
     add_privacy_arguments,
-    numeric_part,
-    read_data,
+    progress_for,
+    read_design_input,
 )
 
 
@@ -27,15 +29,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--ties", choices=("error", "zero"), default="error",
         help="rows closer than 1.5e-8: stop with an error, or let them contribute nothing",
     )  # fmt: skip
+    add_design_arguments(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    data = numeric_part(read_data(args))
+    data, variables = read_design_input(args)
     result = dp_pc_dir(
         data, args.k, eps=args.eps, delta=args.delta, random_state=args.seed,
-        calibration=args.calibration, ties=args.ties,
+        calibration=args.calibration, ties=args.ties, design=args.design, m=args.m,
+        progress=progress_for(args, len(data)),
     )  # fmt: skip
+    result = dataclasses.replace(result, variables=variables)  # labels: post-processing
     print(result.to_frame().round(4).to_string())
     print(f"privacy cost: {result.cost} ({result.cost.mechanism}, sigma={result.sigma:.4g})")
     return 0

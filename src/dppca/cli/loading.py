@@ -14,14 +14,15 @@ from ..loading import dp_loading
 from ._common import (
     CLIError,
     add_data_arguments,
+    add_design_arguments,
     add_privacy_arguments,
-    numeric_part,
+    add_ties_argument,
+    check_figure_path,
     parse_int_list,
-    read_data,
+    progress_for,
+    read_design_input,
     save_figure,
 )
-
-_FORMATS = ("png", "svg", "pdf")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -69,10 +70,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "positive number per analysed column; choose them without looking at the data, "
         "never sample standard deviations)",
     )
-    parser.add_argument(
-        "--ties", choices=("error", "zero"), default="error",
-        help="rows closer than 1.5e-8: stop with an error, or let them contribute nothing",
-    )  # fmt: skip
+    add_ties_argument(parser)
+    add_design_arguments(parser)
     parser.add_argument("--title", default=None, help="title of the DP panel")
     parser.add_argument("--label-size", type=float, default=8.0, help="font size of labels")
     parser.add_argument(
@@ -104,9 +103,7 @@ def _parse_scales(text: str, columns: list[str]) -> np.ndarray:
 def _check_out(path: str | None) -> None:
     if path is None:
         return
-    suffix = Path(path).suffix.lower().lstrip(".")
-    if suffix not in _FORMATS:
-        raise CLIError(f"--out must end in .png, .svg or .pdf; got {path!r}.")
+    check_figure_path(path)
     directory = Path(path).parent
     if str(directory) and not directory.is_dir():
         raise CLIError(f"output directory {str(directory)!r} does not exist.")
@@ -126,14 +123,17 @@ def run(args: argparse.Namespace) -> int:
     if args.top is not None and args.top < 1:
         raise CLIError(f"--top must be a positive integer; got {args.top}.")
 
-    data = numeric_part(read_data(args))
+    data, variables = read_design_input(args)
     if args.scale is not None:
-        data = data / _parse_scales(args.scale, list(data.columns))
+        data = data / _parse_scales(args.scale, list(variables))
+    if not isinstance(data, pd.DataFrame):  # chunked reader: a float64 array and its labels
+        data = pd.DataFrame(data, columns=list(variables), copy=False)
     rng = check_random_state(args.seed)
     pair = tuple(pcs) if (pcs is not None and not heatmap) else (1, 2)
     result = dp_loading(
         data, eps=args.eps, delta=args.delta, components=pair,
         compare=args.compare, random_state=rng, calibration=args.calibration, ties=args.ties,
+        design=args.design, m=args.m, progress=progress_for(args, len(data)),
     )  # fmt: skip
 
     if heatmap:
