@@ -337,3 +337,11 @@ def test_public_labels_allow_rows_without_a_label(frame: pd.DataFrame) -> None:
     with pytest.raises(DataError, match="twice"):
         select_data(frame, ["a", "b"], group="label", group_labels="x,x")
     assert select_data(frame, ["a", "b"], group="label", group_labels=" , ").group_labels is None
+
+
+def test_the_balanced_design_costs_the_same(state: AppState) -> None:
+    exact = state.preview("directions", eps=0.3, delta=1e-5)
+    balanced = state.preview("directions", eps=0.3, delta=1e-5, design="balanced")
+    assert (balanced.cost.eps, balanced.cost.delta) == (exact.cost.eps, exact.cost.delta)
+    rel = state.release("directions", eps=0.3, delta=1e-5, design="balanced")
+    assert rel.result.directions.p == 5

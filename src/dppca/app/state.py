@@ -446,7 +446,7 @@ class AppState:
         reuse = p.pop("reuse_directions", True)
         directions = self.reusable_directions() if reuse else None
         if kind == "directions":
-            return _release_directions(sel.X, **common)
+            return _release_directions(sel.X, design=p.get("design", "exact"), **common)
         if kind == "scree":
             from ..scree import ClippedControl, HuberControl, PMWMControl, dp_scree
 
@@ -599,7 +599,7 @@ class AppState:
 
 def _release_directions(X: pd.DataFrame, **common: Any) -> Any:
     """The directions/loading release: all p directions, so every pair can be drawn."""
-    return dp_loading(X, k=None, **common)
+    return dp_loading(X, k=None, **common)  # design: "exact" or "balanced" (large tables)
 
 
 def _directions_of(result: Any) -> DirectionsResult:

@@ -114,6 +114,12 @@ def build_ui(provided: str | None = None, *, max_upload: int = MAX_UPLOAD_BYTES)
     loading_tab = ui.nav_panel(
         "Directions / loading",
         *_release_inputs("directions"),
+        ui.input_radio_buttons(
+            "directions_design",
+            "Kendall matrix",
+            {"exact": "exact (all pairs)", "balanced": "balanced design (faster, large tables)"},
+            inline=True,
+        ),
         *_release_block("directions", "Run private directions release"),
         ui.hr(),
         ui.layout_columns(
@@ -463,7 +469,9 @@ def create_app(
                 "delta": getattr(input, f"{kind}_delta")(),
                 "calibration": getattr(input, f"{kind}_calibration")(),
             }
-            if kind == "scree":
+            if kind == "directions":
+                base["design"] = input.directions_design()
+            elif kind == "scree":
                 clip = input.scree_clip()
                 base.update(
                     k=input.scree_k(),
