@@ -361,6 +361,11 @@ class LoadingResult:
         are public, so adding more noise to them and decomposing again is
         post-processing. Each recomputed direction is turned (sign only)
         towards the released one, again post-processing.
+
+        Directions are matched by position (PC1 with PC1, ...). Where two
+        eigenvalues of the released matrix are within a few sigma of each other
+        the order can swap between draws; the spread then also shows that the
+        order of those PCs is not determined by the release.
         """
         draws = check_positive_int(draws, "draws")
         if draws > MAX_DRAWS:
