@@ -167,3 +167,41 @@ def test_unbounded_quantile_values_below_range_land_in_first_bin():
     # scan passes the target (50 + Exp noise of mean 0.1) at i = 2, whose edge is
     # beta^2 - 1. Stopping at i = 1 would need Exp(rate 10) > 50: probability e^-500.
     assert out == pytest.approx(1.5**2 - 1)
+
+
+# --------------------------------------------------------------------------- level cap
+
+
+def test_capped_quantile_level_keeps_the_target_margin_below_n() -> None:
+    from dppca.mechanisms import capped_quantile_level
+
+    assert capped_quantile_level(0.99, 10_000, 1.0) == 0.99  # 100 values above: no cap
+    # 1 - 1 / (0.01 * 5000) = 0.98: eps1 N (1 - level) = 1 = margin
+    assert capped_quantile_level(0.995, 5000, 0.01) == pytest.approx(0.98)
+    assert capped_quantile_level(0.995, 5000, 0.01, margin=2.0) == pytest.approx(0.96)
+    assert capped_quantile_level(0.995, 10, 0.01) == 0.5  # never below the median
+
+
+@pytest.mark.parametrize("eps1", [0.1, 0.2])
+def test_quantile_overshoot_bound_matches_the_scan(eps1: float) -> None:
+    from dppca.mechanisms import quantile_overshoot_bound
+
+    # 100 values in bin 1 (x = 0, lower = 0, beta = 1.5): H = 100 from bin 2 on. With
+    # q = 0.99 the target 99 + Exp(eps1) passes 100 with probability exp(-eps1); then
+    # the scan passes k = 20 more bins unstopped (output >= beta^(k + 2) - 1) with
+    # probability exp(-eps1) r B(r, k + 1), r = eps1 / eps2. Stopping at bin 1 needs
+    # Exp(eps2) > 99 (probability < e^-9.9). Binomial with 4000 draws: 4.5 sd.
+    x, k, eps2, reps = np.zeros(100), 20, 0.1, 4000
+    rng = np.random.default_rng(7)
+    out = np.array(
+        [
+            unbounded_quantile_upper(x, lower=0.0, beta=1.5, q=0.99, eps1=eps1, eps2=eps2, rng=rng)
+            for _ in range(reps)
+        ]
+    )
+    p = quantile_overshoot_bound(k, 100, 0.99, eps1, eps2)
+    r = eps1 / eps2
+    assert p == pytest.approx(math.exp(-eps1) * r * math.gamma(r) * math.gamma(k + 1)
+                              / math.gamma(r + k + 1))  # fmt: skip
+    hits = np.count_nonzero(out >= 1.5 ** (k + 2) - 1 - 1e-9)
+    assert abs(hits - reps * p) <= 4.5 * math.sqrt(reps * p * (1 - p))

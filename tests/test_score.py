@@ -426,9 +426,11 @@ def test_public_frame_costs_nothing_and_is_used(medium: pd.DataFrame) -> None:
 
 
 def test_small_n_and_eps_warn_that_the_frame_is_unreliable(small_data: np.ndarray) -> None:
-    # n = 200, eps_frame = 0.1: 4 B exp(-eps n / 16) is far above 0.05
+    # n = 200, eps_frame = 0.1: 2 B exp(-eps n / 16) is far above 0.05
     assert frame_risk(200, 0.1, 1e6) == 1.0
-    assert frame_risk(5000, 0.2, 1e6) < 1e-9
+    # n = 5000, eps_frame = 0.2: 4 B exp(-1000 / 16) < 1e-23, and each radius passes
+    # 162 bins beyond the data with probability exp(-1) 1.5 B(1.5, 163) < 2.4e-4
+    assert 2.0e-4 < frame_risk(5000, 0.2, 1e6) < 2 * 2.4e-4
     with pytest.warns(AccuracyWarning, match="frame"):
         dp_score(small_data, eps=0.5, delta=1e-5, random_state=0)
 
@@ -529,3 +531,25 @@ def test_sample_points_refuses_bad_arguments(gauss2: np.ndarray) -> None:
     zero = dataclasses.replace(res, probs=MappingProxyType({"add": np.zeros((1, 64))}))
     with pytest.raises(ValueError, match="all zero"):
         zero.sample()
+
+
+def test_private_frame_rarely_runs_far_past_the_data() -> None:
+    from dppca.score import private_frame
+
+    # n = 2000 Gaussian scores (sd 100), frame eps 0.2, inflate 0. A radius is absurd
+    # when r + 1 > 5 (d + 1), d = max |s - c|: its scan passed >= 161 geometric bins
+    # (1.01^161.7 = 5) beyond the data. That needs the noisy target above n, with
+    # probability exp(-eps1 n (1 - level)) = exp(-1) at the capped level, and then 161
+    # unstopped bins, probability r B(r, 162) with r = eps1 / eps2 = 1.5. Per frame
+    # 2 exp(-1) 1.5 B(1.5, 162) = 4.7e-4; over 2000 frames the count is at most
+    # Poisson(0.95) and P(count >= 7) < 1e-4. (Equal shares at the full level gave
+    # 2 exp(-0.25) / 162 per frame: Poisson(19), P(count <= 6) < 5e-4.)
+    rng = np.random.default_rng(11)
+    s = rng.standard_normal((2000, 2)) * 100.0
+    absurd = 0
+    for _ in range(2000):
+        xlim, ylim = private_frame(s, eps=0.2, bound=1e6, level=0.995, inflate=0.0, rng=rng)
+        for a, lim in enumerate((xlim, ylim)):
+            c, r = (lim[0] + lim[1]) / 2, (lim[1] - lim[0]) / 2
+            absurd += r + 1 > 5 * (np.abs(s[:, a] - c).max() + 1)
+    assert absurd <= 6

@@ -577,10 +577,13 @@ def test_huber_clipping_level_is_capped_by_the_released_quantile():
 
 
 def test_quantile_level_is_lowered_only_when_the_target_noise_is_large():
-    assert scree_mod._quantile_level(0.99, 10000, 10.0) == 0.99
-    assert scree_mod._quantile_level(0.99, 1000, 1e-4) == 0.5
-    level = scree_mod._quantile_level(0.99, 1000, 0.05)
-    assert level == pytest.approx(1 - scree_mod._TARGET_MARGIN / 50)
+    from dppca.mechanisms import capped_quantile_level
+
+    margin = scree_mod._TARGET_MARGIN
+    assert capped_quantile_level(0.99, 10000, 10.0, margin) == 0.99
+    assert capped_quantile_level(0.99, 1000, 1e-4, margin) == 0.5
+    level = capped_quantile_level(0.99, 1000, 0.05, margin)
+    assert level == pytest.approx(1 - margin / 50)
 
 
 # --------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from ._warnings import warn_privacy
 
 __all__ = [
     "analytic_gaussian_sigma",
+    "capped_quantile_level",
     "classic_gaussian_sigma",
     "exponential_mechanism",
     "gaussian_noise",
@@ -26,6 +27,7 @@ __all__ = [
     "kendall_sensitivity",
     "kendall_sigma",
     "laplace_noise",
+    "quantile_overshoot_bound",
     "random_pairing",
     "reperturbed_matrices",
     "sample_histogram",
@@ -483,3 +485,61 @@ def reperturbed_matrices(
     for b in range(size):
         out[b] = matrix + symmetric_gaussian_noise(p, sigma, rng)
     return out
+
+
+def capped_quantile_level(q: float, n: int, eps1: float, margin: float = 1.0) -> float:
+    """Quantile level for the noisy scans, lowered so the target rarely passes ``n``.
+
+    The scans of :func:`unbounded_quantile_upper` and :func:`signed_quantile`
+    aim at ``q n + Exp(rate eps1)``. When that target exceeds ``n`` no
+    cumulative count can reach it, and the scan stops only when a fresh
+    ``Exp(rate eps2)`` draw covers the gap, which can take very many bins.
+    Keeping ``n - q n >= margin / eps1`` bounds the chance of this by
+    ``exp(-margin)``, so the level is ``min(q, 1 - margin / (eps1 n))``, and
+    never below 0.5.
+
+    Notes
+    -----
+    Privacy: every input (``q``, ``n``, ``eps1`` and ``margin``) must be
+    public; the level is then public too, and the scan that uses it keeps its
+    (eps1 + eps2)-DP guarantee and its cost. Lowering the level only moves
+    the estimate towards the centre of the data.
+
+    Examples
+    --------
+    >>> capped_quantile_level(0.99, 10_000, 1.0)
+    0.99
+    >>> round(capped_quantile_level(0.995, 5000, 0.01), 4)
+    0.98
+    """
+    return max(min(q, 1.0 - margin / (eps1 * n)), 0.5)
+
+
+def quantile_overshoot_bound(bins: int, n: int, q: float, eps1: float, eps2: float) -> float:
+    """Public bound on the chance that a noisy scan runs ``bins`` or more bins past the data.
+
+    Past the bin of the largest value every cumulative count is ``n``. The
+    scan gets there unstopped only if its target exceeds ``n``, with
+    probability ``exp(-eps1 n (1 - q))``; the excess ``E`` is then again
+    ``Exp(rate eps1)`` (memoryless), and each further bin stops the scan with
+    probability ``exp(-eps2 E)``. With ``r = eps1 / eps2`` and
+    ``u = exp(-eps2 E)`` (density ``r u**(r - 1)`` on (0, 1)), the chance of
+    passing ``bins`` more bins is ``E[(1 - u)**bins] = r B(r, bins + 1)``,
+    about ``Gamma(r + 1) bins**(-r)``: a tail like ``1 / bins`` for
+    ``eps1 = eps2``, and lighter for a larger ``eps1``.
+
+    Notes
+    -----
+    Privacy: computed from public values only (``bins``, ``n``, ``q`` and the
+    epsilons); no data are read.
+
+    Examples
+    --------
+    >>> round(quantile_overshoot_bound(99, 5000, 0.5, 1.0, 1.0), 6)
+    0.0
+    >>> round(quantile_overshoot_bound(99, 100, 1.0, 1.0, 1.0), 4)
+    0.01
+    """
+    ratio = eps1 / eps2
+    log_tail = math.log(ratio) + special.betaln(ratio, bins + 1.0)
+    return min(1.0, math.exp(-eps1 * n * (1.0 - q) + log_tail))

@@ -37,6 +37,7 @@ from ._validation import (
 from .accounting import Budget, PrivacyCost, compose
 from .directions import DirectionsResult, dp_pc_dir, resolve_directions
 from .mechanisms import (
+    capped_quantile_level,
     exponential_mechanism,
     gaussian_noise,
     gaussian_sigma,
@@ -74,11 +75,6 @@ _TRACE_CAP = 1e100
 # the error measure of benchmarks/bench_scree.py) a margin of 1 removed the
 # worst overshoots without moving the median errors; 5 biased PMWM by -20 %.
 _TARGET_MARGIN = 1.0
-
-
-def _quantile_level(q: float, n_values: int, eps1: float) -> float:
-    """``q`` lowered to ``1 - margin / (eps1 N)`` if needed, and kept >= 0.5 (public)."""
-    return max(min(q, 1.0 - _TARGET_MARGIN / (eps1 * n_values)), 0.5)
 
 
 # --------------------------------------------------------------------------
@@ -546,7 +542,7 @@ def _trace_release(
 ) -> tuple[float, float]:
     """Private total variance and the private upper quantile of ``||z||^2``."""
     first, second = _halves(sq.size)
-    level = _quantile_level(_TRACE_QUANTILE, sq[first].size, eps / 2)
+    level = capped_quantile_level(_TRACE_QUANTILE, sq[first].size, eps / 2, _TARGET_MARGIN)
     upper = unbounded_quantile(
         sq[first], lower=0.0, upper=_TRACE_CAP, beta=_TRACE_BETA, q=level,
         eps1=eps / 2, eps2=eps / 2, rng=rng,
@@ -585,7 +581,7 @@ def _pmwm(
     per_quantile = eps_q / (n_quantiles * k)
     lower = np.full(k, control.lower)
     upper = np.full(k, control.upper)
-    level = _quantile_level(1.0 - trim, n_q, per_quantile / 2)
+    level = capped_quantile_level(1.0 - trim, n_q, per_quantile / 2, _TARGET_MARGIN)
     for j in range(k):
         hi = unbounded_quantile(
             wq[:, j], lower=control.lower, upper=control.upper, beta=control.beta, q=level,
