@@ -56,3 +56,17 @@ def test_score_checks_the_figure_name_before_the_release(tmp_path, capsys, monke
     status = main(["score", *PRIVACY, "--out", str(tmp_path / "plot.jpg")])
     assert status == 2 and "--out must end in" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_written_files_get_the_usual_mode(tmp_path):
+    import os
+
+    from dppca.cli._common import write_atomically
+
+    target = tmp_path / "out.txt"
+    from pathlib import Path
+
+    write_atomically(target, lambda tmp: Path(tmp).write_text("x"))
+    umask = os.umask(0)
+    os.umask(umask)
+    assert (target.stat().st_mode & 0o777) == (0o666 & ~umask)

@@ -150,6 +150,9 @@ def write_atomically(path: str | os.PathLike[str], write: Callable[[str], None])
     os.close(fd)
     try:
         write(tmp)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the usual file mode
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
