@@ -23,14 +23,23 @@ from dppca import (
     sample_points,
 )
 from dppca.datasets import load_gau_g
+from dppca.exceptions import InaccurateReleaseError
 from dppca.mechanisms import (
+    classic_gaussian_sigma,
     gaussian_sigma,
     signed_log_bin,
     signed_log_edges,
     signed_quantile,
     stability_threshold,
 )
-from dppca.score import add_counts, bin_counts, bin_rule, frame_risk, sparse_counts
+from dppca.score import (
+    add_counts,
+    bin_counts,
+    bin_rule,
+    frame_eps_needed,
+    frame_failure_bound,
+    sparse_counts,
+)
 
 PUBLIC = np.eye(2)  # public directions for 2-column data: the scores are the columns
 
@@ -223,24 +232,24 @@ def test_frame_covers_most_of_gaussian_mass(gauss2: np.ndarray) -> None:
         gauss2, eps=2.0, delta=1e-5, directions=PUBLIC,
         split={"frame": 1.0, "histogram": 1.0}, calibration="analytic", random_state=3,
     )  # fmt: skip
-    # eps_f = 1, so each scan has eps2 = 1/8. Over the B = 2777 public bins a
-    # scan stops d ranks short with probability <= B exp(-d/8) < 1e-6 for
-    # d = 174 (3.5 % of n). So the median is within the 0.465..0.535 quantiles
-    # (|c| < 0.09) and the radius is at least the 0.96 quantile of |x - c|
-    # (>= 1.96, minus 1 % for the bin width); inflated by 1.2 the frame covers
-    # |x| <= 2.24 on each axis, mass >= 1 - 2 * 0.025 = 0.95 for both axes.
+    # eps_f = 1: the scale choice ranks 2500 pair differences among 80 bins and
+    # lands more than 5 % of them (125 ranks) from the median bin with
+    # probability <= 80 exp(-0.4 * 125 / 2) < 1e-9; each centre ranks 5000 scores
+    # and lands 250 ranks off with probability <= 500 exp(-0.3 * 250 / 2) < 1e-13.
+    # So the scale bin meets the 45 %..55 % quantiles of d = max(|Z1|, |Z2|)
+    # (1.07 .. 1.24; P(d <= t) = (2 Phi(t) - 1)^2), its geometric middle is within
+    # a factor sqrt(sqrt(2)) = 1.19 of that: 0.90 .. 1.48, the unit 1.33 .. 2.19.
+    # The centre bin meets the 45 %..55 % quantiles (|c| <= 0.13) and is at most
+    # unit / 4 + 0.2 * 0.13 = 0.57 wide. Half widths 3.6 units plus half the bin:
+    # >= 4.8, so the frame covers |x| <= 4.6 on each axis: mass >= 0.9999.
     s = gauss2
     inside = (
         (s[:, 0] >= res.xlim[0]) & (s[:, 0] <= res.xlim[1])
         & (s[:, 1] >= res.ylim[0]) & (s[:, 1] <= res.ylim[1])
     )  # fmt: skip
-    assert inside.mean() >= 0.95
-    # ... and is not absurdly wide. Past the largest |x - c| (< 4.5) the radius
-    # scan goes on only while every fresh Exp noise stays below E0 - 25, with E0
-    # the target noise (mean 8): P(E0 > 25) = exp(-25/8) = 0.044, and with
-    # U = exp(-(E0 - 25)/8) uniform, 70 more bins (radius x 2) all fail with
-    # probability E[(1 - U)^70] = 1/71; both axes: <= 2 * 0.044 / 71 = 1.2e-3.
-    assert max(abs(v) for v in (*res.xlim, *res.ylim)) < 1.2 * 9 + 0.1
+    assert inside.mean() >= 0.999
+    # ... and is not absurdly wide: half widths <= 3.6 * 2.19 + 0.29, centre 0.13 off
+    assert max(abs(v) for v in (*res.xlim, *res.ylim)) < 3.6 * 2.19 + 0.29 + 0.13
 
 
 def test_frame_follows_translation(gauss2: np.ndarray) -> None:
@@ -248,10 +257,16 @@ def test_frame_follows_translation(gauss2: np.ndarray) -> None:
     a = dp_score(gauss2, eps=1.0, delta=1e-5, directions=PUBLIC, random_state=4)
     b = dp_score(shifted, eps=1.0, delta=1e-5, directions=PUBLIC, random_state=4)
     # No centering: the frame follows the data (the medians carry the shift).
-    # The median bins are 1 % of the value wide (1.0 near 100, 0.4 near -40,
-    # 0.01 near 0), plus a rank error of well under 0.1 in score units here.
-    assert np.mean(b.xlim) == pytest.approx(np.mean(a.xlim) + 100.0, abs=1.2)
-    assert np.mean(b.ylim) == pytest.approx(np.mean(a.ylim) - 40.0, abs=0.6)
+    # With the default frame share (at least 0.1 of eps here, see the cost test),
+    # each exponential-mechanism choice misses by a quarter of the ranks with
+    # probability below 1e-20, so both frames cover the +-1.5 band around their
+    # own data's centre; the centre ladder's spacing near 100 is 1 + 0.2 * 100 =
+    # 21 score units at most, so the centres differ by the shift up to that.
+    for res, centre in ((a, (0.0, 0.0)), (b, (100.0, -40.0))):
+        assert res.xlim[0] < centre[0] - 1.5 and res.xlim[1] > centre[0] + 1.5
+        assert res.ylim[0] < centre[1] - 1.5 and res.ylim[1] > centre[1] + 1.5
+    assert np.mean(b.xlim) == pytest.approx(np.mean(a.xlim) + 100.0, abs=21.0)
+    assert np.mean(b.ylim) == pytest.approx(np.mean(a.ylim) - 40.0, abs=9.0)
 
 
 def test_same_seed_same_output_and_different_seed_differs(medium: pd.DataFrame) -> None:
@@ -271,19 +286,25 @@ def test_cost_is_the_full_composed_total(medium: pd.DataFrame) -> None:
     assert res.cost.eps == pytest.approx(0.9)
     assert res.cost.delta == pytest.approx(1e-5)
     table = res.cost.to_frame()
-    assert len(table) == 1 + 4 + 2  # directions, four quantiles, two histograms
-    # default split 0.2 / 0.2 / 0.6; the histogram share is split between methods
+    assert len(table) == 1 + 3 + 2  # directions, frame scale and centres, two histograms
+    # the frame share is the public minimum for a 1 % failure bound, in [0.1, 0.4];
+    # directions and histogram keep their weights 0.35 : 0.55 of the rest
+    f = min(max(frame_eps_needed(2000, 1e6, 0.01) / 0.9, 0.1), 0.4)
+    assert frame_failure_bound(2000, 0.9 * f, 1e6) <= 0.01 * (1 + 1e-9) or f == 0.4
+    hist_share = (1 - f) * 0.55 / 0.9
     hist = table[table["released"].str.contains("histogram")]
-    assert np.allclose(hist["eps"], 0.9 * 0.6 / 2)
-    assert np.allclose(hist["delta"], 1e-5 * 0.75 / 2)  # delta shares in proportion 0.2:0.6
+    assert np.allclose(hist["eps"], 0.9 * hist_share / 2)
+    delta_hist = 1e-5 * 0.55 / 0.9 / 2  # delta shares in proportion 0.35 : 0.55
+    assert np.allclose(hist["delta"], delta_hist)
     frame = table[table["released"].str.startswith("frame")]
-    assert np.allclose(frame["eps"], 0.9 * 0.2 / 4) and np.all(frame["delta"] == 0)
+    assert frame["eps"].sum() == pytest.approx(0.9 * f) and np.all(frame["delta"] == 0)
+    eps_m = 0.9 * hist_share / 2
     assert res.noise["add"]["sigma"] == pytest.approx(
-        gaussian_sigma(math.sqrt(2), 0.9 * 0.3, 1e-5 * 0.375)
+        gaussian_sigma(math.sqrt(2), eps_m, delta_hist, "analytic")
     )
-    assert res.noise["sparse"]["scale"] == pytest.approx(2 / 0.27)
+    assert res.noise["sparse"]["scale"] == pytest.approx(2 / eps_m)
     assert res.noise["sparse"]["threshold"] == pytest.approx(
-        stability_threshold(0.27, 1e-5 * 0.375)
+        stability_threshold(eps_m, delta_hist)
     )
     assert res.directions_source == "private"
     assert res.directions_result is not None and res.directions_result.private
@@ -382,9 +403,12 @@ def test_all_zero_sparse_histogram_is_documented_case(small_data: np.ndarray) ->
 
 def test_classic_calibration_warns_above_one(medium: pd.DataFrame) -> None:
     with pytest.warns(PrivacyWarning, match="analytic"):
-        dp_score(medium, eps=4.0, delta=1e-5, random_state=0)
-    res = dp_score(medium, eps=4.0, delta=1e-5, calibration="analytic", random_state=0)
-    assert res.noise["add"]["sigma"] < gaussian_sigma(math.sqrt(2), 2.4, 7.5e-6, "analytic") * 1.01
+        dp_score(medium, eps=4.0, delta=1e-5, random_state=0, calibration="classic")
+    res = dp_score(medium, eps=4.0, delta=1e-5, random_state=0)  # analytic by default
+    row = res.cost.to_frame().query("released.str.contains('histogram')").iloc[0]
+    expected = gaussian_sigma(math.sqrt(2), row["eps"], row["delta"], "analytic")
+    assert res.noise["add"]["sigma"] == pytest.approx(expected)
+    assert expected < classic_gaussian_sigma(math.sqrt(2), row["eps"], row["delta"])
 
 
 @pytest.mark.parametrize(
@@ -400,7 +424,6 @@ def test_classic_calibration_warns_above_one(medium: pd.DataFrame) -> None:
         ({"components": (1, 1)}, ValueError, "components"),
         ({"components": (1, 9)}, ValueError, "components"),
         ({"score_range": 0.0}, ValueError, "score_range"),
-        ({"frame_level": 1.0}, ValueError, "frame_level"),
         ({"inflate": -0.1}, ValueError, "inflate"),
         ({"groups": np.zeros(3)}, ValueError, "one label per row"),
         ({"groups": "g"}, TypeError, "DataFrame"),
@@ -426,13 +449,20 @@ def test_public_frame_costs_nothing_and_is_used(medium: pd.DataFrame) -> None:
 
 
 def test_small_n_and_eps_warn_that_the_frame_is_unreliable(small_data: np.ndarray) -> None:
-    # n = 200, eps_frame = 0.1: 2 B exp(-eps n / 16) is far above 0.05
-    assert frame_risk(200, 0.1, 1e6) == 1.0
-    # n = 5000, eps_frame = 0.2: 4 B exp(-1000 / 16) < 1e-23, and each radius passes
-    # 162 bins beyond the data with probability exp(-1) 1.5 B(1.5, 163) < 2.4e-4
-    assert 2.0e-4 < frame_risk(5000, 0.2, 1e6) < 2 * 2.4e-4
+    # n = 200, eps_frame = 0.1: the scale's 40 exp(-0.04 * 0.4 * 100 / 2) alone is above 1
+    assert frame_failure_bound(200, 0.1, 1e6) == 1.0
+    # n = 5000, eps_frame = 1: scale 40 exp(-0.4 * 0.4 * 2500 / 2) and centres
+    # 2 * G exp(-0.3 * 0.4 * 5000 / 2) with G < 500 bins: far below 1e-20
+    assert frame_failure_bound(5000, 1.0, 1e6) < 1e-20
+    # the bound falls with eps, and frame_eps_needed inverts it
+    need = frame_eps_needed(2000, 1e6, 0.01)
+    assert (
+        frame_failure_bound(2000, need, 1e6) <= 0.01 < frame_failure_bound(2000, need * 0.99, 1e6)
+    )
     with pytest.warns(AccuracyWarning, match="frame"):
         dp_score(small_data, eps=0.5, delta=1e-5, random_state=0)
+    with pytest.raises(InaccurateReleaseError, match="frame"):
+        dp_score(small_data, eps=0.5, delta=1e-5, random_state=0, accuracy="error")
 
 
 # --------------------------------------------------------------------------- groups
@@ -447,9 +477,11 @@ def test_groups_from_a_column_private_sizes(grouped: pd.DataFrame) -> None:
     assert np.allclose(res.probs["add"].sum(axis=1), 1.0)
     sizes = res.cost.to_frame()
     row = sizes[sizes["released"].str.startswith("group sizes")]
-    assert len(row) == 1 and row["eps"].iloc[0] == pytest.approx(0.1)
-    # Laplace(2 / 0.1): |noise| <= 20 ln(1e6) = 276 with probability 1 - 1e-6 each
-    assert np.all(np.abs(res.group_sizes - [1000, 1500, 500]) <= 20 * math.log(1e6))
+    eps_g = row["eps"].iloc[0]
+    assert len(row) == 1 and 0.05 < eps_g <= 0.1 + 1e-12  # weight 0.1 of what the frame leaves
+    # Laplace(2 / eps_g): |noise| <= (2 / eps_g) ln(1e6) with probability 1 - 1e-6 each
+    bound = 2 / eps_g * math.log(1e6)
+    assert np.all(np.abs(res.group_sizes - [1000, 1500, 500]) <= bound)
     assert np.array_equal(res.nonprivate.group_sizes, [1000, 1500, 500])
     frame = res.to_frame()
     assert set(frame["group"]) == {"a", "b", "c"}
@@ -533,23 +565,23 @@ def test_sample_points_refuses_bad_arguments(gauss2: np.ndarray) -> None:
         zero.sample()
 
 
-def test_private_frame_rarely_runs_far_past_the_data() -> None:
+def test_private_frame_is_never_absurd_at_moderate_n() -> None:
     from dppca.score import private_frame
 
-    # n = 2000 Gaussian scores (sd 100), frame eps 0.2, inflate 0. A radius is absurd
-    # when r + 1 > 5 (d + 1), d = max |s - c|: its scan passed >= 161 geometric bins
-    # (1.01^161.7 = 5) beyond the data. That needs the noisy target above n, with
-    # probability exp(-eps1 n (1 - level)) = exp(-1) at the capped level, and then 161
-    # unstopped bins, probability r B(r, 162) with r = eps1 / eps2 = 1.5. Per frame
-    # 2 exp(-1) 1.5 B(1.5, 162) = 4.7e-4; over 2000 frames the count is at most
-    # Poisson(0.95) and P(count >= 7) < 1e-4. (Equal shares at the full level gave
-    # 2 exp(-0.25) / 162 per frame: Poisson(19), P(count <= 6) < 5e-4.)
+    # n = 2000 Gaussian scores (sd 100), frame eps 0.5: the scale choice ranks 1000
+    # pair differences among 40 bins (failure bound 40 exp(-0.2 * 0.4 * 500) < 1e-15),
+    # each centre 2000 scores among < 500 bins (500 exp(-0.15 * 0.4 * 1000) < 1e-23).
+    # So the scale bin meets the 10 % .. 90 % quantiles of d = max(|dx|, |dy|) /
+    # sqrt(2) (0.09 .. 1.9 sd); its upper edge is within a factor 2 above a point of
+    # that range: 0.09 .. 3.8 sd; the unit is 1.5 times that. The centre bin meets
+    # the 10 % .. 90 % quantiles (|c| <= 1.3 sd) and is at most unit / 4 + 0.2 |c|
+    # wide near there. Half widths: 3 units plus half the bin: 0.4 sd .. 17.5 sd.
     rng = np.random.default_rng(11)
     s = rng.standard_normal((2000, 2)) * 100.0
-    absurd = 0
-    for _ in range(2000):
-        xlim, ylim = private_frame(s, eps=0.2, bound=1e6, level=0.995, inflate=0.0, rng=rng)
-        for a, lim in enumerate((xlim, ylim)):
+    order = rng.permutation(2000)
+    for _ in range(300):
+        xlim, ylim = private_frame(s, eps=0.5, bound=1e6, inflate=0.0, order=order, rng=rng)
+        for lim in (xlim, ylim):
             c, r = (lim[0] + lim[1]) / 2, (lim[1] - lim[0]) / 2
-            absurd += r + 1 > 5 * (np.abs(s[:, a] - c).max() + 1)
-    assert absurd <= 6
+            assert abs(c) <= 130.0 + 0.5 * (r / 3 / 4 + 0.2 * 130.0)
+            assert 40.0 <= r <= 1750.0

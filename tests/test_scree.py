@@ -22,7 +22,7 @@ from dppca import (
     pc_dir,
 )
 from dppca import scree as scree_mod
-from dppca.mechanisms import unbounded_quantile_upper
+from dppca.mechanisms import gaussian_sigma, unbounded_quantile_upper
 
 # --------------------------------------------------------------------------
 # helpers
@@ -102,18 +102,6 @@ def test_paired_differences_have_the_covariance_as_second_moment(rng):
     np.testing.assert_allclose(np.diag(second), [9.0, 4.0, 1.0], rtol=0.06)
 
 
-@pytest.mark.parametrize("kind", ORDERS)
-@pytest.mark.parametrize("seed", range(5))
-def test_clipped_statistic_moves_by_at_most_its_sensitivity(kind, seed):
-    wx, wy = _neighbour_w(seed, 3, kind=kind)
-    clip = 4.0
-    m, k = wx.shape
-    move = np.linalg.norm(
-        scree_mod._clipped_statistic(wx, clip) - scree_mod._clipped_statistic(wy, clip)
-    )
-    assert move <= math.sqrt(k) * clip / m * (1 + 1e-12)
-
-
 @pytest.mark.parametrize("seed", range(5))
 def test_winsorized_statistic_moves_by_at_most_its_sensitivity(seed):
     wx, wy = _neighbour_w(seed, 3)
@@ -152,19 +140,6 @@ def test_huber_scale_proxy_inputs_move_by_at_most_their_sensitivity(seed):
     ux = scree_mod._m2_median_utility(wx, -30, 60)
     uy = scree_mod._m2_median_utility(wy, -30, 60)
     assert np.max(np.abs(ux - uy)) <= 1.0
-
-
-@pytest.mark.parametrize("seed", range(5))
-def test_trace_statistic_moves_by_at_most_its_sensitivity(seed):
-    rng = np.random.default_rng(seed)
-    X, Y = _neighbours(rng, row=int(rng.integers(201)))
-    order = rng.permutation(201)
-    zx = scree_mod._paired_differences(X, order)
-    zy = scree_mod._paired_differences(Y, order)
-    sx, sy = (zx**2).sum(axis=1), (zy**2).sum(axis=1)
-    clip = 20.0
-    move = abs(scree_mod._trace_statistic(sx, clip) - scree_mod._trace_statistic(sy, clip))
-    assert move <= clip / sx.size * (1 + 1e-12)
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -217,31 +192,28 @@ def test_unbounded_quantile_output_distribution_respects_eps():
         assert px[v] / py[v] <= bound and py[v] / px[v] <= bound
 
 
-def test_noise_is_calibrated_to_the_documented_sensitivities(monkeypatch, rng):
-    calls = []
-    # Patch the globals dp_scree really uses (doctest collection may import the
-    # module a second time under --import-mode=importlib).
-    namespace = dp_scree.__globals__
-    real = namespace["gaussian_sigma"]
+def test_noise_is_calibrated_to_the_documented_sensitivities(rng):
+    from dppca._pairs import moment_sensitivity
 
-    def spy(sensitivity, eps, delta, calibration="classic"):
-        calls.append((sensitivity, eps, delta))
-        return real(sensitivity, eps, delta, calibration)
-
-    monkeypatch.setitem(namespace, "gaussian_sigma", spy)
     X = rng.normal(size=(401, 4))
     V = np.eye(4)[:, :2]
     res = dp_scree(
         X, 2, eps=0.8, delta=1e-5, method=["clipped", "pmwm"], directions=V,
         control=ClippedControl(clip=3.0), random_state=0,
     )  # fmt: skip
-    m = 200
-    trace_call, clipped_call, pmwm_call = calls
-    # trace: U / |B| with |B| = m - m // 2 = 100 pairs
-    assert trace_call[1] == pytest.approx(0.08)
-    assert clipped_call == pytest.approx((math.sqrt(2) * 3.0 / m, 0.36, 0.45e-5))
-    assert pmwm_call[1:] == pytest.approx((0.36, 0.45e-5))
+    # public clip: no scan; the joint release and pmwm share eps = 0.8 equally
+    eps_m, delta_m = 0.4, 0.5e-5
+    l1 = moment_sensitivity(401, 3.0, all_pairs=True, norm="l1")
+    l2 = moment_sensitivity(401, 3.0, all_pairs=True, norm="l2")
+    assert l1 == pytest.approx(4 * 3.0 / 401) and l2 == pytest.approx(2 * math.sqrt(2) * 3.0 / 401)
+    laplace_sd = math.sqrt(2) * l1 / eps_m
+    gauss_sd = gaussian_sigma(l2, eps_m, delta_m, "analytic")
+    assert res.trace_sd == pytest.approx(min(laplace_sd, gauss_sd))
+    np.testing.assert_allclose(res.noise_sd[0], res.trace_sd)
+    # pmwm's mean: L2 ||U - L|| / |B| with its own released levels; positive and finite
+    assert np.all(np.isfinite(res.noise_sd[1])) and np.all(res.noise_sd[1] > 0)
     assert res.cost.eps == pytest.approx(0.8)
+    assert res.clip_level == 3.0
 
 
 # --------------------------------------------------------------------------
@@ -355,10 +327,12 @@ def test_cost_is_the_sum_of_its_parts(rng):
     )  # fmt: skip
     leaves = res.cost.leaves()
     assert res.cost.eps == pytest.approx(0.9)
-    assert res.cost.delta == pytest.approx(1e-5)
+    # the joint release may use Laplace noise (no delta): at most the budget
+    assert res.cost.delta <= 1e-5 * (1 + 1e-12)
     assert math.fsum(c.eps for c in leaves) == pytest.approx(0.9)
-    assert math.fsum(c.delta for c in leaves) == pytest.approx(1e-5)
+    assert math.fsum(c.delta for c in leaves) == pytest.approx(res.cost.delta)
     assert leaves[0].eps == pytest.approx(0.36)  # directions
+    assert leaves[1].eps == pytest.approx(0.18)  # clip-level scan (trace_share)
     assert res.directions_release.eps == pytest.approx(0.36)
     frame = res.cost.to_frame()
     assert frame["eps"].sum() == pytest.approx(0.9)
@@ -413,7 +387,7 @@ def test_bad_public_directions_are_refused(rng, directions, match):
 def test_classic_calibration_warns_when_a_part_reaches_eps_one(rng):
     X = rng.normal(size=(200, 4))
     with pytest.warns(PrivacyWarning, match="analytic"):
-        dp_scree(X, 2, eps=4.0, delta=1e-5, random_state=0)
+        dp_scree(X, 2, eps=4.0, delta=1e-5, random_state=0, calibration="classic")
 
 
 # --------------------------------------------------------------------------
@@ -623,12 +597,15 @@ def test_pmwm_without_split_divides_its_budget_and_records_both_parts(rng):
     control = PMWMControl(split=False, quantile_share=0.25, lower_quantile=True, upper=100.0)
     res = dp_scree(
         X, 2, eps=0.5, delta=1e-5, method="pmwm", control=control, directions=np.eye(4),
-        random_state=0,
+        random_state=0, trace_share=0.1,
     )  # fmt: skip
-    leaves = res.cost.leaves()
-    # trace 0.05; pmwm 0.45 = quantiles 0.1125 (pure DP) + mean 0.3375
-    assert [c.eps for c in leaves] == pytest.approx([0.05, 0.1125, 0.3375])
-    assert [c.delta for c in leaves] == pytest.approx([1e-6, 0.0, 9e-6])
+    leaves = res.cost.leaves()[1:]  # after the clip scan
+    # scan 0.05 (trace_share given); the joint moments and pmwm share 0.45:
+    # joint 0.225, pmwm 0.225 = quantiles 0.05625 (pure DP) + mean 0.16875
+    assert [c.eps for c in leaves[1:]] == pytest.approx([0.05625, 0.16875])
+    assert leaves[0].eps == pytest.approx(0.225)
+    # the joint release uses Laplace noise, so pmwm's mean gets all of delta
+    assert [c.delta for c in leaves] == pytest.approx([0.0, 0.0, 1e-5])
     assert np.all(np.isfinite(res.scree)) and np.all(res.scree >= 0)
 
 

@@ -14,14 +14,18 @@ Calibration = Literal["classic", "analytic"]
 Ties = Literal["error", "zero"]
 Design = Literal["exact", "balanced"]
 LoadingKind = Literal["vector", "point", "heatmap"]
+Sensitivity = Literal["tight", "seed"]
+Accuracy = Literal["warn", "error", "ignore"]
 SignReference = Literal["private", "nonprivate"]
 
 __all__ = [
+    "Accuracy",
     "Calibration",
     "Data",
     "Design",
     "LoadingKind",
     "RandomStateLike",
+    "Sensitivity",
     "SignReference",
     "Ties",
 ]

@@ -20,12 +20,16 @@ from numpy.typing import NDArray
 from ._typing import RandomStateLike
 
 __all__ = [
+    "apply_bounds",
+    "check_accuracy",
     "check_bool",
+    "check_bounds",
     "check_calibration",
     "check_choice",
     "check_components",
     "check_data",
     "check_delta",
+    "check_delta_for_n",
     "check_design",
     "check_design_m",
     "check_eps",
@@ -354,3 +358,106 @@ def check_design_m(m: object, n: int) -> int:
             f"rows repeats; got {m}."
         )
     return m
+
+
+def check_bounds(
+    bounds: object, variables: Sequence[str]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]] | None:
+    """Return public per-variable bounds as ``(lower, upper)`` arrays, or None.
+
+    Parameters
+    ----------
+    bounds : None, (float, float), array-like of shape (p, 2), mapping or DataFrame
+        The public data domain. A pair applies to every variable; an array has
+        one ``(lower, upper)`` row per variable in column order; a mapping
+        ``{variable: (lower, upper)}`` or a DataFrame with columns ``lower`` and
+        ``upper`` (index, or a ``variable`` column, naming the variables) must
+        name every analysed variable and nothing else.
+    variables : sequence of str
+        The analysed variables, in column order.
+
+    Notes
+    -----
+    Bounds must come from public knowledge (a codebook, units, an instrument's
+    range), never from the data: bounds read off the data (its minimum and
+    maximum) are themselves an unaccounted release.
+    """
+    if bounds is None:
+        return None
+    p = len(variables)
+    hint = (
+        "pass (lower, upper) for all variables, a (p, 2) array, or a mapping "
+        "{variable: (lower, upper)} naming every variable"
+    )
+    if isinstance(bounds, pd.DataFrame):
+        frame = bounds.set_index("variable") if "variable" in bounds.columns else bounds
+        missing = {"lower", "upper"} - {str(c) for c in frame.columns}
+        if missing:
+            raise ValueError(f"bounds needs columns 'lower' and 'upper'; {hint}.")
+        bounds = {
+            str(k): (lo, hi)
+            for k, lo, hi in zip(frame.index, frame["lower"], frame["upper"], strict=True)
+        }
+    if isinstance(bounds, dict):
+        bounds = {str(k): v for k, v in bounds.items()}
+        names = list(bounds)
+        unknown = [k for k in names if k not in variables]
+        absent = [v for v in variables if v not in names]
+        if unknown or absent:
+            parts = []
+            if absent:
+                parts.append("no bounds for " + ", ".join(repr(v) for v in absent[:5]))
+            if unknown:
+                parts.append("unknown variables " + ", ".join(repr(v) for v in unknown[:5]))
+            raise ValueError(f"bounds must name every analysed variable: {'; '.join(parts)}.")
+        rows: Any = [bounds[v] for v in variables]
+    else:
+        rows = bounds
+    try:
+        arr = np.array(rows, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"bounds must hold real numbers; {hint}.") from None
+    if arr.shape == (2,):
+        arr = np.tile(arr, (p, 1))
+    if arr.shape != (p, 2):
+        raise ValueError(f"bounds must give (lower, upper) for each of the {p} variables; {hint}.")
+    lower, upper = np.ascontiguousarray(arr[:, 0]), np.ascontiguousarray(arr[:, 1])
+    if not (np.isfinite(lower).all() and np.isfinite(upper).all()):
+        raise ValueError("bounds must be finite numbers.")
+    bad = np.flatnonzero(~(lower < upper))
+    if bad.size:
+        raise ValueError(
+            f"bounds need lower < upper for every variable; not so for {variables[bad[0]]!r}."
+        )
+    if not np.isfinite(upper - lower).all():
+        raise ValueError("bounds are too wide: upper - lower overflows float64.")
+    return lower, upper
+
+
+def apply_bounds(
+    data: NDArray[np.float64], bounds: tuple[NDArray[np.float64], NDArray[np.float64]] | None
+) -> NDArray[np.float64]:
+    """Clip each column of ``data`` (in place) to its public bounds; a row-wise map.
+
+    Clipping is applied to every row on its own, so neighbouring datasets stay
+    neighbours and every sensitivity argument holds for the clipped data.
+    """
+    if bounds is not None:
+        np.clip(data, bounds[0], bounds[1], out=data)
+    return data
+
+
+def check_accuracy(accuracy: object) -> str:
+    """Return the ``accuracy`` policy: ``"warn"``, ``"error"`` or ``"ignore"``."""
+    return check_choice(accuracy, "accuracy", ("warn", "error", "ignore"))
+
+
+def check_delta_for_n(delta: float, n: int, allow: bool = False) -> float:
+    """Refuse ``delta >= 1 / n`` unless ``allow``: it lets a mechanism publish a row."""
+    if delta >= 1.0 / n and not allow:
+        raise ValueError(
+            f"delta must be below 1/n = {1.0 / n:.3g} for n={n} rows; got {delta!r}. A larger "
+            "delta allows releases that expose a whole row with that probability; use a "
+            "smaller delta (for example 1/n^1.1) or pass allow_large_delta=True."
+        )
+    return delta

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -10,11 +10,17 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from ._progress import ProgressLike, resolve_progress
-from ._typing import Calibration, Data, Design, RandomStateLike, Ties
+from ._typing import Accuracy, Calibration, Data, Design, RandomStateLike, Sensitivity, Ties
 from ._validation import (
+    apply_bounds,
+    check_accuracy,
+    check_bool,
+    check_bounds,
     check_calibration,
+    check_choice,
     check_data,
     check_delta,
+    check_delta_for_n,
     check_design,
     check_design_m,
     check_eps,
@@ -23,6 +29,7 @@ from ._validation import (
     check_ties,
 )
 from .accounting import Budget, PrivacyCost
+from .forecast import DIRECTION_NOISE_LIMIT, Forecast, direction_noise_norm, enforce
 from .kendall import kendall_matrix, validate_kendall_input
 from .mechanisms import kendall_sigma, random_pairing, symmetric_gaussian_noise
 
@@ -60,6 +67,13 @@ class DirectionsResult:
     private : bool
         False for :func:`pc_dir`, whose output is computed from the sample
         covariance without any noise.
+    sensitivity : str or None
+        ``"tight"`` (``2 sqrt(2) / n``) or ``"seed"`` (``4 / n``): the Frobenius
+        sensitivity the noise was calibrated to.
+    bounds : ndarray of shape (p, 2) or None
+        The public bounds the data were clipped to before the release, if any.
+    forecast : Forecast or None
+        The data-free accuracy forecast made before the release.
     """
 
     directions: NDArray[np.float64]
@@ -71,9 +85,12 @@ class DirectionsResult:
     cost: PrivacyCost | None
     calibration: str | None = None
     private: bool = True
+    sensitivity: str | None = None
+    bounds: NDArray[np.float64] | None = None
+    forecast: Forecast | None = None
 
     def __post_init__(self) -> None:
-        for a in (self.directions, self.eigenvalues, self.noisy_matrix):
+        for a in (self.directions, self.eigenvalues, self.noisy_matrix, self.bounds):
             if a is not None:
                 a.setflags(write=False)
 
@@ -153,12 +170,16 @@ def dp_pc_dir(
     eps: float,
     delta: float,
     random_state: RandomStateLike = None,
-    calibration: Calibration = "classic",
-    ties: Ties = "error",
+    calibration: Calibration = "analytic",
+    ties: Ties = "zero",
     budget: Budget | None = None,
     design: Design = "exact",
     m: int | None = None,
     progress: ProgressLike = None,
+    sensitivity: Sensitivity = "tight",
+    bounds: Any = None,
+    accuracy: Accuracy = "warn",
+    allow_large_delta: bool = False,
 ) -> DirectionsResult:
     """Differentially private PC directions (g-DPPCA, spherical case).
 
@@ -183,9 +204,9 @@ def dp_pc_dir(
         Source of the noise. None draws fresh entropy from the operating
         system, which is what a release meant for publication should use (a
         known seed lets anyone regenerate and subtract the noise).
-    calibration : {"classic", "analytic"}, default="classic"
+    calibration : {"analytic", "classic"}, default="analytic"
         Gaussian noise calibration; see :func:`dppca.mechanisms.gaussian_sigma`.
-    ties : {"error", "zero"}, default="error"
+    ties : {"zero", "error"}, default="zero"
         Handling of rows closer than about 1.49e-8; see
         :func:`dppca.spherical_kendall`.
     budget : Budget, optional
@@ -201,6 +222,23 @@ def dp_pc_dir(
     progress : None, bool or callable, default=None
         Progress of the pair sum: True for a text bar on stderr, or a callable
         ``progress(done, total)`` (counts of pairs).
+    sensitivity : {"tight", "seed"}, default="tight"
+        Frobenius sensitivity the noise is calibrated to: the exact
+        ``2 sqrt(2) / n``, or the reference method's ``4 / n`` (with
+        ``calibration="classic"`` this reproduces its sigma exactly).
+    bounds : None, (lower, upper), array of shape (p, 2) or mapping, default=None
+        A public data domain per variable (from a codebook or the units, never
+        from the data). Values outside are clipped to it before the release
+        (each row on its own, so the guarantee is unchanged). See
+        :func:`dppca._validation.check_bounds` for the accepted forms.
+    accuracy : {"warn", "error", "ignore"}, default="warn"
+        What to do, before any data are read, when the data-free forecast says
+        the directions would be mostly noise (:attr:`DirectionsResult.forecast`):
+        an ``AccuracyWarning``, an ``InaccurateReleaseError`` (nothing spent),
+        or nothing.
+    allow_large_delta : bool, default=False
+        A delta of ``1/n`` or more permits mechanisms that publish a whole row
+        with probability delta, so it is refused unless this is True.
 
     Returns
     -------
@@ -232,9 +270,11 @@ def dp_pc_dir(
     Privacy: neighbouring datasets have the same ``n`` and differ in one row.
     The released object is the noisy matrix ``K + E``: ``E`` is symmetric with
     N(0, sigma^2) diagonal and N(0, sigma^2/2) off-diagonal entries, and sigma
-    is calibrated to the Frobenius sensitivity ``4/n`` of the spherical
-    Kendall matrix (:func:`dppca.mechanisms.kendall_sensitivity`); with the
-    classic calibration ``sigma = 4 sqrt(2 ln(1.25/delta)) / (n eps)``. The
+    is calibrated to the Frobenius sensitivity ``2 sqrt(2) / n`` of the spherical
+    Kendall matrix (:func:`dppca.mechanisms.kendall_sensitivity` holds the
+    proof that it is exact), by default with the analytic Gaussian mechanism;
+    ``sensitivity="seed", calibration="classic"`` gives the reference method's
+    ``sigma = 4 sqrt(2 ln(1.25/delta)) / (n eps)``. The
     directions, eigenvalues and the sign convention (largest-magnitude
     coefficient positive) are post-processing, so the whole result is
     (eps, delta)-DP. No mean or scale is estimated: the matrix is translation
@@ -244,7 +284,7 @@ def dp_pc_dir(
     With ``design="balanced"`` the random order of the rows is drawn first and
     the noise second, both from the generator resolved from ``random_state``;
     the order depends on n only, is never released, and the balanced matrix
-    has the same sensitivity ``4/n`` (proof in :func:`dppca.spherical_kendall`),
+    has the same sensitivity (proof in :func:`dppca.mechanisms.kendall_sensitivity`),
     so sigma and the cost are unchanged.
 
     References
@@ -267,9 +307,16 @@ def dp_pc_dir(
     n, p = data.shape
     k = check_k(k, p)
     eps = check_eps(eps)
-    delta = check_delta(delta)
+    delta = check_delta_for_n(
+        check_delta(delta), n, check_bool(allow_large_delta, "allow_large_delta")
+    )
     calibration = check_calibration(calibration)
+    sensitivity = check_choice(sensitivity, "sensitivity", ("tight", "seed"))
     ties = check_ties(ties)
+    accuracy = check_accuracy(accuracy)
+    box = check_bounds(bounds, variables)
+    if box is not None and not isinstance(data, np.ndarray):
+        raise TypeError("bounds are supported for in-memory data only; clip a Dask array first.")
     if design == "balanced":
         m = check_design_m(m, n)
     callback = resolve_progress(progress)
@@ -278,14 +325,53 @@ def dp_pc_dir(
     if design == "balanced":
         released = f"noisy spherical Kendall matrix ({p} x {p}, balanced design, m={m})"
     cost = PrivacyCost(eps, delta, mechanism=f"gaussian ({calibration})", released=released)
+    sigma = kendall_sigma(n, eps, delta, calibration, sensitivity)
+    forecast = forecast_directions(n, p, eps, delta, sigma)
+    enforce(forecast, accuracy)
     if budget is not None:
         budget.check(cost)
-    sigma = kendall_sigma(n, eps, delta, calibration)
+    if box is not None:
+        data = apply_bounds(np.array(data, dtype=np.float64), box)
     order = random_pairing(n, rng) if design == "balanced" else None
     kendall = kendall_matrix(data, ties=ties, design=design, m=m, order=order, progress=callback)
-    return release_directions(
+    result = release_directions(
         kendall, sigma=sigma, k=k, n=n, variables=variables, cost=cost,
         calibration=calibration, rng=rng, budget=budget,
+    )  # fmt: skip
+    return replace(
+        result,
+        sensitivity=sensitivity,
+        bounds=None if box is None else np.column_stack(box),
+        forecast=forecast,
+    )
+
+
+def forecast_directions(n: int, p: int, eps: float, delta: float, sigma: float) -> Forecast:
+    """Data-free forecast of a direction release with Kendall noise scale ``sigma``.
+
+    The spherical Kendall matrix has eigenvalues adding up to 1; the noise's
+    operator norm is about ``sigma sqrt(2 p)``
+    (:func:`dppca.forecast.direction_noise_norm`). Directions separated by an
+    eigenvalue gap ``g`` move by about that norm over ``g``, so above
+    ``1 / 2`` no table keeps recognisable directions.
+    """
+    norm = direction_noise_norm(p, sigma)
+    problems = []
+    if norm > DIRECTION_NOISE_LIMIT:
+        problems.append(
+            f"the Kendall noise has operator norm about {norm:.2g}, more than "
+            f"{DIRECTION_NOISE_LIMIT:g} of the matrix's total eigenvalue 1, so the "
+            "directions would be mostly noise for any table; raise eps or use more rows."
+        )
+    return Forecast(
+        "directions", n, p, eps, delta,
+        quantities={"kendall_sigma": sigma, "direction_noise_norm": norm},
+        descriptions={
+            "kendall_sigma": "standard deviation of the noise on each diagonal entry",
+            "direction_noise_norm": "typical operator norm of the noise; directions whose "
+            "Kendall eigenvalues differ by less than about twice this are not resolved",
+        },
+        problems=tuple(problems),
     )  # fmt: skip
 
 

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-__all__ = ["AccuracyWarning", "BudgetExceededError", "PrivacyWarning", "TiedRowsError"]
+__all__ = [
+    "AccuracyWarning",
+    "BudgetExceededError",
+    "InaccurateReleaseError",
+    "PrivacyWarning",
+    "TiedRowsError",
+]
 
 
 class PrivacyWarning(UserWarning):
@@ -39,4 +45,13 @@ class AccuracyWarning(UserWarning):
     Decided from public quantities only (n, eps, options), never from the data:
     for example a private score frame whose quantile scans have too little
     budget for the number of rows.
+    """
+
+
+class InaccurateReleaseError(ValueError):
+    """A release was refused because its data-free forecast says it would be noise.
+
+    Raised before any data are read and before any budget is spent, with
+    ``accuracy="error"``; the message says what is forecast to go wrong and
+    what would help (more rows, a larger eps, public bounds).
     """

@@ -442,8 +442,8 @@ def dp_loading(
     k: int | None = None,
     compare: bool = False,
     random_state: RandomStateLike = None,
-    calibration: Calibration = "classic",
-    ties: Ties = "error",
+    calibration: Calibration = "analytic",
+    ties: Ties = "zero",
     directions: DirectionsResult | None = None,
     sign_reference: SignReference = "private",
     budget: Budget | None = None,
@@ -475,9 +475,9 @@ def dp_loading(
         in plots, and the result's ``private`` flag becomes False.
     random_state : None, int or numpy.random.Generator, default=None
         Source of the privacy noise; None (fresh entropy) for a published release.
-    calibration : {"classic", "analytic"}, default="classic"
+    calibration : {"analytic", "classic"}, default="analytic"
         Gaussian noise calibration.
-    ties : {"error", "zero"}, default="error"
+    ties : {"zero", "error"}, default="zero"
         Handling of (nearly) coincident rows; see :func:`dppca.spherical_kendall`.
     directions : DirectionsResult, optional
         An existing :func:`dp_pc_dir` release to reuse: no new noise is drawn

@@ -21,11 +21,15 @@ __all__ = [
     "analytic_gaussian_sigma",
     "capped_quantile_level",
     "classic_gaussian_sigma",
+    "em_quantile",
     "exponential_mechanism",
     "gaussian_noise",
     "gaussian_sigma",
     "kendall_sensitivity",
     "kendall_sigma",
+    "ladder_bin",
+    "ladder_failure_bound",
+    "ladder_quantile",
     "laplace_noise",
     "quantile_overshoot_bound",
     "random_pairing",
@@ -120,7 +124,7 @@ def analytic_gaussian_sigma(sensitivity: float, eps: float, delta: float) -> flo
 
 
 def gaussian_sigma(
-    sensitivity: float, eps: float, delta: float, calibration: str = "classic"
+    sensitivity: float, eps: float, delta: float, calibration: str = "analytic"
 ) -> float:
     """Noise scale of the Gaussian mechanism for an L2 ``sensitivity``.
 
@@ -130,7 +134,7 @@ def gaussian_sigma(
         L2 sensitivity under replacement of one row.
     eps, delta : float
         Privacy parameters of this one release.
-    calibration : {"classic", "analytic"}, default="classic"
+    calibration : {"analytic", "classic"}, default="analytic"
         ``"classic"`` uses ``sensitivity * sqrt(2 ln(1.25/delta)) / eps``, proven
         for eps < 1; for eps >= 1 it is still used but a ``PrivacyWarning`` is
         issued. ``"analytic"`` uses :func:`analytic_gaussian_sigma`, exact for
@@ -154,25 +158,59 @@ def gaussian_sigma(
     return classic_gaussian_sigma(sensitivity, eps, delta)
 
 
-def kendall_sensitivity(n: int) -> float:
-    """Frobenius sensitivity ``4 / n`` used for the spherical Kendall matrix.
+def kendall_sensitivity(n: int, rule: str = "tight") -> float:
+    """Frobenius sensitivity of the spherical Kendall matrix of ``n`` rows.
 
-    Replacing one row changes the ``n - 1`` pairs that contain it. Each pair
-    contributes ``2/(n(n-1)) u u^T`` with ``||u u^T||_F = 1``; the old and the new
-    terms differ by at most ``2 * 2/(n(n-1))`` in Frobenius norm, so the
-    matrix moves by at most ``(n - 1) * 4/(n(n-1)) = 4/n``. (A sharper bound,
-    ``2 sqrt(2)/n``, holds because ``u u^T - w w^T`` has Frobenius norm at most
-    ``sqrt(2)``; the reference method uses the conservative ``4/n``.)
+    Parameters
+    ----------
+    n : int
+        Number of rows (public).
+    rule : {"tight", "seed"}, default="tight"
+        ``"tight"`` is the exact worst case ``2 sqrt(2) / n``; ``"seed"`` is
+        the reference method's conservative ``4 / n``, kept to reproduce its
+        noise scale.
+
+    Notes
+    -----
+    Replacing row ``i`` changes only the ``n - 1`` pair terms that contain it,
+    each of weight ``2 / (n (n - 1))``; the term of pair ``(i, j)`` goes from
+    ``u u^T`` to ``w w^T`` for unit vectors ``u`` and ``w``. Since
+    ``||u u^T - w w^T||_F^2 = 2 - 2 (u^T w)^2 <= 2``, the matrix moves by at most
+    ``(n - 1) * sqrt(2) * 2 / (n (n - 1)) = 2 sqrt(2) / n``. The bound is
+    attained: put every other row at one point and move row ``i`` so that its
+    difference to that point turns by 90 degrees (all ``n - 1`` changes are then
+    the same matrix and add up in norm). A tied pair contributes the zero
+    matrix, and ``||u u^T||_F = 1 <= sqrt(2)``, so ``ties="zero"`` keeps the
+    bound. The balanced design averages ``n m`` pairs with each row in ``2 m`` of
+    them, weight ``1 / (n m)``: again ``2 m * sqrt(2) / (n m) = 2 sqrt(2) / n``.
+    The reference method's ``4 / n`` bounds each change by ``2`` instead of
+    ``sqrt(2)``.
+
+    Examples
+    --------
+    >>> kendall_sensitivity(100) / kendall_sensitivity(100, "seed")  # doctest: +ELLIPSIS
+    0.7071067811865...
     """
-    return 4.0 / n
+    if rule == "tight":
+        return 2.0 * math.sqrt(2.0) / n
+    if rule == "seed":
+        return 4.0 / n
+    raise ValueError(f"sensitivity must be 'tight' or 'seed'; got {rule!r}.")
 
 
-def kendall_sigma(n: int, eps: float, delta: float, calibration: str = "classic") -> float:
+def kendall_sigma(
+    n: int,
+    eps: float,
+    delta: float,
+    calibration: str = "analytic",
+    sensitivity: str = "tight",
+) -> float:
     """Noise scale sigma_K for the spherical Kendall matrix of ``n`` rows.
 
-    With the classic calibration this is ``4 sqrt(2 ln(1.25/delta)) / (n eps)``.
+    With ``calibration="classic"`` and ``sensitivity="seed"`` this is the
+    reference method's ``4 sqrt(2 ln(1.25/delta)) / (n eps)``.
     """
-    return gaussian_sigma(kendall_sensitivity(n), eps, delta, calibration)
+    return gaussian_sigma(kendall_sensitivity(n, sensitivity), eps, delta, calibration)
 
 
 def symmetric_gaussian_noise(
@@ -386,6 +424,108 @@ def signed_quantile(
     target = q * x.size + rng.exponential(1.0 / eps1)
     i = _first_passing_bin(cum, target, start=0, stop=n_bins, eps2=eps2, rng=rng, chunk=chunk)
     return float(bound) if i is None else float(np.clip(edges[i], -bound, bound))
+
+
+def ladder_bin(x: NDArray[np.float64], edges: NDArray[np.float64]) -> NDArray[np.int64]:
+    """Index ``i`` of the ladder bin ``(edges[i-1], edges[i]]`` of each value.
+
+    Values at or below ``edges[0]`` get 0 and values above ``edges[-1]`` (and
+    NaN) the last index. Each index depends on its own value only, so replacing
+    one value moves one count by one.
+    """
+    x = np.nan_to_num(np.asarray(x, dtype=np.float64), nan=np.inf)
+    return np.minimum(np.searchsorted(edges, x, side="left"), edges.size - 1).astype(np.int64)
+
+
+def ladder_quantile(
+    x: NDArray[np.float64],
+    edges: NDArray[np.float64],
+    *,
+    q: float,
+    eps1: float,
+    eps2: float,
+    rng: np.random.Generator,
+    chunk: int = 4096,
+) -> float:
+    """Pure-DP quantile on a public, increasing ladder of candidate values.
+
+    The noisy scan of :func:`unbounded_quantile_upper` on the candidates
+    ``edges``: a target ``q N + Exp(rate eps1)`` is compared, candidate by
+    candidate from the bottom, with the number of values at or below the
+    candidate plus fresh ``Exp(rate eps2)`` noise; the first candidate that
+    passes is returned, or the top one if none does. Without noise this is the
+    smallest candidate at or above the q-quantile.
+
+    Notes
+    -----
+    Privacy: the ladder must be public (fixed before the data are read).
+    Replacing one value moves every cumulative count by at most one, all in the
+    same direction, so the scan is (eps1 + eps2)-DP, as for the unbounded
+    routine. A short ladder is the point: each bin below the data can stop the
+    scan with probability at most ``exp(-eps2 q N)``, so the chance of a result
+    below all the data grows with the number of bins, not with their width
+    (:func:`ladder_failure_bound`).
+    """
+    x = np.asarray(x, dtype=np.float64)
+    edges = np.asarray(edges, dtype=np.float64)
+    # cum[j] = number of values <= edges[j]; scan position i compares cum[i - 1]
+    cum = np.cumsum(np.bincount(ladder_bin(x, edges), minlength=edges.size))
+    target = q * x.size + rng.exponential(1.0 / eps1)
+    stop = edges.size + 1
+    i = _first_passing_bin(cum, target, start=1, stop=stop, eps2=eps2, rng=rng, chunk=chunk)
+    return float(edges[-1] if i is None else edges[i - 1])
+
+
+def ladder_failure_bound(bins: int, n: int, q: float, eps2: float) -> float:
+    """Public bound on the chance that a ladder scan stops below all the data.
+
+    Below the smallest value every cumulative count is 0 and the target is at
+    least ``q n``, so each such bin stops the scan with probability at most
+    ``exp(-eps2 q n)``; at most ``bins`` bins lie below the data.
+
+    Examples
+    --------
+    >>> round(ladder_failure_bound(40, 1000, 0.9, 0.05), 6)
+    0.0
+    """
+    return min(1.0, bins * math.exp(-eps2 * q * n))
+
+
+def em_quantile(
+    x: NDArray[np.float64],
+    edges: NDArray[np.float64],
+    *,
+    q: float,
+    eps: float,
+    rng: np.random.Generator,
+) -> tuple[float, float]:
+    """Pure-DP choice of the public bin ``(edges[i], edges[i+1]]`` holding the q-quantile.
+
+    The exponential mechanism with utility ``-max(B_i - q N, q N - U_i, 0)``,
+    where ``B_i`` and ``U_i`` count the values at or below the bin's lower and
+    upper edge: 0 for the bin that holds the quantile, and minus the number of
+    ranks between the bin and the quantile otherwise. Replacing one value moves
+    every count by at most one, so the utilities have sensitivity 1 and the
+    choice is eps-DP (:func:`exponential_mechanism`). A bin ``t`` ranks away is
+    chosen with probability at most ``exp(-eps t / 2)`` relative to the right
+    one, so with ``G`` bins the chance of landing ``t`` ranks off is at most
+    ``G exp(-eps t / 2)``: it grows with ``log G`` only, which is what makes a
+    coarse public ladder cheap. Unlike a choice among points, a bin that holds
+    the quantile always scores best, even when the data are narrower than the
+    ladder's spacing.
+
+    Returns
+    -------
+    (lower, upper) : the chosen bin's edges.
+    """
+    x = np.sort(np.nan_to_num(np.asarray(x, dtype=np.float64), nan=np.inf))
+    edges = np.asarray(edges, dtype=np.float64)
+    at_or_below = np.searchsorted(x, edges, side="right").astype(np.float64)
+    below, upto = at_or_below[:-1], at_or_below[1:]
+    target = q * x.size
+    utility = -np.maximum(np.maximum(below - target, target - upto), 0.0)
+    i = exponential_mechanism(utility, eps=eps, sensitivity=1.0, rng=rng)
+    return float(edges[i]), float(edges[i + 1])
 
 
 def stability_threshold(eps: float, delta: float) -> float:

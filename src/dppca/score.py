@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -20,36 +19,43 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from ._typing import Calibration, Data, RandomStateLike, Ties
+from ._typing import Accuracy, Calibration, Data, RandomStateLike, Ties
 from ._validation import (
+    apply_bounds,
+    check_accuracy,
     check_bool,
+    check_bounds,
     check_calibration,
     check_components,
     check_data,
     check_delta,
+    check_delta_for_n,
     check_eps,
-    check_open_unit,
     check_positive_float,
     check_positive_int,
     check_random_state,
     check_real,
     check_ties,
 )
-from ._warnings import _user_stacklevel
 from .accounting import Budget, PrivacyCost, compose
 from .directions import DirectionsResult, dp_pc_dir, resolve_directions
-from .exceptions import AccuracyWarning
+from .forecast import (
+    DIRECTION_NOISE_LIMIT,
+    FAILURE_TOLERANCE,
+    Forecast,
+    direction_noise_norm,
+    em_failure_bound,
+    enforce,
+)
 from .mechanisms import (
-    capped_quantile_level,
+    em_quantile,
     gaussian_noise,
     gaussian_sigma,
+    kendall_sigma,
     laplace_noise,
-    quantile_overshoot_bound,
+    random_pairing,
     sample_histogram,
-    signed_log_edges,
-    signed_quantile,
     stability_threshold,
-    unbounded_quantile_upper,
 )
 
 if TYPE_CHECKING:
@@ -60,8 +66,10 @@ __all__ = [
     "NonPrivateScores",
     "ScoreResult",
     "bin_rule",
+    "bounds_frame",
     "dp_score",
-    "frame_risk",
+    "frame_eps_needed",
+    "frame_failure_bound",
     "sample_points",
 ]
 
@@ -70,25 +78,25 @@ SampleKind = Literal["center", "uniform"]
 
 _METHODS = ("add", "sparse")
 _SPLIT_KEYS = ("directions", "frame", "groups", "histogram")
-# Geometric growth of the quantile bins: 0.01 wide near zero (medians) and 1 %
-# of the value elsewhere. Fewer bins than 1.001 (about 2800 instead of 27600
-# over +-1e6), so the above-threshold scans need less budget to stay accurate.
-_BETA = 1.01
-# Warn when the public bound on a badly wrong frame quantile exceeds this.
-_FRAME_RISK = 0.05
-# The radius scans split their eps / 4 as eps1 : eps2 = 3 : 2 and aim at a
-# level lowered to 1 - 1 / (eps1 n) at most (capped_quantile_level). With equal
-# shares the target often passed n at small eps and the scan then overshot the
-# data with a 1 / K tail in the number of bins K: 0.5 % to 2 % of the frames on
-# gau_g at eps 0.3 and 1 were over 5x wider than needed (up to +-3e5). A larger
-# eps1 share thins that tail to about K^(-eps1 / eps2), but the noisier scan
-# stops early more often and the frame covers less: at eps 0.3 (1000 seeds,
-# reused directions) 2 : 1 left no frame over 2x but 13 % of them covered < 90 %
-# of the rows (1.2 % with equal shares); 3 : 2 left none over 5x and 5.4 %.
-_RADIUS_EPS1_SHARE = 0.6
-_RADIUS_MARGIN = 1.0
-# An overshoot of this many geometric bins widens a radius 5-fold (1.01^162 > 5).
-_ABSURD_BINS = math.ceil(math.log(5.0) / math.log(_BETA))
+# The private frame: a scale bin among the powers of sqrt(2) in the _SCALE_OCTAVES
+# octaves below twice score_range, then centres on a ladder with spacing
+# unit / _CENTRE_STEPS near zero growing by _CENTRE_BETA, where the unit is
+# _UNIT_PER_SCALE times the scale bin's geometric middle (the median of
+# |N(0, s^2)| is 0.674 s, so the unit is one standard deviation for one axis and
+# up to 1.7 for the larger of two equal ones), and half widths of _FRAME_SDS units.
+# The scale gets _SCALE_SHARE of the frame's eps, the centres the rest equally.
+_SCALE_OCTAVES = 40
+_CENTRE_BETA = 1.2
+_CENTRE_STEPS = 4.0
+_UNIT_PER_SCALE = 1.4826
+_FRAME_SDS = 3.0
+_SCALE_SHARE = 0.4
+# The default frame share is the smallest whose failure bound is _FRAME_TARGET,
+# between _FRAME_SHARE_MIN and _FRAME_SHARE_MAX of eps.
+_FRAME_TARGET = 0.01
+_FRAME_SHARE_MIN, _FRAME_SHARE_MAX = 0.1, 0.4
+# A choice fails when it lands this share of the values away from the median.
+_MARGIN = 0.4
 _DEFAULT_BANDWIDTH = {"center": 0.5, "uniform": 0.25}
 
 
@@ -176,10 +184,15 @@ class ScoreResult:
     nonprivate : NonPrivateScores or None
         Only with ``compare=True``: raw scores and exact histograms, NOT private.
     frame_source : str
-        ``"private"`` (estimated in this call) or ``"public"`` (given by the caller).
+        ``"private"`` (estimated in this call), ``"public"`` (given by the
+        caller) or ``"bounds"`` (the range of the scores over public bounds).
     private : bool
         True: every field except ``nonprivate`` is a DP release or
         post-processing of one.
+    bounds : ndarray of shape (p, 2) or None
+        The public bounds the data were clipped to, if any.
+    forecast : Forecast or None
+        The data-free accuracy forecast made before the release.
     """
 
     components: tuple[int, int]
@@ -201,6 +214,8 @@ class ScoreResult:
     nonprivate: NonPrivateScores | None = None
     frame_source: str = "private"
     private: bool = True
+    bounds: NDArray[np.float64] | None = None
+    forecast: Forecast | None = None
 
     def __post_init__(self) -> None:
         for a in (self.x_edges, self.y_edges, self.directions, self.group_sizes):
@@ -484,34 +499,65 @@ def _normalise(values: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.where(totals > 0, values / safe, 0.0)
 
 
-def _radius_eps(eps: float) -> tuple[float, float]:
-    """(eps1, eps2) of each radius scan: ``eps / 4`` split 3 : 2 (public)."""
-    part = eps / 4.0
-    return part * _RADIUS_EPS1_SHARE, part * (1.0 - _RADIUS_EPS1_SHARE)
+def _scale_ladder(bound: float) -> NDArray[np.float64]:
+    """Public bin edges for the scale of the scores: powers of sqrt(2) up to ``2 bound``."""
+    top = math.ceil(math.log2(2.0 * bound))
+    return np.exp2(np.arange(2 * (top - _SCALE_OCTAVES), 2 * top + 1) / 2.0)
 
 
-def frame_risk(n: int, eps: float, bound: float, level: float = 0.995) -> float:
-    """Public bound on the chance that a private frame lands away from the data.
+def _centre_ladder(unit: float, bound: float) -> NDArray[np.float64]:
+    """Public bin edges for a centre: ``+-unit (beta**j - 1) / (beta - 1)`` within ``bound``.
 
-    Two failures are bounded and added. Stopping too low: at a bin below all
-    the data the cumulative count is 0, so a scan stops there with
-    probability at most ``exp(-eps2 t)``, ``t`` the target without noise. The
-    medians have ``eps2 = eps / 8`` and ``t = n / 2``, the radii ``eps2 =
-    eps / 10`` and ``t = q n`` with ``q`` the capped level; over the ``B``
-    public bins this is ``2 B (exp(-eps n / 16) + exp(-eps q n / 10))``.
-    Running far past the data: a radius scan passes
-    162 bins beyond its largest value (a radius about 5 times too wide, for
-    radii large compared with 1) with probability at most
-    :func:`dppca.mechanisms.quantile_overshoot_bound` at its capped level,
-    about ``exp(-1) Gamma(2.5) 162**-1.5 = 2.4e-4`` for each radius. It depends
-    on n, eps, ``score_range`` and ``level`` only, never on the data.
+    Bins ``unit`` wide near zero, growing by a fraction ``beta - 1`` of their
+    distance from it, so there are ``O(log(bound / unit))`` of them.
     """
-    n_bins = signed_log_edges(bound, _BETA).size
-    eps1, eps2 = _radius_eps(eps)
-    q = capped_quantile_level(level, n, eps1, _RADIUS_MARGIN)
-    low = 2.0 * n_bins * (math.exp(-eps * n / 16.0) + math.exp(-eps2 * q * n))
-    over = 2.0 * quantile_overshoot_bound(_ABSURD_BINS, n, q, eps1, eps2)
-    return min(1.0, low + over)
+    top = math.ceil(math.log1p((_CENTRE_BETA - 1.0) * bound / unit) / math.log(_CENTRE_BETA))
+    j = np.arange(1, top + 1, dtype=np.float64)
+    half = unit * np.expm1(j * math.log(_CENTRE_BETA)) / (_CENTRE_BETA - 1.0)
+    return np.concatenate([-half[::-1], [0.0], half])
+
+
+def _frame_parts(eps: float) -> tuple[float, float]:
+    """(eps of the scale choice, eps of each centre choice): ``0.4 eps`` and ``0.3 eps``."""
+    return _SCALE_SHARE * eps, 0.5 * (1.0 - _SCALE_SHARE) * eps
+
+
+def frame_failure_bound(n: int, eps: float, bound: float) -> float:
+    """Public bound on the chance that a private frame misses most of the data.
+
+    The frame makes three exponential-mechanism choices of a bin holding a
+    median (:func:`dppca.mechanisms.em_quantile`): the scale, then the two
+    centres. The bin holding the median has utility 0, and a bin with no
+    value between it and the median scores ``-t`` for ``t`` ranks, so a
+    choice lands ``0.4`` of the values away from the median (outside the 10 %
+    to 90 % quantiles) with probability at most :func:`dppca.forecast.
+    em_failure_bound` with margin 0.4: ``G exp(-eps 0.4 N / 2)`` for ``G``
+    bins and ``N`` values. The scale ranks ``floor(n / 2)`` pair differences
+    among the bins of the scale ladder; each centre ranks ``n`` scores among at
+    most the bins of a centre ladder with the smallest possible unit. Depends
+    on n, eps and ``bound`` only, never on the data.
+    """
+    eps_scale, eps_centre = _frame_parts(eps)
+    scale_bins = 2 * _SCALE_OCTAVES
+    smallest_unit = float(_scale_ladder(bound)[0]) * _UNIT_PER_SCALE / _CENTRE_STEPS
+    centre_bins = _centre_ladder(smallest_unit, bound).size - 1
+    fail = em_failure_bound(scale_bins, n // 2, eps_scale, _MARGIN)
+    fail += 2.0 * em_failure_bound(centre_bins, n, eps_centre, _MARGIN)
+    return min(1.0, fail)
+
+
+def frame_eps_needed(n: int, bound: float, target: float = 0.01) -> float:
+    """Smallest frame epsilon whose :func:`frame_failure_bound` is at most ``target``."""
+    lo, hi = 1e-6, 1e6
+    if frame_failure_bound(n, hi, bound) > target:
+        return math.inf
+    for _ in range(100):
+        mid = math.sqrt(lo * hi)
+        if frame_failure_bound(n, mid, bound) > target:
+            lo = mid
+        else:
+            hi = mid
+    return hi
 
 
 def _check_frame(frame: object) -> tuple[tuple[float, float], tuple[float, float]]:
@@ -536,55 +582,161 @@ def private_frame(
     *,
     eps: float,
     bound: float,
-    level: float,
     inflate: float,
+    order: NDArray[np.int64],
     rng: np.random.Generator,
 ) -> tuple[tuple[float, float], tuple[float, float]]:
-    """Frame from four pure-DP quantiles, each costing ``eps / 4`` (internal).
+    """Frame from three exponential-mechanism choices on public ladders (internal).
 
-    In this order: the median of x, the median of y (signed quantile on
-    ``[-bound, bound]``, eps1 = eps2 = eps / 8), then the quantile of
-    ``|x - c_x|`` and of ``|y - c_y|`` (upper routine from 0, eps1 = 3 eps / 20,
-    eps2 = eps / 10) at ``level`` capped by
-    :func:`dppca.mechanisms.capped_quantile_level`. Limits are
-    ``c +- (1 + inflate) r``.
+    1. Scale: the factor-sqrt(2) bin (:func:`_scale_ladder`) holding the
+       median of ``max(|dx|, |dy|) / sqrt(2)`` over disjoint pairs of rows
+       (``order``, a random pairing), with ``0.4 eps``. Pair differences are
+       mean-free, so no centre is needed first. ``u = 1.4826`` times the bin's
+       geometric middle estimates a standard deviation (of the wider axis, or
+       more).
+    2. Centres: the bin of :func:`_centre_ladder` holding the median of each
+       axis, with ``0.3 eps`` each; the ladder's unit is ``u / 4``.
+    3. Limits per axis: the bin's middle +- ``(1 + inflate) * 3 u`` plus half
+       the bin's width, which covers the ladder's resolution.
 
     Notes
     -----
-    Privacy: each scan is (eps1 + eps2)-DP with eps1 + eps2 = eps / 4, so the
-    frame is eps-DP by basic composition, as before. The radius level depends
-    on ``level``, n and eps only (all public), and the uneven split is fixed,
-    so neither reads the data.
+    Privacy: each choice is :func:`dppca.mechanisms.em_quantile`, eps-DP for
+    its share: replacing a row changes one pair difference and one score per
+    axis, so every count moves by at most one. The ladders depend on
+    ``bound`` and the released scale only, and the pairing on n and the
+    generator, so the frame is eps-DP by basic composition. The
+    exponential mechanism's error grows with the logarithm of the number of
+    candidates, which keeps the frame usable at small ``n eps``
+    (:func:`frame_failure_bound`).
     """
-    part = eps / 8.0  # each median: eps1 = eps2 = eps / 8
-    eps1, eps2 = _radius_eps(eps)
-    q = capped_quantile_level(level, scores.shape[0], eps1, _RADIUS_MARGIN)
-    centre = [
-        signed_quantile(
-            scores[:, a], bound=bound, beta=_BETA, q=0.5, eps1=part, eps2=part, rng=rng
+    eps_scale, eps_centre = _frame_parts(eps)
+    m = scores.shape[0] // 2
+    first, second = order[0 : 2 * m : 2], order[1 : 2 * m : 2]
+    with np.errstate(over="ignore", invalid="ignore"):
+        diff = np.max(np.abs(scores[first] - scores[second]), axis=1) / math.sqrt(2.0)
+    lo, hi = em_quantile(diff, _scale_ladder(bound), q=0.5, eps=eps_scale, rng=rng)
+    unit = _UNIT_PER_SCALE * math.sqrt(lo * hi)
+    ladder = _centre_ladder(unit / _CENTRE_STEPS, bound)
+    limits = []
+    for a in (0, 1):
+        lo, hi = em_quantile(scores[:, a], ladder, q=0.5, eps=eps_centre, rng=rng)
+        half = (1.0 + inflate) * _FRAME_SDS * unit + 0.5 * (hi - lo)
+        centre = 0.5 * (lo + hi)
+        limits.append((centre - half, centre + half))
+    return limits[0], limits[1]
+
+
+def bounds_frame(
+    matrix: NDArray[np.float64], box: tuple[NDArray[np.float64], NDArray[np.float64]]
+) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The exact range of the scores ``V' x`` over the public box (free, internal).
+
+    For direction ``v`` the score ranges over ``[sum min(v_j l_j, v_j u_j),
+    sum max(v_j l_j, v_j u_j)]``; a function of public bounds and the
+    (private or public) directions only.
+    """
+    limits = []
+    for a in (0, 1):
+        v = matrix[:, a]
+        ends = np.stack([v * box[0], v * box[1]])
+        lo, hi = float(ends.min(axis=0).sum()), float(ends.max(axis=0).sum())
+        if not hi > lo:
+            hi = lo + 1.0
+        limits.append((lo, hi))
+    return limits[0], limits[1]
+
+
+def _with_frame_weight(
+    defaults: dict[str, float], used: tuple[str, ...], n: int, eps: float, bound: float
+) -> dict[str, float]:
+    """Default weights with the frame's share set from its failure bound (public).
+
+    The frame gets the smallest share of eps whose :func:`frame_failure_bound`
+    is ``_FRAME_TARGET``, kept between ``_FRAME_SHARE_MIN`` and
+    ``_FRAME_SHARE_MAX``; the other parts keep their relative weights.
+    """
+    share = frame_eps_needed(n, bound, _FRAME_TARGET) / eps
+    share = min(max(share, _FRAME_SHARE_MIN), _FRAME_SHARE_MAX)
+    others = [key for key in used if key != "frame"]
+    total = math.fsum(defaults[key] for key in others)
+    out = {key: defaults[key] * (1.0 - share) / total for key in others}
+    out["frame"] = share
+    return out
+
+
+def _check_group_count(labels: Any, public: tuple[Any, ...] | None, n: int) -> None:
+    """Refuse a grouping with more than 5 labels per 100 rows (and more than 10).
+
+    Such a column is usually an identifier, and a group of one row has a
+    histogram that shows where that row lies. Without ``group_labels`` the label
+    set is released anyway (see :func:`dp_score`), so counting it reveals
+    nothing more; with them only the public list is counted.
+    """
+    if labels is None:
+        return
+    count = len(public) if public is not None else len(pd.unique(pd.Series(labels, dtype=object)))
+    limit = max(10, n // 20)
+    if count > limit:
+        raise ValueError(
+            f"groups has {count} labels for {n} rows (more than {limit}): it looks like an "
+            "identifier column, and a group of a few rows would show where those rows lie. "
+            "Group by a column with fewer labels."
         )
-        for a in (0, 1)
-    ]
-    radius = [
-        min(
-            unbounded_quantile_upper(
-                np.abs(scores[:, a] - centre[a]),
-                lower=0.0,
-                beta=_BETA,
-                q=q,
-                eps1=eps1,
-                eps2=eps2,
-                rng=rng,
-            ),
-            2.0 * bound,
+
+
+def _forecast_score(
+    *, n: int, p: int, eps: float, delta: float, eps_f: float, bound: float,
+    sigma_dir: float | None, sigma_add: float | None, cells: int, groups: int,
+) -> Forecast:  # fmt: skip
+    """Data-free forecast of a score release (see :mod:`dppca.forecast`).
+
+    ``frame_failure`` is :func:`frame_failure_bound` for a private frame.
+    ``histogram_tv`` predicts the total-variation distance that the ``"add"``
+    noise alone puts between released and exact bin probabilities, for rows
+    spread evenly over the groups: about ``0.3 * cells * sigma / n_g`` (a
+    normal error clipped at zero has mean absolute size about ``0.6 sigma``,
+    and total variation is half the summed error).
+    """
+    quantities: dict[str, float] = {}
+    descriptions: dict[str, str] = {}
+    problems: list[str] = []
+    if sigma_dir is not None:
+        norm = direction_noise_norm(p, sigma_dir)
+        quantities["direction_noise_norm"] = norm
+        descriptions["direction_noise_norm"] = "typical operator norm of the Kendall noise"
+        if norm > DIRECTION_NOISE_LIMIT:
+            problems.append(
+                f"the directions' noise (operator norm about {norm:.2g}) swamps any table's "
+                "structure, so the axes would be arbitrary."
+            )
+    if eps_f > 0:
+        fail = frame_failure_bound(n, eps_f, bound)
+        quantities["frame_failure"] = fail
+        descriptions["frame_failure"] = (
+            "bound on the chance that the private frame misses most rows"
         )
-        for a in (0, 1)
-    ]
-    half = [(1.0 + inflate) * r for r in radius]
-    return (
-        (centre[0] - half[0], centre[0] + half[0]),
-        (centre[1] - half[1], centre[1] + half[1]),
-    )
+        if fail > FAILURE_TOLERANCE:
+            problems.append(
+                f"the private frame may miss most rows with probability up to {fail:.2g} "
+                f"(frame eps {eps_f:.3g} for n={n}); give public bounds or frame=, or "
+                "raise eps."
+            )
+    if sigma_add is not None:
+        tv = min(1.0, 0.3 * cells * sigma_add * groups / n)
+        quantities["histogram_tv"] = tv
+        descriptions["histogram_tv"] = (
+            "predicted total-variation error of the add histogram from noise alone"
+        )
+        if tv > 0.5:
+            problems.append(
+                f"the histogram noise alone would move about {tv:.0%} of the probability; "
+                "use fewer bins, a larger eps or more rows."
+            )
+    return Forecast(
+        "score", n, p, eps, delta, quantities=quantities, descriptions=descriptions,
+        problems=tuple(problems),
+    )  # fmt: skip
 
 
 # --------------------------------------------------------------------------- dp_score
@@ -605,14 +757,16 @@ def dp_score(
     public_directions: bool = False,
     split: Mapping[str, float] | None = None,
     score_range: float = 1e6,
-    frame_level: float = 0.995,
     inflate: float = 0.2,
-    calibration: Calibration = "classic",
-    ties: Ties = "error",
+    calibration: Calibration = "analytic",
+    ties: Ties = "zero",
     compare: bool = False,
     frame: tuple[tuple[float, float], tuple[float, float]] | None = None,
     random_state: RandomStateLike = None,
     budget: Budget | None = None,
+    bounds: Any = None,
+    accuracy: Accuracy = "warn",
+    allow_large_delta: bool = False,
 ) -> ScoreResult:
     """A differentially private score plot: frame, grid and noisy 2-D histograms.
 
@@ -660,22 +814,22 @@ def dp_score(
         Confirms that a non-private ``DirectionsResult`` comes from public data.
     split : mapping, default=None
         Epsilon weights of the parts, normalised over the parts that are used:
-        ``directions`` (0.2), ``frame`` (0.2), ``groups`` (0.1) and ``histogram``
-        (0.6, or 0.5 when private group sizes are released). Delta goes to the
-        directions and the histograms in proportion to their weights.
+        ``directions`` (0.35), ``frame``, ``groups`` (0.1) and ``histogram``
+        (0.55, or 0.45 when private group sizes are released). The default frame
+        weight is the smallest share of eps whose failure bound
+        (:func:`frame_failure_bound`) is 1 %, kept between 0.1 and 0.4 of eps
+        (a function of n and eps only); the other weights share the rest.
+        Delta goes to the directions and the histograms in proportion to their
+        weights.
     score_range : float, default=1e6
         Public bound: scores are treated as lying in ``[-score_range,
-        score_range]`` when the frame centre is estimated.
-    frame_level : float, default=0.995
-        Quantile level of the distances to the centre that sets the frame radius.
-        At small ``n * eps`` it is lowered to ``1 - 20 / (3 n eps_f)`` (eps_f
-        the frame's share), from public values only, so the noisy target
-        rarely passes n.
+        score_range]`` when the private frame is searched for.
     inflate : float, default=0.2
-        The radius is multiplied by ``1 + inflate``.
-    calibration : {"classic", "analytic"}, default="classic"
+        The frame's half width of three scale units is multiplied by
+        ``1 + inflate``.
+    calibration : {"analytic", "classic"}, default="analytic"
         Gaussian calibration for the directions and the ``"add"`` histogram.
-    ties : {"error", "zero"}, default="error"
+    ties : {"zero", "error"}, default="zero"
         Near-duplicate rows in the direction step; see :func:`dppca.dp_pc_dir`.
     frame : ((float, float), (float, float)), default=None
         A public frame ``((xmin, xmax), (ymin, ymax))`` the caller vouches for
@@ -689,6 +843,15 @@ def dp_score(
         for publication should use.
     budget : Budget, optional
         Checked for the call's cost before the data are touched; charged after.
+    bounds : None, (lower, upper), array of shape (p, 2) or mapping, default=None
+        Public data domain per variable (see :func:`dppca.dp_pc_dir`). The data
+        are clipped to it, and the frame is the exact range of the scores over
+        the bounded domain, at no privacy cost (unless ``frame=`` is given).
+    accuracy : {"warn", "error", "ignore"}, default="warn"
+        What to do when the data-free forecast (``result.forecast``) says the
+        picture would be wrong: warn, refuse before reading any data, or nothing.
+    allow_large_delta : bool, default=False
+        Permit ``delta >= 1/n``.
 
     Returns
     -------
@@ -708,8 +871,9 @@ def dp_score(
     PrivacyWarning
         With ``calibration="classic"`` when a Gaussian part gets eps >= 1.
     AccuracyWarning
-        When n and the frame's share of eps are too small for a reliable
-        private frame (:func:`frame_risk` > 0.05; decided from public values).
+        With ``accuracy="warn"`` when the forecast finds a problem (for
+        example n and the frame's share of eps too small for a reliable
+        private frame, :func:`frame_failure_bound` > 0.05).
 
     See Also
     --------
@@ -726,15 +890,11 @@ def dp_score(
     2. group sizes (private groups only): counts per group with Laplace(2 /
        eps_g) noise; a row that changes group moves two counts by one (L1
        sensitivity 2), so this is eps_g-DP;
-    3. the frame: four pure-DP quantile scans (:func:`dppca.mechanisms.
-       signed_quantile` for the two medians, the upper routine for the two
-       radii) with eps_f / 4 each; the cumulative counts they compare move by
-       at most one under replacement, so the frame is eps_f-DP. The radius
-       scans split their eps_f / 4 as 3 : 2 between target and scan noise and
-       aim at ``frame_level`` lowered by
-       :func:`dppca.mechanisms.capped_quantile_level` from n and eps_f only;
-       both are fixed before the data are read. No sample mean, no
-       smooth-sensitivity median;
+    3. the frame (unless public bounds or a public ``frame`` give it): three
+       exponential-mechanism choices on public ladders (:func:`private_frame`):
+       a scale from disjoint pair differences, then the two medians; each
+       count moves by at most one under replacement, so the frame is
+       eps_f-DP. No sample mean, no smooth-sensitivity median;
     4. per method, on the grid fixed by the frame before any histogram noise,
        the counts of all groups together: one replaced row moves at most two
        cells by one (L1 2, L2 sqrt(2)), even across groups, so each group's
@@ -774,15 +934,18 @@ def dp_score(
     data, _variables = check_data(X, min_cols=2)
     n, p = data.shape
     eps = check_eps(eps)
-    delta = check_delta(delta)
+    delta = check_delta_for_n(
+        check_delta(delta), n, check_bool(allow_large_delta, "allow_large_delta")
+    )
     components = check_components(components, p)
     mx, my = _check_bins(bins, n)
     methods = _check_methods(method)
     groups_public = check_bool(groups_public, "groups_public")
     compare = check_bool(compare, "compare")
     bound = check_positive_float(score_range, "score_range")
-    frame_level = check_open_unit(frame_level, "frame_level")
     inflate = check_real(inflate, "inflate", low=0.0)
+    accuracy = check_accuracy(accuracy)
+    box = check_bounds(bounds, _variables)
     calibration = check_calibration(calibration)
     ties = check_ties(ties)
     public_frame = None if frame is None else _check_frame(frame)
@@ -795,6 +958,7 @@ def dp_score(
         matrix = np.ascontiguousarray(given[:, [c - 1 for c in components]])
         dir_source = "public" if dir_result is None else "private release"
     public_levels = _check_group_labels(group_labels)
+    _check_group_count(labels, public_levels, n)
     if public_levels is not None and labels is None:
         raise ValueError("group_labels needs groups; pass the group of each row as well.")
     levels, codes = (None, None) if labels is None else _group_codes(labels, n, public_levels)
@@ -802,14 +966,17 @@ def dp_score(
     rng = check_random_state(random_state)
 
     private_groups = levels is not None and not groups_public
+    frame_private = public_frame is None and box is None
     used = (
         *(("directions",) if matrix is None else ()),
-        *(("frame",) if public_frame is None else ()),
+        *(("frame",) if frame_private else ()),
         *(("groups",) if private_groups else ()),
         "histogram",
     )
-    defaults = {"directions": 0.2, "frame": 0.2, "groups": 0.1}
-    defaults["histogram"] = 0.5 if private_groups else 0.6
+    defaults = {"directions": 0.35, "groups": 0.1}
+    defaults["histogram"] = 0.45 if private_groups else 0.55
+    if frame_private:
+        defaults = _with_frame_weight(defaults, used, n, eps, bound)
     shares = _check_split(split, used, defaults)
     delta_users = [k for k in ("directions", "histogram") if k in shares]
     delta_total = math.fsum(shares[k] for k in delta_users)
@@ -828,30 +995,21 @@ def dp_score(
     if private_groups:
         parts.append(PrivacyCost(eps_g, 0.0, "laplace", f"group sizes ({n_groups})"))
     eps_f = eps * shares.get("frame", 0.0)
-    if public_frame is None:
-        risk = frame_risk(n, eps_f, bound, frame_level)
-        if risk > _FRAME_RISK:
-            warnings.warn(
-                f"the private frame has eps={eps_f:.3g} for n={n} rows: it may land away "
-                f"from the data with probability up to {risk:.2g}. Raise eps or "
-                "split['frame'], narrow score_range, or pass a public frame=.",
-                AccuracyWarning,
-                stacklevel=_user_stacklevel(),
-            )
+    if frame_private:
         parts.append(
             compose(
                 [
-                    PrivacyCost(eps_f / 4, 0.0, "above-threshold quantile", what)
-                    for what in (
-                        f"frame centre PC{components[0]} (median)",
-                        f"frame centre PC{components[1]} (median)",
-                        f"frame radius PC{components[0]} ({frame_level:g} quantile)",
-                        f"frame radius PC{components[1]} ({frame_level:g} quantile)",
-                    )
+                    PrivacyCost(eps_f * _SCALE_SHARE, 0.0, "exponential mechanism",
+                                "frame scale (median pair difference)"),
+                    *(
+                        PrivacyCost(eps_f * (1 - _SCALE_SHARE) / 2, 0.0,
+                                    "exponential mechanism", f"frame centre PC{c} (median)")
+                        for c in components
+                    ),
                 ],
                 released="private frame",
             )
-        )
+        )  # fmt: skip
     eps_m = eps * shares["histogram"] / len(methods)
     delta_m = delta_share["histogram"] / len(methods)
     grid = f"{n_groups} x {mx} x {my} cells"
@@ -859,15 +1017,28 @@ def dp_score(
         mech = f"gaussian ({calibration})" if m == "add" else "laplace + threshold"
         parts.append(PrivacyCost(eps_m, delta_m, mech, f"{m} histogram ({grid})"))
     cost = compose(parts, released="private score plot")
+    forecast = _forecast_score(
+        n=n, p=p, eps=eps, delta=delta, eps_f=eps_f if frame_private else 0.0, bound=bound,
+        sigma_dir=None if matrix is not None else kendall_sigma(
+            n, eps * shares["directions"], delta_share["directions"], calibration
+        ),
+        sigma_add=gaussian_sigma(math.sqrt(2.0), eps_m, delta_m, calibration)
+        if "add" in methods else None,
+        cells=mx * my, groups=n_groups,
+    )  # fmt: skip
+    enforce(forecast, accuracy)
     if budget is not None:
         budget.check(cost)
+    if box is not None:
+        data = apply_bounds(data, box)
 
     # Randomness order: directions, group sizes, frame, histograms (method order).
     if matrix is None:
         dir_result = dp_pc_dir(
             data, max(components), eps=eps * shares["directions"],
             delta=delta_share["directions"],
-            random_state=rng, calibration=calibration, ties=ties,
+            random_state=rng, calibration=calibration, ties=ties, accuracy="ignore",
+            allow_large_delta=True,
         )  # fmt: skip
         matrix = np.ascontiguousarray(dir_result.directions[:, [c - 1 for c in components]])
     with np.errstate(over="ignore", invalid="ignore"):  # no warning may depend on the data
@@ -884,12 +1055,15 @@ def dp_score(
         else:
             group_sizes = exact_sizes.astype(np.float64)
 
-    if public_frame is None:
-        xlim, ylim = private_frame(
-            scores, eps=eps_f, bound=bound, level=frame_level, inflate=inflate, rng=rng
-        )
-    else:
+    if public_frame is not None:
         xlim, ylim = public_frame
+    elif box is not None:
+        xlim, ylim = bounds_frame(matrix, box)
+    else:
+        order = random_pairing(n, rng)
+        xlim, ylim = private_frame(
+            scores, eps=eps_f, bound=bound, inflate=inflate, order=order, rng=rng
+        )
     x_edges = np.linspace(xlim[0], xlim[1], mx + 1)
     y_edges = np.linspace(ylim[0], ylim[1], my + 1)
     counts = bin_counts(scores, x_edges, y_edges, codes, n_groups)
@@ -935,7 +1109,11 @@ def dp_score(
         noise=MappingProxyType(noise),
         cost=cost,
         nonprivate=nonprivate,
-        frame_source="private" if public_frame is None else "public",
+        frame_source=(
+            "public" if public_frame is not None else "bounds" if box is not None else "private"
+        ),
+        bounds=None if box is None else np.column_stack(box),
+        forecast=forecast,
     )
 
 

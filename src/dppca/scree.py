@@ -20,13 +20,23 @@ import pandas as pd
 from numpy.typing import NDArray
 from scipy.optimize import isotonic_regression
 
-from ._typing import Calibration, Data, RandomStateLike, Ties
+from ._pairs import (
+    clipped_moments_all_pairs,
+    clipped_moments_pairings,
+    moment_sensitivity,
+    paired_differences,
+)
+from ._typing import Accuracy, Calibration, Data, RandomStateLike, Ties
 from ._validation import (
+    apply_bounds,
+    check_accuracy,
     check_bool,
+    check_bounds,
     check_calibration,
     check_choice,
     check_data,
     check_delta,
+    check_delta_for_n,
     check_eps,
     check_k,
     check_open_unit,
@@ -36,12 +46,25 @@ from ._validation import (
 )
 from .accounting import Budget, PrivacyCost, compose
 from .directions import DirectionsResult, dp_pc_dir, resolve_directions
+from .forecast import (
+    CLIP_RATIO,
+    DIRECTION_NOISE_LIMIT,
+    FAILURE_TOLERANCE,
+    PVE_TOLERANCE,
+    Forecast,
+    direction_noise_norm,
+    enforce,
+)
 from .mechanisms import (
     capped_quantile_level,
     exponential_mechanism,
     gaussian_noise,
     gaussian_sigma,
+    kendall_sigma,
+    ladder_failure_bound,
+    ladder_quantile,
     laplace_noise,
+    quantile_overshoot_bound,
     random_pairing,
     unbounded_quantile,
 )
@@ -61,12 +84,23 @@ __all__ = [
 ScreeMethod = Literal["clipped", "pmwm", "huber"]
 METHODS: tuple[str, ...] = ("clipped", "pmwm", "huber")
 
-# Public constants of the total-variance (trace) step: the winsorizing level of
-# the squared pair norms, the geometric bin ratio of the quantile search and
-# a public cap that keeps every noise scale finite.
-_TRACE_QUANTILE = 0.99
-_TRACE_BETA = 1.01
-_TRACE_CAP = 1e100
+# Public constants of the clip level: the quantile of the squared pair norms it
+# aims at, and the factor-2 ladders it is chosen from (exponents of two without
+# bounds; steps down from the largest possible value with bounds). A short
+# ladder keeps the scan's chance of stopping below the data small at small n.
+_CLIP_QUANTILE, _CLIP_QUANTILE_MAX, _CLIPPED_PAIRS = 0.9, 0.995, 5.0
+_LADDER_LOW, _LADDER_HIGH = -30, 70
+_LADDER_BOUNDED = 12
+# The scan's target noise may pass the number of pairs, and the scan then runs
+# past the data. A margin of 3 / eps1 below that number bounds the chance of
+# passing two or more bins (a clip level 4 times too high) by about e^-3 / 3.
+_SCAN_MARGIN = 3.0
+_SCAN_SHARE_MIN, _SCAN_SHARE_MAX = 0.05, 0.3
+# Above this many rows the moments are averaged over _PAIRINGS random perfect
+# matchings of the rows instead of all pairs: the same sensitivity, O(n) instead
+# of O(n^2) time, and a sampling error close to the all-pairs one.
+_ALL_PAIRS_MAX_N = 4000
+_PAIRINGS = 16
 # The quantile search overshoots (in whole geometric bins, heavy-tailed) when
 # its Exp(eps1)-noised target passes the number of values N. Keeping N - qN at
 # least _TARGET_MARGIN / eps1 bounds that probability by exp(-margin). A larger
@@ -86,17 +120,19 @@ _TARGET_MARGIN = 1.0
 class ClippedControl:
     """Settings of the ``"clipped"`` estimator.
 
+    The variances along the directions and the total variance are released
+    together, from pair differences ``z`` whose squared norm is clipped at a
+    level ``C`` (``z`` is scaled down to norm ``sqrt(C)`` when longer).
+
     Parameters
     ----------
     clip : float, optional
-        Public clipping level ``C > 0`` for the squared projections
-        ``(v' z_i)^2``. It should be a few times the largest variance you
-        expect along a direction (in squared data units). None (default) uses
-        the private upper quantile of the squared pair norms ``||z_i||^2``
-        released by the total-variance step of the same call: since
-        ``(v' z)^2 <= ||z||^2`` for a unit ``v``, clipping there changes only
-        the rare pairs whose whole norm is large. It adapts to the data's scale
-        at no extra privacy cost (post-processing).
+        Public clip level ``C > 0`` for the squared norm of the pair
+        differences ``z = (x_a - x_b) / sqrt(2)`` (squared data units). It
+        should be a few times the total variance you expect. None (default)
+        chooses it privately with a pure-DP quantile scan on a short public
+        ladder (``trace_share`` of the budget); with public ``bounds`` the
+        ladder runs down from the largest value the bounds allow.
     """
 
     clip: float | None = None
@@ -304,6 +340,17 @@ class ScreeResult:
         covariance matrix, computed without noise (not private).
     nonprivate_trace : float or None
         Only with ``compare=True``: the sample total variance (not private).
+    noise_sd : ndarray of shape (n_methods, k) or None
+        Standard deviation of the noise added to each released variance
+        (before the monotone fit); public, for intervals on the figure.
+    trace_sd : float or None
+        Standard deviation of the noise on the released total variance.
+    clip_level : float or None
+        The clip level ``C`` of the squared pair norms (public or released).
+    bounds : ndarray of shape (p, 2) or None
+        The public bounds the data were clipped to, if any.
+    forecast : Forecast or None
+        The data-free accuracy forecast made before the release.
     """
 
     methods: tuple[str, ...]
@@ -321,9 +368,15 @@ class ScreeResult:
     nonprivate_values: NDArray[np.float64] | None = None
     nonprivate_trace: float | None = None
     private: bool = True
+    noise_sd: NDArray[np.float64] | None = None
+    trace_sd: float | None = None
+    clip_level: float | None = None
+    bounds: NDArray[np.float64] | None = None
+    forecast: Forecast | None = None
 
     def __post_init__(self) -> None:
-        for a in (self.values, self.directions, self.nonprivate_values):
+        arrays = (self.values, self.directions, self.nonprivate_values, self.noise_sd, self.bounds)
+        for a in arrays:
             if a is not None:
                 a.setflags(write=False)
 
@@ -427,17 +480,7 @@ class ScreeResult:
 # --------------------------------------------------------------------------
 
 
-def _paired_differences(data: NDArray[np.float64], order: NDArray[np.int64]) -> NDArray:
-    """``(x_a - x_b) / sqrt(2)`` for consecutive entries ``a, b`` of ``order``."""
-    m = data.shape[0] // 2
-    first, second = order[0 : 2 * m : 2], order[1 : 2 * m : 2]
-    with np.errstate(over="ignore"):  # an overflow must not announce a huge row
-        return (data[first] - data[second]) / math.sqrt(2.0)
-
-
-def _clipped_statistic(w: NDArray[np.float64], clip: float) -> NDArray[np.float64]:
-    """Mean of ``min(w, clip)`` per column; L2 sensitivity ``sqrt(k) clip / m``."""
-    return np.minimum(w, clip).mean(axis=0)
+_paired_differences = paired_differences  # the name the tests and earlier code use
 
 
 def _winsorized_statistic(
@@ -510,11 +553,6 @@ def _m2_median_utility(w: NDArray[np.float64], k_min: int, k_max: int) -> NDArra
     return -np.maximum(np.maximum(below - half, half - upto), 0.0)
 
 
-def _trace_statistic(sq: NDArray[np.float64], clip: float) -> float:
-    """Mean of ``min(||z_i||^2, clip)``; sensitivity ``clip / m``."""
-    return float(np.minimum(sq, clip).mean())
-
-
 def _sigma(sensitivity: float, eps: float, delta: float, calibration: str) -> float:
     """Gaussian scale; zero when the statistic cannot move (sensitivity 0)."""
     if sensitivity == 0:
@@ -532,40 +570,107 @@ def _halves(m: int) -> tuple[slice, slice]:
     return slice(0, half), slice(half, m)
 
 
-def _trace_release(
-    sq: NDArray[np.float64],
+def _clip_ladder(box: tuple[NDArray, NDArray] | None) -> NDArray[np.float64]:
+    """Public candidate clip levels for the squared pair norms (factor-2 ladder).
+
+    With public bounds the largest possible ``||z||^2`` is half the squared
+    diagonal of the box, and the ladder runs 12 octaves down from there: data
+    spread over less than an eighth of their bounds (in each variable) meet the
+    lowest candidate, which then clips nothing and only adds noise, never bias.
+    Without bounds it spans ``2**-30 .. 2**70`` (squared data units). Both are
+    fixed before any data are read.
+    """
+    if box is None:
+        return np.ldexp(1.0, np.arange(_LADDER_LOW, _LADDER_HIGH + 1))
+    top = 0.5 * float(np.sum((box[1] - box[0]) ** 2))
+    return top * np.ldexp(1.0, np.arange(-_LADDER_BOUNDED, 1))
+
+
+def _auto_scan_share(n: int, eps: float, bins: int) -> float:
+    """Smallest share of eps whose clip scan stops below the data with probability 1 %.
+
+    Searched on the public bound :func:`dppca.mechanisms.ladder_failure_bound`
+    (with the level the scan would use), between 0.05 and 0.3 of eps.
+    """
+    m = n // 2
+    for share in np.linspace(_SCAN_SHARE_MIN, _SCAN_SHARE_MAX, 26):
+        eps_scan = eps * float(share)
+        level = _scan_level(m, eps_scan, eps * (1 - float(share)) / 2)
+        if ladder_failure_bound(bins, m, level, eps_scan / 2) <= 0.01:
+            return float(share)
+    return _SCAN_SHARE_MAX
+
+
+def _scan_level(m: int, eps_scan: float, eps_moments: float) -> float:
+    """Quantile level of the clip scan (public: n and the epsilons only).
+
+    Clipping trades bias (the pairs beyond the level) for noise (proportional
+    to the level over ``eps m``). Aiming at ``1 - 5 / (eps_moments m)`` clips
+    about ``5 / eps`` pairs, the usual balance for a private mean, kept between
+    0.9 and 0.995; the scan's own noise may lower it further
+    (:func:`dppca.mechanisms.capped_quantile_level`).
+    """
+    aim = min(max(1.0 - _CLIPPED_PAIRS / (eps_moments * m), _CLIP_QUANTILE), _CLIP_QUANTILE_MAX)
+    return capped_quantile_level(aim, m, eps_scan / 2.0, _SCAN_MARGIN)
+
+
+def _joint_noise(
+    n: int, m: int, all_pairs: bool, eps: float, delta: float, calibration: str
+) -> tuple[str, float]:
+    """Mechanism and noise standard deviation per unit clip level of the moment release.
+
+    Laplace noise on the L1 sensitivity and Gaussian noise on the L2
+    sensitivity of :func:`dppca._pairs.moment_sensitivity` are both valid; the
+    one with the smaller standard deviation is used. The choice depends on
+    n, eps, delta and the calibration only, never on the data.
+    """
+    l1 = moment_sensitivity(n, 1.0, all_pairs=all_pairs, norm="l1")
+    l2 = moment_sensitivity(n, 1.0, all_pairs=all_pairs, norm="l2")
+    laplace_sd = math.sqrt(2.0) * l1 / eps
+    gauss_sd = gaussian_sigma(l2, eps, delta, calibration)
+    if laplace_sd <= gauss_sd:
+        return "laplace", laplace_sd
+    return "gaussian", gauss_sd
+
+
+def _moment_release(
+    data: NDArray[np.float64],
+    orders: list[NDArray[np.int64]],
+    vectors: NDArray[np.float64],
+    clip: float,
     *,
+    all_pairs: bool,
+    shift: NDArray[np.float64] | None,
+    kind: str,
     eps: float,
     delta: float,
     calibration: str,
     rng: np.random.Generator,
-) -> tuple[float, float]:
-    """Private total variance and the private upper quantile of ``||z||^2``."""
-    first, second = _halves(sq.size)
-    level = capped_quantile_level(_TRACE_QUANTILE, sq[first].size, eps / 2, _TARGET_MARGIN)
-    upper = unbounded_quantile(
-        sq[first], lower=0.0, upper=_TRACE_CAP, beta=_TRACE_BETA, q=level,
-        eps1=eps / 2, eps2=eps / 2, rng=rng,
-    )  # fmt: skip
-    rest = sq[second]
-    sigma = _sigma(upper / rest.size, eps, delta, calibration)
-    value = float(gaussian_noise(_trace_statistic(rest, upper), sigma, rng))
-    return max(value, 0.0), upper
+) -> tuple[NDArray[np.float64], float, float]:
+    """Private clipped moments along ``vectors`` and in total; and their noise sd.
 
-
-def _clipped(
-    w: NDArray[np.float64], clip: float, *, eps: float, delta: float, calibration: str,
-    rng: np.random.Generator,
-) -> NDArray[np.float64]:  # fmt: skip
-    m, k = w.shape
-    sigma = _sigma(math.sqrt(k) * clip / m, eps, delta, calibration)
-    return np.maximum(gaussian_noise(_clipped_statistic(w, clip), sigma, rng), 0.0)
+    ``kind`` is the plan's choice of noise (:func:`_joint_noise`).
+    """
+    n = data.shape[0]
+    if all_pairs:
+        w, s = clipped_moments_all_pairs(data, vectors, clip, shift)
+    else:
+        w, s = clipped_moments_pairings(data, vectors, clip, orders)
+    value = np.append(w, s)
+    if kind == "laplace":
+        scale = moment_sensitivity(n, clip, all_pairs=all_pairs, norm="l1") / eps
+        noisy, sd = laplace_noise(value, scale, rng), math.sqrt(2.0) * scale
+    else:
+        l2 = moment_sensitivity(n, clip, all_pairs=all_pairs, norm="l2")
+        sd = _sigma(l2, eps, delta, calibration)
+        noisy = gaussian_noise(value, sd, rng)
+    return np.maximum(noisy[:-1], 0.0), max(float(noisy[-1]), 0.0), sd
 
 
 def _pmwm(
     w: NDArray[np.float64], control: PMWMControl, *, eps: float, delta: float,
     calibration: str, rng: np.random.Generator,
-) -> NDArray[np.float64]:  # fmt: skip
+) -> tuple[NDArray[np.float64], float]:  # fmt: skip
     m, k = w.shape
     if control.split:
         first, second = _halves(m)
@@ -597,7 +702,8 @@ def _pmwm(
             lower[j], upper[j] = lo, hi
     sensitivity = float(np.linalg.norm(upper - lower)) / wm.shape[0]
     sigma = _sigma(sensitivity, eps_mean, delta, calibration)
-    return np.maximum(gaussian_noise(_winsorized_statistic(wm, lower, upper), sigma, rng), 0.0)
+    noisy = gaussian_noise(_winsorized_statistic(wm, lower, upper), sigma, rng)
+    return np.maximum(noisy, 0.0), sigma
 
 
 def _huber_settings(m: int, control: HuberControl) -> tuple[int, int]:
@@ -609,7 +715,7 @@ def _huber_settings(m: int, control: HuberControl) -> tuple[int, int]:
 def _huber(
     w: NDArray[np.float64], control: HuberControl, *, eps: float, delta: float,
     calibration: str, rng: np.random.Generator, tau_cap: float | None = None,
-) -> NDArray[np.float64]:  # fmt: skip
+) -> tuple[NDArray[np.float64], float]:  # fmt: skip
     m, k = w.shape
     steps, blocks = _huber_settings(m, control)
     eps_m2 = eps * control.m2_frac
@@ -642,15 +748,15 @@ def _huber(
     mu = np.full(k, control.mu0)
     for _ in range(steps):
         mu = gaussian_noise(mu + _huber_gradient(w, mu, tau, control.eta0), sigma, rng)
-    return np.maximum(mu, 0.0)
+    # near convergence each step moves mu to the clipped mean plus fresh noise,
+    # so the noise on the estimate is about one step's sigma
+    return np.maximum(mu, 0.0), sigma
 
 
 def _method_cost(
     method: str, control: Any, *, eps: float, delta: float, k: int, calibration: str
 ) -> PrivacyCost:
     gauss = f"gaussian ({calibration})"
-    if method == "clipped":
-        return PrivacyCost(eps, delta, gauss, f"clipped scree ({k} values)")
     if method == "pmwm":
         if control.split:
             return PrivacyCost(
@@ -751,14 +857,17 @@ def dp_scree(
     directions: DirectionsResult | Any = None,
     public_directions: bool = False,
     direction_share: float = 0.5,
-    trace_share: float = 0.1,
-    pairing: Literal["random", "consecutive"] = "random",
+    trace_share: float | None = None,
+    pairing: Literal["all", "random", "consecutive"] | None = None,
     mono: bool = True,
     compare: bool = False,
     random_state: RandomStateLike = None,
-    calibration: Calibration = "classic",
-    ties: Ties = "error",
+    calibration: Calibration = "analytic",
+    ties: Ties = "zero",
     budget: Budget | None = None,
+    bounds: Any = None,
+    accuracy: Accuracy = "warn",
+    allow_large_delta: bool = False,
 ) -> ScreeResult:
     """Private variances (scree values) and PVE along PC directions.
 
@@ -771,10 +880,12 @@ def dp_scree(
     eps : float
         Total epsilon of the call, > 0.
     delta : float
-        Total delta of the call, in (0, 1).
+        Total delta of the call, in (0, 1/n).
     method : {"clipped", "pmwm", "huber"} or list of them, default="clipped"
-        Estimator(s). Several methods share the budget left after the
-        directions and the total variance in equal parts.
+        Estimator(s). ``"clipped"`` is the joint release of the variances and
+        the total variance (always made, since it gives the total); the others
+        are extra releases that share the budget left after the directions and
+        the clip level equally with it.
     control : control object or dict, optional
         A :class:`ClippedControl`, :class:`PMWMControl` or
         :class:`HuberControl` (matched to its method by type), or a dict
@@ -792,14 +903,22 @@ def dp_scree(
     direction_share : float, default=0.5
         Share of (eps, delta) for the internal directions, in (0, 1); unused
         when ``directions`` is given.
-    trace_share : float, default=0.1
-        Share of (eps, delta) for the total variance, in (0, 1).
-    pairing : {"random", "consecutive"}, default="random"
-        How rows are paired for the differences: a uniformly random pairing
-        drawn from ``random_state`` (its expectation over pairings is the
-        sample covariance, whatever the row order), or rows (1, 2), (3, 4),
-        ... (only sensible when the row order is unrelated to the data, since
-        groups stored together would hide the between-group variance).
+    trace_share : float, default=None
+        Share of eps for choosing the clip level of the variance release, in
+        (0, 1); unused with a public ``ClippedControl(clip=...)``. None takes
+        the smallest share whose chance of a clip level below the data
+        (:func:`dppca.mechanisms.ladder_failure_bound`) is 1 %, kept between
+        0.05 and 0.3 (a function of n and eps only).
+    pairing : {"all", "random", "consecutive"}, default=None
+        Pairs of rows the moments are averaged over. ``"all"`` (the default
+        up to 4000 rows) uses every pair: without clipping this is exactly
+        the sample variance, so no sampling error is added. ``"random"`` (the
+        default above 4000 rows) averages 16 uniformly random pairings (perfect
+        matchings of the rows, drawn from ``random_state``); ``"consecutive"``
+        pairs rows (1, 2), (3, 4), ... once (only sensible when the row order
+        is unrelated to the data). The
+        clip-level scan and the ``"pmwm"``/``"huber"`` estimators always use
+        disjoint pairs (random unless ``"consecutive"``).
     mono : bool, default=True
         Replace each method's values by their non-increasing least-squares
         fit, clipped at 0 (post-processing).
@@ -810,31 +929,45 @@ def dp_scree(
     random_state : None, int or numpy.random.Generator, default=None
         Source of the noise and of the pairing. Use fresh entropy (None) for
         a release you publish.
-    calibration : {"classic", "analytic"}, default="classic"
+    calibration : {"analytic", "classic"}, default="analytic"
         Gaussian calibration for every Gaussian step.
-    ties : {"error", "zero"}, default="error"
+    ties : {"zero", "error"}, default="zero"
         Passed to :func:`dppca.dp_pc_dir` for the internal directions.
     budget : Budget, optional
         Checked before the data are touched; the call's cost is spent after.
+    bounds : None, (lower, upper), array of shape (p, 2) or mapping, default=None
+        Public data domain per variable (see :func:`dppca.dp_pc_dir`). The
+        data are clipped to it, and the clip level is searched on a short
+        ladder below the largest squared pair norm the bounds allow.
+    accuracy : {"warn", "error", "ignore"}, default="warn"
+        What to do when the data-free forecast (``result.forecast``) says the
+        release would be inaccurate: warn, refuse before reading any data, or
+        nothing.
+    allow_large_delta : bool, default=False
+        Permit ``delta >= 1/n``.
 
     Returns
     -------
     ScreeResult
         ``values`` (one row per method), ``scree``, ``pve``, ``pve_total``,
-        ``trace``, ``directions`` and ``cost``.
+        ``trace``, ``directions``, ``noise_sd``, ``forecast`` and ``cost``.
 
     Raises
     ------
     TypeError, ValueError
         For invalid arguments (checked before any computation).
+    InaccurateReleaseError
+        With ``accuracy="error"`` when the forecast finds a problem.
     BudgetExceededError
         When ``budget`` cannot afford the call.
     TiedRowsError
-        With ``ties="error"`` when the internal directions meet two (almost)
-        coinciding rows; the error itself reveals that such rows exist.
+        With ``ties="error"`` when the internal directions meet two coinciding
+        rows; the error itself reveals that such rows exist.
 
     Warns
     -----
+    AccuracyWarning
+        With ``accuracy="warn"`` when the forecast finds a problem.
     PrivacyWarning
         With ``calibration="classic"`` when a Gaussian step gets eps >= 1.
 
@@ -846,55 +979,49 @@ def dp_scree(
     Notes
     -----
     Privacy: neighbouring datasets have the same ``n`` and differ in one row.
-    Rows are paired in an order that depends only on ``n`` and the generator,
-    giving ``m = floor(n / 2)`` differences ``z_i = (x_a - x_b) / sqrt(2)``;
-    replacing a row changes exactly one ``z_i`` (none if it is the unpaired row
-    of an odd ``n``). For a unit direction ``v``, ``E[(v' z_i)^2] = v' Sigma v``
-    for any mean, so nothing is centred. With ``w_il = (v_l' z_i)^2`` and the
-    directions fixed (a private release or public), the parts are:
+    For a pair of rows let ``z = (x_a - x_b) / sqrt(2)``; for a unit direction
+    ``v``, ``E[(v' z)^2] = v' Sigma v`` for any mean, so nothing is centred.
+    With the directions fixed (a private release or public), the parts are:
 
     * directions (when computed here): :func:`dppca.dp_pc_dir` with
       ``direction_share * (eps, delta)``;
-    * total variance, ``trace_share * (eps, delta)``: the pairs are split in
-      halves A and B; a pure-DP quantile (level 0.99, or lower at small
-      epsilon; geometric bins 1 % wide) of ``||z_i||^2`` on A gives a level
-      ``U``, then the mean of
-      ``min(||z_i||^2, U)`` on B (sensitivity ``U / |B|``) gets Gaussian noise.
-      A row touches only one half, so the cost is the share itself (parallel
-      composition);
-    * each method gets an equal part ``(eps_m, delta_m)`` of the rest:
+    * the clip level ``C`` (``trace_share * eps``, pure DP): the pure-DP
+      ladder scan :func:`dppca.mechanisms.ladder_quantile` at level 0.9
+      (lowered at small ``n eps``) of ``||z||^2`` over disjoint pairs; a row
+      is in one pair, so every cumulative count moves by at most one;
+    * the joint release ("clipped"): each pair's ``z`` is scaled down to
+      norm ``sqrt(C)`` if longer, and the k mean squares along the
+      directions and the mean squared norm are released together; their
+      L1 and L2 sensitivities (``4 C / n`` and ``2 sqrt(2) C / n`` over all
+      pairs; proof in :func:`dppca._pairs.moment_sensitivity`) do not grow
+      with k. Laplace or Gaussian noise, whichever is smaller at the
+      (eps, delta) of this part (a public choice);
+    * each other method gets an equal part ``(eps_m, delta_m)``:
 
-      - clipped: the k means of ``min(w_il, C)`` form a vector whose L2
-        sensitivity is ``sqrt(k) C / m``; one Gaussian release. The default
-        ``C`` is the released ``U`` above (post-processing).
       - pmwm: per component a pure-DP upper quantile (eps_m / k, split evenly
-        between the two noise draws of the search) on half A, then the
-        k-vector of winsorized means ``clamp(w_il, L_l, U_l)`` on half B with
-        L2 sensitivity ``||U - L|| / |B|`` and ``(eps_m, delta_m)``; parallel
-        composition again. With ``split=False`` both use all pairs and the
-        budget is divided.
+        between the two noise draws of the search) on half A of the disjoint
+        pairs, then the k-vector of winsorized means ``clamp(w_il, L_l, U_l)``
+        on half B with L2 sensitivity ``||U - L|| / |B|``; parallel
+        composition. With ``split=False`` both use all pairs and the budget is
+        divided.
       - huber: per component, a scale proxy from the values
         ``s_j = (w_{2j-1} - w_{2j})^2 / 2`` (one replaced row changes one
         ``s_j``): by default the exponential mechanism picks the dyadic bin of
         their median (utility sensitivity 1, ``m2_frac eps_m / k`` each); with
         ``m2_rule="mode"`` the noisy arg-max of a histogram of block medians
-        with Laplace noise of scale ``2 k / (m2_frac eps_m)`` (a replaced row
-        moves one median between two bins, L1 sensitivity 2). The proxy sets
-        the clipping level ``tau``, capped at the released ``U``
-        (post-processing, so a wrong bin cannot inflate the noise). Then T
+        with Laplace noise of scale ``2 k / (m2_frac eps_m)``. The proxy sets
+        the clipping level ``tau``, capped at ``C`` (post-processing). Then T
         steps of noisy gradient descent, each a k-vector with L2 sensitivity
-        ``D = 2 eta0 ||tau|| / m`` and the same Gaussian scale. T adaptive
-        Gaussian releases with sensitivity ``D`` compose exactly to one Gaussian
-        mechanism with sensitivity ``sqrt(T) D`` (Gaussian differential
-        privacy), so the scale is calibrated to ``sqrt(T) D`` and
-        ``((1 - m2_frac) eps_m, delta_m)``: about ``sqrt(T)`` times less noise
-        than dividing the budget into T equal parts.
+        ``D = 2 eta0 ||tau|| / m``; T adaptive Gaussian releases compose
+        exactly to one Gaussian mechanism with sensitivity ``sqrt(T) D``
+        (Gaussian differential privacy).
 
-    The monotone fit, the clipping at 0 and the PVE are post-processing. PVE
-    over all p components divides by ``max(trace, sum of the k values)``. The
-    recorded cost is the sum of the parts; when ``directions`` is an earlier
-    private release its cost is not added again (count it once, in your
-    budget). With ``compare=True`` the result also carries non-private values.
+    With public ``bounds`` the data are clipped to them row by row first, so
+    neighbours stay neighbours. The monotone fit, the clipping at 0 and the PVE
+    are post-processing. PVE over all p components divides by
+    ``max(trace, sum of the k values)``. The recorded cost is the sum of the
+    parts; directions passed in as an earlier private release are not counted
+    again. With ``compare=True`` the result also carries non-private values.
 
     References
     ----------
@@ -921,88 +1048,92 @@ def dp_scree(
     n, p = data.shape
     k = check_k(k, p)
     eps = check_eps(eps)
-    delta = check_delta(delta)
+    delta = check_delta_for_n(
+        check_delta(delta), n, check_bool(allow_large_delta, "allow_large_delta")
+    )
     methods = _resolve_methods(method)
     controls = _resolve_controls(control, methods)
     calibration = check_calibration(calibration)
-    pairing = check_choice(pairing, "pairing", ("random", "consecutive"))
-    trace_share = check_open_unit(trace_share, "trace_share")
+    if pairing is None:
+        pairing = "all" if n <= _ALL_PAIRS_MAX_N else "random"
+    pairing = check_choice(pairing, "pairing", ("all", "random", "consecutive"))
+    if trace_share is not None:
+        trace_share = check_open_unit(trace_share, "trace_share")
     mono = check_bool(mono, "mono")
     compare = check_bool(compare, "compare")
+    accuracy = check_accuracy(accuracy)
+    box = check_bounds(bounds, variables)
     public_directions = check_bool(public_directions, "public_directions")
     given, release = resolve_directions(directions, p=p, k=k, public_directions=public_directions)
     if given is None:
         source = "private (this call)"
+        direction_share = check_open_unit(direction_share, "direction_share")
     else:
         source = "public (caller)" if release is None else "private (earlier release)"
-    if given is None:
-        direction_share = check_open_unit(direction_share, "direction_share")
-        if direction_share + trace_share >= 1:
-            raise ValueError(
-                f"direction_share + trace_share must be < 1 to leave budget for the scree; "
-                f"got {direction_share!r} + {trace_share!r}."
-            )
-    else:
         direction_share = 0.0
+    public_clip = controls["clipped"].clip if "clipped" in controls else None
+    if public_clip is not None:
+        trace_share = 0.0
+    elif trace_share is None:
+        trace_share = _auto_scan_share(n, eps, _clip_ladder(box).size)
+    if direction_share + trace_share >= 1:
+        raise ValueError(
+            f"direction_share + trace_share must be < 1 to leave budget for the scree; "
+            f"got {direction_share!r} + {trace_share!r}."
+        )
     rng = check_random_state(random_state)
 
-    m = n // 2
-    eps_dir, delta_dir = eps * direction_share, delta * direction_share
-    eps_tr, delta_tr = eps * trace_share, delta * trace_share
-    n_methods = len(methods)
-    eps_m = (eps - eps_dir - eps_tr) / n_methods
-    delta_m = (delta - delta_dir - delta_tr) / n_methods
-    costs: list[PrivacyCost] = []
-    if given is None:
-        costs.append(
-            PrivacyCost(eps_dir, delta_dir, f"gaussian ({calibration})",
-                        f"noisy spherical Kendall matrix ({p} x {p})")
-        )  # fmt: skip
-    costs.append(
-        PrivacyCost(
-            eps_tr, delta_tr,
-            f"pure-DP quantile and gaussian ({calibration}) mean on disjoint halves "
-            "(parallel composition)",
-            "total variance and its clipping level",
-        )
+    plan = _ScreePlan.make(
+        n=n, p=p, k=k, eps=eps, delta=delta, methods=methods, controls=controls,
+        direction_share=direction_share, trace_share=trace_share, pairing=pairing,
+        calibration=calibration, box=box, public_clip=public_clip,
     )  # fmt: skip
-    for name in methods:
-        costs.append(
-            _method_cost(name, controls[name], eps=eps_m, delta=delta_m, k=k,
-                         calibration=calibration)
-        )  # fmt: skip
-    cost = compose(costs, released=f"private scree ({', '.join(methods)}; {k} components)")
+    enforce(plan.forecast, accuracy)
     if budget is not None:
-        budget.check(cost)
+        budget.check(plan.cost)
 
+    if box is not None:
+        data = apply_bounds(data, box)
     if given is None:
         release = dp_pc_dir(
-            data, k, eps=eps_dir, delta=delta_dir, random_state=rng,
-            calibration=calibration, ties=ties,
+            data, k, eps=plan.eps_dir, delta=plan.delta_dir, random_state=rng,
+            calibration=calibration, ties=ties, accuracy="ignore", allow_large_delta=True,
         )  # fmt: skip
         vectors = np.array(release.directions)
     else:
         vectors = given
-    order = random_pairing(n, rng) if pairing == "random" else np.arange(n, dtype=np.int64)
-    z = _paired_differences(data, order)
-    # Squares of finite data can still overflow; inf (never NaN) keeps every
-    # clipped or winsorized statistic bounded, so the sensitivities still hold.
+    if pairing == "consecutive":
+        orders = [np.arange(n, dtype=np.int64)]
+    else:
+        orders = [random_pairing(n, rng) for _ in range(1 if pairing == "all" else _PAIRINGS)]
+    z = _paired_differences(data, orders[0])
     with np.errstate(over="ignore", invalid="ignore"):
         sq = np.nan_to_num(np.einsum("ij,ij->i", z, z), nan=np.inf)
+    if public_clip is None:
+        clip = ladder_quantile(
+            sq, plan.ladder, q=plan.scan_level, eps1=plan.eps_scan / 2,
+            eps2=plan.eps_scan / 2, rng=rng,
+        )  # fmt: skip
+    else:
+        clip = float(public_clip)
+    moments, trace, trace_sd = _moment_release(
+        data, orders, vectors, clip, all_pairs=pairing == "all",
+        shift=None if box is None else 0.5 * (box[0] + box[1]), kind=plan.noise, eps=plan.eps_m,
+        delta=plan.delta_m, calibration=calibration, rng=rng,
+    )  # fmt: skip
+    with np.errstate(over="ignore", invalid="ignore"):
         w = np.nan_to_num((z @ vectors) ** 2, nan=np.inf)
-    trace, upper = _trace_release(sq, eps=eps_tr, delta=delta_tr, calibration=calibration, rng=rng)
-    rows = []
+    rows, sds = [], []
     for name in methods:
-        ctl = controls[name]
-        kw = {"eps": eps_m, "delta": delta_m, "calibration": calibration, "rng": rng}
+        kw = {"eps": plan.eps_m, "delta": plan.delta_m, "calibration": calibration, "rng": rng}
         if name == "clipped":
-            est = _clipped(w, ctl.clip if ctl.clip is not None else upper, **kw)
+            est, sd = moments, trace_sd
         elif name == "pmwm":
-            est = _pmwm(w, ctl, **kw)
+            est, sd = _pmwm(w, controls[name], **kw)
         else:
-            est = _huber(w, ctl, tau_cap=upper, **kw)
+            est, sd = _huber(w, controls[name], tau_cap=clip, **kw)
         rows.append(_mono(est) if mono else est)
-    values = np.vstack(rows)
+        sds.append(np.full(k, sd))
 
     nonprivate_values = nonprivate_trace = None
     if compare:
@@ -1011,20 +1142,154 @@ def dp_scree(
         nonprivate_values = np.ascontiguousarray(eig[:k])
         nonprivate_trace = float(np.trace(cov))
     if budget is not None:
-        budget.spend(cost)
+        budget.spend(plan.cost)
     return ScreeResult(
         methods=methods,
-        values=values,
+        values=np.vstack(rows),
         trace=trace,
         directions=np.ascontiguousarray(vectors),
         directions_source=source,
         directions_release=release,
         n=n,
-        n_pairs=m,
+        n_pairs=n // 2,
         variables=variables,
-        cost=cost,
+        cost=plan.cost,
         calibration=calibration,
         mono=mono,
         nonprivate_values=nonprivate_values,
         nonprivate_trace=nonprivate_trace,
+        noise_sd=np.vstack(sds),
+        trace_sd=trace_sd,
+        clip_level=clip,
+        bounds=None if box is None else np.column_stack(box),
+        forecast=plan.forecast,
     )
+
+
+@dataclass(frozen=True)
+class _ScreePlan:
+    """The data-free side of a scree call: budget split, ladder, cost and forecast."""
+
+    eps_dir: float
+    delta_dir: float
+    eps_scan: float
+    eps_m: float
+    delta_m: float
+    ladder: NDArray[np.float64]
+    scan_level: float
+    noise: str
+    cost: PrivacyCost
+    forecast: Forecast
+
+    @classmethod
+    def make(
+        cls, *, n: int, p: int, k: int, eps: float, delta: float, methods: tuple[str, ...],
+        controls: dict[str, Any], direction_share: float, trace_share: float, pairing: str,
+        calibration: str, box: Any, public_clip: float | None,
+    ) -> _ScreePlan:  # fmt: skip
+        eps_dir, delta_dir = eps * direction_share, delta * direction_share
+        eps_scan = eps * trace_share
+        extra = [name for name in methods if name != "clipped"]
+        eps_m = (eps - eps_dir - eps_scan) / (1 + len(extra))
+        delta_m = (delta - delta_dir) / (1 + len(extra))
+        m = n // 2
+        ladder = _clip_ladder(box)
+        level = _scan_level(m, eps_scan, eps_m) if public_clip is None else _CLIP_QUANTILE
+        all_pairs = pairing == "all"
+        kind, unit_sd = _joint_noise(n, m, all_pairs, eps_m, delta_m, calibration)
+        if kind == "laplace" and (direction_share > 0 or extra):
+            # the joint release needs no delta: the other Gaussian parts share it
+            # in proportion to their eps (the choice above used the smaller
+            # delta_m, so it stands)
+            weights = [eps_dir] + [eps_m] * len(extra)
+            delta_dir = delta * eps_dir / math.fsum(weights)
+            delta_m = delta * eps_m / math.fsum(weights) if extra else delta_m
+        costs: list[PrivacyCost] = []
+        if direction_share > 0:
+            costs.append(
+                PrivacyCost(eps_dir, delta_dir, f"gaussian ({calibration})",
+                            f"noisy spherical Kendall matrix ({p} x {p})")
+            )  # fmt: skip
+        if public_clip is None:
+            costs.append(
+                PrivacyCost(eps_scan, 0.0, "ladder quantile scan (pure DP)",
+                            "clip level of the squared pair norms")
+            )  # fmt: skip
+        mech = "laplace" if kind == "laplace" else f"gaussian ({calibration})"
+        costs.append(
+            PrivacyCost(eps_m, 0.0 if kind == "laplace" else delta_m, mech,
+                        f"clipped moments: {k} variances and the total variance")
+        )  # fmt: skip
+        for name in extra:
+            costs.append(
+                _method_cost(name, controls[name], eps=eps_m, delta=delta_m, k=k,
+                             calibration=calibration)
+            )  # fmt: skip
+        cost = compose(costs, released=f"private scree ({', '.join(methods)}; {k} components)")
+        forecast = _forecast_scree(
+            n=n, p=p, eps=eps, delta=delta, eps_dir=eps_dir, delta_dir=delta_dir,
+            calibration=calibration, unit_sd=unit_sd, kind=kind, ladder_bins=ladder.size,
+            eps_scan=eps_scan if public_clip is None else 0.0, level=level, m=m,
+        )  # fmt: skip
+        return cls(
+            eps_dir, delta_dir, eps_scan, eps_m, delta_m, ladder, level, kind, cost, forecast
+        )
+
+
+def _forecast_scree(
+    *, n: int, p: int, eps: float, delta: float, eps_dir: float, delta_dir: float,
+    calibration: str, unit_sd: float, kind: str, ladder_bins: int, eps_scan: float,
+    level: float, m: int,
+) -> Forecast:  # fmt: skip
+    """Data-free forecast of a scree release (see :mod:`dppca.forecast`).
+
+    The noise on the total variance, relative to it, is ``unit_sd * C / trace``
+    with the clip level ``C`` assumed to be :data:`dppca.forecast.CLIP_RATIO`
+    times the total variance; a PVE is a ratio of two such noisy values, so
+    its noise is about ``sqrt(2)`` times that. The clip scan fails when it
+    stops below all the data (:func:`dppca.mechanisms.ladder_failure_bound`)
+    or runs two bins or more (a factor 4) past the level
+    (:func:`dppca.mechanisms.quantile_overshoot_bound`).
+    """
+    quantities: dict[str, float] = {}
+    descriptions: dict[str, str] = {}
+    problems: list[str] = []
+    if eps_dir > 0:
+        norm = direction_noise_norm(p, kendall_sigma(n, eps_dir, delta_dir, calibration))
+        quantities["direction_noise_norm"] = norm
+        descriptions["direction_noise_norm"] = "typical operator norm of the Kendall noise"
+        if norm > DIRECTION_NOISE_LIMIT:
+            problems.append(
+                f"the directions' noise (operator norm about {norm:.2g}) swamps any table's "
+                "structure."
+            )
+    relative = unit_sd * CLIP_RATIO
+    quantities["trace_noise_relative"] = relative
+    descriptions["trace_noise_relative"] = (
+        f"noise sd over the total variance ({kind}), assuming a clip level "
+        f"{CLIP_RATIO:g} times the total variance"
+    )
+    pve_sd = math.sqrt(2.0) * relative
+    quantities["pve_sd"] = pve_sd
+    descriptions["pve_sd"] = "predicted noise sd of a PVE (share of the total variance)"
+    if 2 * pve_sd > PVE_TOLERANCE:
+        problems.append(
+            f"each PVE would carry noise of about +-{2 * pve_sd:.2g} (95%), more than "
+            f"{PVE_TOLERANCE:g}; raise eps, pass directions released earlier, or use more rows."
+        )
+    if eps_scan > 0:
+        below = ladder_failure_bound(ladder_bins, m, level, eps_scan / 2)
+        over = quantile_overshoot_bound(2, m, level, eps_scan / 2, eps_scan / 2)
+        quantities["clip_scan_failure"] = min(1.0, below + over)
+        descriptions["clip_scan_failure"] = (
+            "bound on the chance that the clip level lands below the data or 4x too high"
+        )
+        if below + over > FAILURE_TOLERANCE:
+            problems.append(
+                f"the clip level search may fail with probability up to {below + over:.2g}; "
+                "give public bounds or a public ClippedControl(clip=...), or raise trace_share."
+            )
+    return Forecast(
+        "scree", n, p, eps, delta, quantities=quantities, descriptions=descriptions,
+        problems=tuple(problems),
+    )  # fmt: skip

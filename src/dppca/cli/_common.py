@@ -65,8 +65,8 @@ def add_privacy_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--calibration",
-        choices=("classic", "analytic"),
-        default="classic",
+        choices=("analytic", "classic"),
+        default="analytic",
         help="Gaussian noise calibration (analytic is exact for every eps)",
     )
     parser.add_argument(
@@ -169,8 +169,8 @@ def add_ties_argument(parser: argparse.ArgumentParser) -> None:
     """``--ties``: what the private directions do with (almost) coinciding rows."""
     parser.add_argument(
         "--ties",
-        choices=("error", "zero"),
-        default="error",
+        choices=("zero", "error"),
+        default="zero",
         help="rows closer than 1.5e-8: stop with an error, or let them contribute nothing",
     )
 

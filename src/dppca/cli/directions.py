@@ -26,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_privacy_arguments(parser)
     parser.add_argument("-k", type=int, default=None, help="number of directions (default all)")
     parser.add_argument(
-        "--ties", choices=("error", "zero"), default="error",
+        "--ties", choices=("zero", "error"), default="zero",
         help="rows closer than 1.5e-8: stop with an error, or let them contribute nothing",
     )  # fmt: skip
     add_design_arguments(parser)
