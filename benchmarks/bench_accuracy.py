@@ -107,8 +107,7 @@ def sin_theta(a: np.ndarray, b: np.ndarray) -> float:
 
 def one(frame, bounds, eps, seed, truth_dirs):
     x = frame.to_numpy(dtype=float)
-    n, p = x.shape
-    k = min(3, p)
+    k = min(3, x.shape[1])
     out = {}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -32,7 +32,8 @@ def test_python_m_dppca_cli_runs_the_command():
 def test_shared_options_read_the_same_in_every_subcommand(command):
     parser = build_parser()
     args = parser.parse_args([command, *PRIVACY, "--ties", "zero", "--out", "f.png"])
-    assert (args.ties, args.out, args.eps, args.calibration) == ("zero", "f.png", 0.5, "classic")
+    assert (args.ties, args.out, args.eps, args.calibration) == ("zero", "f.png", 0.5, "analytic")
+    assert parser.parse_args([command, *PRIVACY, "--out", "f.png"]).ties == "zero"  # the default
     with pytest.raises(SystemExit):
         parser.parse_args([command, *PRIVACY, "--ties", "drop", "--out", "f.png"])
 
@@ -42,9 +43,9 @@ def test_scree_passes_ties_to_the_directions(tmp_path, capsys, rng):
     data[1] = data[0]  # a duplicate row: "error" stops, "zero" lets it contribute nothing
     path = tmp_path / "dup.csv"
     pd.DataFrame(data, columns=["a", "b", "c"]).to_csv(path, index=False)
-    assert main(["scree", str(path), *PRIVACY]) == 2
+    assert main(["scree", str(path), *PRIVACY, "--ties", "error"]) == 2
     assert "ties" in capsys.readouterr().err
-    assert main(["scree", str(path), *PRIVACY, "--ties", "zero"]) == 0
+    assert main(["scree", str(path), *PRIVACY]) == 0  # ties="zero" is the default
     assert "privacy cost" in capsys.readouterr().out
 
 

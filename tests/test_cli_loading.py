@@ -104,7 +104,7 @@ def test_wine_dataset(capsys):
         ("a,b\n", "no rows"),
         ("a,b\n1,x\n2,y\n", "non-numeric"),
         ("a,b\n1,\n2,3\n3,4\n", "NaN"),
-        ("a,b\n1,2\n1,2\n3,5\n", "ties"),
+        ("a,b\n1,2\n1,2\n3,5\n", "ties"),  # with --ties error (the default is zero)
     ],
 )
 def test_bad_files_give_one_line_error_and_no_output(tmp_path, capsys, content, word):
@@ -112,7 +112,7 @@ def test_bad_files_give_one_line_error_and_no_output(tmp_path, capsys, content, 
     if content is not None:
         path.write_text(content)
     out = tmp_path / "plot.png"
-    assert main(["loading", str(path), *PRIV, "--out", str(out)]) == 2
+    assert main(["loading", str(path), *PRIV, "--ties", "error", "--out", str(out)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("dppca: error:") and word in err
     assert len(err.splitlines()) == 1
@@ -163,8 +163,11 @@ def test_existing_output_is_replaced_only_when_complete(csv, tmp_path, monkeypat
 
 
 def test_privacy_warning_for_large_eps(csv, capsys):
-    assert main(["loading", str(csv), "--eps", "2", "--delta", "1e-5"]) == 0
+    args = ["loading", str(csv), "--eps", "2", "--delta", "1e-5"]
+    assert main([*args, "--calibration", "classic"]) == 0
     assert "privacy warning" in capsys.readouterr().err
+    assert main(args) == 0  # the analytic default is exact for every eps
+    assert "privacy warning" not in capsys.readouterr().err
 
 
 def test_balanced_design_reads_the_file_in_chunks(tmp_path, capsys):

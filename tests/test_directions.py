@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -18,7 +20,8 @@ from dppca import (
     spherical_kendall,
 )
 from dppca.directions import orient_signs
-from dppca.mechanisms import kendall_sigma, symmetric_gaussian_noise
+from dppca.exceptions import AccuracyWarning, InaccurateReleaseError
+from dppca.mechanisms import kendall_sensitivity, kendall_sigma, symmetric_gaussian_noise
 
 
 def test_directions_are_orthonormal_and_ordered(small_data):
@@ -70,7 +73,9 @@ def test_recovers_leading_direction_with_large_n(rng):
 def test_cost_is_recorded_and_repr(small_frame):
     res = dp_pc_dir(small_frame, 2, eps=0.25, delta=1e-6, random_state=0)
     assert (res.eps, res.delta) == (0.25, 1e-6)
-    assert res.cost.mechanism == "gaussian (classic)"
+    assert res.cost.mechanism == "gaussian (analytic)"  # the default calibration
+    assert res.sensitivity == "tight" and res.bounds is None
+    assert res.forecast is not None and res.forecast.release == "directions"
     assert "Kendall" in res.cost.released
     assert repr(res) == "DirectionsResult(p=5, k=2, n=200, eps=0.25, delta=1e-06)"
     assert res.variables == ("a", "b", "c", "d", "e")
@@ -90,8 +95,8 @@ def test_result_is_frozen_and_read_only(small_data):
 
 def test_large_eps_warns_classic_not_analytic(small_data):
     with pytest.warns(PrivacyWarning, match="analytic"):
-        dp_pc_dir(small_data, eps=2.0, delta=1e-5, random_state=0)
-    res = dp_pc_dir(small_data, eps=2.0, delta=1e-5, random_state=0, calibration="analytic")
+        dp_pc_dir(small_data, eps=2.0, delta=1e-5, random_state=0, calibration="classic")
+    res = dp_pc_dir(small_data, eps=2.0, delta=1e-5, random_state=0)
     assert res.cost.mechanism == "gaussian (analytic)"
 
 
@@ -99,8 +104,8 @@ def test_ties_error_and_zero(small_data):
     X = small_data.copy()
     X[7] = X[3]
     with pytest.raises(TiedRowsError):
-        dp_pc_dir(X, eps=0.5, delta=1e-5, random_state=0)
-    res = dp_pc_dir(X, eps=0.5, delta=1e-5, random_state=0, ties="zero")
+        dp_pc_dir(X, eps=0.5, delta=1e-5, random_state=0, ties="error")
+    res = dp_pc_dir(X, eps=0.5, delta=1e-5, random_state=0)  # ties="zero" is the default
     assert res.directions.shape == (5, 5)
 
 
@@ -118,7 +123,7 @@ def test_failed_release_spends_nothing(small_data):
     X = small_data.copy()
     X[1] = X[0]
     with pytest.raises(TiedRowsError):
-        dp_pc_dir(X, eps=0.5, delta=1e-6, budget=budget)
+        dp_pc_dir(X, eps=0.5, delta=1e-6, budget=budget, ties="error")
     assert budget.ledger == ()
 
 
@@ -172,3 +177,72 @@ def test_pc_dir_matches_covariance_eigenvectors(small_data):
     np.testing.assert_allclose(np.abs(res.directions), np.abs(vectors[:, order]), atol=1e-10)
     assert not res.private and res.cost is None and res.noisy_matrix is None
     assert "non-private" in repr(res)
+
+
+def test_tight_sensitivity_is_attained_exactly():
+    # All rows but one at the origin (their pairs are ties and add nothing); the
+    # last at e1 in X and at e2 in the neighbour X'. Each of its n - 1 pairs changes
+    # from e1 e1' to e2 e2' with weight 2 / (n (n - 1)): the matrices differ by
+    # (2 / n) (e1 e1' - e2 e2'), of Frobenius norm 2 sqrt(2) / n, the bound.
+    n, p = 50, 3
+    X = np.zeros((n, p))
+    Y = X.copy()
+    X[-1], Y[-1] = [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]
+    move = np.linalg.norm(spherical_kendall(X, ties="zero") - spherical_kendall(Y, ties="zero"))
+    assert move == pytest.approx(kendall_sensitivity(n), rel=1e-12)
+    assert kendall_sensitivity(n) == pytest.approx(2 * math.sqrt(2) / n, rel=1e-15)
+
+
+@pytest.mark.parametrize("calibration", ["classic", "analytic"])
+def test_tight_sigma_is_the_seed_sigma_times_the_sensitivity_ratio(calibration):
+    # sigma is linear in the sensitivity for both calibrations
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)
+        tight = kendall_sigma(500, 0.7, 1e-6, calibration, "tight")
+        seed = kendall_sigma(500, 0.7, 1e-6, calibration, "seed")
+    assert tight / seed == pytest.approx(2 * math.sqrt(2) / 4, rel=1e-12)
+
+
+def test_seed_options_reproduce_the_reference_sigma(small_data):
+    res = dp_pc_dir(
+        small_data, eps=0.5, delta=1e-5, random_state=0, calibration="classic",
+        sensitivity="seed",
+    )  # fmt: skip
+    n = small_data.shape[0]
+    assert res.sigma == pytest.approx(4 * math.sqrt(2 * math.log(1.25 / 1e-5)) / (n * 0.5))
+
+
+def test_bounds_clip_the_data_before_the_release(small_data):
+    lower, upper = small_data.min(axis=0) + 0.5, small_data.max(axis=0) - 0.5
+    res = dp_pc_dir(
+        small_data, eps=0.5, delta=1e-5, random_state=3, bounds=np.column_stack([lower, upper])
+    )
+    ref = dp_pc_dir(np.clip(small_data, lower, upper), eps=0.5, delta=1e-5, random_state=3)
+    np.testing.assert_array_equal(res.noisy_matrix, ref.noisy_matrix)
+    np.testing.assert_array_equal(res.bounds, np.column_stack([lower, upper]))
+    with pytest.raises(ValueError, match="lower < upper"):
+        dp_pc_dir(small_data, eps=0.5, delta=1e-5, bounds=(1.0, 1.0))
+    with pytest.raises(ValueError, match="every analysed variable"):
+        dp_pc_dir(pd.DataFrame(small_data, columns=list("abcde")), eps=0.5, delta=1e-5,
+                  bounds={"a": (0, 1)})  # fmt: skip
+
+
+def test_large_delta_is_refused_unless_allowed(small_data):
+    with pytest.raises(ValueError, match="1/n"):
+        dp_pc_dir(small_data, eps=0.5, delta=0.01)
+    dp_pc_dir(small_data, eps=0.5, delta=0.01, allow_large_delta=True, random_state=0)
+
+
+def test_forecast_warns_or_refuses_before_reading_the_data():
+    # n = 20, p = 10, eps = 0.1: sigma_K * sqrt(2 p) is far above 1/2 for any table,
+    # so the forecast refuses before the Kendall matrix is computed (which would
+    # raise on these exact duplicate rows under ties="error").
+    X = np.ones((20, 10))
+    with pytest.raises(InaccurateReleaseError, match="mostly noise"):
+        dp_pc_dir(X, eps=0.1, delta=1e-3, accuracy="error", ties="error")
+    with pytest.warns(AccuracyWarning, match="mostly noise"):
+        res = dp_pc_dir(np.arange(200.0).reshape(20, 10) ** 1.5, eps=0.1, delta=1e-3)
+    assert not res.forecast.ok
+    assert res.forecast.quantities["direction_noise_norm"] == pytest.approx(
+        res.sigma * math.sqrt(20)
+    )

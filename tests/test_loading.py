@@ -62,8 +62,8 @@ def test_compare_values_are_covariance_eigenvectors_up_to_sign(small_data):
 
 @pytest.mark.parametrize("reference", ["private", "nonprivate"])
 def test_display_signs_point_the_same_way(small_data, reference):
-    # Seed 5 needs flips for PC1 and PC2 (asserted below), so matching is exercised.
-    res = dp_loading(small_data, eps=0.5, delta=1e-5, random_state=5, compare=True,
+    # Seed 125 needs flips for PC1 and PC2 (asserted below), so matching is exercised.
+    res = dp_loading(small_data, eps=0.5, delta=1e-5, random_state=125, compare=True,
                      sign_reference=reference)  # fmt: skip
     main, other = res.display_vectors()
     raw = np.einsum("jl,jl->l", res.directions.directions, res.nonprivate.directions)

@@ -47,10 +47,13 @@ def test_classic_sigma_formula():
     )
 
 
-def test_kendall_sigma_is_the_reference_formula():
+def test_kendall_sigma_reproduces_the_reference_formula():
     n, eps, delta = 5000, 0.5, 1e-5
     expected = 4 * math.sqrt(2 * math.log(1.25 / delta)) / (n * eps)
-    assert kendall_sigma(n, eps, delta) == pytest.approx(expected, rel=1e-15)
+    assert kendall_sigma(n, eps, delta, "classic", "seed") == pytest.approx(expected, rel=1e-15)
+    # the default: the tight sensitivity with the analytic calibration
+    tight = analytic_gaussian_sigma(2 * math.sqrt(2) / n, eps, delta)
+    assert kendall_sigma(n, eps, delta) == pytest.approx(tight, rel=1e-15)
 
 
 @pytest.mark.parametrize("eps", [0.1, 0.5, 1.0, 3.0, 10.0])
@@ -77,9 +80,9 @@ def test_analytic_never_needs_more_noise_than_classic(eps):
 
 def test_classic_calibration_warns_from_eps_one():
     with pytest.warns(PrivacyWarning, match="analytic"):
-        gaussian_sigma(1.0, 1.0, 1e-5)
+        gaussian_sigma(1.0, 1.0, 1e-5, calibration="classic")
     with pytest.warns(PrivacyWarning, match="analytic") as record:
-        gaussian_sigma(1.0, 5.0, 1e-5)
+        gaussian_sigma(1.0, 5.0, 1e-5, calibration="classic")
     assert record[0].filename == __file__  # attributed to the caller's line
 
 

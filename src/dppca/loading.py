@@ -17,11 +17,13 @@ from numpy.typing import NDArray
 
 from ._progress import ProgressLike
 from ._typing import (
+    Accuracy,
     Calibration,
     Data,
     Design,
     LoadingKind,
     RandomStateLike,
+    Sensitivity,
     SignReference,
     Ties,
 )
@@ -450,6 +452,10 @@ def dp_loading(
     design: Design = "exact",
     m: int | None = None,
     progress: ProgressLike = None,
+    sensitivity: Sensitivity = "tight",
+    bounds: Any = None,
+    accuracy: Accuracy = "warn",
+    allow_large_delta: bool = False,
 ) -> LoadingResult:
     """Private loading coordinates of the PC directions, for loading plots.
 
@@ -496,6 +502,11 @@ def dp_loading(
         Partners per row for ``design="balanced"`` (default from n only).
     progress : None, bool or callable, default=None
         Progress reporting for the Kendall computation, as in :func:`dp_pc_dir`.
+    sensitivity, bounds, accuracy, allow_large_delta
+        As in :func:`dp_pc_dir`: the Kendall sensitivity rule, public data
+        bounds (the data are clipped to them), what to do when the data-free
+        forecast says the directions would be noise, and permission for
+        ``delta >= 1/n``.
 
     Returns
     -------
@@ -543,9 +554,9 @@ def dp_loading(
     LoadingResult(p=20, k=20, components=(1, 2), n=5000, eps=0.5, delta=1e-05)
     >>> res.coordinates().round(2).head(3)
          PC1   PC2
-    V1  0.43 -0.01
-    V2  0.44 -0.07
-    V3  0.48  0.12
+    V1  0.44  0.03
+    V2  0.44 -0.04
+    V3  0.46  0.07
     """
     if not isinstance(compare, bool | np.bool_):
         raise TypeError(f"compare must be True or False; got {type(compare).__name__}.")
@@ -565,7 +576,8 @@ def dp_loading(
         res = dp_pc_dir(
             frame, k, eps=eps, delta=delta, random_state=random_state,
             calibration=calibration, ties=ties, budget=budget, design=design, m=m,
-            progress=progress,
+            progress=progress, sensitivity=sensitivity, bounds=bounds, accuracy=accuracy,
+            allow_large_delta=allow_large_delta,
         )  # fmt: skip
     else:
         res, _, _ = _check_directions_match(directions, eps, delta)
@@ -584,7 +596,8 @@ def dp_loading(
                 eigenvalues=np.array(res.eigenvalues[:k]),
                 noisy_matrix=np.array(res.noisy_matrix), sigma=res.sigma, n=res.n,
                 variables=res.variables, cost=res.cost, calibration=res.calibration,
-                private=True,
+                private=True, sensitivity=res.sensitivity, bounds=res.bounds,
+                forecast=res.forecast,
             )  # fmt: skip
     nonprivate = pc_dir(pd.DataFrame(data, columns=list(variables)), k) if compare else None
     return LoadingResult(
