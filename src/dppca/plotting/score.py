@@ -291,7 +291,7 @@ def plot_score_panels(
     nrows = 2 if (samples or compare) else 1
     # Panel height follows the frame's aspect ratio (public: the frame is private output).
     ratio = (result.ylim[1] - result.ylim[0]) / (result.xlim[1] - result.xlim[0])
-    height = (panel_size - 0.6) * min(max(ratio, 0.25), 4.0) + 0.9
+    height = (panel_size - 0.6) * min(max(ratio, 0.25), 4.0) + 1.3  # title, caption, axis labels
     extra = 1.5 if result.groups is not None and legend else 0.0
     width = (panel_size + 0.7) * ncols + extra  # 0.7 inch per panel for its colour bar
     fig, axes = plt.subplots(
@@ -353,7 +353,7 @@ def plot_score_groups(
     ncols = max(1, min(int(ncols), n_panels))
     nrows = -(-n_panels // ncols)
     ratio = (result.ylim[1] - result.ylim[0]) / (result.xlim[1] - result.xlim[0])
-    height = (panel_size - 0.6) * min(max(ratio, 0.25), 4.0) + 0.9
+    height = (panel_size - 0.6) * min(max(ratio, 0.25), 4.0) + 1.3  # title, caption, axis labels
     fig, axes = plt.subplots(
         nrows, ncols, figsize=((panel_size + 0.7) * ncols, height * nrows), squeeze=False,
         layout="constrained",
