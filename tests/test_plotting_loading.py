@@ -24,6 +24,7 @@ from dppca.plotting import (
     plot_loading_point,
     plot_loading_vector,
 )
+from dppca.plotting._caption import CAPTION_GID, find_caption
 
 
 @pytest.fixture
@@ -44,8 +45,13 @@ def wide():
     return dp_loading(X, eps=0.5, delta=1e-5, random_state=1)
 
 
+def _texts(ax):
+    """The label (and note) texts, without the privacy caption."""
+    return [t for t in ax.texts if t.get_gid() != CAPTION_GID]
+
+
 def _labels(ax):
-    return [t.get_text() for t in ax.texts]
+    return [t.get_text() for t in _texts(ax)]
 
 
 def _arrows(ax):
@@ -60,7 +66,8 @@ def test_vector_plot_draws_one_labelled_arrow_per_variable(result):
     assert _labels(ax) == list("abcde")
     assert ax.get_xlim() == (-1.0, 1.0) and ax.get_ylim() == (-1.0, 1.0)
     assert ax.get_xlabel() == "PC1 (DP)" and ax.get_ylabel() == "PC2 (DP)"
-    assert "eps=0.5" in ax.get_title() and "delta=1e-05" in ax.get_title()
+    assert ax.get_title() == "DP loadings"
+    assert find_caption(ax).get_text() == "eps=0.5, delta=1e-05, n=200"
     assert ax.get_aspect() == 1.0
 
 
@@ -120,7 +127,8 @@ def test_compare_draws_two_panels_with_shared_limits(compared):
     fig = plot_loading(compared, kind="vector")
     assert isinstance(fig, Figure)
     dp_ax, np_ax = fig.axes[:2]
-    assert "DP" in dp_ax.get_title() and "eps=0.5" in dp_ax.get_title()
+    assert "DP" in dp_ax.get_title() and "eps=0.5" in find_caption(dp_ax).get_text()
+    assert find_caption(np_ax).get_text().startswith("non-private, n=")
     assert "Non-private" in np_ax.get_title() and "not DP" in np_ax.get_title()
     assert np_ax.get_xlabel() == "PC1 (non-private)"
     assert dp_ax.get_xlim() == np_ax.get_xlim() == (-1.0, 1.0)
@@ -155,7 +163,7 @@ def test_variable_selection_by_name_and_top(result):
 
 def test_label_size_colour_title_and_kwargs(result):
     ax = plot_loading(result, label_size=13, color="red", title="mine", width=0.01)
-    assert {t.get_fontsize() for t in ax.texts} == {13}
+    assert {t.get_fontsize() for t in _texts(ax)} == {13}
     assert ax.get_title() == "mine"
     assert np.allclose(_arrows(ax)[0].get_facecolor()[:3], (1.0, 0.0, 0.0))
     text_kws = {"fontstyle": "italic"}
@@ -173,11 +181,12 @@ def test_labels_of_many_variables_do_not_overlap(wide):
     for kind in ("vector", "point"):
         ax = plot_loading(wide, kind=kind)
         renderer = ax.figure.canvas.get_renderer()
-        boxes = [t.get_window_extent(renderer) for t in ax.texts]
+        texts = _texts(ax)
+        boxes = [t.get_window_extent(renderer) for t in texts]
         assert len(boxes) == 24
         for i in range(len(boxes)):
             for j in range(i):
-                assert not boxes[i].overlaps(boxes[j]), (ax.texts[i], ax.texts[j])
+                assert not boxes[i].overlaps(boxes[j]), (texts[i], texts[j])
 
 
 def test_no_eigenvalue_is_called_explained_variance(compared):
@@ -262,3 +271,22 @@ def test_uncertainty_follows_a_display_flip_of_the_private_vectors(small_frame):
     centres = [p.center for p in fig.axes[0].patches if type(p) is Ellipse]
     expected = sens.coordinate_samples(1, 2).mean(axis=0) * signs
     np.testing.assert_allclose(centres, expected, atol=1e-12)
+
+
+def test_every_loading_panel_states_eps_delta_n_or_nonprivate(result, compared, small_frame):
+    from dppca import pc_dir
+    from dppca.plotting import privacy_caption
+
+    dp = "eps=0.5, delta=1e-05, n=200"
+    for kind in ("vector", "point", "heatmap"):
+        assert find_caption(plot_loading(result, kind=kind)).get_text() == dp
+        fig = plot_loading(compared, kind=kind)
+        panels = [ax for ax in fig.axes if find_caption(ax) is not None]
+        texts = [find_caption(ax).get_text() for ax in panels]
+        assert texts == [dp, "non-private, n=200"]
+    # a result holding a comparison is, as a whole, not private
+    assert privacy_caption(compared) == "non-private, n=200"
+    plain = LoadingResult.from_directions(pc_dir(small_frame, 2))
+    ax = plot_loading(plain, kind="point", title="mine")
+    assert ax.get_title() == "mine"
+    assert find_caption(ax).get_text() == "non-private, n=200"

@@ -14,6 +14,8 @@ from matplotlib.colors import to_rgba
 
 from dppca import dp_score, sample_points
 from dppca.plotting import group_color_map, plot_score, plot_score_groups, plot_score_panels
+from dppca.plotting._caption import find_caption
+from dppca.plotting.score import COLORBAR_LABEL
 
 
 @pytest.fixture
@@ -33,6 +35,15 @@ def grouped_result(rng: np.random.Generator):
 
 def _polys(ax) -> list[PolyCollection]:
     return [c for c in ax.collections if isinstance(c, PolyCollection)]
+
+
+def _panels(fig) -> list:
+    """The figure's panels, without colour bar axes."""
+    return [ax for ax in fig.axes if not hasattr(ax, "_colorbar")]
+
+
+def _colorbars(fig) -> list:
+    return [ax._colorbar for ax in fig.axes if hasattr(ax, "_colorbar")]
 
 
 def test_histogram_panel_uses_private_frame_and_probabilities(result) -> None:
@@ -80,17 +91,19 @@ def test_nonprivate_panels_are_labelled_and_need_compare(result, small_data) -> 
 
 def test_panels_figure_layout(result) -> None:
     fig = plot_score_panels(result)
-    titles = [ax.get_title() for ax in fig.axes]
+    titles = [ax.get_title() for ax in _panels(fig)]
     assert titles == ["Add DP histogram", "Sparse DP histogram"]
     assert not any("NON-PRIVATE" in t for t in titles)
     samples = {"add": sample_points(result, size=30, random_state=1)}
     fig = result.plot("panels", samples=samples, compare=True)
-    titles = [ax.get_title() for ax in fig.axes if ax.axison]
+    titles = [ax.get_title() for ax in _panels(fig) if ax.axison]
     assert sum("NON-PRIVATE" in t for t in titles) == 2
     assert "Sample from add DP histogram" in titles
-    for ax in fig.axes:
+    for ax in _panels(fig):
         if ax.axison:
             assert ax.get_xlim() == pytest.approx(result.xlim)
+    # one colour bar per histogram panel: 2 DP and 1 non-private
+    assert len(_colorbars(fig)) == 3
 
 
 def test_grouped_histogram_colours_and_legend(grouped_result) -> None:
@@ -116,12 +129,12 @@ def test_grouped_sample_points_are_coloured_by_group(grouped_result) -> None:
 
 def test_group_facets_one_panel_per_group(grouped_result) -> None:
     fig = plot_score_groups(grouped_result)
-    visible = [ax for ax in fig.axes if ax.axison]
+    visible = [ax for ax in _panels(fig) if ax.axison]
     assert [ax.get_title() for ax in visible][1:] == ["x", "y", "z"]
     for ax in visible:
         assert ax.get_xlim() == pytest.approx(grouped_result.xlim)
     fig = grouped_result.plot("groups", overlay=False, ncols=2)
-    assert sum(ax.axison for ax in fig.axes) == 3
+    assert sum(ax.axison for ax in _panels(fig)) == 3
 
 
 def test_group_color_map_options() -> None:
@@ -147,3 +160,65 @@ def test_import_dppca_does_not_load_matplotlib() -> None:
         env={"PYTHONPATH": "src", "PATH": ""},
     )  # fmt: skip
     assert out.stdout.strip() == "False"
+
+
+# --------------------------------------------------------------------------
+# Colour bars, captions and the privacy note
+# --------------------------------------------------------------------------
+
+
+def test_histogram_colour_bar_spans_the_released_probabilities(result) -> None:
+    _, ax = plt.subplots()
+    plot_score(result, method="add", ax=ax, alpha_range=(0.2, 0.9))
+    (bar,) = _colorbars(ax.figure)
+    top = float(np.max(result.probs["add"]))
+    assert top > 0
+    assert bar.norm.vmin == 0.0 and bar.norm.vmax == pytest.approx(top)
+    assert bar.ax.get_ylabel() == COLORBAR_LABEL
+    # the bar's ends are the bins' own colours: the fill colour at the opacity range's ends
+    assert np.allclose(bar.cmap(0.0), to_rgba("#6A5ACD", 0.2))
+    assert np.allclose(bar.cmap(1.0), to_rgba("#6A5ACD", 0.9))
+    assert not _colorbars(plot_score(result, colorbar=False).figure)
+
+
+def test_colour_bar_of_an_empty_release_runs_over_zero_to_one(result) -> None:
+    empty = {m: np.zeros_like(p) for m, p in result.probs.items()}
+    blank = type(result)(**{**result.__dict__, "probs": empty})
+    (bar,) = _colorbars(plot_score(blank).figure)
+    assert (bar.norm.vmin, bar.norm.vmax) == (0.0, 1.0)
+
+
+def test_grouped_colour_bar_is_grey_and_below_the_legend_side(grouped_result) -> None:
+    ax = plot_score(grouped_result)
+    (bar,) = _colorbars(ax.figure)
+    assert bar.orientation == "horizontal"
+    assert np.allclose(bar.cmap(1.0)[:3], to_rgba("0.15")[:3])
+    (bar,) = _colorbars(plot_score(grouped_result, legend=False).figure)
+    assert bar.orientation == "vertical"
+
+
+def test_private_panels_state_eps_delta_n_and_that_points_are_hidden(result) -> None:
+    ax = plot_score(result)
+    first, note = find_caption(ax).get_text().splitlines()
+    assert first == "eps=0.8, delta=1e-05, n=200"
+    assert "no data points" in note and "privacy" in note
+    pts = sample_points(result, size=20, random_state=0)
+    text = find_caption(plot_score(result, kind="sample", sample=pts)).get_text()
+    assert text.startswith("eps=0.8") and "synthetic" in text
+
+
+def test_nonprivate_panels_say_so_in_the_caption(result) -> None:
+    for kind in ("scatter", "nonprivate"):
+        ax = plot_score(result, kind=kind)
+        assert find_caption(ax).get_text() == "non-private, n=200"
+    bars = _colorbars(plot_score(result, kind="nonprivate").figure)
+    assert "non-private" in bars[0].ax.get_ylabel()
+
+
+def test_every_panel_of_the_figures_has_a_caption(result, grouped_result) -> None:
+    for fig in (plot_score_panels(result, compare=True), plot_score_groups(grouped_result)):
+        for ax in _panels(fig):
+            if ax.axison:
+                assert find_caption(ax) is not None
+    fig = plot_score_groups(grouped_result)
+    assert len(_colorbars(fig)) == 4  # the overlay and one per group

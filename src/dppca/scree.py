@@ -459,7 +459,7 @@ class ScreeResult:
             columns["pve_total_nonprivate"] = _pve_total(np_values, float(self.nonprivate_trace))
         return pd.DataFrame(columns, index=list(self.pc_labels))
 
-    def plot(self, kind: str = "pve", **kwargs: Any) -> Axes:
+    def plot(self, kind: str = "pve_total", **kwargs: Any) -> Axes:
         """Draw the scree or PVE curves; see :func:`dppca.plotting.plot_scree`."""
         from .plotting.scree import plot_scree
 

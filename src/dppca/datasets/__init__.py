@@ -9,6 +9,19 @@
     178 Italian wines, 13 chemical measurements (UCI Wine recognition data,
     CC BY 4.0). ``load_wine_g`` adds the ``cultivar`` column. Source and
     licence are in ``data/README.md``.
+
+``iris``
+    Fisher's 150 iris flowers, 4 measurements in cm (UCI Iris data, CC BY 4.0).
+    ``load_iris_g`` adds the ``species`` column. Two flowers share all four
+    values (a tied pair of rows).
+
+``breast_cancer``
+    569 breast masses, 30 features of their cell nuclei (UCI Breast Cancer
+    Wisconsin (Diagnostic) data, CC BY 4.0). ``load_breast_cancer_g`` adds the
+    ``diagnosis`` column.
+
+The real tables are written by ``scripts/make_small_tables.py`` (iris and
+breast cancer) from the copies bundled with scikit-learn.
 """
 
 from __future__ import annotations
@@ -20,9 +33,13 @@ import pandas as pd
 
 __all__ = [
     "DATASETS",
+    "load_breast_cancer",
+    "load_breast_cancer_g",
     "load_dataset",
     "load_gau",
     "load_gau_g",
+    "load_iris",
+    "load_iris_g",
     "load_wine",
     "load_wine_g",
 ]
@@ -120,12 +137,123 @@ def load_wine() -> pd.DataFrame:
     return load_wine_g().drop(columns="cultivar")
 
 
+def _read_labelled(name: str, label: str) -> pd.DataFrame:
+    frame = _read(name)
+    numeric = [c for c in frame.columns if c != label]
+    frame[numeric] = frame[numeric].astype("float64")
+    frame[label] = frame[label].astype(str)
+    return frame
+
+
+def load_iris_g() -> pd.DataFrame:
+    """Fisher's iris data with the species of each flower.
+
+    Returns
+    -------
+    pandas.DataFrame of shape (150, 5)
+        Float columns ``sepal_length``, ``sepal_width``, ``petal_length``,
+        ``petal_width`` (cm) and a string column ``species`` (``setosa``,
+        ``versicolor``, ``virginica``, 50 rows each, in row order).
+
+    Notes
+    -----
+    Source: Fisher, R. A. (1936). Iris [Dataset]. UCI Machine Learning
+    Repository, https://doi.org/10.24432/C56C76, licensed under Creative
+    Commons Attribution 4.0 (CC BY 4.0). The values are those of the copy that
+    scikit-learn 1.9.1 ships (``sklearn/datasets/data/iris.csv``, BSD 3-Clause
+    licence), which follows Fisher's paper in rows 35 and 38 where the UCI
+    file has two known errors. Only the column names and the species labels
+    were rewritten.
+
+    Rows 102 and 143 (``virginica``) are identical, and the measurements are
+    rounded to 1 mm, so many pairs of rows agree in some columns: a small real
+    table with a tied pair of rows, where the spherical Kendall matrix needs
+    ``ties="zero"``.
+
+    Examples
+    --------
+    >>> from dppca.datasets import load_iris_g
+    >>> load_iris_g()["species"].value_counts().to_dict()["versicolor"]
+    50
+    """
+    return _read_labelled("iris.csv.gz", "species")
+
+
+def load_iris() -> pd.DataFrame:
+    """Fisher's iris data: 150 rows, 4 numeric columns (cm).
+
+    See :func:`load_iris_g` for the columns, source, licence and ties.
+
+    Examples
+    --------
+    >>> from dppca.datasets import load_iris
+    >>> load_iris().shape
+    (150, 4)
+    """
+    return load_iris_g().drop(columns="species")
+
+
+def load_breast_cancer_g() -> pd.DataFrame:
+    """The Breast Cancer Wisconsin (Diagnostic) data with each diagnosis.
+
+    Returns
+    -------
+    pandas.DataFrame of shape (569, 31)
+        Thirty float columns describing the cell nuclei in a digitized image
+        of a fine needle aspirate of a breast mass: for each of ``radius``,
+        ``texture``, ``perimeter``, ``area``, ``smoothness``, ``compactness``,
+        ``concavity``, ``concave_points``, ``symmetry`` and
+        ``fractal_dimension``, the mean over the nuclei (``<feature>_mean``),
+        its standard error (``<feature>_se``) and the mean of the three largest
+        values (``<feature>_worst``), in that order (the ten means first); and
+        a string column ``diagnosis`` (``malignant`` 212 rows, ``benign`` 357).
+
+    Notes
+    -----
+    Source: Wolberg, W., Mangasarian, O., Street, N. and Street, W. (1993).
+    Breast Cancer Wisconsin (Diagnostic) [Dataset]. UCI Machine Learning
+    Repository, https://doi.org/10.24432/C5DW2B, licensed under Creative
+    Commons Attribution 4.0 (CC BY 4.0). The values were taken unchanged from
+    the copy that scikit-learn 1.9.1 ships
+    (``sklearn/datasets/data/breast_cancer.csv``, BSD 3-Clause licence); only
+    the column names and the labels were rewritten. The rows are distinct. As
+    with the wine data, the columns are on very different scales (areas in the
+    hundreds, fractal dimensions near 0.06): divide by public scales before a
+    private analysis if every variable should count.
+
+    Examples
+    --------
+    >>> from dppca.datasets import load_breast_cancer_g
+    >>> load_breast_cancer_g()["diagnosis"].value_counts().to_dict()["malignant"]
+    212
+    """
+    return _read_labelled("breast_cancer.csv.gz", "diagnosis")
+
+
+def load_breast_cancer() -> pd.DataFrame:
+    """The Breast Cancer Wisconsin (Diagnostic) data: 569 rows, 30 numeric columns.
+
+    See :func:`load_breast_cancer_g` for the columns, source and licence.
+
+    Examples
+    --------
+    >>> from dppca.datasets import load_breast_cancer
+    >>> load_breast_cancer().shape
+    (569, 30)
+    """
+    return load_breast_cancer_g().drop(columns="diagnosis")
+
+
 #: Loaders of the bundled datasets by name (used by the command line and the app).
 DATASETS: dict[str, Callable[[], pd.DataFrame]] = {
     "gau": load_gau,
     "gau_g": load_gau_g,
     "wine": load_wine,
     "wine_g": load_wine_g,
+    "iris": load_iris,
+    "iris_g": load_iris_g,
+    "breast_cancer": load_breast_cancer,
+    "breast_cancer_g": load_breast_cancer_g,
 }
 
 

@@ -1,11 +1,16 @@
 """Drawing of dppca results with matplotlib (results only, never raw data).
 
-Plot functions read result objects only and draw no random numbers
-themselves. Each takes ``ax=None`` (a new figure) and returns the Axes it
-drew on, or the Figure for a multi-panel display. Nothing is shown, saved
-or printed here.
+Plot functions read result objects only. Each takes ``ax=None`` (a new
+figure) and returns the Axes it drew on, or the Figure for a multi-panel
+display. Nothing is shown, saved or printed here. Every panel states the
+eps, delta and n of what it shows (or says "non-private") in a small grey
+caption under its title (:func:`privacy_caption`). The only random draws are
+post-processing of released values: the loading uncertainty view (from the
+caller's ``random_state``) and the scree/PVE noise bands (a fixed internal
+seed, so a figure is reproducible).
 """
 
+from ._caption import add_privacy_caption, privacy_caption
 from .loading import (
     plot_loading,
     plot_loading_heatmap,
@@ -16,6 +21,7 @@ from .score import group_color_map, plot_score, plot_score_groups, plot_score_pa
 from .scree import plot_scree
 
 __all__ = [
+    "add_privacy_caption",
     "group_color_map",
     "plot_loading",
     "plot_loading_heatmap",
@@ -25,4 +31,5 @@ __all__ = [
     "plot_score_groups",
     "plot_score_panels",
     "plot_scree",
+    "privacy_caption",
 ]

@@ -27,6 +27,7 @@ from .._validation import (
     check_variable_names,
 )
 from ..loading import LoadingResult, NoiseSensitivity
+from ._caption import add_privacy_caption
 
 __all__ = ["plot_loading", "plot_loading_heatmap", "plot_loading_point", "plot_loading_vector"]
 
@@ -49,7 +50,7 @@ def _tag(private: bool) -> str:
 def _privacy_title(result: LoadingResult) -> str:
     d = result.directions
     if d.private and d.cost is not None:
-        return f"DP loadings (eps={d.cost.eps:g}, delta={d.cost.delta:g})"
+        return "DP loadings"  # eps, delta and n are in the caption under the title
     return "Non-private loadings (not DP)"
 
 
@@ -364,7 +365,8 @@ def plot_loading(
     annotate : bool, default=False
         Write each heatmap entry in its cell.
     title : str, optional
-        Title of the (DP) panel; by default it names the privacy parameters.
+        Title of the (DP) panel. Whatever the title, a small grey caption
+        under it states eps, delta and n (or "non-private").
     unit_circle : bool, default=True
         Draw the unit circle (vector and point plots).
     uncertainty : int or NoiseSensitivity, optional
@@ -414,8 +416,11 @@ def plot_loading(
     >>> from dppca.plotting import plot_loading
     >>> res = dp_loading(load_gau(), eps=0.5, delta=1e-5, random_state=0)
     >>> ax = plot_loading(res, kind="vector", top=10)
-    >>> [float(v) for v in ax.get_xlim()], ax.get_xlabel(), len(ax.texts)
-    ([-1.0, 1.0], 'PC1 (DP)', 10)
+    >>> [float(v) for v in ax.get_xlim()], ax.get_xlabel(), ax.get_title()
+    ([-1.0, 1.0], 'PC1 (DP)', 'DP loadings')
+    >>> from dppca.plotting import privacy_caption
+    >>> privacy_caption(res)
+    'eps=0.5, delta=1e-05, n=5000'
     >>> import matplotlib.pyplot as plt
     >>> plt.close("all")
     """
@@ -468,6 +473,8 @@ def plot_loading(
             spread=spread if i == 0 else None, spread_style=style, spread_level=level,
             kwargs=kwargs,
         )  # fmt: skip
+    for axis, (_, private, _, _) in zip(axes, panels, strict=True):
+        add_privacy_caption(axis, result, private=private)
     if sens is not None:
         what = "ellipses" if style == "ellipse" else "clouds"
         extent = f"{level:.0%} regions of " if style == "ellipse" else ""
@@ -536,6 +543,7 @@ def _plot_heatmaps(
         axis.set_yticks(range(len(rows)), names)
         axis.tick_params(length=0)
         axis.set_title(ttl)
+        add_privacy_caption(axis, result, private=private)
         if annotate:
             for r in range(values.shape[0]):
                 for c in range(values.shape[1]):

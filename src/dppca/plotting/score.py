@@ -2,7 +2,9 @@
 
 Everything drawn here comes from a :class:`dppca.ScoreResult` (and samples drawn
 from it); axis limits are the private frame. Non-private comparison panels are
-drawn only when asked for and say so in their title.
+drawn only when asked for and say so in their title. Every panel states eps,
+delta and n; private panels also say that no individual data point is shown,
+and histogram panels carry a colour bar of the bin probabilities.
 """
 
 from __future__ import annotations
@@ -13,9 +15,13 @@ from typing import TYPE_CHECKING, Any
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.cm import ScalarMappable
 from matplotlib.collections import PolyCollection
-from matplotlib.colors import to_rgba
+from matplotlib.colors import LinearSegmentedColormap, Normalize, to_rgba
 from matplotlib.patches import Patch
+from matplotlib.ticker import MaxNLocator
+
+from ._caption import add_privacy_caption
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -27,6 +33,13 @@ __all__ = ["group_color_map", "plot_score", "plot_score_groups", "plot_score_pan
 
 _KINDS = ("histogram", "sample", "nonprivate", "scatter")
 _TITLES = {"add": "Add DP histogram", "sparse": "Sparse DP histogram"}
+_NOTES = {
+    "histogram": "bins only; no data points are shown (privacy)",
+    "sample": "synthetic points, not data rows (privacy)",
+}
+#: Label of the colour bar of a histogram panel.
+COLORBAR_LABEL = "bin probability"
+_BAR_COLOR = "0.15"  # the colour bar of a grouped panel: opacity only, in a neutral grey
 
 
 def group_color_map(
@@ -75,7 +88,8 @@ def _histogram(
     colors: list[Any],
     alpha_range: tuple[float, float],
     **kwargs: Any,
-) -> None:
+) -> float:
+    """Draw the bins with opacity following ``prob``; return the probability of full opacity."""
     verts = _rectangles(result)
     top = float(prob.max()) if prob.size else 0.0
     lo, hi = alpha_range
@@ -87,6 +101,34 @@ def _histogram(
             polys.append(verts[j])
     kwargs = {"edgecolors": "none", **kwargs}
     ax.add_collection(PolyCollection(polys, facecolors=faces, **kwargs))
+    return top
+
+
+def _colorbar(
+    ax: Axes,
+    top: float,
+    color: Any,
+    alpha_range: tuple[float, float],
+    *,
+    label: str = COLORBAR_LABEL,
+    location: str = "right",
+) -> Any:
+    """A colour bar of bin probability on [0, top], in the opacities the bins use.
+
+    ``top`` is the largest released probability of the panel (a public,
+    released value; 1 when every bin was removed), so the scale never
+    depends on the data beyond the release itself.
+    """
+    lo, hi = alpha_range
+    ends = [to_rgba(color, lo), to_rgba(color, hi)]
+    cmap = LinearSegmentedColormap.from_list("dppca_bins", ends)
+    mappable = ScalarMappable(norm=Normalize(0.0, top if top > 0 else 1.0), cmap=cmap)
+    opts: dict[str, Any] = {"ax": ax, "location": location, "label": label}
+    opts.update({"fraction": 0.046, "pad": 0.04} if location == "right" else {"aspect": 30})
+    bar = ax.figure.colorbar(mappable, **opts)
+    bar.locator = MaxNLocator(nbins=4)
+    bar.ax.tick_params(labelsize=7)
+    return bar
 
 
 def _legend(ax: Axes, cmap: Mapping[Any, Any]) -> None:
@@ -106,6 +148,7 @@ def plot_score(
     legend: bool = True,
     alpha_range: tuple[float, float] = (0.0, 1.0),
     title: str | None = None,
+    colorbar: bool = True,
     **kwargs: Any,
 ) -> Axes:
     """Draw one score panel inside the private frame.
@@ -136,12 +179,26 @@ def plot_score(
         Opacity of the smallest and of the largest probability.
     title : str, default=None
         Panel title; a default naming the method (and "non-private") is used.
+    colorbar : bool, default=True
+        Histogram kinds: a colour bar of the bin probabilities, from 0 to the
+        panel's largest released probability, in the opacities of the bins
+        (grey for grouped results, whose groups share one opacity scale). It
+        sits right of the panel, or below it when a group legend takes the
+        right side.
     **kwargs
         Passed to the one main artist (PolyCollection or scatter).
 
     Returns
     -------
     matplotlib.axes.Axes
+
+    Notes
+    -----
+    Under the title, a small grey caption states eps, delta and n (or
+    "non-private" for the comparison kinds) and, for the private kinds, that
+    no individual data point is shown: a histogram panel draws only released
+    bins, a sample panel only synthetic points. The colour bar's scale is
+    released values only.
     """
     if kind not in _KINDS:
         raise ValueError(f"kind must be one of {', '.join(map(repr, _KINDS))}; got {kind!r}.")
@@ -162,11 +219,14 @@ def plot_score(
     cmap = group_color_map(labels, group_colors) if grouped else {None: color}
     colors = [cmap[g] for g in labels]
 
+    top = None
     if kind == "histogram":
-        _histogram(ax, result, np.asarray(result.probs[method]), colors, alpha_range, **kwargs)
+        top = _histogram(ax, result, np.asarray(result.probs[method]), colors, alpha_range,
+                         **kwargs)  # fmt: skip
         default = _TITLES[method]
     elif kind == "nonprivate":
-        _histogram(ax, result, np.asarray(result.nonprivate.prob), colors, alpha_range, **kwargs)
+        top = _histogram(ax, result, np.asarray(result.nonprivate.prob), colors, alpha_range,
+                         **kwargs)  # fmt: skip
         default = "NON-PRIVATE histogram"
     else:
         if kind == "sample":
@@ -187,6 +247,14 @@ def plot_score(
         kwargs = {"s": 4, "alpha": 0.6, "linewidths": 0, **kwargs}
         ax.scatter(pts[:, 0], pts[:, 1], c=point_colors, **kwargs)
     _frame_axes(ax, result, default if title is None else title)
+    private = kind in ("histogram", "sample")
+    add_privacy_caption(ax, result, private=private and result.private, note=_NOTES.get(kind))
+    if top is not None and colorbar:
+        _colorbar(
+            ax, top, _BAR_COLOR if grouped else color, alpha_range,
+            label=COLORBAR_LABEL if private else "bin proportion (non-private)",
+            location="bottom" if grouped and legend else "right",
+        )  # fmt: skip
     if grouped and legend:
         _legend(ax, cmap)
     return ax
@@ -223,9 +291,9 @@ def plot_score_panels(
     nrows = 2 if (samples or compare) else 1
     # Panel height follows the frame's aspect ratio (public: the frame is private output).
     ratio = (result.ylim[1] - result.ylim[0]) / (result.xlim[1] - result.xlim[0])
-    height = (panel_size - 0.6) * min(max(ratio, 0.25), 4.0) + 0.9
+    height = (panel_size - 0.6) * min(max(ratio, 0.25), 4.0) + 1.3  # title, caption, axis labels
     extra = 1.5 if result.groups is not None and legend else 0.0
-    width = panel_size * ncols + extra
+    width = (panel_size + 0.7) * ncols + extra  # 0.7 inch per panel for its colour bar
     fig, axes = plt.subplots(
         nrows, ncols, figsize=(width, height * nrows), squeeze=False, layout="constrained"
     )
@@ -266,8 +334,9 @@ def plot_score_groups(
     """One histogram panel per group on the shared private frame.
 
     Each group's panel scales opacity to its own largest probability, so a
-    spread-out group stays visible. With ``overlay=True`` the first panel shows
-    all groups together (opacity scaled jointly), as :func:`plot_score` does.
+    spread-out group stays visible; its colour bar shows that scale. With
+    ``overlay=True`` the first panel shows all groups together (opacity
+    scaled jointly), as :func:`plot_score` does.
 
     Returns
     -------
@@ -284,9 +353,9 @@ def plot_score_groups(
     ncols = max(1, min(int(ncols), n_panels))
     nrows = -(-n_panels // ncols)
     ratio = (result.ylim[1] - result.ylim[0]) / (result.xlim[1] - result.xlim[0])
-    height = (panel_size - 0.6) * min(max(ratio, 0.25), 4.0) + 0.9
+    height = (panel_size - 0.6) * min(max(ratio, 0.25), 4.0) + 1.3  # title, caption, axis labels
     fig, axes = plt.subplots(
-        nrows, ncols, figsize=(panel_size * ncols, height * nrows), squeeze=False,
+        nrows, ncols, figsize=((panel_size + 0.7) * ncols, height * nrows), squeeze=False,
         layout="constrained",
     )  # fmt: skip
     flat = list(axes.ravel())
@@ -298,9 +367,11 @@ def plot_score_groups(
     prob = np.asarray(result.probs[method])
     for g, label in enumerate(labels):
         ax = flat.pop(0)
-        _histogram(ax, result, prob[g : g + 1], [cmap[label]], alpha_range, **kwargs)
+        top = _histogram(ax, result, prob[g : g + 1], [cmap[label]], alpha_range, **kwargs)
         empty = "" if prob[g].any() else " (all bins removed by noise)"
         _frame_axes(ax, result, f"{label}{empty}")
+        add_privacy_caption(ax, result, private=result.private, note=_NOTES["histogram"])
+        _colorbar(ax, top, cmap[label], alpha_range)
     for ax in flat:
         ax.set_axis_off()
     return fig

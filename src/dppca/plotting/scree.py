@@ -1,4 +1,4 @@
-"""Scree and PVE plots of a :class:`dppca.ScreeResult`."""
+"""Scree and PVE plots of a :class:`dppca.ScreeResult`, with bands for the privacy noise."""
 
 from __future__ import annotations
 
@@ -7,8 +7,12 @@ from typing import TYPE_CHECKING, Any, Literal
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import FixedLocator
+from numpy.typing import NDArray
+from scipy import stats
+from scipy.optimize import isotonic_regression
 
-from .._validation import check_choice
+from .._validation import check_choice, check_open_unit
+from ._caption import add_privacy_caption
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -26,37 +30,115 @@ _YLABELS = {
     "pve_total": "Proportion of total variance",
     "scree": "Variance along the direction",
 }
+# The PVE bands come from simulating the known noise around the released values.
+# The draws are post-processing of public values (released estimates and the
+# noise's public standard deviations), so a fixed seed costs no privacy and
+# keeps every figure reproducible; it is not the release's random_state.
+_BAND_SEED = 20240601
+_BAND_DRAWS = 2000
+
+
+def _noise_sd(result: Any) -> tuple[NDArray[np.float64] | None, float]:
+    """The released noise scales, read defensively: (per value or None, of the trace)."""
+    sd = getattr(result, "noise_sd", None)
+    if sd is None:
+        return None, 0.0
+    sd = np.asarray(sd, dtype=np.float64)
+    values = np.asarray(result.values)
+    if sd.shape != values.shape:
+        sd = np.broadcast_to(sd, values.shape)
+    trace_sd = getattr(result, "trace_sd", None)
+    trace_sd = 0.0 if trace_sd is None or not np.isfinite(trace_sd) else float(trace_sd)
+    return sd, trace_sd
+
+
+def _post_process(draws: NDArray[np.float64], mono: bool) -> NDArray[np.float64]:
+    """The release's own post-processing of noisy variances, on rows of ``draws``."""
+    if not mono:
+        return draws
+    out = np.maximum(draws, 0.0)
+    for row in out:
+        row[:] = isotonic_regression(row, increasing=False).x
+    return np.maximum(out, 0.0)
+
+
+def _bands(
+    result: Any, kind: str, level: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64]] | None:
+    """Lower and upper ends, shape (n_methods, k), of the central ``level`` noise interval.
+
+    ``kind="scree"``: value -/+ z sd (normal noise), the lower end clipped at 0.
+    PVE kinds: quantiles of the PVE recomputed from the released values plus
+    fresh N(0, sd^2) noise on every value (and on the total variance), after
+    the same post-processing as the release (monotone fit and clipping at 0
+    when ``result.mono``; PVE of the total divides by max(trace, sum)).
+    """
+    sd, trace_sd = _noise_sd(result)
+    if sd is None:
+        return None
+    values = np.asarray(result.values, dtype=np.float64)
+    if kind == "scree":
+        z = float(stats.norm.ppf(0.5 + level / 2))
+        return np.maximum(values - z * sd, 0.0), values + z * sd
+    rng = np.random.default_rng(_BAND_SEED)  # fixed on purpose: see _BAND_SEED
+    mono = bool(getattr(result, "mono", True))
+    trace = float(getattr(result, "trace", np.nan))
+    q = [0.5 - level / 2, 0.5 + level / 2]
+    low, high = np.empty_like(values), np.empty_like(values)
+    for i in range(values.shape[0]):
+        noisy = values[i] + rng.standard_normal((_BAND_DRAWS, values.shape[1])) * sd[i]
+        noisy = _post_process(noisy, mono)
+        total = noisy.sum(axis=1, keepdims=True)
+        if kind == "pve_total":
+            t = trace + trace_sd * rng.standard_normal((_BAND_DRAWS, 1))
+            total = np.maximum(total, t)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            pve = np.where(total > 0, noisy / np.where(total > 0, total, 1.0), 0.0)
+        low[i], high[i] = np.quantile(pve, q, axis=0)
+    return low, high
 
 
 def plot_scree(
     result: ScreeResult,
     *,
-    kind: ScreeKind = "pve",
+    kind: ScreeKind = "pve_total",
     ax: Axes | None = None,
     compare: bool = False,
+    interval: float | None = 0.9,
     labels: dict[str, str] | None = None,
     legend_kws: dict[str, Any] | None = None,
+    band_kws: dict[str, Any] | None = None,
     **kwargs: Any,
 ) -> Axes:
-    """Draw one line per method at components 1..k.
+    """Draw one line per method at components 1..k, with a band for the privacy noise.
 
     Parameters
     ----------
     result : ScreeResult
         From :func:`dppca.dp_scree`.
-    kind : {"pve", "pve_total", "scree"}, default="pve"
-        Proportion of the variance of the k components, proportion of the
-        (privately estimated) total variance, or the variances themselves.
+    kind : {"pve_total", "pve", "scree"}, default="pve_total"
+        Proportion of the (privately estimated) total variance, proportion of
+        the variance of the k components, or the variances themselves. The
+        proportion of the total is the default: it shows how much of the data's
+        variance the k components hold, which the shares of the k components
+        alone (which always add up to 1) cannot.
     ax : matplotlib Axes, optional
         Where to draw; a new figure by default.
     compare : bool, default=False
         Add the non-private curve (dashed, labelled "Non-private"). It needs a
         result made with ``dp_scree(..., compare=True)``; a figure showing it is
         not a private release.
+    interval : float or None, default=0.9
+        Level of the central noise interval drawn as a band around each
+        method's line; None draws no band. Bands need the noise scales of the
+        release (``result.noise_sd``); without them none is drawn.
     labels : dict, optional
         Legend labels by method name, e.g. ``{"pmwm": "winsorized"}``.
     legend_kws : dict, optional
         Passed to ``ax.legend``.
+    band_kws : dict, optional
+        Passed to ``ax.fill_between`` for the bands (default ``alpha=0.2``,
+        the line's colour).
     **kwargs
         Passed to every ``ax.plot`` call (e.g. ``linewidth``).
 
@@ -66,14 +148,28 @@ def plot_scree(
 
     Notes
     -----
-    The plot reads only released values (post-processing). PVE axes run over
-    the public range [0, 1]; scree axes run from 0 to just above the largest
-    plotted value, so they depend on the private values only, unless
-    ``compare=True`` adds the non-private ones.
+    The plot reads only released values and the public scales of the noise
+    that was added to them (post-processing, no privacy cost). For
+    ``kind="scree"`` the band is ``value -/+ z sd`` with ``z`` the normal
+    quantile of the level, clipped at 0; ``sd`` is the noise before the
+    monotone fit, which only shrinks it, so the band is conservative. For the
+    PVE kinds the band holds the central ``interval`` of the PVE recomputed
+    from the released values plus fresh noise of the same scales, after the
+    release's own post-processing; the simulation uses a fixed seed (not the
+    release's), so the same result always gives the same figure. The bands
+    show how far the privacy noise alone moves each value; they do not
+    include sampling variability.
+
+    PVE axes run over the public range [0, 1]; scree axes run from 0 to just
+    above the largest plotted value (band included), so they depend on the
+    released values only, unless ``compare=True`` adds the non-private ones.
+    The panel states eps, delta and n under its title.
     """
     kind = check_choice(kind, "kind", ("pve", "pve_total", "scree"))
     if not isinstance(compare, bool):
         raise TypeError(f"compare must be True or False; got {compare!r}.")
+    if interval is not None:
+        interval = check_open_unit(interval, "interval")
     if compare and not result.has_comparison:
         raise ValueError(
             "compare=True needs non-private values in the result; "
@@ -88,11 +184,16 @@ def plot_scree(
         "pve_total": result.pve_total_values,
         "scree": np.asarray(result.values),
     }[kind]
+    bands = None if interval is None else _bands(result, kind, interval)
     x = np.arange(1, result.k + 1)
     plotted = [series]
     for i, method in enumerate(result.methods):
-        ax.plot(x, series[i], marker=_MARKERS.get(method, "o"), label=names.get(method, method),
-                **kwargs)  # fmt: skip
+        (line,) = ax.plot(x, series[i], marker=_MARKERS.get(method, "o"),
+                          label=names.get(method, method), **kwargs)  # fmt: skip
+        if bands is not None:
+            opts = {"alpha": 0.2, "color": line.get_color(), "linewidth": 0, **(band_kws or {})}
+            ax.fill_between(x, bands[0][i], bands[1][i], **opts)
+            plotted.append(bands[1][i][None, :])
     if compare:
         from ..scree import _pve, _pve_total
 
@@ -108,12 +209,21 @@ def plot_scree(
     ax.xaxis.set_major_locator(FixedLocator(x))
     ax.set_xlim(0.5, result.k + 0.5)
     if kind == "scree":
-        top = max(float(np.max(v)) for v in plotted)
-        ax.set_ylim(0.0, 1.05 * top if np.isfinite(top) and top > 0 else 1.0)
+        every = np.concatenate([np.ravel(v) for v in plotted])
+        every = every[np.isfinite(every)]
+        top = float(every.max()) if every.size else 0.0
+        ax.set_ylim(0.0, 1.05 * top if top > 0 else 1.0)
     else:
         ax.set_ylim(0.0, 1.0)
     ax.set_xlabel("Component")
     ax.set_ylabel(_YLABELS[kind])
     ax.set_title("Private PVE" if kind != "scree" else "Private scree")
     ax.legend(**legend_kws)
+    notes = []
+    if bands is not None:
+        notes.append(f"shaded: central {interval:.0%} of the privacy noise")
+    if compare:
+        notes.append("dashed: non-private, do not publish")
+    note = "; ".join(notes) or None
+    add_privacy_caption(ax, result, private=True, note=note)
     return ax

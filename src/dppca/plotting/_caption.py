@@ -1,0 +1,111 @@
+"""The privacy caption every figure carries: eps, delta and n, or "non-private".
+
+The caption sits just under the panel's title, in small grey type, and may
+carry a second line (a note on what the panel shows). It reads only public
+attributes of a result (``eps``, ``delta``, ``n``, ``private``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import matplotlib as mpl
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.text import Annotation
+
+__all__ = ["CAPTION_GID", "add_privacy_caption", "find_caption", "privacy_caption"]
+
+#: ``gid`` of the caption text, to find it among an Axes' texts.
+CAPTION_GID = "dppca-privacy-caption"
+_FONTSIZE = 7.0
+_COLOR = "0.35"
+_GAP_PT = 3.0  # between the top of the axes and the caption's last line
+
+
+def privacy_caption(result: Any, *, private: bool | None = None) -> str:
+    """One line stating a result's privacy parameters and its number of rows.
+
+    Parameters
+    ----------
+    result : object
+        Any dppca result; only its public attributes ``eps``, ``delta``, ``n``
+        and ``private`` are read (missing ones are left out).
+    private : bool, optional
+        Override ``result.private``, for a panel that shows only the private
+        part (or only the non-private comparison) of a result.
+
+    Returns
+    -------
+    str
+        ``"eps=0.5, delta=1e-05, n=200"``, or ``"non-private, n=200"`` for a
+        non-private result or panel.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> privacy_caption(SimpleNamespace(eps=0.5, delta=1e-5, n=200, private=True))
+    'eps=0.5, delta=1e-05, n=200'
+    >>> privacy_caption(SimpleNamespace(eps=None, delta=None, n=200, private=False))
+    'non-private, n=200'
+    """
+    if private is None:
+        private = bool(getattr(result, "private", True))
+    eps = getattr(result, "eps", None)
+    delta = getattr(result, "delta", None)
+    if private and eps is not None and delta is not None:
+        parts = [f"eps={float(eps):g}", f"delta={float(delta):g}"]
+    else:
+        parts = ["non-private"]
+    n = getattr(result, "n", None)
+    if n is not None:
+        parts.append(f"n={int(n)}")
+    return ", ".join(parts)
+
+
+def add_privacy_caption(
+    ax: Axes,
+    result: Any,
+    *,
+    private: bool | None = None,
+    note: str | None = None,
+) -> Annotation:
+    """Write :func:`privacy_caption` (and an optional ``note`` line) under the title of ``ax``.
+
+    The title is lifted to make room, so the caption sits between the title
+    and the top of the axes, centred. Call it after the title is set; a later
+    ``ax.set_title`` puts the title back at its usual height, over the caption.
+    A second call replaces the first caption.
+
+    Returns
+    -------
+    matplotlib.text.Annotation
+        The caption, with ``gid`` :data:`CAPTION_GID`.
+    """
+    old = find_caption(ax)
+    if old is not None:
+        old.remove()
+    text = privacy_caption(result, private=private)
+    if note:
+        text = f"{text}\n{note}"
+    lines = text.count("\n") + 1
+    caption = ax.annotate(
+        text, xy=(0.5, 1.0), xycoords="axes fraction", xytext=(0.0, _GAP_PT),
+        textcoords="offset points", ha="center", va="bottom", fontsize=_FONTSIZE,
+        color=_COLOR, annotation_clip=False, gid=CAPTION_GID,
+    )  # fmt: skip
+    # Lift the title above the caption: its usual pad plus the caption's height.
+    pad = float(mpl.rcParams["axes.titlepad"]) + _GAP_PT + 1.2 * _FONTSIZE * lines
+    title = ax.get_title()
+    if title:
+        ax.set_title(title, pad=pad)
+    return caption
+
+
+def find_caption(ax: Axes) -> Annotation | None:
+    """The privacy caption of ``ax``, or None."""
+    for t in ax.texts:
+        if t.get_gid() == CAPTION_GID:
+            return t  # type: ignore[return-value]
+    return None
