@@ -24,7 +24,12 @@ from ._validation import (
 )
 from .accounting import Budget, PrivacyCost
 from .kendall import kendall_matrix, validate_kendall_input
-from .mechanisms import kendall_sigma, random_pairing, symmetric_gaussian_noise
+from .mechanisms import (
+    kendall_sensitivity,
+    kendall_sigma,
+    random_pairing,
+    symmetric_gaussian_noise,
+)
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -277,10 +282,13 @@ def dp_pc_dir(
     released = f"noisy spherical Kendall matrix ({p} x {p})"
     if design == "balanced":
         released = f"noisy spherical Kendall matrix ({p} x {p}, balanced design, m={m})"
-    cost = PrivacyCost(eps, delta, mechanism=f"gaussian ({calibration})", released=released)
+    sigma = kendall_sigma(n, eps, delta, calibration)
+    cost = PrivacyCost(
+        eps, delta, mechanism=f"gaussian ({calibration})", released=released,
+        kind="gaussian", sensitivity=kendall_sensitivity(n), sigma=sigma,
+    )  # fmt: skip
     if budget is not None:
         budget.check(cost)
-    sigma = kendall_sigma(n, eps, delta, calibration)
     order = random_pairing(n, rng) if design == "balanced" else None
     kendall = kendall_matrix(data, ties=ties, design=design, m=m, order=order, progress=callback)
     return release_directions(
