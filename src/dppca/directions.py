@@ -315,7 +315,7 @@ def release_directions(
     design, distributed), so the mechanism is written once.
     """
     p = kendall.shape[0]
-    noisy = kendall + symmetric_gaussian_noise(p, sigma, rng)
+    noisy = symmetric_gaussian_noise(p, sigma, rng, value=kendall)
     noisy = 0.5 * (noisy + noisy.T)
     values, vectors = _top_eigen(noisy, k)
     if budget is not None:
