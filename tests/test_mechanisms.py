@@ -254,13 +254,22 @@ def test_no_privacy_noise_is_drawn_outside_the_noise_functions():
 
 
 def test_hardened_generator_without_opendp_falls_back_and_says_so_once(monkeypatch):
-    monkeypatch.setattr(mech, "_dp", None)
+    monkeypatch.setattr(mech, "_dp", False)  # as if the import had failed
     monkeypatch.setattr(mech, "_warned_no_opendp", False)
     gen = HardenedGenerator()
     with pytest.warns(PrivacyWarning, match="OpenDP is not installed"):
         assert mech.noise_sampler(gen) == "numpy"
     assert mech.noise_sampler(gen) == "numpy"  # no second warning (errors would fail)
     assert mech.gaussian_noise(np.zeros(3), 1.0, gen).shape == (3,)
+
+
+def test_import_dppca_does_not_import_opendp_or_dp_accounting():
+    import subprocess
+    import sys
+
+    code = "import sys, dppca; print('opendp' in sys.modules, 'dp_accounting' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
 
 
 class TestOpenDPSamplers:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import math
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -27,10 +28,9 @@ from scipy import optimize, special
 from ._validation import check_calibration, check_delta, check_eps
 from ._warnings import warn_privacy
 
-try:  # optional: the hardened samplers (a large package, so an extra)
-    import opendp.prelude as _dp
-except ImportError:  # pragma: no cover - exercised only without the extra
-    _dp = None
+# opendp.prelude once loaded, False if it is not installed (an optional extra:
+# a large package, imported on the first hardened draw, never by ``import dppca``).
+_dp: Any = None
 
 __all__ = [
     "analytic_gaussian_sigma",
@@ -202,10 +202,16 @@ def noise_sampler(rng: np.random.Generator) -> str:
     otherwise. A hardened generator without OpenDP falls back to numpy and
     says so once per process with a ``PrivacyWarning``.
     """
-    global _warned_no_opendp
+    global _warned_no_opendp, _dp
     if not getattr(rng, "hardened", False):
         return "numpy"
     if _dp is None:
+        try:
+            import opendp.prelude as dp
+        except ImportError:  # pragma: no cover - exercised only without the extra
+            dp = False
+        _dp = dp
+    if _dp is False:
         if not _warned_no_opendp:
             _warned_no_opendp = True
             warn_privacy(
@@ -229,7 +235,7 @@ def _opendp_measurement(kind: str, scale: float) -> object:
     enabled. The samplers round the input to a grid of ``2**k`` and add exact
     discrete noise on it, drawn from the operating system's randomness.
     """
-    assert _dp is not None
+    assert _dp  # loaded by noise_sampler
     had_contrib = "contrib" in _dp.GLOBAL_FEATURES
     _dp.enable_features("contrib")
     try:
