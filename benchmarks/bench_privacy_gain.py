@@ -11,11 +11,17 @@
    record their noise (``kind``) are composed by the accountant from it;
    others count as generic (eps, delta) parts, so the tight column improves
    as more releases record their noise.
-3. Time of one unseeded (OpenDP, hardened) and one seeded (numpy) draw of the
+3. Accuracy of the private directions at the same (eps, delta): the noisy
+   Kendall matrix of gau and wine with the old sigma (classic, 4/n) and the new
+   one (analytic, 2 sqrt(2)/n), the same noise draws scaled; median over
+   ``--seeds`` of the subspace error ``||P - P_hat||_F / sqrt(2)`` of the top 2
+   eigenvectors (P of the noiseless Kendall matrix): 0 is exact, sqrt(2) means
+   orthogonal planes, about 1 is what a random plane gives.
+4. Time of one unseeded (OpenDP, hardened) and one seeded (numpy) draw of the
    noise of a p = 50 Kendall matrix and of a 1000-cell histogram, and their
    ratio, measured in this run (best of ``--repeat``).
 
-Run:  python benchmarks/bench_privacy_gain.py [--repeat 5]
+Run:  python benchmarks/bench_privacy_gain.py [--repeat 5] [--seeds 50]
 """
 
 from __future__ import annotations
@@ -28,11 +34,11 @@ import warnings
 
 import numpy as np
 
-from dppca import dp_score
+from dppca import dp_score, spherical_kendall
 from dppca._validation import HardenedGenerator
 from dppca.accounting import PrivacyCost, _tight_eps, basic_total, tight_total
 from dppca.app.state import AppState
-from dppca.datasets import load_gau
+from dppca.datasets import load_gau, load_wine
 from dppca.exceptions import AccuracyWarning
 from dppca.mechanisms import (
     analytic_gaussian_sigma,
@@ -127,6 +133,37 @@ def totals_table(seed: int) -> None:
     )
 
 
+def _projector(matrix, k: int):
+    _, vectors = np.linalg.eigh(matrix)
+    top = vectors[:, -k:]
+    return top @ top.T
+
+
+def accuracy_table(seeds: int, k: int = 2) -> None:
+    print(f"3. directions: median subspace error of the top {k} over {seeds} draws")
+    print(f"{'data':<6} {'n':>5} {'eps':>5} {'old sigma':>10} {'new sigma':>10} "
+          f"{'old err':>8} {'new err':>8}")  # fmt: skip
+    for name, loader in (("gau", load_gau), ("wine", load_wine)):
+        X = np.asarray(loader(), dtype=np.float64)
+        n, p = X.shape
+        K = spherical_kendall(X)
+        P = _projector(K, k)
+        for eps in (0.5, 1.0, 4.0):
+            delta = 1e-5
+            old = classic_gaussian_sigma(4.0 / n, eps, delta)
+            new = analytic_gaussian_sigma(2.0 * math.sqrt(2.0) / n, eps, delta)
+            errs = {old: [], new: []}
+            rng = np.random.default_rng(0)
+            for _ in range(seeds):
+                unit = symmetric_gaussian_noise(p, 1.0, rng)
+                for sigma in (old, new):
+                    diff = _projector(K + sigma * unit, k) - P
+                    errs[sigma].append(np.linalg.norm(diff) / math.sqrt(2.0))
+            print(f"{name:<6} {n:>5} {eps:>5g} {old:>10.3g} {new:>10.3g} "
+                  f"{np.median(errs[old]):>8.3f} {np.median(errs[new]):>8.3f}")  # fmt: skip
+    print()
+
+
 def best(fn, repeat: int) -> float:
     out = math.inf
     for _ in range(repeat):
@@ -137,7 +174,7 @@ def best(fn, repeat: int) -> float:
 
 
 def sampler_table(repeat: int) -> None:
-    print("3. noise samplers: hardened (OpenDP, unseeded) vs numpy (seeded), best of", repeat)
+    print("4. noise samplers: hardened (OpenDP, unseeded) vs numpy (seeded), best of", repeat)
     matrix = np.eye(50)
     counts = np.arange(1000.0)
     cases = {
@@ -158,9 +195,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seeds", type=int, default=50)
     args = parser.parse_args()
     sigma_table(1e-5)
     totals_table(args.seed)
+    accuracy_table(args.seeds)
     sampler_table(args.repeat)
 
 
