@@ -151,11 +151,13 @@ def test_directions_release_matches_dp_pc_dir_with_the_same_noise(frame: pd.Data
 
 def test_an_overspending_release_is_refused_before_running(state: AppState) -> None:
     state.release("directions", eps=0.8, delta=1e-5)
-    preview = state.preview("scree", eps=0.5, delta=1e-5, k=2)
+    # eps=0.9, not 0.5: the budget composes tightly at its delta (1e-3 here),
+    # where directions (0.8) and a scree of 0.5 fit together.
+    preview = state.preview("scree", eps=0.9, delta=1e-5, k=2)
     assert not preview.affordable and "refused" in preview.message
     before = state.ledger_frame()
     with pytest.raises(BudgetExceededError):
-        state.release("scree", eps=0.5, delta=1e-5, k=2)
+        state.release("scree", eps=0.9, delta=1e-5, k=2)
     pd.testing.assert_frame_equal(state.ledger_frame(), before)
     assert [r.kind for r in state.releases] == ["directions"]
 

@@ -103,3 +103,32 @@ def test_public_group_labels_fix_the_released_groups(tmp_path, capsys, csv_with_
     assert main(["score", "--eps", "0.5", "--delta", "1e-5", "--group-labels", "a",
                  "--out", str(tmp_path / "x.png")]) == 2  # fmt: skip
     assert "--group-labels needs --groups" in capsys.readouterr().err
+
+
+def test_synthetic_points_use_their_own_stream(tmp_path, monkeypatch, csv_with_groups) -> None:
+    # Published synthetic points must not continue the generator that drew the
+    # release's noise: the CLI hands sample_points a separate, seed-derived stream.
+    import dppca.cli.score as cli_score
+
+    seen: dict[str, list] = {"release": [], "sample": []}
+    real_score, real_sample = cli_score.dp_score, cli_score.sample_points
+
+    def spy_score(*args, **kwargs):
+        seen["release"].append(kwargs["random_state"])
+        return real_score(*args, **kwargs)
+
+    def spy_sample(*args, **kwargs):
+        seen["sample"].append(kwargs["random_state"])
+        return real_sample(*args, **kwargs)
+
+    monkeypatch.setattr(cli_score, "dp_score", spy_score)
+    monkeypatch.setattr(cli_score, "sample_points", spy_sample)
+    args = ["score", str(csv_with_groups), "--eps", "0.8", "--delta", "1e-5", "--bins", "4,4",
+            "--groups", "team",
+            "--sample", "center", "--seed", "5", "--out", str(tmp_path / "p.svg")]  # fmt: skip
+    assert main(args) == 0
+    (noise_rng,), (post_rng,) = seen["release"], seen["sample"]
+    assert post_rng is not noise_rng
+    # The post-processing stream is the seed's spawned child, not default_rng(5).
+    assert post_rng.bit_generator.seed_seq.spawn_key == (0,)
+    assert noise_rng.bit_generator.seed_seq.spawn_key == ()

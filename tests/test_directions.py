@@ -113,9 +113,17 @@ def test_budget_is_checked_before_and_spent_after(small_data):
     budget = Budget(eps=1.0, delta=1e-5)
     dp_pc_dir(small_data, eps=0.6, delta=5e-6, random_state=0, budget=budget)
     assert budget.spent == pytest.approx((0.6, 5e-6))
+    # The budget decides by the tight total (changed deliberately from basic
+    # composition, which refused this second release): the two Gaussians
+    # compose exactly to about eps 0.61 at delta 1e-5 (the classic sigma is
+    # loose), and a third at 0.9 (analytic) takes the total to about 1.09.
+    dp_pc_dir(small_data, eps=0.6, delta=5e-6, random_state=0, budget=budget)
+    assert budget.spent_tight[0] < 1.0 < budget.spent[0]
     with pytest.raises(BudgetExceededError, match="remains"):
-        dp_pc_dir(small_data, eps=0.6, delta=5e-6, random_state=0, budget=budget)
-    assert len(budget.ledger) == 1
+        dp_pc_dir(
+            small_data, eps=0.9, delta=5e-6, random_state=0, budget=budget, calibration="analytic"
+        )
+    assert len(budget.ledger) == 2
 
 
 def test_failed_release_spends_nothing(small_data):
@@ -246,3 +254,14 @@ def test_forecast_warns_or_refuses_before_reading_the_data():
     assert res.forecast.quantities["direction_noise_norm"] == pytest.approx(
         res.sigma * math.sqrt(20)
     )
+
+
+def test_directions_cost_records_its_gaussian_noise():
+    from dppca.mechanisms import kendall_sensitivity
+
+    X = np.random.default_rng(5).normal(size=(60, 4))
+    res = dp_pc_dir(X, 2, eps=0.5, delta=1e-5, random_state=0, calibration="analytic")
+    cost = res.cost
+    assert cost.kind == "gaussian" and cost.sigma == res.sigma
+    assert cost.sensitivity == kendall_sensitivity(60)
+    assert (cost.eps, cost.delta) == (0.5, 1e-5)

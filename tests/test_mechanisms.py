@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 from scipy import integrate, optimize, stats
 
+import dppca.mechanisms as mech
 from dppca import PrivacyWarning
+from dppca._validation import HardenedGenerator, check_random_state, post_processing_rng
 from dppca.mechanisms import (
     analytic_gaussian_sigma,
     classic_gaussian_sigma,
@@ -208,3 +210,159 @@ def test_quantile_overshoot_bound_matches_the_scan(eps1: float) -> None:
                               / math.gamma(r + k + 1))  # fmt: skip
     hits = np.count_nonzero(out >= 1.5 ** (k + 2) - 1 - 1e-9)
     assert abs(hits - reps * p) <= 4.5 * math.sqrt(reps * p * (1 - p))
+
+
+# --------------------------------------------------------------------------- hardened noise
+
+
+def test_unseeded_generator_is_hardened_and_seeded_ones_are_not():
+    gen = check_random_state(None)
+    assert isinstance(gen, HardenedGenerator) and isinstance(gen, np.random.Generator)
+    assert not getattr(check_random_state(3), "hardened", False)
+    given = np.random.default_rng(3)
+    assert check_random_state(given) is given and mech.noise_sampler(given) == "numpy"
+
+
+def test_post_processing_stream_is_separate_and_reproducible():
+    # An int seed: a child stream, not the noise's default_rng(seed) stream.
+    a, b = post_processing_rng(7).random(5), post_processing_rng(7).random(5)
+    np.testing.assert_array_equal(a, b)
+    assert not np.any(a == np.random.default_rng(7).random(5))
+    # A Generator: spawning a child leaves the parent's own draws unchanged.
+    g1, g2 = np.random.default_rng(9), np.random.default_rng(9)
+    post_processing_rng(g1).random(10)
+    np.testing.assert_array_equal(g1.random(3), g2.random(3))
+    # None or a hardened generator: a fresh numpy generator, not hardened.
+    for rs in (None, HardenedGenerator()):
+        assert not getattr(post_processing_rng(rs), "hardened", False)
+    with pytest.raises(TypeError, match="random_state"):
+        post_processing_rng("seed")
+    with pytest.raises(ValueError, match="random_state"):
+        post_processing_rng(-1)
+
+
+def test_no_privacy_noise_is_drawn_outside_the_noise_functions():
+    # Gaussian and Laplace draws anywhere else would bypass the hardened path.
+    import pathlib
+    import re
+
+    src = pathlib.Path(mech.__file__).parent
+    pattern = re.compile(r"\.(standard_normal|normal|laplace)\(")
+    for path in src.rglob("*.py"):
+        # plotting draws only from released values with its own fixed seed
+        # (noise bands: post-processing), never privacy noise
+        if path.name == "mechanisms.py" or "plotting" in path.parts:
+            continue
+        lines = [ln for ln in path.read_text().splitlines() if ">>>" not in ln]  # doctests
+        hits = [ln for ln in lines if pattern.search(ln)]
+        assert not hits, f"{path.name}: {hits}"
+
+
+def test_hardened_generator_without_opendp_falls_back_and_says_so_once(monkeypatch):
+    monkeypatch.setattr(mech, "_dp", False)  # as if the import had failed
+    monkeypatch.setattr(mech, "_warned_no_opendp", False)
+    gen = HardenedGenerator()
+    with pytest.warns(PrivacyWarning, match="OpenDP is not installed"):
+        assert mech.noise_sampler(gen) == "numpy"
+    assert mech.noise_sampler(gen) == "numpy"  # no second warning (errors would fail)
+    assert mech.gaussian_noise(np.zeros(3), 1.0, gen).shape == (3,)
+
+
+def test_import_dppca_does_not_import_opendp_or_dp_accounting():
+    import subprocess
+    import sys
+
+    code = "import sys, dppca; print('opendp' in sys.modules, 'dp_accounting' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
+
+
+class TestOpenDPSamplers:
+    @pytest.fixture(autouse=True)
+    def _needs_opendp(self):
+        pytest.importorskip("opendp")
+
+    def test_gaussian_noise_has_the_right_variance(self):
+        # (m - 1) s^2 / sigma^2 ~ chi2(m - 1): accept the central 1 - 1e-6 interval;
+        # the mean is N(value, sigma^2 / m): accept |z| < 5.
+        m, sigma = 4000, 0.37
+        gen = HardenedGenerator()
+        assert mech.noise_sampler(gen) == "opendp"
+        out = mech.gaussian_noise(np.full((40, 100), 2.0), sigma, gen)
+        assert out.shape == (40, 100)
+        s2 = out.var(ddof=1)
+        lo, hi = stats.chi2.ppf([5e-7, 1 - 5e-7], df=m - 1) / (m - 1)
+        assert lo <= s2 / sigma**2 <= hi
+        assert abs(out.mean() - 2.0) < 5 * sigma / math.sqrt(m)
+
+    def test_laplace_noise_has_the_right_scale(self):
+        # sum |X_i - value| ~ Gamma(m, b) for Laplace(b): central 1 - 1e-6 interval.
+        m, b = 3000, 1.7
+        out = mech.laplace_noise(np.full(m, -5.0), b, HardenedGenerator())
+        total = np.abs(out + 5.0).sum()
+        lo, hi = stats.gamma.ppf([5e-7, 1 - 5e-7], a=m, scale=b)
+        assert lo <= total <= hi
+        scalar = mech.laplace_noise(1.0, b, HardenedGenerator())
+        assert scalar.shape == ()
+
+    def test_symmetric_noise_is_symmetric_with_half_variance_off_diagonal(self):
+        # diagonal: chi2(p) / p of sigma^2; off-diagonal: chi2(q) / q of
+        # sigma^2 / 2 with q = p (p - 1) / 2 (known mean 0, so no ddof).
+        p, sigma = 60, 0.05
+        value = np.full((p, p), 0.25)
+        out = symmetric_gaussian_noise(p, sigma, HardenedGenerator(), value=value)
+        np.testing.assert_array_equal(out, out.T)
+        noise = out - value
+        d = np.mean(np.diag(noise) ** 2) / sigma**2
+        iu = np.triu_indices(p, k=1)
+        q = iu[0].size
+        o = np.mean(noise[iu] ** 2) / (sigma**2 / 2)
+        assert stats.chi2.ppf(5e-7, p) / p <= d <= stats.chi2.ppf(1 - 5e-7, p) / p
+        assert stats.chi2.ppf(5e-7, q) / q <= o <= stats.chi2.ppf(1 - 5e-7, q) / q
+        alone = symmetric_gaussian_noise(p, sigma, HardenedGenerator())
+        np.testing.assert_array_equal(alone, alone.T)
+
+    def test_opendp_feature_flags_are_left_as_they_were(self):
+        import opendp.prelude as dp
+
+        mech._opendp_measurement.cache_clear()
+        before = set(dp.GLOBAL_FEATURES)
+        mech.gaussian_noise(np.zeros(3), 1.0, HardenedGenerator())
+        assert set(dp.GLOBAL_FEATURES) == before
+        assert "floating-point" not in dp.GLOBAL_FEATURES
+
+    def test_seeded_noise_never_calls_opendp_and_views_never_do(self, monkeypatch):
+        def boom(*args, **kwargs):
+            raise AssertionError("OpenDP used")
+
+        monkeypatch.setattr(mech, "_opendp_add", boom)
+        mech.gaussian_noise(np.zeros(3), 1.0, np.random.default_rng(0))
+        mech.laplace_noise(np.zeros(3), 1.0, np.random.default_rng(0))
+        symmetric_gaussian_noise(3, 1.0, np.random.default_rng(0), value=np.eye(3))
+        # reperturbed copies are post-processing views: numpy, even when unseeded
+        assert mech.reperturbed_matrices(np.eye(3), 0.1, 2, HardenedGenerator()).shape == (2, 3, 3)
+
+    def test_unseeded_release_draws_its_noise_from_opendp(self, monkeypatch):
+        from dppca import dp_pc_dir
+
+        calls = []
+        real = mech._opendp_add
+
+        def spy(kind, value, scale):
+            calls.append((kind, value.size, scale))
+            return real(kind, value, scale)
+
+        monkeypatch.setattr(mech, "_opendp_add", spy)
+        X = np.random.default_rng(1).normal(size=(80, 5))
+        res = dp_pc_dir(X, 2, eps=1.0, delta=1e-5, calibration="analytic")
+        assert [c[:2] for c in calls] == [("gaussian", 5), ("gaussian", 10)]
+        assert calls[0][2] == res.sigma
+        assert calls[1][2] == pytest.approx(res.sigma / math.sqrt(2), rel=1e-15)
+
+
+def test_seeded_symmetric_noise_with_value_is_bit_identical_to_adding_it():
+    v = np.random.default_rng(2).normal(size=(6, 6))
+    v = v + v.T
+    a = symmetric_gaussian_noise(6, 0.3, np.random.default_rng(4), value=v)
+    b = v + symmetric_gaussian_noise(6, 0.3, np.random.default_rng(4))
+    np.testing.assert_array_equal(a, b)

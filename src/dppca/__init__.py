@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
-from .accounting import Budget, PrivacyCost, compose
+from .accounting import Budget, PrivacyCost, calibrate_noise, compose, compose_tight, tight_total
 from .directions import DirectionsResult, dp_pc_dir, pc_dir
 from .exceptions import AccuracyWarning, BudgetExceededError, PrivacyWarning, TiedRowsError
 from .kendall import spherical_kendall
@@ -36,7 +36,9 @@ __all__ = [
     "ScreeResult",
     "TiedRowsError",
     "__version__",
+    "calibrate_noise",
     "compose",
+    "compose_tight",
     "dp_loading",
     "dp_pc_dir",
     "dp_score",
@@ -44,4 +46,5 @@ __all__ = [
     "pc_dir",
     "sample_points",
     "spherical_kendall",
+    "tight_total",
 ]

@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 from ._typing import RandomStateLike
 
 __all__ = [
+    "HardenedGenerator",
     "apply_bounds",
     "check_accuracy",
     "check_bool",
@@ -43,6 +44,7 @@ __all__ = [
     "check_real",
     "check_ties",
     "check_variable_names",
+    "post_processing_rng",
 ]
 
 
@@ -128,14 +130,39 @@ def check_components(components: object, p: int, name: str = "components") -> tu
     return out[0], out[1]
 
 
+class HardenedGenerator(np.random.Generator):
+    """A numpy ``Generator`` from fresh OS entropy whose privacy noise is hardened.
+
+    What ``random_state=None`` resolves to. It is an ordinary
+    ``numpy.random.Generator`` (PCG64 seeded from the operating system) for
+    the draws that are not additive noise (random pairings, the exponential
+    scans of the quantiles, Gumbel draws of the exponential mechanism), with
+    the flag ``hardened = True``. The noise functions of
+    :mod:`dppca.mechanisms` (``gaussian_noise``, ``symmetric_gaussian_noise``,
+    ``laplace_noise``) see the flag and draw their Gaussian and Laplace noise
+    with OpenDP's floating-point-safe samplers, which take their randomness
+    from the operating system, not from this generator. Pass one explicitly
+    to ask for hardened noise; pass an int or a plain ``Generator`` for
+    numpy's (reproducible, not hardened) samplers.
+    """
+
+    hardened = True
+
+    def __init__(self, bit_generator: np.random.BitGenerator | None = None) -> None:
+        super().__init__(np.random.PCG64() if bit_generator is None else bit_generator)
+
+
 def check_random_state(random_state: RandomStateLike) -> np.random.Generator:
     """Resolve ``random_state`` into a ``numpy.random.Generator``.
 
-    ``None`` draws fresh entropy from the operating system; an integer seeds a
-    new generator; a ``Generator`` is used as it is (and advanced).
+    ``None`` gives a :class:`HardenedGenerator` (fresh entropy from the
+    operating system; Gaussian and Laplace noise from OpenDP's hardened
+    samplers); an integer seeds a new numpy generator; a ``Generator`` is used
+    as it is (and advanced). Seeded and given generators draw all noise with
+    numpy's samplers, so the same seed gives the same output.
     """
     if random_state is None:
-        return np.random.default_rng()
+        return HardenedGenerator()
     if isinstance(random_state, np.random.Generator):
         return random_state
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
@@ -144,6 +171,31 @@ def check_random_state(random_state: RandomStateLike) -> np.random.Generator:
         "random_state must be None, an int or a numpy.random.Generator; "
         f"got {_type_name(random_state)}."
     )
+
+
+def post_processing_rng(random_state: RandomStateLike) -> np.random.Generator:
+    """A generator for post-processing draws, independent of the noise's stream.
+
+    Synthetic points and noise views drawn after a release must not continue
+    the stream that made its noise (published points would expose generator
+    output). For ``None`` (or a :class:`HardenedGenerator`) this is a fresh
+    numpy generator from OS entropy; for an int ``s`` it is seeded with the
+    child ``SeedSequence(s).spawn(1)[0]``, a stream distinct from the one
+    ``default_rng(s)`` gives the noise; for a ``Generator`` it is a child
+    spawned from it (``Generator.spawn``), which leaves its draws unchanged.
+    The same seed therefore still gives the same output.
+    """
+    if random_state is None or isinstance(random_state, HardenedGenerator):
+        return np.random.default_rng()
+    if isinstance(random_state, np.random.Generator):
+        seed_seq = random_state.bit_generator.seed_seq
+        if isinstance(seed_seq, np.random.SeedSequence):
+            return np.random.default_rng(seed_seq.spawn(1)[0])
+        return np.random.default_rng()  # no seed sequence to derive from: fresh entropy
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        seed = check_nonnegative_int(random_state, "random_state")
+        return np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
+    return check_random_state(random_state)  # raises the usual TypeError
 
 
 def _is_numeric_dtype(dtype: Any) -> bool:

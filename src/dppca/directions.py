@@ -31,7 +31,12 @@ from ._validation import (
 from .accounting import Budget, PrivacyCost
 from .forecast import DIRECTION_NOISE_LIMIT, Forecast, direction_noise_norm, enforce
 from .kendall import kendall_matrix, validate_kendall_input
-from .mechanisms import kendall_sigma, random_pairing, symmetric_gaussian_noise
+from .mechanisms import (
+    kendall_sensitivity,
+    kendall_sigma,
+    random_pairing,
+    symmetric_gaussian_noise,
+)
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -324,8 +329,11 @@ def dp_pc_dir(
     released = f"noisy spherical Kendall matrix ({p} x {p})"
     if design == "balanced":
         released = f"noisy spherical Kendall matrix ({p} x {p}, balanced design, m={m})"
-    cost = PrivacyCost(eps, delta, mechanism=f"gaussian ({calibration})", released=released)
     sigma = kendall_sigma(n, eps, delta, calibration, sensitivity)
+    cost = PrivacyCost(
+        eps, delta, mechanism=f"gaussian ({calibration})", released=released,
+        kind="gaussian", sensitivity=kendall_sensitivity(n, sensitivity), sigma=sigma,
+    )  # fmt: skip
     forecast = forecast_directions(n, p, eps, delta, sigma)
     enforce(forecast, accuracy)
     if budget is not None:
@@ -393,7 +401,7 @@ def release_directions(
     design, distributed), so the mechanism is written once.
     """
     p = kendall.shape[0]
-    noisy = kendall + symmetric_gaussian_noise(p, sigma, rng)
+    noisy = symmetric_gaussian_noise(p, sigma, rng, value=kendall)
     noisy = 0.5 * (noisy + noisy.T)
     values, vectors = _top_eigen(noisy, k)
     if budget is not None:

@@ -1,14 +1,25 @@
 """Noise calibration and noise: the only module of dppca that draws random numbers.
 
 Every mechanism takes a resolved ``numpy.random.Generator`` and draws in a fixed
-order, so the same data and seed give bit-identical output. The samplers are
-numpy's floating-point ones, which are not hardened against precision attacks on
-the least significant bits (Mironov 2012); see the privacy notes in the README.
+order, so the same data and seed give bit-identical output.
+
+Which sampler draws the noise: the three noise functions (:func:`gaussian_noise`,
+:func:`symmetric_gaussian_noise`, :func:`laplace_noise`) use OpenDP's
+floating-point-safe Gaussian and Laplace samplers when the generator is a
+:class:`~dppca._validation.HardenedGenerator` (what ``random_state=None``
+resolves to) and OpenDP is installed (``pip install dppca[hardened]``); they
+draw from the operating system's entropy. With a seed or a given ``Generator``
+they use numpy's samplers, which are reproducible but not hardened against
+precision attacks on the least significant bits (Mironov 2012). The other
+draws (exponential scans, Gumbel draws, pairings) always use numpy's sampler
+of the given generator; post-processing draws use a stream of their own.
 """
 
 from __future__ import annotations
 
+import functools
 import math
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -16,6 +27,10 @@ from scipy import optimize, special
 
 from ._validation import check_calibration, check_delta, check_eps
 from ._warnings import warn_privacy
+
+# opendp.prelude once loaded, False if it is not installed (an optional extra:
+# a large package, imported on the first hardened draw, never by ``import dppca``).
+_dp: Any = None
 
 __all__ = [
     "analytic_gaussian_sigma",
@@ -31,6 +46,7 @@ __all__ = [
     "ladder_failure_bound",
     "ladder_quantile",
     "laplace_noise",
+    "noise_sampler",
     "quantile_overshoot_bound",
     "random_pairing",
     "reperturbed_matrices",
@@ -213,14 +229,74 @@ def kendall_sigma(
     return gaussian_sigma(kendall_sensitivity(n, sensitivity), eps, delta, calibration)
 
 
-def symmetric_gaussian_noise(
-    p: int, sigma: float, rng: np.random.Generator
-) -> NDArray[np.float64]:
-    """Symmetric ``(p, p)`` noise: N(0, sigma^2) on the diagonal, N(0, sigma^2/2) off it.
+_warned_no_opendp = False
 
-    The ``p (p + 1) / 2`` independent entries on and above the diagonal are drawn
-    row by row (``numpy.triu_indices`` order) and mirrored below it.
+
+def noise_sampler(rng: np.random.Generator) -> str:
+    """Which sampler the noise functions use with ``rng``: ``"opendp"`` or ``"numpy"``.
+
+    ``"opendp"`` for a generator flagged ``hardened`` (the one
+    ``random_state=None`` resolves to) when OpenDP is installed; ``"numpy"``
+    otherwise. A hardened generator without OpenDP falls back to numpy and
+    says so once per process with a ``PrivacyWarning``.
     """
+    global _warned_no_opendp, _dp
+    if not getattr(rng, "hardened", False):
+        return "numpy"
+    if _dp is None:
+        try:
+            import opendp.prelude as dp
+        except ImportError:  # pragma: no cover - exercised only without the extra
+            dp = False
+        _dp = dp
+    if _dp is False:
+        if not _warned_no_opendp:
+            _warned_no_opendp = True
+            warn_privacy(
+                "OpenDP is not installed, so unseeded noise comes from numpy's samplers, "
+                "which are not hardened against floating-point attacks; install "
+                "dppca[hardened] (OpenDP) for floating-point-safe noise."
+            )
+        return "numpy"
+    return "opendp"
+
+
+@functools.lru_cache(maxsize=64)
+def _opendp_measurement(kind: str, scale: float) -> object:
+    """OpenDP's vector Gaussian or Laplace measurement on floats at ``scale``.
+
+    ``make_gaussian`` and ``make_laplace`` need OpenDP's ``"contrib"`` feature
+    (their proofs have not finished OpenDP's vetting process). It is turned on
+    only while the measurement is built and restored afterwards, so the
+    caller's own OpenDP settings are left as they were. ``"floating-point"``
+    (OpenDP's flag for samplers open to floating-point attacks) is never
+    enabled. The samplers round the input to a grid of ``2**k`` and add exact
+    discrete noise on it, drawn from the operating system's randomness.
+    """
+    assert _dp  # loaded by noise_sampler
+    had_contrib = "contrib" in _dp.GLOBAL_FEATURES
+    _dp.enable_features("contrib")
+    try:
+        domain = _dp.vector_domain(_dp.atom_domain(T=float, nan=False))
+        if kind == "gaussian":
+            return _dp.m.make_gaussian(domain, _dp.l2_distance(T=float), scale=scale)
+        return _dp.m.make_laplace(domain, _dp.l1_distance(T=float), scale=scale)
+    finally:
+        if not had_contrib:
+            _dp.disable_features("contrib")
+
+
+def _opendp_add(kind: str, value: NDArray[np.float64], scale: float) -> NDArray[np.float64]:
+    """``value`` plus OpenDP noise of ``scale`` in every entry (same shape)."""
+    flat = np.ascontiguousarray(value, dtype=np.float64).ravel()
+    if flat.size == 0:
+        return flat.reshape(value.shape)
+    measurement = _opendp_measurement(kind, float(scale))
+    out = np.asarray(measurement(flat.tolist()), dtype=np.float64)  # type: ignore[operator]
+    return out.reshape(value.shape)
+
+
+def _numpy_symmetric_noise(p: int, sigma: float, rng: np.random.Generator) -> NDArray[np.float64]:
     rows, cols = np.triu_indices(p)
     scale = np.where(rows == cols, sigma, sigma / math.sqrt(2.0))
     values = rng.standard_normal(rows.size) * scale
@@ -230,11 +306,45 @@ def symmetric_gaussian_noise(
     return noise
 
 
+def symmetric_gaussian_noise(
+    p: int,
+    sigma: float,
+    rng: np.random.Generator,
+    *,
+    value: NDArray[np.float64] | None = None,
+) -> NDArray[np.float64]:
+    """Symmetric ``(p, p)`` noise: N(0, sigma^2) on the diagonal, N(0, sigma^2/2) off it.
+
+    The ``p (p + 1) / 2`` independent entries on and above the diagonal are drawn
+    row by row (``numpy.triu_indices`` order) and mirrored below it. With
+    ``value`` (a symmetric ``(p, p)`` matrix) the noisy matrix ``value + noise``
+    is returned instead; a release should pass its matrix this way, so that
+    the hardened sampler adds the noise itself (see :func:`noise_sampler`).
+    """
+    if noise_sampler(rng) == "numpy":
+        noise = _numpy_symmetric_noise(p, sigma, rng)
+        return noise if value is None else np.asarray(value, dtype=np.float64) + noise
+    base = np.zeros((p, p)) if value is None else np.asarray(value, dtype=np.float64)
+    diag = np.arange(p)
+    rows, cols = np.triu_indices(p, k=1)
+    out = np.empty((p, p), dtype=np.float64)
+    out[diag, diag] = _opendp_add("gaussian", base[diag, diag], sigma)
+    upper = _opendp_add("gaussian", base[rows, cols], sigma / math.sqrt(2.0))
+    out[rows, cols] = upper
+    out[cols, rows] = upper
+    return out
+
+
 def gaussian_noise(
     value: NDArray[np.float64] | float, sigma: float, rng: np.random.Generator
 ) -> NDArray[np.float64]:
-    """Return ``value`` plus independent N(0, sigma^2) noise in each entry."""
+    """Return ``value`` plus independent N(0, sigma^2) noise in each entry.
+
+    The sampler is numpy's or OpenDP's, by :func:`noise_sampler`.
+    """
     value = np.asarray(value, dtype=np.float64)
+    if noise_sampler(rng) == "opendp":
+        return _opendp_add("gaussian", value, sigma)
     return value + sigma * rng.standard_normal(value.shape)
 
 
@@ -244,9 +354,12 @@ def laplace_noise(
     """Return ``value`` plus independent Laplace(scale) noise in each entry.
 
     Laplace(b) has density proportional to ``exp(-|z| / b)``; with
-    ``b = sensitivity_L1 / eps`` it gives eps-DP.
+    ``b = sensitivity_L1 / eps`` it gives eps-DP. The sampler is numpy's or
+    OpenDP's, by :func:`noise_sampler`.
     """
     value = np.asarray(value, dtype=np.float64)
+    if noise_sampler(rng) == "opendp":
+        return _opendp_add("laplace", value, scale)
     return value + rng.laplace(0.0, scale, size=value.shape)
 
 
@@ -608,8 +721,9 @@ def reperturbed_matrices(
 ) -> NDArray[np.float64]:
     """``size`` copies of a released symmetric matrix, each plus fresh symmetric noise.
 
-    Copy ``b`` is ``matrix + E_b`` with ``E_b`` drawn by
-    :func:`symmetric_gaussian_noise` (``b = 0, 1, ...`` in order). Used to show
+    Copy ``b`` is ``matrix + E_b`` with ``E_b`` drawn like
+    :func:`symmetric_gaussian_noise` (``b = 0, 1, ...`` in order), always with
+    numpy's sampler: these are views, not releases. Used to show
     how much a result computed from a released noisy matrix moves under noise
     of the mechanism's own size. ``matrix`` and ``sigma`` must both be public
     (a released matrix and its noise scale), so this is post-processing and
@@ -623,7 +737,7 @@ def reperturbed_matrices(
     p = matrix.shape[0]
     out = np.empty((size, p, p), dtype=np.float64)
     for b in range(size):
-        out[b] = matrix + symmetric_gaussian_noise(p, sigma, rng)
+        out[b] = matrix + _numpy_symmetric_noise(p, sigma, rng)
     return out
 
 

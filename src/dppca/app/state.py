@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import check_delta, check_eps
+from .._validation import check_delta, check_eps, post_processing_rng
 from ..accounting import Budget, PrivacyCost
 from ..datasets import DATASETS, load_dataset
 from ..directions import DirectionsResult
@@ -560,7 +560,8 @@ class AppState:
 
         if release.kind != "score":
             raise DataError("synthetic samples come from a score release.")
-        return sample_points(release.result, method=method, size=size, random_state=self._rng)
+        post = post_processing_rng(self._rng)  # never the noise's stream
+        return sample_points(release.result, method=method, size=size, random_state=post)
 
     # -- ledger ----------------------------------------------------------------------
     def ledger_frame(self) -> pd.DataFrame:

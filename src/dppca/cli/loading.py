@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._validation import check_random_state
+from .._validation import check_random_state, post_processing_rng
 from ..loading import dp_loading
 from ._common import (
     CLIError,
@@ -167,7 +167,8 @@ def run(args: argparse.Namespace) -> int:
 
         drawn = plot_loading(
             result, kind=args.kind, components=pcs, top=args.top, title=args.title,
-            label_size=args.label_size, uncertainty=args.uncertainty, random_state=rng,
+            label_size=args.label_size, uncertainty=args.uncertainty,
+            random_state=post_processing_rng(args.seed),  # never the noise's stream
         )  # fmt: skip
         fig = drawn if hasattr(drawn, "savefig") else drawn.figure
         try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .._validation import check_random_state
+from .._validation import check_random_state, post_processing_rng
 from ..score import dp_score, sample_points
 from ._common import (
     CLIError,
@@ -102,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
             group_labels = [g.strip() for g in args.group_labels.split(",")]
             labels = labels.astype(str).where(labels.notna(), None)
         data = data.assign(**{args.groups: labels.to_numpy()})
-    # One generator for the whole run: the samples continue the release's stream.
+    # The samples get a stream of their own (derived from the same seed), so
+    # published synthetic points never expose the generator behind the noise.
     rng = check_random_state(args.seed)
     result = dp_score(
         data, eps=args.eps, delta=args.delta, bins=bins, components=components,
@@ -112,7 +113,8 @@ def run(args: argparse.Namespace) -> int:
     )  # fmt: skip
     samples = None
     if args.sample:
-        samples = {m: sample_points(result, method=m, kind=args.sample, random_state=rng)
+        post = post_processing_rng(args.seed)
+        samples = {m: sample_points(result, method=m, kind=args.sample, random_state=post)
                    for m in result.methods}  # fmt: skip
     fig = result.plot("panels", samples=samples)
     save_figure(fig, args.out)
