@@ -111,11 +111,11 @@ def clipped_moments_all_pairs(
         i1 = min(i0 + _BLOCK, n)
         with np.errstate(over="ignore", invalid="ignore", under="ignore"):
             half = 0.5 * (sq[i0:i1, None] + sq[None, i0:]) - x[i0:i1] @ x[i0:].T
-            half = np.maximum(np.nan_to_num(half, nan=np.inf), 0.0)
+            half = np.maximum(_nan_to_inf(half), 0.0)
             diffs = [y[i0:i1, None, j] - y[None, i0:, j] for j in range(k)]
-            squares = [np.nan_to_num(0.5 * d * d, nan=np.inf) for d in diffs]
+            squares = [_nan_to_inf(0.5 * d * d) for d in diffs]
             proj = np.sum(squares, axis=0) if k else np.zeros_like(half)
-            norm = np.maximum(half, np.nan_to_num(proj, nan=np.inf))
+            norm = np.maximum(half, _nan_to_inf(proj))
             scale = np.where(norm > clip, clip / np.where(norm > clip, norm, 1.0), 1.0)
             keep = np.triu(np.ones(half.shape, dtype=bool), k=1)  # pairs b > a
             s += float(np.sum(np.minimum(norm, clip)[keep]))
@@ -156,10 +156,21 @@ def clipped_moments_disjoint(
     :func:`moment_sensitivity` as in :func:`clipped_moments_all_pairs`.
     """
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
-        squares = np.nan_to_num((z @ vectors) ** 2, nan=np.inf)
-        sq = np.nan_to_num(np.einsum("ij,ij->i", z, z), nan=np.inf)
+        squares = _nan_to_inf((z @ vectors) ** 2)
+        sq = _nan_to_inf(np.einsum("ij,ij->i", z, z))
         norm = np.maximum(sq, squares.sum(axis=1))
         scale = np.where(norm > clip, clip / np.where(norm > clip, norm, 1.0), 1.0)
         contrib = np.where(scale[:, None] > 0, scale[:, None] * squares, 0.0)
         contrib = np.nan_to_num(contrib, nan=0.0, posinf=0.0)
     return contrib.mean(axis=0), float(np.minimum(norm, clip).mean())
+
+
+def _nan_to_inf(a: NDArray[np.float64]) -> NDArray[np.float64]:
+    """NaN (from inf - inf) as +inf, keeping inf infinite.
+
+    ``numpy.nan_to_num`` would also turn inf into the largest finite float, so
+    an overflowed pair would get a tiny positive clip factor and, times an
+    equally clamped projection, a contribution of the whole clip level to every
+    direction: outside the polytope of :func:`moment_sensitivity`.
+    """
+    return np.where(np.isnan(a), np.inf, a)
