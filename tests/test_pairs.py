@@ -77,6 +77,7 @@ def test_disjoint_and_several_pairings_match_the_definition(rng):
             plain_moments(X, V, clip, list(zip(o[0:30:2], o[1:30:2], strict=True))) for o in orders
         ]
         np.testing.assert_allclose(w3, np.mean([p[0] for p in parts], axis=0), rtol=1e-12)
+        assert s3 == pytest.approx(np.mean([p[1] for p in parts]), rel=1e-12)
 
 
 def test_unclipped_all_pairs_moments_are_the_sample_variances(rng):
