@@ -13,6 +13,7 @@ from .directions import DirectionsResult, dp_pc_dir, pc_dir
 from .exceptions import AccuracyWarning, BudgetExceededError, PrivacyWarning, TiedRowsError
 from .kendall import spherical_kendall
 from .loading import LoadingResult, dp_loading
+from .release_io import data_fingerprint, load_release, save_release
 from .score import ScoreResult, dp_score, sample_points
 from .scree import ClippedControl, HuberControl, PMWMControl, ScreeResult, dp_scree
 
@@ -37,11 +38,15 @@ __all__ = [
     "TiedRowsError",
     "__version__",
     "compose",
+    "data_fingerprint",
     "dp_loading",
     "dp_pc_dir",
     "dp_score",
     "dp_scree",
+    "load_release",
     "pc_dir",
     "sample_points",
+    "save_release",
     "spherical_kendall",
 ]
+
