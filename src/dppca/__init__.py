@@ -50,3 +50,12 @@ __all__ = [
     "spherical_kendall",
 ]
 
+
+def __getattr__(name: str) -> object:
+    # The scikit-learn estimator is loaded on first use: scikit-learn is an optional extra
+    # (so DPPCA is not in __all__, and ``from dppca import *`` works without it).
+    if name == "DPPCA":
+        from .sklearn import DPPCA
+
+        return DPPCA
+    raise AttributeError(f"module 'dppca' has no attribute {name!r}")
