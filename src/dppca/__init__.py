@@ -14,6 +14,7 @@ from .exceptions import AccuracyWarning, BudgetExceededError, PrivacyWarning, Ti
 from .kendall import spherical_kendall
 from .loading import LoadingResult, dp_loading
 from .release_io import data_fingerprint, load_release, save_release
+from .reporting import Report, report
 from .score import ScoreResult, dp_score, sample_points
 from .scree import ClippedControl, HuberControl, PMWMControl, ScreeResult, dp_scree
 
@@ -33,6 +34,7 @@ __all__ = [
     "PMWMControl",
     "PrivacyCost",
     "PrivacyWarning",
+    "Report",
     "ScoreResult",
     "ScreeResult",
     "TiedRowsError",
@@ -45,6 +47,7 @@ __all__ = [
     "dp_scree",
     "load_release",
     "pc_dir",
+    "report",
     "sample_points",
     "save_release",
     "spherical_kendall",

@@ -15,12 +15,12 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..exceptions import AccuracyWarning, PrivacyWarning
-from . import app, directions, loading, score, scree
+from . import app, directions, loading, report, score, scree
 from ._common import CLIError
 
 __all__ = ["main"]
 
-_SUBCOMMANDS = [directions, loading, scree, score, app]
+_SUBCOMMANDS = [directions, loading, scree, score, report, app]
 
 
 def build_parser() -> argparse.ArgumentParser:
