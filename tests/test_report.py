@@ -148,11 +148,12 @@ def test_report_charges_a_persistent_ledger(monkeypatch):
 def test_cli_report_on_bundled_data(dataset, tmp_path, capsys):
     out = tmp_path / f"{dataset}.html"
     argv = ["report", "--dataset", dataset, "--eps", "1", "--delta", "1e-5", "--seed", "5",
-            "--out", str(out)]  # fmt: skip
+            "--out", str(out), "--table", str(tmp_path / "ledger.csv")]  # fmt: skip
     assert main(argv) == 0
     captured = capsys.readouterr()
     _check_page(out.read_text(), 1.0, 1e-5)
     ledger = pd.read_csv(io.StringIO(captured.out))
+    pd.testing.assert_frame_equal(ledger, pd.read_csv(tmp_path / "ledger.csv"))
     assert ledger["eps"].sum() == pytest.approx(1.0)
     assert "privacy cost: (eps=1, delta=1e-05)" in captured.err
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from ._common import (
@@ -11,8 +10,11 @@ from ._common import (
     add_data_arguments,
     add_privacy_arguments,
     add_scale_argument,
+    add_table_argument,
     add_ties_argument,
     apply_scale,
+    check_table_path,
+    emit_table,
     info,
     numeric_part,
     parse_int_list,
@@ -58,6 +60,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_ties_argument(parser)
     parser.set_defaults(ties="zero")
     add_scale_argument(parser)
+    add_table_argument(parser)
     parser.set_defaults(func=run)
 
 
@@ -93,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(f"output directory {str(directory)!r} does not exist.")
     if args.data is not None and Path(args.data).resolve() == Path(args.out).resolve():
         raise CLIError("--out would overwrite the data file.")
+    check_table_path(args)
     components = parse_int_list(args.components, "--components", length=2)
     shares = _shares(args.shares)
     keep = (args.groups,) if args.groups else ()
@@ -118,8 +122,7 @@ def run(args: argparse.Namespace) -> int:
         score_range=args.score_range, title=args.title, random_state=args.seed,
         ledger=_ledger(args),
     )  # fmt: skip
-    table = result.budget.to_frame()
-    table.to_csv(sys.stdout, index=False)
+    emit_table(args, result.budget.to_frame(), index=False)
     info(f"privacy cost: {result.cost} (directions once, reused by loading, scree and score)")
     info(f"wrote {args.out}")
     return 0
