@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import io
 import math
 from html.parser import HTMLParser
@@ -63,6 +64,8 @@ def _check_page(text: str, eps: float, delta: float) -> Page:
     page = Page(text)
     assert len(page.images) == 3
     assert all(src.startswith("data:image/png;base64,") for src in page.images)
+    for src in page.images:  # not even an address hidden in the image metadata
+        assert b"http" not in base64.b64decode(src.split(",", 1)[1])
     assert not [link for link in page.links if link.lower().startswith(("http", "//"))]
     assert "http://" not in text and "https://" not in text
     assert {"loading", "scree", "score", "ledger"} <= set(page.tables)

@@ -122,3 +122,9 @@ def test_estimator_pickles_without_a_generator(small_data):
     again = pickle.loads(pickle.dumps(est))
     np.testing.assert_array_equal(again.transform(small_data), est.transform(small_data))
     assert dppca.DPPCA is DPPCA
+
+
+@pytest.mark.parametrize("bad", [0, 6, 2.5, True])
+def test_bad_n_components_is_named(bad, small_data):
+    with pytest.raises(ValueError, match="n_components"):
+        DPPCA(n_components=bad, random_state=0).fit(small_data)

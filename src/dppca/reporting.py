@@ -276,7 +276,9 @@ def _figure_png(fig: Any) -> str:
 
     buffer = io.BytesIO()
     try:
-        fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+        # no "Software" tag: the page carries no address, not even inside an image
+        fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight",
+                    metadata={"Software": None})  # fmt: skip
     finally:
         plt.close(fig)
     return base64.b64encode(buffer.getvalue()).decode("ascii")

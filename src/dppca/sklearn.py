@@ -10,6 +10,7 @@ class cannot break it. scikit-learn is an optional extra: ``pip install
 from __future__ import annotations
 
 import inspect
+import numbers
 import warnings
 from typing import Any
 
@@ -197,6 +198,14 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
         frame = pd.DataFrame(data, columns=list(variables), copy=False)
         k = self.n_components
+        p = data.shape[1]
+        if k is not None and (
+            isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 1 <= k <= p
+        ):
+            raise ValueError(
+                f"n_components must be None or an integer in [1, n_features] = [1, {p}]; "
+                f"got {k!r}."
+            )
         if self.variances:
             scree = dp_scree(
                 frame, k, eps=self.eps, delta=self.delta, direction_share=self.direction_share,
