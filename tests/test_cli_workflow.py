@@ -155,3 +155,18 @@ def test_python_m_dppca_runs_the_command():
         capture_output=True, text=True, env=env, timeout=60, check=False,
     )  # fmt: skip
     assert done.returncode == 0 and "--save-release" in done.stdout
+
+
+def test_a_saved_release_is_drawn_without_the_data(tmp_path, table, capsys):
+    dirs, out = tmp_path / "dirs.json", tmp_path / "loading.svg"
+    assert main(["directions", str(table), "--exclude", "id", *PRIV,
+                 "--save-release", str(dirs)]) == 0  # fmt: skip
+    printed = capsys.readouterr().out
+    assert main(["loading", "--directions", str(dirs), "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert out.read_text().startswith("<?xml") and "privacy cost: none" in captured.err
+    loadings = pd.read_csv(io.StringIO(captured.out), index_col=0)
+    directions = pd.read_csv(io.StringIO(printed), index_col=0)
+    pd.testing.assert_frame_equal(loadings, directions[["PC1", "PC2"]])
+    assert main(["loading", "--directions", str(dirs), "--compare"]) == 2
+    assert "need the data" in capsys.readouterr().err

@@ -446,7 +446,10 @@ def check_release_path(args: argparse.Namespace) -> None:
 
 
 def load_directions(args: argparse.Namespace, data: Any, variables: tuple[str, ...]) -> Any:
-    """The DirectionsResult of ``--directions FILE`` checked against the data, or None."""
+    """The DirectionsResult of ``--directions FILE`` checked against the data, or None.
+
+    With ``data=None`` nothing is checked (a release drawn without its data).
+    """
     path = getattr(args, "directions", None)
     if path is None:
         return None
@@ -456,7 +459,8 @@ def load_directions(args: argparse.Namespace, data: Any, variables: tuple[str, .
     if not Path(path).is_file():
         raise CLIError(f"--directions file {path!r} does not exist or is not a file.")
     try:
-        return load_release(path, kind=DirectionsResult, data=data, columns=list(variables))
+        columns = list(variables) if data is not None else None
+        return load_release(path, kind=DirectionsResult, data=data, columns=columns)
     except ValueError as exc:
         raise CLIError(f"--directions: {exc}") from None
 

@@ -115,11 +115,19 @@ def run(args: argparse.Namespace) -> int:
     check_table_path(args)
     check_release_path(args)
 
-    data, variables = read_design_input(args)
-    data = apply_scale(args, data, variables)
-    if not isinstance(data, pd.DataFrame):  # chunked reader: a float64 array and its labels
-        data = pd.DataFrame(data, columns=list(variables), copy=False)
-    reused = load_directions(args, data, variables)
+    if args.directions is not None and args.data is None and args.dataset is None:
+        # Drawing a saved release needs no data at all (unless a comparison is asked for).
+        if args.compare or args.scale is not None:
+            raise CLIError("--compare and --scale need the data (DATA.csv or --dataset).")
+        data = None
+        reused = load_directions(args, None, ())
+        variables = reused.variables
+    else:
+        data, variables = read_design_input(args)
+        data = apply_scale(args, data, variables)
+        if not isinstance(data, pd.DataFrame):  # chunked reader: float64 array and labels
+            data = pd.DataFrame(data, columns=list(variables), copy=False)
+        reused = load_directions(args, data, variables)
     rng = check_random_state(args.seed)
     pair = tuple(pcs) if (pcs is not None and not heatmap) else (1, 2)
     if reused is not None:  # post-processing of a saved release: no new cost
