@@ -182,3 +182,22 @@ def test_report_charges_the_sqlite_ledger_when_it_exists(tmp_path):
     eps_spent = spent[0] if isinstance(spent, tuple) else getattr(spent, "eps", spent)
     assert eps_spent == pytest.approx(1.0)
     assert len(ledger.entries(fp)) == 3
+
+
+def test_forecasts_are_shown_when_results_carry_them():
+    from dppca.reporting import _forecast_html
+
+    class Forecast:
+        def to_frame(self):
+            return pd.DataFrame({"expected error": [0.1]})
+
+    class WithTable:
+        forecast = Forecast()
+
+    class WithText:
+        def forecast(self):
+            return "PC1 angle error about 3 degrees"
+
+    text = _forecast_html({"directions": WithTable(), "scree": WithText(), "score": object()})
+    assert "Forecast accuracy" in text and "expected error" in text and "3 degrees" in text
+    assert _forecast_html({"score": object()}) == ""

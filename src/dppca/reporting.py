@@ -325,6 +325,11 @@ def _forecast_html(results: Mapping[str, Any]) -> str:
     parts = []
     for name, res in results.items():
         forecast = getattr(res, "forecast", None)
+        if callable(forecast) and not hasattr(forecast, "to_frame"):
+            try:
+                forecast = forecast()
+            except TypeError:  # a method that needs arguments: nothing to show
+                forecast = None
         if forecast is None:
             continue
         if hasattr(forecast, "to_frame"):
