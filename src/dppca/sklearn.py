@@ -119,7 +119,10 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     is one release per fit; in ``GridSearchCV`` or ``cross_val_score`` every
     fold and every parameter candidate is a separate fit, and the refit
     another, so a row used in m fits has spent m * (eps, delta) by basic
-    composition: count them in your budget.
+    composition: count them in your budget. Leave ``random_state=None`` there:
+    an integer seed gives every fit (every clone, every fold) the same noise
+    draw, and the difference of two such releases on overlapping rows cancels
+    the noise, so the guarantee above would not hold.
 
     ``transform(X)`` returns ``X @ components_.T``: the rows are not centred
     (no mean is released; the spherical Kendall matrix needs none), so the
