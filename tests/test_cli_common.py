@@ -46,7 +46,7 @@ def test_scree_passes_ties_to_the_directions(tmp_path, capsys, rng):
     assert main(["scree", str(path), *PRIVACY, "--ties", "error"]) == 2
     assert "ties" in capsys.readouterr().err
     assert main(["scree", str(path), *PRIVACY]) == 0  # ties="zero" is the default
-    assert "privacy cost" in capsys.readouterr().out
+    assert "privacy cost" in capsys.readouterr().err
 
 
 def test_score_checks_the_figure_name_before_the_release(tmp_path, capsys, monkeypatch):

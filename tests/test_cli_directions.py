@@ -10,9 +10,11 @@ from dppca.cli import main
 
 def test_directions_on_bundled_data(capsys):
     assert main(["directions", "--eps", "0.5", "--delta", "1e-5", "-k", "2", "--seed", "1"]) == 0
-    out = capsys.readouterr().out
-    assert "PC1" in out and "V20" in out and "eps=0.5" in out
-    assert "seed" not in out
+    captured = capsys.readouterr()
+    out = captured.out
+    assert out.splitlines()[0] == "variable,PC1,PC2" and "V20" in out
+    assert "eps=0.5" in captured.err and "privacy cost" not in out  # stdout is pure CSV
+    assert "seed" not in out + captured.err
 
 
 def test_directions_on_csv(tmp_path, capsys, small_frame):

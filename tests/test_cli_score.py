@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -35,7 +37,9 @@ def test_score_writes_figure_and_table(tmp_path, capsys, csv_with_groups) -> Non
     assert np.allclose(sums["add"], 1.0)
     # a sparse group sums to 1, or to 0 when no bin passed the threshold (documented)
     assert np.all(np.isclose(sums["sparse"], 1.0) | (sums["sparse"] == 0.0))
-    text = capsys.readouterr().out
+    captured = capsys.readouterr()
+    pd.testing.assert_frame_equal(pd.read_csv(io.StringIO(captured.out)), bins)  # stdout = table
+    text = captured.err
     assert "privacy cost: (eps=0.8, delta=1e-05)" in text
     assert "group sizes, private (Laplace)" in text
     assert "--seed" not in text and "seed" not in text
@@ -49,7 +53,7 @@ def test_score_on_bundled_dataset_is_reproducible(tmp_path, capsys) -> None:
     a, b = pd.read_csv(tmp_path / "a.csv"), pd.read_csv(tmp_path / "b.csv")
     pd.testing.assert_frame_equal(a, b)
     assert len(a) == 49
-    assert "PC2 in [" in capsys.readouterr().out
+    assert "PC2 in [" in capsys.readouterr().err
 
 
 def test_public_groups_flag(tmp_path, capsys, csv_with_groups) -> None:
@@ -58,7 +62,7 @@ def test_public_groups_flag(tmp_path, capsys, csv_with_groups) -> None:
         "team", "--groups-public", "--out", str(tmp_path / "p.pdf"),
     ])  # fmt: skip
     assert status == 0
-    assert "exact (declared public): blue=1000, green=1000, red=1000" in capsys.readouterr().out
+    assert "exact (declared public): blue=1000, green=1000, red=1000" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
@@ -99,7 +103,7 @@ def test_public_group_labels_fix_the_released_groups(tmp_path, capsys, csv_with_
     ])  # fmt: skip
     assert status == 0
     assert list(pd.read_csv(table)["group"].unique()) == ["red", "blue", "purple"]
-    assert "purple=" in capsys.readouterr().out and "green" not in table.read_text()
+    assert "purple=" in capsys.readouterr().err and "green" not in table.read_text()
     assert main(["score", "--eps", "0.5", "--delta", "1e-5", "--group-labels", "a",
                  "--out", str(tmp_path / "x.png")]) == 2  # fmt: skip
     assert "--group-labels needs --groups" in capsys.readouterr().err

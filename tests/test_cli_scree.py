@@ -9,10 +9,11 @@ BASE = ["scree", "--eps", "0.5", "--delta", "1e-5", "-k", "3", "--seed", "1"]
 
 def test_scree_on_bundled_data_prints_table_and_cost(capsys):
     assert main(BASE) == 0
-    out = capsys.readouterr().out
-    assert "scree_clipped" in out and "PC3" in out
-    assert "privacy cost: (eps=0.5, delta=1e-05)" in out
-    assert "seed" not in out
+    captured = capsys.readouterr()
+    out = captured.out
+    assert out.splitlines()[0].startswith("component,scree_clipped") and "PC3" in out
+    assert "privacy cost: (eps=0.5, delta=1e-05)" in captured.err
+    assert "seed" not in out + captured.err
 
 
 def test_scree_writes_plot_with_several_methods(tmp_path, capsys):

@@ -13,6 +13,8 @@ from .directions import DirectionsResult, dp_pc_dir, pc_dir
 from .exceptions import AccuracyWarning, BudgetExceededError, PrivacyWarning, TiedRowsError
 from .kendall import spherical_kendall
 from .loading import LoadingResult, dp_loading
+from .release_io import data_fingerprint, load_release, save_release
+from .reporting import Report, report
 from .score import ScoreResult, dp_score, sample_points
 from .scree import ClippedControl, HuberControl, PMWMControl, ScreeResult, dp_scree
 
@@ -32,6 +34,7 @@ __all__ = [
     "PMWMControl",
     "PrivacyCost",
     "PrivacyWarning",
+    "Report",
     "ScoreResult",
     "ScreeResult",
     "TiedRowsError",
@@ -39,12 +42,26 @@ __all__ = [
     "calibrate_noise",
     "compose",
     "compose_tight",
+    "data_fingerprint",
     "dp_loading",
     "dp_pc_dir",
     "dp_score",
     "dp_scree",
+    "load_release",
     "pc_dir",
+    "report",
     "sample_points",
+    "save_release",
     "spherical_kendall",
     "tight_total",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # The scikit-learn estimator is loaded on first use: scikit-learn is an optional extra
+    # (so DPPCA is not in __all__, and ``from dppca import *`` works without it).
+    if name == "DPPCA":
+        from .sklearn import DPPCA
+
+        return DPPCA
+    raise AttributeError(f"module 'dppca' has no attribute {name!r}")

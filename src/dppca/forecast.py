@@ -80,6 +80,14 @@ class Forecast:
         object.__setattr__(self, "quantities", MappingProxyType(dict(self.quantities)))
         object.__setattr__(self, "descriptions", MappingProxyType(dict(self.descriptions)))
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # read-only mappings do not pickle; rebuild from plain dicts
+        return (
+            type(self),
+            (self.release, self.n, self.p, self.eps, self.delta, dict(self.quantities),
+             dict(self.descriptions), self.problems),
+        )  # fmt: skip
+
     @property
     def ok(self) -> bool:
         """True when no problem is forecast."""

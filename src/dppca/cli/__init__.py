@@ -8,18 +8,19 @@ files, invalid privacy parameters) are reported as one line on stderr,
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import warnings
 from collections.abc import Sequence
 
 from .. import __version__
-from ..exceptions import PrivacyWarning
-from . import app, directions, loading, score, scree
+from ..exceptions import AccuracyWarning, PrivacyWarning
+from . import app, directions, loading, report, score, scree
 from ._common import CLIError
 
 __all__ = ["main"]
 
-_SUBCOMMANDS = [directions, loading, scree, score, app]
+_SUBCOMMANDS = [directions, loading, scree, score, report, app]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,23 +36,62 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# ``name='value'`` in a library message, where ``--name`` is an option of the command.
+_PYTHON_ARG = re.compile(r"\b([a-z][a-z0-9_]*)=(?:'([^'\s]*)'|\"([^\"\s]*)\")")
+
+
+def shell_syntax(message: str, options: set[str] | frozenset[str] = frozenset()) -> str:
+    """Rewrite Python-style hints (``calibration='analytic'``) as shell options.
+
+    Only names that are options of the command being run (``--calibration``)
+    are rewritten: ``pass calibration='analytic'`` becomes ``pass
+    --calibration analytic``; anything else is left as it is.
+    """
+
+    def swap(match: re.Match[str]) -> str:
+        option = "--" + match.group(1).replace("_", "-")
+        if option not in options:
+            return match.group(0)
+        value = next(g for g in match.groups()[1:] if g is not None)
+        return f"{option} {value}"
+
+    return _PYTHON_ARG.sub(swap, message)
+
+
+_OPTIONS: set[str] = set()
+
+
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     label = "privacy warning" if issubclass(category, PrivacyWarning) else "warning"
-    print(f"dppca: {label}: {message}", file=sys.stderr)
+    if issubclass(category, AccuracyWarning):
+        label = "accuracy warning"
+    print(f"dppca: {label}: {shell_syntax(str(message), _OPTIONS)}", file=sys.stderr)
+
+
+def _option_strings(parser: argparse.ArgumentParser, command: str | None) -> set[str]:
+    found: set[str] = set()
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            found |= _option_strings(action.choices[command], None)
+        found |= {s for s in action.option_strings if s.startswith("--")}
+    return found
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    _OPTIONS.clear()
+    _OPTIONS.update(_option_strings(parser, getattr(args, "command", None)))
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("always", PrivacyWarning)
+            warnings.simplefilter("always", AccuracyWarning)
             warnings.showwarning = _show_warning
             return int(args.func(args))
     except (CLIError, ValueError, TypeError, OSError) as exc:
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        print(f"dppca: error: {message}", file=sys.stderr)
+        print(f"dppca: error: {shell_syntax(message, _OPTIONS)}", file=sys.stderr)
         return 2
 
 

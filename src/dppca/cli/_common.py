@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..datasets import DATASETS, load_dataset
@@ -20,12 +23,21 @@ __all__ = [
     "add_design_arguments",
     "add_output_argument",
     "add_privacy_arguments",
+    "add_release_arguments",
+    "add_scale_argument",
+    "add_table_argument",
     "add_ties_argument",
+    "apply_scale",
     "check_figure_path",
+    "emit_table",
+    "info",
+    "load_directions",
+    "note",
     "parse_int_list",
     "progress_for",
     "read_data",
     "read_design_input",
+    "save_release_file",
     "write_atomically",
 ]
 
@@ -52,16 +64,29 @@ def add_data_arguments(parser: argparse.ArgumentParser, *, default_dataset: str 
         "--columns",
         default=None,
         metavar="A,B,...",
-        help="comma-separated columns to analyse (default: all columns, which must be numeric)",
+        help="comma-separated columns to analyse (default: all numeric columns; others are "
+        "left out with a note)",
+    )
+    parser.add_argument(
+        "--exclude",
+        default=None,
+        metavar="A,B,...",
+        help="comma-separated columns to leave out (an ID column, for example)",
     )
     parser.set_defaults(default_dataset=default_dataset)
 
 
-def add_privacy_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--eps``, ``--delta``, ``--calibration`` and ``--seed``."""
-    parser.add_argument("--eps", type=float, required=True, help="privacy parameter epsilon > 0")
+def add_privacy_arguments(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
+    """``--eps``, ``--delta``, ``--calibration`` and ``--seed``.
+
+    With ``required=False`` the command checks ``--eps``/``--delta`` itself
+    (``loading --directions`` spends nothing and needs neither).
+    """
     parser.add_argument(
-        "--delta", type=float, required=True, help="privacy parameter delta in (0, 1)"
+        "--eps", type=float, required=required, help="privacy parameter epsilon > 0"
+    )
+    parser.add_argument(
+        "--delta", type=float, required=required, help="privacy parameter delta in (0, 1)"
     )
     parser.add_argument(
         "--calibration",
@@ -118,22 +143,58 @@ def read_data(args: argparse.Namespace, *, keep: tuple[str, ...] = ()) -> pd.Dat
         if missing:
             raise CLIError(f"--columns names unknown column(s): {', '.join(missing)}.")
         frame = frame[[*wanted, *[c for c in keep if c not in wanted]]]
+    excluded = _names(getattr(args, "exclude", None))
+    if excluded:
+        missing = [c for c in excluded if c not in frame.columns]
+        if missing:
+            raise CLIError(f"--exclude names unknown column(s): {', '.join(missing)}.")
+        if any(c in keep for c in excluded):
+            raise CLIError("--exclude names a column the command needs (the --groups column).")
+        frame = frame.drop(columns=excluded)
     return frame
 
 
-def numeric_part(frame: pd.DataFrame, *, drop: tuple[str, ...] = ()) -> pd.DataFrame:
-    """The columns to analyse, with a clear error if any is not numeric."""
+def _names(text: str | None) -> list[str]:
+    return [c.strip() for c in text.split(",") if c.strip()] if text else []
+
+
+def numeric_part(
+    frame: pd.DataFrame, *, drop: tuple[str, ...] = (), chosen: bool = False
+) -> pd.DataFrame:
+    """The columns to analyse.
+
+    Columns named by ``--columns`` (``chosen=True``) must all be numeric. Without
+    ``--columns``, non-numeric columns (labels, text) are left out with a note on
+    stderr, as long as two numeric columns remain. Column types are part of the
+    table's layout, not of its values, so the note reveals nothing private.
+    """
     data = frame.drop(columns=[c for c in drop if c in frame.columns])
     bad = [
         str(c)
         for c in data.columns
         if not pd.api.types.is_numeric_dtype(data[c]) or pd.api.types.is_bool_dtype(data[c])
     ]
-    if bad:
+    if bad and (chosen or data.shape[1] - len(bad) < 2):
         raise CLIError(
             f"non-numeric column(s) {', '.join(bad)}; choose numeric columns with --columns."
         )
+    if bad:
+        note(
+            f"left out non-numeric column(s) {', '.join(bad)}; choose the columns with "
+            "--columns or --exclude"
+        )
+        data = data.drop(columns=bad)
     return data
+
+
+def note(message: str) -> None:
+    """A message for the user on stderr (stdout carries only the result table)."""
+    print(f"dppca: {message}", file=sys.stderr)
+
+
+def info(message: str) -> None:
+    """A plain line on stderr: cost lines, files written."""
+    print(message, file=sys.stderr)
 
 
 def write_atomically(path: str | os.PathLike[str], write: Callable[[str], None]) -> None:
@@ -230,7 +291,7 @@ def read_design_input(args: argparse.Namespace) -> tuple[Any, tuple[str, ...]]:
     DataFrame of the whole table is ever held; otherwise :func:`read_data`.
     """
     if getattr(args, "design", "exact") != "balanced" or args.data is None:
-        frame = numeric_part(read_data(args))
+        frame = numeric_part(read_data(args), chosen=bool(args.columns))
         return frame, tuple(str(c) for c in frame.columns)
     if args.dataset is not None:
         raise CLIError("give either DATA.csv or --dataset, not both.")
@@ -240,6 +301,20 @@ def read_design_input(args: argparse.Namespace) -> tuple[Any, tuple[str, ...]]:
     columns = None
     if args.columns:
         columns = [c.strip() for c in args.columns.split(",") if c.strip()]
+    excluded = _names(getattr(args, "exclude", None))
+    if excluded:
+        if columns is None:
+            try:
+                columns = [str(c) for c in pd.read_csv(path, nrows=0).columns]
+            except (ValueError, UnicodeDecodeError):
+                raise CLIError(
+                    "--exclude with --design balanced needs a CSV file; name the columns "
+                    "with --columns instead."
+                ) from None
+        missing = [c for c in excluded if c not in columns]
+        if missing:
+            raise CLIError(f"--exclude names unknown column(s): {', '.join(missing)}.")
+        columns = [c for c in columns if c not in excluded]
     from .._io import read_numeric_file
 
     try:
@@ -267,3 +342,146 @@ def progress_for(args: argparse.Namespace, n: int) -> Any:
     else:
         pairs = n * (n - 1) / 2.0
     return True if pairs >= _BAR_PAIRS[design] else None
+
+
+# --------------------------------------------------------------------------- scales
+
+
+def add_scale_argument(parser: argparse.ArgumentParser) -> None:
+    """``--scale S1,S2,...``: public per-column scales."""
+    parser.add_argument(
+        "--scale",
+        default=None,
+        metavar="S1,S2,...",
+        help="public per-column scales to divide the data by before the analysis (one "
+        "positive number per analysed column; choose them without looking at the data, "
+        "never sample standard deviations)",
+    )
+
+
+def parse_scales(text: str, columns: list[str]) -> np.ndarray:
+    """``--scale`` as an array with one positive value per analysed column."""
+    try:
+        values = np.array([float(part) for part in text.split(",")])
+    except ValueError:
+        raise CLIError(
+            f"--scale must be comma-separated positive numbers; got {text!r}."
+        ) from None
+    if values.size != len(columns):
+        raise CLIError(
+            f"--scale needs one value per analysed column ({len(columns)}); got {values.size}."
+        )
+    if not all(math.isfinite(v) and v > 0 for v in values):
+        raise CLIError("--scale values must be finite and > 0.")
+    return values
+
+
+def apply_scale(args: argparse.Namespace, data: Any, variables: tuple[str, ...]) -> Any:
+    """The data divided by the public ``--scale`` values (unchanged without the option)."""
+    if getattr(args, "scale", None) is None:
+        return data
+    return data / parse_scales(args.scale, list(variables))
+
+
+# --------------------------------------------------------------------------- tables
+
+
+def add_table_argument(parser: argparse.ArgumentParser) -> None:
+    """``--table FILE.csv``: also write the printed table to a file."""
+    parser.add_argument(
+        "--table", default=None, metavar="FILE.csv",
+        help="also write the result table to FILE.csv (it is always printed as CSV on stdout)",
+    )  # fmt: skip
+
+
+def check_table_path(args: argparse.Namespace) -> None:
+    """Fail before the release if ``--table`` cannot be written."""
+    path = getattr(args, "table", None)
+    if path is None:
+        return
+    directory = Path(path).parent
+    if str(directory) and not directory.is_dir():
+        raise CLIError(f"output directory {str(directory)!r} does not exist.")
+
+
+def emit_table(args: argparse.Namespace, table: pd.DataFrame, *, index: bool = True) -> None:
+    """Print ``table`` as CSV on stdout, and write it to ``--table`` if given."""
+    table.to_csv(sys.stdout, index=index)
+    path = getattr(args, "table", None)
+    if path is not None:
+        write_atomically(path, lambda tmp: table.to_csv(tmp, index=index))
+        info(f"wrote {path}")
+
+
+# --------------------------------------------------------------------------- releases
+
+
+def add_release_arguments(parser: argparse.ArgumentParser, *, reuse: bool) -> None:
+    """``--save-release FILE`` and, with ``reuse``, ``--directions FILE``."""
+    parser.add_argument(
+        "--save-release", default=None, metavar="FILE.json",
+        help="also save the private release to FILE.json (the released values, cost, n, "
+        "column names and a fingerprint of the data; never the seed). The fingerprint is "
+        "a hash of the data: keep the file for your own records",
+    )  # fmt: skip
+    if reuse:
+        parser.add_argument(
+            "--directions", default=None, metavar="FILE.json",
+            help="reuse the private directions saved by 'dppca directions --save-release' "
+            "on the same data and columns: no new direction cost",
+        )  # fmt: skip
+
+
+def check_release_path(args: argparse.Namespace) -> None:
+    """Fail before the release if ``--save-release`` cannot be written."""
+    path = getattr(args, "save_release", None)
+    if path is None:
+        return
+    directory = Path(path).parent
+    if str(directory) and not directory.is_dir():
+        raise CLIError(f"output directory {str(directory)!r} does not exist.")
+    for given in (getattr(args, "data", None), getattr(args, "directions", None)):
+        if given is not None and Path(given).resolve() == Path(path).resolve():
+            raise CLIError(f"--save-release would overwrite an input file: {path!r}.")
+
+
+def load_directions(args: argparse.Namespace, data: Any, variables: tuple[str, ...]) -> Any:
+    """The DirectionsResult of ``--directions FILE`` checked against the data, or None.
+
+    With ``data=None`` nothing is checked (a release drawn without its data).
+    """
+    path = getattr(args, "directions", None)
+    if path is None:
+        return None
+    from ..directions import DirectionsResult
+    from ..release_io import load_release
+
+    if not Path(path).is_file():
+        raise CLIError(f"--directions file {path!r} does not exist or is not a file.")
+    try:
+        columns = list(variables) if data is not None else None
+        return load_release(path, kind=DirectionsResult, data=data, columns=columns)
+    except ValueError as exc:
+        raise CLIError(f"--directions: {exc}") from None
+
+
+def save_release_file(
+    args: argparse.Namespace,
+    result: Any,
+    data: Any,
+    variables: tuple[str, ...],
+    *,
+    reused_directions: bool = False,
+) -> None:
+    """Write ``--save-release`` if asked, dropping non-private comparison parts with a note."""
+    path = getattr(args, "save_release", None)
+    if path is None:
+        return
+    from ..release_io import save_release
+
+    drop = not getattr(result, "private", True)
+    save_release(
+        result, path, data=data, columns=list(variables), drop_nonprivate=drop,
+        reused_directions=reused_directions,
+    )  # fmt: skip
+    info(f"wrote {path}" + (" (without the non-private comparison)" if drop else ""))

@@ -1,4 +1,4 @@
-"""``dppca directions``: print private PC directions."""
+"""``dppca directions``: private PC directions as a CSV table."""
 
 from __future__ import annotations
 
@@ -10,8 +10,17 @@ from ._common import (
     add_data_arguments,
     add_design_arguments,
     add_privacy_arguments,
+    add_release_arguments,
+    add_scale_argument,
+    add_table_argument,
+    apply_scale,
+    check_release_path,
+    check_table_path,
+    emit_table,
+    info,
     progress_for,
     read_design_input,
+    save_release_file,
 )
 
 
@@ -20,7 +29,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "directions",
         help="private PC directions (g-DPPCA) as a table",
         description="Estimate private PC directions from the noisy spherical Kendall matrix "
-        "and print them.",
+        "and print them as CSV on stdout (messages go to stderr). Save the release with "
+        "--save-release to reuse it in loading, scree and score (--directions) at no new cost.",
     )
     add_data_arguments(parser)
     add_privacy_arguments(parser)
@@ -29,18 +39,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--ties", choices=("zero", "error"), default="zero",
         help="rows closer than 1.5e-8: stop with an error, or let them contribute nothing",
     )  # fmt: skip
+    add_scale_argument(parser)
     add_design_arguments(parser)
+    add_table_argument(parser)
+    add_release_arguments(parser, reuse=False)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    check_table_path(args)
+    check_release_path(args)
     data, variables = read_design_input(args)
+    data = apply_scale(args, data, variables)
     result = dp_pc_dir(
         data, args.k, eps=args.eps, delta=args.delta, random_state=args.seed,
         calibration=args.calibration, ties=args.ties, design=args.design, m=args.m,
         progress=progress_for(args, len(data)),
     )  # fmt: skip
     result = dataclasses.replace(result, variables=variables)  # labels: post-processing
-    print(result.to_frame().round(4).to_string())
-    print(f"privacy cost: {result.cost} ({result.cost.mechanism}, sigma={result.sigma:.4g})")
+    emit_table(args, result.to_frame().rename_axis("variable"))
+    info(f"privacy cost: {result.cost} ({result.cost.mechanism}, sigma={result.sigma:.4g})")
+    save_release_file(args, result, data, variables)
     return 0

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import math
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from .._validation import check_random_state, post_processing_rng
@@ -16,12 +14,22 @@ from ._common import (
     add_data_arguments,
     add_design_arguments,
     add_privacy_arguments,
+    add_release_arguments,
+    add_scale_argument,
+    add_table_argument,
     add_ties_argument,
+    apply_scale,
     check_figure_path,
+    check_release_path,
+    check_table_path,
+    emit_table,
+    info,
+    load_directions,
     parse_int_list,
     progress_for,
     read_design_input,
     save_figure,
+    save_release_file,
 )
 
 
@@ -33,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "loading coordinates of two PCs with the privacy cost, and optionally draw them.",
     )
     add_data_arguments(parser)
-    add_privacy_arguments(parser)
+    add_privacy_arguments(parser, required=False)
     parser.add_argument(
         "--components",
         default=None,
@@ -62,14 +70,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "released matrix with noise of the mechanism's size (no extra privacy cost; not "
         "sampling variability)",
     )
-    parser.add_argument(
-        "--scale",
-        default=None,
-        metavar="S1,S2,...",
-        help="public per-column scales to divide the data by before the analysis (one "
-        "positive number per analysed column; choose them without looking at the data, "
-        "never sample standard deviations)",
-    )
+    add_scale_argument(parser)
     add_ties_argument(parser)
     add_design_arguments(parser)
     parser.add_argument("--title", default=None, help="title of the DP panel")
@@ -81,23 +82,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="write the figure here; the format follows the extension (.png, .svg, .pdf). "
         "Without --out only the table is printed",
     )
+    add_table_argument(parser)
+    add_release_arguments(parser, reuse=True)
     parser.set_defaults(func=run)
-
-
-def _parse_scales(text: str, columns: list[str]) -> np.ndarray:
-    try:
-        values = np.array([float(part) for part in text.split(",")])
-    except ValueError:
-        raise CLIError(
-            f"--scale must be comma-separated positive numbers; got {text!r}."
-        ) from None
-    if values.size != len(columns):
-        raise CLIError(
-            f"--scale needs one value per analysed column ({len(columns)}); got {values.size}."
-        )
-    if not all(math.isfinite(v) and v > 0 for v in values):
-        raise CLIError("--scale values must be finite and > 0.")
-    return values
 
 
 def _check_out(path: str | None) -> None:
@@ -123,18 +110,38 @@ def run(args: argparse.Namespace) -> int:
     if args.top is not None and args.top < 1:
         raise CLIError(f"--top must be a positive integer; got {args.top}.")
 
-    data, variables = read_design_input(args)
-    if args.scale is not None:
-        data = data / _parse_scales(args.scale, list(variables))
-    if not isinstance(data, pd.DataFrame):  # chunked reader: a float64 array and its labels
-        data = pd.DataFrame(data, columns=list(variables), copy=False)
+    if args.directions is None and (args.eps is None or args.delta is None):
+        raise CLIError("--eps and --delta are required (or reuse a release with --directions).")
+    check_table_path(args)
+    check_release_path(args)
+
+    if args.directions is not None and args.data is None and args.dataset is None:
+        # Drawing a saved release needs no data at all (unless a comparison is asked for).
+        if args.compare or args.scale is not None:
+            raise CLIError("--compare and --scale need the data (DATA.csv or --dataset).")
+        data = None
+        reused = load_directions(args, None, ())
+        variables = reused.variables
+    else:
+        data, variables = read_design_input(args)
+        data = apply_scale(args, data, variables)
+        if not isinstance(data, pd.DataFrame):  # chunked reader: float64 array and labels
+            data = pd.DataFrame(data, columns=list(variables), copy=False)
+        reused = load_directions(args, data, variables)
     rng = check_random_state(args.seed)
     pair = tuple(pcs) if (pcs is not None and not heatmap) else (1, 2)
-    result = dp_loading(
-        data, eps=args.eps, delta=args.delta, components=pair,
-        compare=args.compare, random_state=rng, calibration=args.calibration, ties=args.ties,
-        design=args.design, m=args.m, progress=progress_for(args, len(data)),
-    )  # fmt: skip
+    if reused is not None:  # post-processing of a saved release: no new cost
+        result = dp_loading(
+            data if args.compare else None, eps=args.eps, delta=args.delta,
+            directions=reused, components=pair, compare=args.compare,
+        )  # fmt: skip
+    else:
+        result = dp_loading(
+            data, eps=args.eps, delta=args.delta, components=pair,
+            compare=args.compare, random_state=rng, calibration=args.calibration,
+            ties=args.ties, design=args.design, m=args.m,
+            progress=progress_for(args, len(data)),
+        )  # fmt: skip
 
     if heatmap:
         table = result.heatmap_table(components=list(pcs) if pcs else None)
@@ -145,17 +152,24 @@ def run(args: argparse.Namespace) -> int:
             table = pd.concat([table, other], axis=1)
     else:
         table = result.coordinates()
-    print(table.round(4).to_string())
+    emit_table(args, table.rename_axis("variable"))
     cost = result.cost
-    print(
-        f"privacy cost: {cost} ({cost.mechanism}, sigma={result.directions.sigma:.4g}); "
-        "the table and figure are post-processing of that one release"
-    )
+    if reused is not None:
+        info(
+            f"privacy cost: none; post-processing of the directions in {args.directions} "
+            f"(released at {cost}, {cost.mechanism}, sigma={result.directions.sigma:.4g})"
+        )
+    else:
+        info(
+            f"privacy cost: {cost} ({cost.mechanism}, sigma={result.directions.sigma:.4g}); "
+            "the table and figure are post-processing of that one release"
+        )
     if args.compare:
-        print(
+        info(
             "warning: the nonprivate_* columns and the non-private panel are computed without "
             "noise and are NOT private; do not publish them"
         )
+    save_release_file(args, result, data, variables, reused_directions=reused is not None)
 
     if args.out is not None:
         import matplotlib
@@ -175,9 +189,9 @@ def run(args: argparse.Namespace) -> int:
             save_figure(fig, args.out)
         finally:
             plt.close(fig)
-        print(f"wrote {args.out}")
+        info(f"wrote {args.out}")
         if args.uncertainty is not None:
-            print(
+            info(
                 f"uncertainty: {args.uncertainty} re-perturbations of the released matrix "
                 "(noise sensitivity, no extra privacy cost; not sampling variability)"
             )

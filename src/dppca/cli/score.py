@@ -11,13 +11,22 @@ from ._common import (
     add_data_arguments,
     add_output_argument,
     add_privacy_arguments,
+    add_release_arguments,
+    add_scale_argument,
+    add_table_argument,
     add_ties_argument,
+    apply_scale,
     check_figure_path,
+    check_release_path,
+    check_table_path,
+    emit_table,
+    info,
+    load_directions,
     numeric_part,
     parse_int_list,
     read_data,
     save_figure,
-    write_atomically,
+    save_release_file,
 )
 
 
@@ -63,10 +72,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="also draw synthetic points from each released histogram",
     )  # fmt: skip
     add_ties_argument(parser)
-    parser.add_argument(
-        "--table", default=None, metavar="FILE.csv", help="also write the bin tables as CSV"
-    )
-    add_output_argument(parser, required=True, help="figure file (.png, .svg or .pdf)")
+    add_scale_argument(parser)
+    add_table_argument(parser)
+    add_output_argument(
+        parser, required=False,
+        help="figure file (.png, .svg or .pdf); without it only the bin table is printed",
+    )  # fmt: skip
+    add_release_arguments(parser, reuse=True)
     parser.set_defaults(func=run)
 
 
@@ -82,7 +94,10 @@ def run(args: argparse.Namespace) -> int:
             raise CLIError(f"--bins must be one or two integers; got {args.bins!r}.")
         bins = values[0] if len(values) == 1 else values
     methods = [m.strip() for m in args.method.split(",") if m.strip()]
-    check_figure_path(args.out)  # before the release: a typo must not waste the budget
+    if args.out is not None:
+        check_figure_path(args.out)  # before the release: a typo must not waste the budget
+    check_table_path(args)
+    check_release_path(args)
     keep = (args.groups,) if args.groups else ()
     try:
         frame = read_data(args, keep=keep)
@@ -94,7 +109,11 @@ def run(args: argparse.Namespace) -> int:
                         ("--group-labels", args.group_labels)):  # fmt: skip
         if given and not args.groups:
             raise CLIError(f"{flag} needs --groups.")
-    data = numeric_part(frame, drop=keep)
+    data = numeric_part(frame, drop=keep, chosen=bool(args.columns))
+    variables = tuple(str(c) for c in data.columns)
+    data = apply_scale(args, data, variables)
+    reused = load_directions(args, data, variables)
+    features = data
     group_labels = None
     if args.groups:
         labels = frame[args.groups]
@@ -108,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     result = dp_score(
         data, eps=args.eps, delta=args.delta, bins=bins, components=components,
         method=methods, groups=args.groups, groups_public=args.groups_public,
-        group_labels=group_labels,
+        group_labels=group_labels, directions=reused,
         calibration=args.calibration, ties=args.ties, random_state=rng,
     )  # fmt: skip
     samples = None
@@ -116,21 +135,29 @@ def run(args: argparse.Namespace) -> int:
         post = post_processing_rng(args.seed)
         samples = {m: sample_points(result, method=m, kind=args.sample, random_state=post)
                    for m in result.methods}  # fmt: skip
-    fig = result.plot("panels", samples=samples)
-    save_figure(fig, args.out)
-    if args.table:
-        table = result.to_frame()
-        write_atomically(args.table, lambda tmp: table.to_csv(tmp, index=False))
-    print(f"frame: {result.pc_labels[0]} in [{result.xlim[0]:.4g}, {result.xlim[1]:.4g}], "
-          f"{result.pc_labels[1]} in [{result.ylim[0]:.4g}, {result.ylim[1]:.4g}]")  # fmt: skip
-    print(f"grid: {result.bins[0]} x {result.bins[1]} bins; methods: {', '.join(result.methods)}")
+    emit_table(args, result.to_frame(), index=False)
+    if args.out is not None:
+        import matplotlib.pyplot as plt
+
+        fig = result.plot("panels", samples=samples)
+        try:
+            save_figure(fig, args.out)
+        finally:
+            plt.close(fig)
+    info(f"frame: {result.pc_labels[0]} in [{result.xlim[0]:.4g}, {result.xlim[1]:.4g}], "
+         f"{result.pc_labels[1]} in [{result.ylim[0]:.4g}, {result.ylim[1]:.4g}]")  # fmt: skip
+    info(f"grid: {result.bins[0]} x {result.bins[1]} bins; methods: {', '.join(result.methods)}")
     if result.groups is not None:
         kind = "exact (declared public)" if result.groups_public else "private (Laplace)"
         sizes = ", ".join(
             f"{g}={s:.0f}" for g, s in zip(result.groups, result.group_sizes, strict=True)
         )
-        print(f"group sizes, {kind}: {sizes}")
-    print(f"privacy cost: {result.cost}")
-    print(result.cost.to_frame().to_string(index=False))
-    print(f"wrote {args.out}" + (f" and {args.table}" if args.table else ""))
+        info(f"group sizes, {kind}: {sizes}")
+    info(f"privacy cost: {result.cost}")
+    if reused is not None:
+        info(f"(directions reused from {args.directions}: no new direction cost)")
+    info(result.cost.to_frame().to_string(index=False))
+    save_release_file(args, result, features, variables)
+    if args.out is not None:
+        info(f"wrote {args.out}")
     return 0

@@ -10,11 +10,21 @@ from ._common import (
     add_data_arguments,
     add_output_argument,
     add_privacy_arguments,
+    add_release_arguments,
+    add_scale_argument,
+    add_table_argument,
     add_ties_argument,
+    apply_scale,
     check_figure_path,
+    check_release_path,
+    check_table_path,
+    emit_table,
+    info,
+    load_directions,
     numeric_part,
     read_data,
     save_figure,
+    save_release_file,
 )
 
 
@@ -49,7 +59,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="keep the raw estimates instead of their non-increasing fit",
     )  # fmt: skip
     add_ties_argument(parser)
+    add_scale_argument(parser)
     add_output_argument(parser, required=False, help="write the plot to FILE (.png, .svg or .pdf)")
+    add_table_argument(parser)
+    add_release_arguments(parser, reuse=True)
     parser.set_defaults(func=run)
 
 
@@ -62,17 +75,27 @@ def run(args: argparse.Namespace) -> int:
         if "clipped" not in methods:
             raise CLIError("--clip applies to the clipped method; add it to --method.")
         control = {"clipped": ClippedControl(clip=args.clip)}
-    data = numeric_part(read_data(args))
     if args.out is not None:  # fail on a bad extension before spending the budget
         check_figure_path(args.out)
+    check_table_path(args)
+    check_release_path(args)
+    data = numeric_part(read_data(args), chosen=bool(args.columns))
+    variables = tuple(str(c) for c in data.columns)
+    data = apply_scale(args, data, variables)
+    reused = load_directions(args, data, variables)
+    k = reused.k if (reused is not None and args.k is None) else args.k
     result = dp_scree(
-        data, args.k, eps=args.eps, delta=args.delta, method=methods, control=control,
-        mono=args.mono, random_state=args.seed, calibration=args.calibration, ties=args.ties,
+        data, k, eps=args.eps, delta=args.delta, method=methods, control=control,
+        directions=reused, mono=args.mono, random_state=args.seed,
+        calibration=args.calibration, ties=args.ties,
     )  # fmt: skip
-    print(result.to_frame().round(4).to_string())
-    print(f"total variance (private): {result.trace:.4g}")
-    print(f"privacy cost: {result.cost}")
-    print(result.cost.to_frame().to_string(index=False))
+    emit_table(args, result.to_frame().rename_axis("component"))
+    info(f"total variance (private): {result.trace:.4g}")
+    info(f"privacy cost: {result.cost}")
+    if reused is not None:
+        info(f"(directions reused from {args.directions}: no new direction cost)")
+    info(result.cost.to_frame().to_string(index=False))
+    save_release_file(args, result, data, variables)
     if args.out is not None:
         import matplotlib.pyplot as plt
 
@@ -81,5 +104,5 @@ def run(args: argparse.Namespace) -> int:
             save_figure(ax.figure, args.out)
         finally:
             plt.close(ax.figure)
-        print(f"plot written to {args.out}")
+        info(f"plot written to {args.out}")
     return 0

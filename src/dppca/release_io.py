@@ -1,0 +1,493 @@
+"""Private releases as files: save a result, load it back, draw from it later.
+
+A release file is one JSON document with a versioned schema::
+
+    {"format": "dppca-release", "schema_version": 1, "kind": "DirectionsResult",
+     "dppca_version": "...", "n": 5000, "variables": [...],
+     "data_fingerprint": "sha256:..." or null,
+     "cost": {...}, "new_cost": {...} or null, "reuses": [...],
+     "result": {...}}
+
+``result`` holds the fields of the result object, with type tags for what JSON
+lacks (``{"$array": ...}``, ``{"$tuple": ...}``, ``{"$map": ...}``,
+``{"$float": "inf"}``, ``{"$dataclass": ...}``). Floats are written with
+Python's shortest round-trip representation, so a loaded release equals the
+saved one bit for bit.
+
+Why JSON rather than NPZ: a release is small (a p x p matrix, a few vectors,
+the bin probabilities), JSON is plain text that a reviewer, a journal or a
+script in another language can read and check without numpy and without
+unpickling anything (NPZ holding objects needs pickle, which runs code on
+load), and a diff of two releases is readable.
+
+Privacy: a file holds only what a result released (its noisy values and
+their post-processing), the cost, the public facts n and column names, and
+optionally a fingerprint of the data. It never holds a seed or a generator
+(results do not keep them). A result with non-private parts (a
+``compare=True`` comparison) is refused unless ``drop_nonprivate=True``,
+which leaves those parts out. Loading a file and drawing from it is
+post-processing: it costs nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import importlib
+import json
+import math
+import os
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .directions import DirectionsResult
+from .loading import LoadingResult
+from .score import ScoreResult
+from .scree import ScreeResult
+
+__all__ = [
+    "FORMAT",
+    "SCHEMA_VERSION",
+    "data_fingerprint",
+    "load_release",
+    "release_info",
+    "save_release",
+]
+
+#: Value of the ``format`` key of every release file.
+FORMAT = "dppca-release"
+#: Version of the file layout; a reader refuses files from a newer schema.
+SCHEMA_VERSION = 1
+
+_KINDS: dict[str, type] = {
+    "DirectionsResult": DirectionsResult,
+    "LoadingResult": LoadingResult,
+    "ScreeResult": ScreeResult,
+    "ScoreResult": ScoreResult,
+}
+
+
+# --------------------------------------------------------------------------- fingerprint
+
+
+def data_fingerprint(data: Any, columns: Any = None) -> str:
+    """A sha256 fingerprint of a numeric table: its float64 bytes, shape and column names.
+
+    Parameters
+    ----------
+    data : array-like of shape (n, p) or pandas.DataFrame
+        The numeric data exactly as analysed (after column choice and public
+        scaling).
+    columns : sequence of str, optional
+        Column names; by default those of a DataFrame, else ``V1..Vp``.
+
+    Returns
+    -------
+    str
+        ``"sha256:"`` followed by 64 hexadecimal digits.
+
+    Notes
+    -----
+    Privacy: the fingerprint is a deterministic function of every row, so it
+    is NOT private: whoever can guess the data up to one row can test each
+    candidate for that row against it. It identifies the data for the
+    analyst's own bookkeeping (matching a saved release to its table); strip
+    it (``save_release(..., data=None)``) from a release file you publish.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> data_fingerprint(np.eye(2), ["a", "b"])[:7]
+    'sha256:'
+    """
+    if isinstance(data, pd.DataFrame):
+        if columns is None:
+            columns = [str(c) for c in data.columns]
+        data = data.to_numpy(dtype=np.float64)
+    array = np.ascontiguousarray(np.asarray(data, dtype=np.float64))
+    if array.ndim != 2:
+        raise ValueError(f"data must be a 2-D table; got {array.ndim} dimension(s).")
+    if columns is None:
+        columns = [f"V{j + 1}" for j in range(array.shape[1])]
+    columns = [str(c) for c in columns]
+    if len(columns) != array.shape[1]:
+        raise ValueError(
+            f"columns must name the {array.shape[1]} columns of data; got {len(columns)}."
+        )
+    header = json.dumps({"shape": list(array.shape), "columns": columns}, sort_keys=True)
+    digest = hashlib.sha256()
+    digest.update(len(header).to_bytes(8, "little"))
+    digest.update(header.encode())
+    digest.update(array.astype("<f8", copy=False).tobytes())
+    return "sha256:" + digest.hexdigest()
+
+
+# --------------------------------------------------------------------------- encoding
+
+
+def _encode_float(x: float) -> Any:
+    return x if math.isfinite(x) else {"$float": repr(x)}
+
+
+def _encode(value: Any, where: str) -> Any:
+    if value is None or isinstance(value, bool | str):
+        return value
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, int | np.integer):
+        return int(value)
+    if isinstance(value, float | np.floating):
+        return _encode_float(float(value))
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind not in "biuf":
+            raise TypeError(f"cannot save {where}: an array of dtype {value.dtype}.")
+        flat = value.ravel().tolist()
+        if value.dtype.kind == "f":
+            flat = [_encode_float(x) for x in flat]
+        return {"$array": flat, "dtype": value.dtype.str.lstrip("<>="), "shape": value.shape}
+    if isinstance(value, tuple):
+        return {"$tuple": [_encode(v, where) for v in value]}
+    if isinstance(value, list):
+        return [_encode(v, where) for v in value]
+    if isinstance(value, Mapping):
+        return {"$map": [[_encode(k, where), _encode(v, where)] for k, v in value.items()]}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        cls = type(value)
+        if not cls.__module__.startswith("dppca."):
+            raise TypeError(f"cannot save {where}: {cls.__name__} is not a dppca type.")
+        return {
+            "$dataclass": f"{cls.__module__}:{cls.__qualname__}",
+            "fields": {
+                f.name: _encode(getattr(value, f.name), f"{where}.{f.name}")
+                for f in dataclasses.fields(value)
+            },
+        }
+    raise TypeError(f"cannot save {where}: values of type {type(value).__name__}.")
+
+
+def _dppca_class(name: str) -> type:
+    module, _, qualname = name.partition(":")
+    if not (module == "dppca" or module.startswith("dppca.")) or not qualname:
+        raise ValueError(f"release file names a type outside dppca: {name!r}.")
+    obj: Any = importlib.import_module(module)
+    for part in qualname.split("."):
+        obj = getattr(obj, part, None)
+    if not (isinstance(obj, type) and dataclasses.is_dataclass(obj)):
+        raise ValueError(f"release file names an unknown dppca type: {name!r}.")
+    return obj
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_decode(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if "$float" in value:
+        return float(value["$float"])
+    if "$array" in value:
+        data = [float(x["$float"]) if isinstance(x, dict) else x for x in value["$array"]]
+        return np.array(data, dtype=np.dtype(value["dtype"])).reshape(value["shape"])
+    if "$tuple" in value:
+        return tuple(_decode(v) for v in value["$tuple"])
+    if "$map" in value:
+        return MappingProxyType({_decode(k): _decode(v) for k, v in value["$map"]})
+    if "$dataclass" in value:
+        cls = _dppca_class(value["$dataclass"])
+        known = {f.name for f in dataclasses.fields(cls) if f.init}
+        fields = {k: _decode(v) for k, v in value["fields"].items() if k in known}
+        return cls(**fields)
+    raise ValueError(f"release file holds an unknown value: {sorted(value)!r}.")
+
+
+# --------------------------------------------------------------------------- privacy checks
+
+
+def _nonprivate_fields(result: Any) -> list[str]:
+    """Fields of ``result`` that hold something computed without noise."""
+    found = []
+    for f in dataclasses.fields(result):
+        if f.name.startswith("nonprivate") and getattr(result, f.name) is not None:
+            found.append(f.name)
+    return found
+
+
+def _strip_nonprivate(result: Any) -> Any:
+    changes = {name: None for name in _nonprivate_fields(result)}
+    return dataclasses.replace(result, **changes) if changes else result
+
+
+def _reused(result: Any, reused_directions: bool) -> DirectionsResult | None:
+    """The earlier private directions release a result builds on, if any."""
+    if isinstance(result, ScreeResult) and result.directions_source.startswith("private (earlier"):
+        return result.directions_release
+    if isinstance(result, ScoreResult) and result.directions_source == "private release":
+        return result.directions_result
+    if isinstance(result, LoadingResult) and reused_directions:
+        return result.directions
+    return None
+
+
+def _result_facts(result: Any) -> tuple[int, tuple[str, ...]]:
+    if isinstance(result, DirectionsResult | LoadingResult | ScreeResult):
+        return int(result.n), tuple(result.variables)
+    variables = ()
+    if result.directions_result is not None:
+        variables = tuple(result.directions_result.variables)
+    return int(result.n), variables
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def save_release(
+    result: DirectionsResult | LoadingResult | ScreeResult | ScoreResult,
+    path: str | os.PathLike[str],
+    *,
+    data: Any = None,
+    columns: Any = None,
+    drop_nonprivate: bool = False,
+    reused_directions: bool = False,
+) -> Path:
+    """Write a private result to one JSON release file.
+
+    Parameters
+    ----------
+    result : DirectionsResult, LoadingResult, ScreeResult or ScoreResult
+        A private result.
+    path : str or path-like
+        Target file (``.json`` by convention). Written atomically: a
+        temporary file beside it is moved into place once complete.
+    data : array-like or DataFrame, optional
+        The numeric data the result was computed from, exactly as analysed;
+        if given, the file records its :func:`data_fingerprint` so that a
+        later reuse can check it is applied to the same table. Leave it out
+        for a file you publish (the fingerprint is not private).
+    columns : sequence of str, optional
+        Column names of ``data`` (default: those of a DataFrame).
+    drop_nonprivate : bool, default=False
+        A result with non-private parts (``compare=True``) is refused unless
+        this is True; then those parts are left out of the file.
+    reused_directions : bool, default=False
+        For a ``LoadingResult``: its directions are an earlier release
+        reused at no new cost (recorded so that ``new_cost`` is empty).
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+
+    Raises
+    ------
+    TypeError
+        For an unsupported object.
+    ValueError
+        For a non-private result, or one with non-private parts and
+        ``drop_nonprivate=False``.
+
+    Notes
+    -----
+    Privacy: the file holds the released values and their post-processing,
+    the cost (``cost``: what the values carry as the result records it;
+    ``new_cost``: what the call that made them spent, without an earlier
+    release it reused; ``reuses``: the costs of such earlier releases), n
+    and the column names (public), and nothing else computed from the data
+    apart from the optional fingerprint. Results never hold a seed, so none
+    is written.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from dppca import dp_pc_dir
+    >>> from dppca.datasets import load_wine
+    >>> res = dp_pc_dir(load_wine(), 2, eps=0.5, delta=1e-5, random_state=0)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = save_release(res, pathlib.Path(tmp) / "dirs.json")
+    ...     again = load_release(path)
+    >>> bool((again.directions == res.directions).all())
+    True
+    """
+    kind = type(result).__name__
+    if kind not in _KINDS or not isinstance(result, _KINDS[kind]):
+        raise TypeError(
+            "result must be a DirectionsResult, LoadingResult, ScreeResult or ScoreResult; "
+            f"got {type(result).__name__}."
+        )
+    if not isinstance(drop_nonprivate, bool):
+        raise TypeError(f"drop_nonprivate must be True or False; got {drop_nonprivate!r}.")
+    core = result.directions if isinstance(result, LoadingResult) else result
+    if not core.private or core.cost is None:
+        raise ValueError(
+            f"result is not private ({kind} from a non-private function); only private "
+            "releases are saved."
+        )
+    extra = _nonprivate_fields(result)
+    if extra:
+        if not drop_nonprivate:
+            raise ValueError(
+                f"result holds non-private parts ({', '.join(extra)}, from compare=True) "
+                "that must not be published; pass drop_nonprivate=True to leave them out "
+                "of the file."
+            )
+        result = _strip_nonprivate(result)
+    n, variables = _result_facts(result)
+    fingerprint = None if data is None else data_fingerprint(data, columns)
+    reused = _reused(result, reused_directions)
+    new_cost = None if isinstance(result, LoadingResult) and reused is not None else result.cost
+    document = {
+        "format": FORMAT,
+        "schema_version": SCHEMA_VERSION,
+        "kind": kind,
+        "dppca_version": _version(),
+        "n": n,
+        "variables": list(variables),
+        "data_fingerprint": fingerprint,
+        "cost": _encode(result.cost, "cost"),
+        "new_cost": _encode(new_cost, "new_cost"),
+        "reuses": [_encode(reused.cost, "reuses")] if reused is not None else [],
+        "result": _encode(result, kind),
+    }
+    text = json.dumps(document, indent=1, allow_nan=False)
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text + "\n")
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def _version() -> str:
+    from . import __version__
+
+    return __version__
+
+
+def _read_document(path: str | os.PathLike[str]) -> dict[str, Any]:
+    source = Path(path)
+    try:
+        document = json.loads(source.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{str(source)!r} is not a dppca release file: {exc.msg}.") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{str(source)!r} is not a dppca release file (not text).") from None
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise ValueError(f"{str(source)!r} is not a dppca release file (no format marker).")
+    version = document.get("schema_version")
+    if not isinstance(version, int) or version > SCHEMA_VERSION:
+        raise ValueError(
+            f"{str(source)!r} uses release schema {version!r}; this dppca reads up to "
+            f"{SCHEMA_VERSION}. Upgrade dppca to read it."
+        )
+    if document.get("kind") not in _KINDS:
+        raise ValueError(
+            f"{str(source)!r} holds an unknown release kind {document.get('kind')!r}."
+        )
+    return document
+
+
+def release_info(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The facts recorded beside the result: kind, n, variables, fingerprint and costs.
+
+    Returns a dict with keys ``kind``, ``schema_version``, ``dppca_version``,
+    ``n``, ``variables`` (tuple), ``data_fingerprint`` (str or None),
+    ``cost``, ``new_cost`` (PrivacyCost or None) and ``reuses`` (list of
+    PrivacyCost).
+    """
+    document = _read_document(path)
+    return {
+        "kind": document["kind"],
+        "schema_version": document["schema_version"],
+        "dppca_version": document.get("dppca_version"),
+        "n": int(document["n"]),
+        "variables": tuple(document["variables"]),
+        "data_fingerprint": document.get("data_fingerprint"),
+        "cost": _decode(document["cost"]),
+        "new_cost": _decode(document.get("new_cost")),
+        "reuses": [_decode(c) for c in document.get("reuses", [])],
+    }
+
+
+def load_release(
+    path: str | os.PathLike[str],
+    *,
+    kind: type | None = None,
+    data: Any = None,
+    columns: Any = None,
+) -> DirectionsResult | LoadingResult | ScreeResult | ScoreResult:
+    """Read a release file written by :func:`save_release`.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The release file.
+    kind : type, optional
+        The result class expected (for example ``DirectionsResult``); another
+        kind raises ValueError.
+    data : array-like or DataFrame, optional
+        If given, the table the release is about to be used with: its
+        fingerprint (when the file has one), else its n and column names,
+        must match the file's.
+    columns : sequence of str, optional
+        Column names of ``data``.
+
+    Returns
+    -------
+    DirectionsResult, LoadingResult, ScreeResult or ScoreResult
+        Equal, field by field, to the saved result.
+
+    Notes
+    -----
+    Privacy: loading and drawing are post-processing of the released values;
+    they cost nothing. Reusing a release on other data is refused, since its
+    cost belongs to the data it was made from.
+    """
+    document = _read_document(path)
+    cls = _KINDS[document["kind"]]
+    if kind is not None and cls is not kind:
+        raise ValueError(
+            f"{str(path)!r} holds a {document['kind']}, not a {getattr(kind, '__name__', kind)}."
+        )
+    if data is not None:
+        check_release_matches(document, data, columns, str(path))
+    result = _decode(document["result"])
+    if not isinstance(result, cls):
+        raise ValueError(f"{str(path)!r} is damaged: its result is not a {cls.__name__}.")
+    return result
+
+
+def check_release_matches(document: Mapping[str, Any], data: Any, columns: Any, name: str) -> None:
+    """Raise ValueError unless ``data`` is the table the release was made from."""
+    if isinstance(data, pd.DataFrame):
+        if columns is None:
+            columns = [str(c) for c in data.columns]
+    array = np.asarray(data, dtype=np.float64)
+    if columns is None:
+        columns = [f"V{j + 1}" for j in range(array.shape[1])]
+    recorded = document.get("data_fingerprint")
+    if recorded is not None:
+        if data_fingerprint(array, columns) != recorded:
+            raise ValueError(
+                f"the release in {name!r} was made from other data (its fingerprint differs); "
+                "reuse a release only with the exact table, columns and scales it came from."
+            )
+        return
+    if int(document["n"]) != array.shape[0] or (
+        document["variables"] and list(document["variables"]) != [str(c) for c in columns]
+    ):
+        raise ValueError(
+            f"the release in {name!r} was made from a table with n={document['n']} and "
+            "other columns; reuse it only with the table it came from."
+        )

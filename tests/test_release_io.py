@@ -1,0 +1,130 @@
+"""Tests of release files: save, load, refuse what is not released."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dppca import (
+    DirectionsResult,
+    ScreeResult,
+    data_fingerprint,
+    dp_loading,
+    dp_pc_dir,
+    dp_score,
+    dp_scree,
+    load_release,
+    pc_dir,
+    save_release,
+)
+from dppca.datasets import load_gau_g
+from dppca.release_io import SCHEMA_VERSION, release_info
+
+PRIV = {"eps": 0.8, "delta": 1e-5, "calibration": "analytic", "ties": "zero"}
+
+
+@pytest.fixture
+def directions(small_frame):
+    return dp_pc_dir(small_frame, 3, random_state=1, **PRIV)
+
+
+def _same(a, b):
+    assert type(a) is type(b) and repr(a) == repr(b)
+    pd.testing.assert_frame_equal(a.to_frame(), b.to_frame())
+
+
+def test_every_result_round_trips_exactly(tmp_path, small_frame, directions):
+    results = [
+        directions,
+        dp_loading(small_frame, directions=directions),
+        dp_scree(small_frame, 3, directions=directions, random_state=2, **PRIV),
+        dp_score(small_frame, directions=directions, random_state=3, frame=((-9, 9), (-9, 9)),
+                 **PRIV),
+    ]  # fmt: skip
+    for res in results:
+        path = save_release(res, tmp_path / "r.json", data=small_frame)
+        _same(load_release(path), res)
+    again = load_release(save_release(directions, tmp_path / "d"))
+    np.testing.assert_array_equal(again.noisy_matrix, directions.noisy_matrix)
+    assert again.cost == directions.cost
+
+
+def test_grouped_score_round_trips(tmp_path):
+    res = dp_score(load_gau_g(), groups="group", method=["add", "sparse"], random_state=0, **PRIV)
+    loaded = load_release(save_release(res, tmp_path / "s.json"))
+    _same(loaded, res)
+    assert loaded.groups == res.groups and loaded.noise["sparse"] == res.noise["sparse"]
+
+
+def test_file_is_versioned_json_with_costs_and_no_seed(tmp_path, small_frame, directions):
+    path = save_release(directions, tmp_path / "d.json", data=small_frame)
+    doc = json.loads(path.read_text())
+    assert doc["format"] == "dppca-release" and doc["schema_version"] == SCHEMA_VERSION
+    assert doc["n"] == 200 and doc["variables"] == list(small_frame.columns)
+    assert doc["data_fingerprint"] == data_fingerprint(small_frame)
+    assert "seed" not in path.read_text() and "random_state" not in path.read_text()
+    info = release_info(path)
+    assert info["new_cost"] == directions.cost and info["reuses"] == []
+
+
+def test_reused_directions_are_not_counted_as_new(tmp_path, small_frame, directions):
+    scree = dp_scree(small_frame, 3, directions=directions, random_state=2, **PRIV)
+    info = release_info(save_release(scree, tmp_path / "s.json"))
+    assert not any("Kendall" in c.released for c in info["new_cost"].leaves())
+    assert info["reuses"] == [directions.cost]
+    loading = dp_loading(None, directions=directions)
+    info = release_info(save_release(loading, tmp_path / "l.json", reused_directions=True))
+    assert info["new_cost"] is None and info["reuses"] == [directions.cost]
+
+
+def test_nonprivate_parts_are_refused_or_dropped(tmp_path, small_frame, directions):
+    with pytest.raises(ValueError, match="not private"):
+        save_release(pc_dir(small_frame), tmp_path / "x.json")
+    scree = dp_scree(small_frame, 3, directions=directions, compare=True, random_state=2, **PRIV)
+    with pytest.raises(ValueError, match="drop_nonprivate"):
+        save_release(scree, tmp_path / "x.json")
+    assert not (tmp_path / "x.json").exists()
+    loaded = load_release(save_release(scree, tmp_path / "x.json", drop_nonprivate=True))
+    assert isinstance(loaded, ScreeResult) and loaded.nonprivate_values is None
+    assert "nonprivate" not in (tmp_path / "x.json").read_text().replace("nonprivate_", "")
+    loading = dp_loading(small_frame, directions=directions, compare=True)
+    with pytest.raises(ValueError, match="non-private parts"):
+        save_release(loading, tmp_path / "y.json")
+
+
+def test_load_checks_kind_data_and_schema(tmp_path, small_frame, directions):
+    path = save_release(directions, tmp_path / "d.json", data=small_frame)
+    assert isinstance(load_release(path, kind=DirectionsResult, data=small_frame),
+                      DirectionsResult)  # fmt: skip
+    with pytest.raises(ValueError, match="not a ScreeResult"):
+        load_release(path, kind=ScreeResult)
+    other = small_frame.copy()
+    other.iloc[0, 0] += 1.0
+    with pytest.raises(ValueError, match="other data"):
+        load_release(path, data=other)
+    doc = json.loads(path.read_text())
+    doc["schema_version"] = SCHEMA_VERSION + 1
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="schema"):
+        load_release(path)
+    (tmp_path / "bad.json").write_text("{not json")
+    with pytest.raises(ValueError, match="not a dppca release"):
+        load_release(tmp_path / "bad.json")
+    doc = json.loads(save_release(directions, tmp_path / "e.json").read_text())
+    doc["result"]["$dataclass"] = "os:system"
+    (tmp_path / "evil.json").write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="outside dppca"):
+        load_release(tmp_path / "evil.json")
+
+
+def test_fingerprint_sees_values_shape_and_names(small_frame):
+    base = data_fingerprint(small_frame)
+    assert base == data_fingerprint(small_frame.to_numpy(), list(small_frame.columns))
+    assert base != data_fingerprint(small_frame.rename(columns={"a": "z"}))
+    assert base != data_fingerprint(small_frame.iloc[:-1])
+    changed = small_frame.copy()
+    changed.iloc[5, 2] = np.nextafter(changed.iloc[5, 2], np.inf)
+    assert base != data_fingerprint(changed)

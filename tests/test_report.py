@@ -1,0 +1,207 @@
+"""Tests of ``dppca.report`` and ``dppca report``: one offline page from one budget."""
+
+from __future__ import annotations
+
+import base64
+import io
+import math
+from html.parser import HTMLParser
+
+import pandas as pd
+import pytest
+
+from dppca import AccuracyWarning, report
+from dppca.cli import main
+from dppca.datasets import load_gau, load_gau_g, load_wine
+
+REFERENCES = ("Kim, M. and Jung, S. (2025)", "Balle, B. and Wang, Y.-X. (2018)",
+              "Durfee, D. (2023)", "Dwork, C. and Roth, A. (2014)")  # fmt: skip
+
+
+class Page(HTMLParser):
+    """Images, tables (as lists of rows of cell text), links and text of a page."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.images: list[str] = []
+        self.links: list[str] = []
+        self.tables: dict[str, list[list[str]]] = {}
+        self.text: list[str] = []
+        self._table: list[list[str]] | None = None
+        self._cell: list[str] | None = None
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        for key in ("src", "href"):
+            if key in attrs:
+                self.links.append(attrs[key])
+        if tag == "img":
+            self.images.append(attrs.get("src", ""))
+        elif tag == "table":
+            self._table = []
+            name = (attrs.get("class") or "").replace("dataframe", "").strip()
+            self.tables[name] = self._table
+        elif tag == "tr" and self._table is not None:
+            self._table.append([])
+        elif tag in ("td", "th") and self._table is not None:
+            self._cell = []
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._cell is not None:
+            self._table[-1].append("".join(self._cell).strip())
+            self._cell = None
+        elif tag == "table":
+            self._table = None
+
+    def handle_data(self, data):
+        self.text.append(data)
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def _check_page(text: str, eps: float, delta: float) -> Page:
+    page = Page(text)
+    assert len(page.images) == 3
+    assert all(src.startswith("data:image/png;base64,") for src in page.images)
+    for src in page.images:  # not even an address hidden in the image metadata
+        assert b"http" not in base64.b64decode(src.split(",", 1)[1])
+    assert not [link for link in page.links if link.lower().startswith(("http", "//"))]
+    assert "http://" not in text and "https://" not in text
+    assert {"loading", "scree", "score", "ledger"} <= set(page.tables)
+    ledger = page.tables["ledger"]
+    header, rows = ledger[0], ledger[1:]
+    eps_col, delta_col = header.index("eps"), header.index("delta")
+    total = [r for r in rows if r[0] == "total"]
+    parts = [r for r in rows if r[0] != "total"]
+    assert len(total) == 1
+    assert math.isclose(sum(float(r[eps_col]) for r in parts), float(total[0][eps_col]),
+                        rel_tol=1e-3)  # fmt: skip
+    assert math.isclose(float(total[0][eps_col]), eps, rel_tol=1e-3)
+    # a Laplace (pure) part, such as the scree's joint release, spends no delta
+    assert float(total[0][delta_col]) <= delta * (1 + 1e-3)
+    assert sum("Kendall" in r[1] for r in parts) == 1  # the directions are paid once
+    body = " ".join(page.text)
+    assert all(ref in body for ref in REFERENCES)
+    assert "sha256" not in text and "seed" not in body.lower()
+    return page
+
+
+def test_report_spends_one_budget_and_pays_directions_once(tmp_path):
+    out = tmp_path / "gau.html"
+    rep = report(load_gau(), eps=1.0, delta=1e-5, out=out, random_state=0,
+                 calibration="analytic", ties="zero")  # fmt: skip
+    assert out.read_text() == rep.html
+    _check_page(rep.html, 1.0, 1e-5)
+    assert rep.cost.eps == pytest.approx(1.0) and rep.cost.delta <= 1e-5 * (1 + 1e-12)
+    assert rep.scree.directions_release is rep.directions
+    assert rep.score.directions_result is rep.directions
+    costs = [rep.directions.cost, rep.scree.cost, rep.score.cost]
+    assert rep.budget.ledger == tuple(costs)
+    assert math.fsum(c.eps for c in costs) == pytest.approx(1.0, abs=1e-12)
+
+
+def test_report_with_groups_and_own_shares():
+    rep = report(load_gau_g(), eps=2.0, delta=1e-5, groups="group", groups_public=True,
+                 shares={"directions": 1, "scree": 1, "score": 2}, random_state=1,
+                 calibration="analytic", ties="zero")  # fmt: skip
+    _check_page(rep.html, 2.0, 1e-5)
+    assert rep.score.groups == tuple(f"group{i}" for i in range(1, 6))
+    assert rep.score.cost.eps == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="shares"):
+        report(load_gau(), eps=1.0, delta=1e-5, shares={"directions": 1})
+
+
+def test_report_lists_accuracy_warnings_on_the_page():
+    with pytest.warns(AccuracyWarning, match="frame"):
+        rep = report(load_wine(), eps=1.0, delta=1e-5, random_state=2,
+                     calibration="analytic", ties="zero")  # fmt: skip
+    assert rep.notes and any("frame" in note for note in rep.notes)
+    _check_page(rep.html, 1.0, 1e-5)
+
+
+class FakeLedger:
+    def __init__(self):
+        self.charges = []
+
+    def budget(self, fp):
+        from dppca import Budget
+
+        return Budget(10.0, 1e-3)
+
+    def charge(self, fp, cost, *, kind, name):
+        self.charges.append((fp, kind, cost.eps))
+
+
+def test_report_charges_a_persistent_ledger(monkeypatch):
+    import sys
+    import types
+
+    module = types.ModuleType("dppca.ledger")
+    module.fingerprint = lambda data, columns: f"fp-{len(data)}-{len(columns)}"
+    monkeypatch.setitem(sys.modules, "dppca.ledger", module)
+    ledger = FakeLedger()
+    report(load_gau(), eps=1.0, delta=1e-5, random_state=0, ledger=ledger,
+           calibration="analytic", ties="zero")  # fmt: skip
+    assert [kind for _, kind, _ in ledger.charges] == ["directions", "scree", "score"]
+    assert {fp for fp, _, _ in ledger.charges} == {"fp-5000-20"}
+    assert math.fsum(e for _, _, e in ledger.charges) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("dataset", ["wine", "gau"])
+def test_cli_report_on_bundled_data(dataset, tmp_path, capsys):
+    out = tmp_path / f"{dataset}.html"
+    argv = ["report", "--dataset", dataset, "--eps", "1", "--delta", "1e-5", "--seed", "5",
+            "--out", str(out), "--table", str(tmp_path / "ledger.csv")]  # fmt: skip
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    _check_page(out.read_text(), 1.0, 1e-5)
+    ledger = pd.read_csv(io.StringIO(captured.out))
+    pd.testing.assert_frame_equal(ledger, pd.read_csv(tmp_path / "ledger.csv"))
+    assert ledger["eps"].sum() == pytest.approx(1.0)
+    # the scree's joint release may be pure (Laplace): delta spent is at most 1e-5
+    cost_line = next(ln for ln in captured.err.splitlines() if ln.startswith("privacy cost:"))
+    assert cost_line.startswith("privacy cost: (eps=1, delta=")
+    assert float(cost_line.split("delta=")[1].split(")")[0]) <= 1e-5
+
+
+def test_cli_report_checks_its_output_first(tmp_path, capsys):
+    assert main(["report", "--eps", "1", "--delta", "1e-5", "--out", str(tmp_path / "r.png")]) == 2
+    assert "--out must end in .html" in capsys.readouterr().err
+    assert main(["report", "--eps", "1", "--delta", "1e-5", "--shares", "1,2",
+                 "--out", str(tmp_path / "r.html")]) == 2  # fmt: skip
+    assert "--shares" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_report_charges_the_sqlite_ledger_when_it_exists(tmp_path):
+    ledger_module = pytest.importorskip("dppca.ledger")
+    data = load_gau()
+    ledger = ledger_module.Ledger(tmp_path / "ledger.sqlite")
+    fp = ledger_module.fingerprint(data, list(data.columns))
+    ledger.set_total(fp, 3.0, 1e-4)
+    report(data, eps=1.0, delta=1e-5, random_state=0, ledger=ledger,
+           calibration="analytic", ties="zero")  # fmt: skip
+    spent = ledger.spent(fp)
+    eps_spent = spent[0] if isinstance(spent, tuple) else getattr(spent, "eps", spent)
+    assert eps_spent == pytest.approx(1.0)
+    assert len(ledger.entries(fp)) == 3
+
+
+def test_forecasts_are_shown_when_results_carry_them():
+    from dppca.reporting import _forecast_html
+
+    class Forecast:
+        def to_frame(self):
+            return pd.DataFrame({"expected error": [0.1]})
+
+    class WithTable:
+        forecast = Forecast()
+
+    class WithText:
+        def forecast(self):
+            return "PC1 angle error about 3 degrees"
+
+    text = _forecast_html({"directions": WithTable(), "scree": WithText(), "score": object()})
+    assert "Forecast accuracy" in text and "expected error" in text and "3 degrees" in text
+    assert _forecast_html({"score": object()}) == ""
