@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -71,3 +72,50 @@ def test_written_files_get_the_usual_mode(tmp_path):
     umask = os.umask(0)
     os.umask(umask)
     assert (target.stat().st_mode & 0o777) == (0o666 & ~umask)
+
+
+# --------------------------------------------------------------------------- bounds, forecast
+
+
+@pytest.mark.parametrize("command", ["directions", "loading", "scree", "score"])
+def test_dry_run_prints_cost_and_forecast_and_releases_nothing(tmp_path, capsys, command):
+    out = tmp_path / "plot.png"
+    args = [command, "--dataset", "wine", "--eps", "1", "--delta", "1e-6", "--dry-run"]
+    if command in ("loading", "scree", "score"):
+        args += ["--out", str(out)]
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    assert "privacy cost (not spent)" in printed and "forecast for the" in printed
+    assert not out.exists()
+
+
+def test_accuracy_error_refuses_in_the_shell(capsys):
+    status = main(["scree", "--dataset", "wine", "--eps", "1", "--delta", "1e-6",
+                   "--accuracy", "error"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert status == 2 and "forecast to be inaccurate" in err and "Nothing was spent" in err
+
+
+def test_bounds_inline_and_from_a_file_give_the_same_release(tmp_path, capsys):
+    frame = pd.DataFrame({"a": [1.0, 4.0, 2.0, 9.0] * 50, "b": [0.5, 3.0, 1.0, 7.0] * 50})
+    frame["b"] += np.linspace(0, 1, 200)
+    data = tmp_path / "data.csv"
+    frame.to_csv(data, index=False)
+    spec = tmp_path / "bounds.csv"
+    pd.DataFrame({"variable": ["a", "b"], "lower": [0, 0], "upper": [5, 5]}).to_csv(
+        spec, index=False
+    )
+    base = ["directions", str(data), *PRIVACY, "--seed", "3"]
+    assert main([*base, "--bounds", str(spec)]) == 0
+    from_file = capsys.readouterr().out
+    assert main([*base, "--bounds", "a=0:5,b=0:5"]) == 0
+    inline = capsys.readouterr().out
+    assert main([*base, "--bounds", "0:5"]) == 0
+    same = capsys.readouterr().out
+    assert from_file == inline == same
+    assert main([*base]) == 0
+    assert capsys.readouterr().out != from_file  # the bounds clipped a and b at 5
+    assert main([*base, "--bounds", "a=0:5"]) == 2  # b has no bounds
+    assert "every analysed variable" in capsys.readouterr().err
+    assert main([*base, "--bounds", "a=5:x,b=0:5"]) == 2
+    assert "--bounds" in capsys.readouterr().err

@@ -9,14 +9,27 @@ from __future__ import annotations
 from importlib.metadata import PackageNotFoundError, version
 
 from .accounting import Budget, PrivacyCost, calibrate_noise, compose, compose_tight, tight_total
-from .directions import DirectionsResult, dp_pc_dir, pc_dir
-from .exceptions import AccuracyWarning, BudgetExceededError, PrivacyWarning, TiedRowsError
+from .directions import DirectionsResult, dp_pc_dir, pc_dir, plan_directions
+from .exceptions import (
+    AccuracyWarning,
+    BudgetExceededError,
+    InaccurateReleaseError,
+    PrivacyWarning,
+    TiedRowsError,
+)
 from .kendall import spherical_kendall
 from .loading import LoadingResult, dp_loading
 from .release_io import data_fingerprint, load_release, save_release
 from .reporting import Report, report
-from .score import ScoreResult, dp_score, sample_points
-from .scree import ClippedControl, HuberControl, PMWMControl, ScreeResult, dp_scree
+from .score import ScoreResult, dp_score, plan_score, sample_points
+from .scree import (
+    ClippedControl,
+    HuberControl,
+    PMWMControl,
+    ScreeResult,
+    dp_scree,
+    plan_scree,
+)
 
 try:
     __version__ = version("dppca")
@@ -30,6 +43,7 @@ __all__ = [
     "ClippedControl",
     "DirectionsResult",
     "HuberControl",
+    "InaccurateReleaseError",
     "LoadingResult",
     "PMWMControl",
     "PrivacyCost",
@@ -49,6 +63,9 @@ __all__ = [
     "dp_scree",
     "load_release",
     "pc_dir",
+    "plan_directions",
+    "plan_score",
+    "plan_scree",
     "report",
     "sample_points",
     "save_release",

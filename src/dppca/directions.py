@@ -25,6 +25,7 @@ from ._validation import (
     check_design_m,
     check_eps,
     check_k,
+    check_positive_int,
     check_random_state,
     check_ties,
 )
@@ -41,7 +42,14 @@ from .mechanisms import (
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["DirectionsResult", "dp_pc_dir", "orient_signs", "pc_dir"]
+__all__ = [
+    "DirectionsPlan",
+    "DirectionsResult",
+    "dp_pc_dir",
+    "orient_signs",
+    "pc_dir",
+    "plan_directions",
+]
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -326,15 +334,11 @@ def dp_pc_dir(
         m = check_design_m(m, n)
     callback = resolve_progress(progress)
     rng = check_random_state(random_state)
-    released = f"noisy spherical Kendall matrix ({p} x {p})"
-    if design == "balanced":
-        released = f"noisy spherical Kendall matrix ({p} x {p}, balanced design, m={m})"
-    sigma = kendall_sigma(n, eps, delta, calibration, sensitivity)
-    cost = PrivacyCost(
-        eps, delta, mechanism=f"gaussian ({calibration})", released=released,
-        kind="gaussian", sensitivity=kendall_sensitivity(n, sensitivity), sigma=sigma,
+    plan = plan_directions(
+        n, p, eps=eps, delta=delta, calibration=calibration, sensitivity=sensitivity,
+        design=design, m=m,
     )  # fmt: skip
-    forecast = forecast_directions(n, p, eps, delta, sigma)
+    sigma, cost, forecast = plan.sigma, plan.cost, plan.forecast
     enforce(forecast, accuracy)
     if budget is not None:
         budget.check(cost)
@@ -352,6 +356,49 @@ def dp_pc_dir(
         bounds=None if box is None else np.column_stack(box),
         forecast=forecast,
     )
+
+
+@dataclass(frozen=True, eq=False)
+class DirectionsPlan:
+    """The data-free side of a direction release: noise scale, cost and forecast."""
+
+    sigma: float
+    cost: PrivacyCost
+    forecast: Forecast
+
+
+def plan_directions(
+    n: int,
+    p: int,
+    *,
+    eps: float,
+    delta: float,
+    calibration: Calibration = "analytic",
+    sensitivity: Sensitivity = "tight",
+    design: Design = "exact",
+    m: int | None = None,
+) -> DirectionsPlan:
+    """Price and forecast a :func:`dp_pc_dir` call without any data.
+
+    Examples
+    --------
+    >>> plan = plan_directions(178, 13, eps=1.0, delta=1e-6)
+    >>> round(plan.forecast.quantities["direction_noise_norm"], 2), plan.forecast.ok
+    (0.34, True)
+    """
+    n, p = check_positive_int(n, "n"), check_positive_int(p, "p")
+    eps, delta = check_eps(eps), check_delta(delta)
+    calibration = check_calibration(calibration)
+    sensitivity = check_choice(sensitivity, "sensitivity", ("tight", "seed"))
+    released = f"noisy spherical Kendall matrix ({p} x {p})"
+    if check_design(design) == "balanced":
+        released = f"noisy spherical Kendall matrix ({p} x {p}, balanced design, m={m})"
+    sigma = kendall_sigma(n, eps, delta, calibration, sensitivity)
+    cost = PrivacyCost(
+        eps, delta, mechanism=f"gaussian ({calibration})", released=released,
+        kind="gaussian", sensitivity=kendall_sensitivity(n, sensitivity), sigma=sigma,
+    )  # fmt: skip
+    return DirectionsPlan(sigma, cost, forecast_directions(n, p, eps, delta, sigma))
 
 
 def forecast_directions(n: int, p: int, eps: float, delta: float, sigma: float) -> Forecast:

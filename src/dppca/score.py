@@ -64,12 +64,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "NonPrivateScores",
+    "ScorePlan",
     "ScoreResult",
     "bin_rule",
     "bounds_frame",
     "dp_score",
     "frame_eps_needed",
     "frame_failure_bound",
+    "plan_score",
     "sample_points",
 ]
 
@@ -739,6 +741,140 @@ def _forecast_score(
     )  # fmt: skip
 
 
+@dataclass(frozen=True, eq=False)
+class ScorePlan:
+    """The data-free side of a score release: budget split, cost and forecast.
+
+    Built by :func:`plan_score` from public quantities only; :func:`dp_score`
+    runs exactly this plan.
+    """
+
+    shares: Mapping[str, float]
+    eps_directions: float
+    delta_directions: float
+    eps_groups: float
+    eps_frame: float
+    eps_method: float
+    delta_method: float
+    cost: PrivacyCost
+    forecast: Forecast
+
+
+def plan_score(
+    n: int,
+    p: int,
+    *,
+    eps: float,
+    delta: float,
+    bins: int | str | tuple[int, int] | None = None,
+    components: tuple[int, int] = (1, 2),
+    method: ScoreMethod | Sequence[ScoreMethod] = "add",
+    directions_given: bool = False,
+    groups: int | None = None,
+    groups_public: bool = False,
+    frame_given: bool = False,
+    bounds_given: bool = False,
+    split: Mapping[str, float] | None = None,
+    score_range: float = 1e6,
+    calibration: Calibration = "analytic",
+) -> ScorePlan:
+    """Price and forecast a :func:`dp_score` call without any data.
+
+    Parameters are those of :func:`dp_score` that shape the release, with the
+    data replaced by its public size ``n`` x ``p``: whether directions, a
+    public frame or public bounds are given, and the number of groups (None
+    without groups).
+
+    Returns
+    -------
+    ScorePlan
+        ``cost`` (what the call would record) and ``forecast``.
+
+    Examples
+    --------
+    >>> plan = plan_score(178, 13, eps=1.0, delta=1e-6)
+    >>> plan.forecast.ok, round(plan.cost.eps, 6)
+    (False, 1.0)
+    """
+    n = check_positive_int(n, "n")
+    p = check_positive_int(p, "p")
+    eps, delta = check_eps(eps), check_delta(delta)
+    components = check_components(components, p)
+    mx, my = _check_bins(bins, n)
+    methods = _check_methods(method)
+    calibration = check_calibration(calibration)
+    bound = check_positive_float(score_range, "score_range")
+    n_groups = 1 if groups is None else check_positive_int(groups, "groups")
+    private_groups = groups is not None and not groups_public
+    frame_private = not frame_given and not bounds_given
+    used = (
+        *(("directions",) if not directions_given else ()),
+        *(("frame",) if frame_private else ()),
+        *(("groups",) if private_groups else ()),
+        "histogram",
+    )
+    defaults = {"directions": 0.35, "groups": 0.1}
+    defaults["histogram"] = 0.45 if private_groups else 0.55
+    if frame_private:
+        defaults = _with_frame_weight(defaults, used, n, eps, bound)
+    shares = _check_split(split, used, defaults)
+    delta_users = [k for k in ("directions", "histogram") if k in shares]
+    delta_total = math.fsum(shares[k] for k in delta_users)
+    delta_share = {k: delta * shares[k] / delta_total for k in delta_users}
+
+    parts: list[PrivacyCost] = []
+    eps_d, delta_d = eps * shares.get("directions", 0.0), delta_share.get("directions", 0.0)
+    if not directions_given:
+        parts.append(
+            PrivacyCost(eps_d, delta_d, mechanism=f"gaussian ({calibration})",
+                        released=f"noisy spherical Kendall matrix ({p} x {p})")
+        )  # fmt: skip
+    eps_g = eps * shares.get("groups", 0.0)
+    if private_groups:
+        parts.append(PrivacyCost(eps_g, 0.0, "laplace", f"group sizes ({n_groups})"))
+    eps_f = eps * shares.get("frame", 0.0)
+    if frame_private:
+        parts.append(
+            compose(
+                [
+                    PrivacyCost(eps_f * _SCALE_SHARE, 0.0, "exponential mechanism",
+                                "frame scale (median pair difference)"),
+                    *(
+                        PrivacyCost(eps_f * (1 - _SCALE_SHARE) / 2, 0.0,
+                                    "exponential mechanism", f"frame centre PC{c} (median)")
+                        for c in components
+                    ),
+                ],
+                released="private frame",
+            )
+        )  # fmt: skip
+    eps_m = eps * shares["histogram"] / len(methods)
+    delta_m = delta_share["histogram"] / len(methods)
+    grid = f"{n_groups} x {mx} x {my} cells"
+    for m in methods:
+        mech = f"gaussian ({calibration})" if m == "add" else "laplace + threshold"
+        parts.append(PrivacyCost(eps_m, delta_m, mech, f"{m} histogram ({grid})"))
+    cost = compose(parts, released="private score plot")
+    forecast = _forecast_score(
+        n=n, p=p, eps=eps, delta=delta, eps_f=eps_f if frame_private else 0.0, bound=bound,
+        sigma_dir=None if directions_given else kendall_sigma(n, eps_d, delta_d, calibration),
+        sigma_add=gaussian_sigma(math.sqrt(2.0), eps_m, delta_m, calibration)
+        if "add" in methods else None,
+        cells=mx * my, groups=n_groups,
+    )  # fmt: skip
+    return ScorePlan(
+        MappingProxyType(dict(shares)),
+        eps_d,
+        delta_d,
+        eps_g,
+        eps_f,
+        eps_m,
+        delta_m,
+        cost,
+        forecast,
+    )
+
+
 # --------------------------------------------------------------------------- dp_score
 
 
@@ -966,66 +1102,15 @@ def dp_score(
     rng = check_random_state(random_state)
 
     private_groups = levels is not None and not groups_public
-    frame_private = public_frame is None and box is None
-    used = (
-        *(("directions",) if matrix is None else ()),
-        *(("frame",) if frame_private else ()),
-        *(("groups",) if private_groups else ()),
-        "histogram",
-    )
-    defaults = {"directions": 0.35, "groups": 0.1}
-    defaults["histogram"] = 0.45 if private_groups else 0.55
-    if frame_private:
-        defaults = _with_frame_weight(defaults, used, n, eps, bound)
-    shares = _check_split(split, used, defaults)
-    delta_users = [k for k in ("directions", "histogram") if k in shares]
-    delta_total = math.fsum(shares[k] for k in delta_users)
-    delta_share = {k: delta * shares[k] / delta_total for k in delta_users}
-
-    parts: list[PrivacyCost] = []
-    if matrix is None:
-        parts.append(
-            PrivacyCost(
-                eps * shares["directions"], delta_share["directions"],
-                mechanism=f"gaussian ({calibration})",
-                released=f"noisy spherical Kendall matrix ({p} x {p})",
-            )
-        )  # fmt: skip
-    eps_g = eps * shares.get("groups", 0.0)
-    if private_groups:
-        parts.append(PrivacyCost(eps_g, 0.0, "laplace", f"group sizes ({n_groups})"))
-    eps_f = eps * shares.get("frame", 0.0)
-    if frame_private:
-        parts.append(
-            compose(
-                [
-                    PrivacyCost(eps_f * _SCALE_SHARE, 0.0, "exponential mechanism",
-                                "frame scale (median pair difference)"),
-                    *(
-                        PrivacyCost(eps_f * (1 - _SCALE_SHARE) / 2, 0.0,
-                                    "exponential mechanism", f"frame centre PC{c} (median)")
-                        for c in components
-                    ),
-                ],
-                released="private frame",
-            )
-        )  # fmt: skip
-    eps_m = eps * shares["histogram"] / len(methods)
-    delta_m = delta_share["histogram"] / len(methods)
-    grid = f"{n_groups} x {mx} x {my} cells"
-    for m in methods:
-        mech = f"gaussian ({calibration})" if m == "add" else "laplace + threshold"
-        parts.append(PrivacyCost(eps_m, delta_m, mech, f"{m} histogram ({grid})"))
-    cost = compose(parts, released="private score plot")
-    forecast = _forecast_score(
-        n=n, p=p, eps=eps, delta=delta, eps_f=eps_f if frame_private else 0.0, bound=bound,
-        sigma_dir=None if matrix is not None else kendall_sigma(
-            n, eps * shares["directions"], delta_share["directions"], calibration
-        ),
-        sigma_add=gaussian_sigma(math.sqrt(2.0), eps_m, delta_m, calibration)
-        if "add" in methods else None,
-        cells=mx * my, groups=n_groups,
+    plan = plan_score(
+        n, p, eps=eps, delta=delta, bins=(mx, my), components=components, method=methods,
+        directions_given=matrix is not None, groups=None if levels is None else n_groups,
+        groups_public=groups_public, frame_given=public_frame is not None,
+        bounds_given=box is not None, split=split, score_range=bound, calibration=calibration,
     )  # fmt: skip
+    cost, forecast = plan.cost, plan.forecast
+    eps_g, eps_f = plan.eps_groups, plan.eps_frame
+    eps_m, delta_m = plan.eps_method, plan.delta_method
     enforce(forecast, accuracy)
     if budget is not None:
         budget.check(cost)
@@ -1035,8 +1120,7 @@ def dp_score(
     # Randomness order: directions, group sizes, frame, histograms (method order).
     if matrix is None:
         dir_result = dp_pc_dir(
-            data, max(components), eps=eps * shares["directions"],
-            delta=delta_share["directions"],
+            data, max(components), eps=plan.eps_directions, delta=plan.delta_directions,
             random_state=rng, calibration=calibration, ties=ties, accuracy="ignore",
             allow_large_delta=True,
         )  # fmt: skip

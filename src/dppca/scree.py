@@ -77,8 +77,10 @@ __all__ = [
     "ClippedControl",
     "HuberControl",
     "PMWMControl",
+    "ScreePlan",
     "ScreeResult",
     "dp_scree",
+    "plan_scree",
 ]
 
 ScreeMethod = Literal["clipped", "pmwm", "huber"]
@@ -1071,23 +1073,13 @@ def dp_scree(
     else:
         source = "public (caller)" if release is None else "private (earlier release)"
         direction_share = 0.0
-    public_clip = controls["clipped"].clip if "clipped" in controls else None
-    if public_clip is not None:
-        trace_share = 0.0
-    elif trace_share is None:
-        trace_share = _auto_scan_share(n, eps, _clip_ladder(box).size)
-    if direction_share + trace_share >= 1:
-        raise ValueError(
-            f"direction_share + trace_share must be < 1 to leave budget for the scree; "
-            f"got {direction_share!r} + {trace_share!r}."
-        )
     rng = check_random_state(random_state)
-
-    plan = _ScreePlan.make(
-        n=n, p=p, k=k, eps=eps, delta=delta, methods=methods, controls=controls,
+    plan = _make_plan(
+        n, p, k, eps=eps, delta=delta, methods=methods, controls=controls,
         direction_share=direction_share, trace_share=trace_share, pairing=pairing,
-        calibration=calibration, box=box, public_clip=public_clip,
+        calibration=calibration, box=box,
     )  # fmt: skip
+    public_clip = controls["clipped"].clip if "clipped" in controls else None
     enforce(plan.forecast, accuracy)
     if budget is not None:
         budget.check(plan.cost)
@@ -1166,9 +1158,94 @@ def dp_scree(
     )
 
 
+def _make_plan(
+    n: int, p: int, k: int, *, eps: float, delta: float, methods: tuple[str, ...],
+    controls: dict[str, Any], direction_share: float, trace_share: float | None,
+    pairing: str, calibration: str, box: Any,
+) -> ScreePlan:  # fmt: skip
+    """The plan of validated arguments: fills in the automatic scan share."""
+    public_clip = controls["clipped"].clip if "clipped" in controls else None
+    if public_clip is not None:
+        trace_share = 0.0
+    elif trace_share is None:
+        trace_share = _auto_scan_share(n, eps, _clip_ladder(box).size)
+    if direction_share + trace_share >= 1:
+        raise ValueError(
+            f"direction_share + trace_share must be < 1 to leave budget for the scree; "
+            f"got {direction_share!r} + {trace_share!r}."
+        )
+    return ScreePlan.make(
+        n=n, p=p, k=k, eps=eps, delta=delta, methods=methods, controls=controls,
+        direction_share=direction_share, trace_share=trace_share, pairing=pairing,
+        calibration=calibration, box=box, public_clip=public_clip,
+    )  # fmt: skip
+
+
+def plan_scree(
+    n: int,
+    p: int,
+    k: int | None = None,
+    *,
+    eps: float,
+    delta: float,
+    method: ScreeMethod | Sequence[ScreeMethod] = "clipped",
+    control: Any = None,
+    directions_given: bool = False,
+    direction_share: float = 0.5,
+    trace_share: float | None = None,
+    pairing: Literal["all", "random", "consecutive"] | None = None,
+    calibration: Calibration = "analytic",
+    bounds: Any = None,
+) -> ScreePlan:
+    """Price and forecast a :func:`dp_scree` call without any data.
+
+    Parameters are those of :func:`dp_scree` that shape the release, with the
+    data replaced by its public size ``n`` x ``p`` and ``directions`` by
+    whether they are given. ``bounds`` take the forms of :func:`dp_scree`
+    (mappings name the variables ``V1 .. Vp``).
+
+    Returns
+    -------
+    ScreePlan
+        ``cost`` (what the call would record) and ``forecast``.
+
+    Examples
+    --------
+    >>> plan = plan_scree(5000, 20, 3, eps=1.0, delta=1e-6)
+    >>> plan.forecast.ok, round(plan.cost.eps, 6)
+    (True, 1.0)
+    """
+    n = check_positive_int(n, "n")
+    p = check_positive_int(p, "p")
+    k = check_k(k, p)
+    eps, delta = check_eps(eps), check_delta(delta)
+    methods = _resolve_methods(method)
+    controls = _resolve_controls(control, methods)
+    calibration = check_calibration(calibration)
+    if pairing is None:
+        pairing = "all" if n <= _ALL_PAIRS_MAX_N else "random"
+    pairing = check_choice(pairing, "pairing", ("all", "random", "consecutive"))
+    if trace_share is not None:
+        trace_share = check_open_unit(trace_share, "trace_share")
+    if check_bool(directions_given, "directions_given"):
+        direction_share = 0.0
+    else:
+        direction_share = check_open_unit(direction_share, "direction_share")
+    box = check_bounds(bounds, tuple(f"V{j + 1}" for j in range(p)))
+    return _make_plan(
+        n, p, k, eps=eps, delta=delta, methods=methods, controls=controls,
+        direction_share=direction_share, trace_share=trace_share, pairing=pairing,
+        calibration=calibration, box=box,
+    )  # fmt: skip
+
+
 @dataclass(frozen=True)
-class _ScreePlan:
-    """The data-free side of a scree call: budget split, ladder, cost and forecast."""
+class ScreePlan:
+    """The data-free side of a scree release: budget split, ladder, cost and forecast.
+
+    Built by :func:`plan_scree` from public quantities only; :func:`dp_scree`
+    runs exactly this plan.
+    """
 
     eps_dir: float
     delta_dir: float
@@ -1186,7 +1263,7 @@ class _ScreePlan:
         cls, *, n: int, p: int, k: int, eps: float, delta: float, methods: tuple[str, ...],
         controls: dict[str, Any], direction_share: float, trace_share: float, pairing: str,
         calibration: str, box: Any, public_clip: float | None,
-    ) -> _ScreePlan:  # fmt: skip
+    ) -> ScreePlan:  # fmt: skip
         eps_dir, delta_dir = eps * direction_share, delta * direction_share
         eps_scan = eps * trace_share
         extra = [name for name in methods if name != "clipped"]

@@ -485,3 +485,91 @@ def save_release_file(
         reused_directions=reused_directions,
     )  # fmt: skip
     info(f"wrote {path}" + (" (without the non-private comparison)" if drop else ""))
+
+
+# --------------------------------------------------------------------------- bounds, forecast
+
+
+def add_accuracy_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--bounds``, ``--accuracy`` and ``--dry-run``: public domains and the forecast."""
+    parser.add_argument(
+        "--bounds", default=None, metavar="FILE.csv|SPEC",
+        help="public data domain: a CSV file with columns variable,lower,upper, or inline "
+        "'lo:hi' for every column or 'name=lo:hi,name=lo:hi' naming every analysed column. "
+        "Values outside are clipped to it. Take bounds from a codebook or the units, never "
+        "from the data (in the data's own units: before --scale)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--accuracy", choices=("warn", "error", "ignore"), default="warn",
+        help="when the data-free forecast says the picture would be noise: warn and release "
+        "(default), refuse before reading the data's values (error), or say nothing",
+    )  # fmt: skip
+    parser.add_argument(
+        "--dry-run", action="store_true",
+        help="print the cost and the accuracy forecast only; nothing is released or spent",
+    )  # fmt: skip
+
+
+def _parse_interval(text: str, where: str) -> tuple[float, float]:
+    try:
+        lo, hi = (float(v) for v in text.split(":"))
+    except ValueError:
+        raise CLIError(f"--bounds: {where} must be lower:upper numbers; got {text!r}.") from None
+    return lo, hi
+
+
+def read_bounds(args: argparse.Namespace, variables: tuple[str, ...]) -> Any:
+    """``--bounds`` as a mapping {variable: (lower, upper)} in the analysed units, or None.
+
+    The bounds are given in the data's own units; with ``--scale`` they are divided
+    by the same public scales as the data.
+    """
+    spec = getattr(args, "bounds", None)
+    if spec is None:
+        return None
+    if os.path.exists(spec) or spec.lower().endswith(".csv"):
+        try:
+            frame = pd.read_csv(spec)
+        except (OSError, ValueError) as exc:
+            raise CLIError(f"--bounds file could not be read: {exc}") from None
+        missing = {"variable", "lower", "upper"} - set(frame.columns)
+        if missing:
+            raise CLIError("--bounds file needs the columns variable, lower, upper.")
+        try:
+            bounds = {
+                str(v): (float(lo), float(hi))
+                for v, lo, hi in zip(frame["variable"], frame["lower"], frame["upper"],
+                                     strict=True)
+            }  # fmt: skip
+        except (TypeError, ValueError):
+            raise CLIError("--bounds file: lower and upper must be numbers.") from None
+        bounds = {v: b for v, b in bounds.items() if v in variables} or bounds
+    elif "=" in spec:
+        bounds = {}
+        for item in spec.split(","):
+            name, _, interval = item.partition("=")
+            bounds[name.strip()] = _parse_interval(interval.strip(), repr(name.strip()))
+    else:
+        lo, hi = _parse_interval(spec.strip(), "the interval")
+        bounds = {v: (lo, hi) for v in variables}
+    if getattr(args, "scale", None) is not None:
+        scales = dict(zip(variables, parse_scales(args.scale, list(variables)), strict=True))
+        bounds = {v: (lo / scales.get(v, 1.0), hi / scales.get(v, 1.0)) for v, (lo, hi)
+                  in bounds.items()}  # fmt: skip
+    return bounds
+
+
+def print_plan(plan: Any) -> int:
+    """``--dry-run``: the cost and the forecast on stdout; nothing was released."""
+    print(f"privacy cost (not spent): {plan.cost}")
+    print(plan.cost.to_frame().to_string(index=False))
+    print(plan.forecast.summary())
+    return 0
+
+
+def forecast_line(result: Any) -> None:
+    """One stderr line on the forecast made before the release."""
+    forecast = getattr(result, "forecast", None)
+    if forecast is not None:
+        state = "looks accurate" if forecast.ok else "likely inaccurate (see the warning)"
+        info(f"forecast before the release: {state}")

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from ..directions import dp_pc_dir
+from ..directions import dp_pc_dir, plan_directions
 from ._common import (
+    add_accuracy_arguments,
     add_data_arguments,
     add_design_arguments,
     add_privacy_arguments,
@@ -17,8 +18,11 @@ from ._common import (
     check_release_path,
     check_table_path,
     emit_table,
+    forecast_line,
     info,
+    print_plan,
     progress_for,
+    read_bounds,
     read_design_input,
     save_release_file,
 )
@@ -43,6 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_design_arguments(parser)
     add_table_argument(parser)
     add_release_arguments(parser, reuse=False)
+    add_accuracy_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -51,11 +56,18 @@ def run(args: argparse.Namespace) -> int:
     check_release_path(args)
     data, variables = read_design_input(args)
     data = apply_scale(args, data, variables)
+    if args.dry_run:
+        return print_plan(
+            plan_directions(len(data), len(variables), eps=args.eps, delta=args.delta,
+                            calibration=args.calibration, design=args.design, m=args.m)
+        )  # fmt: skip
     result = dp_pc_dir(
         data, args.k, eps=args.eps, delta=args.delta, random_state=args.seed,
         calibration=args.calibration, ties=args.ties, design=args.design, m=args.m,
-        progress=progress_for(args, len(data)),
+        progress=progress_for(args, len(data)), bounds=read_bounds(args, variables),
+        accuracy=args.accuracy,
     )  # fmt: skip
+    forecast_line(result)
     result = dataclasses.replace(result, variables=variables)  # labels: post-processing
     emit_table(args, result.to_frame().rename_axis("variable"))
     info(f"privacy cost: {result.cost} ({result.cost.mechanism}, sigma={result.sigma:.4g})")

@@ -8,9 +8,11 @@ from pathlib import Path
 import pandas as pd
 
 from .._validation import check_random_state, post_processing_rng
+from ..directions import plan_directions
 from ..loading import dp_loading
 from ._common import (
     CLIError,
+    add_accuracy_arguments,
     add_data_arguments,
     add_design_arguments,
     add_privacy_arguments,
@@ -23,10 +25,13 @@ from ._common import (
     check_release_path,
     check_table_path,
     emit_table,
+    forecast_line,
     info,
     load_directions,
     parse_int_list,
+    print_plan,
     progress_for,
+    read_bounds,
     read_design_input,
     save_figure,
     save_release_file,
@@ -84,6 +89,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_table_argument(parser)
     add_release_arguments(parser, reuse=True)
+    add_accuracy_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -136,12 +142,19 @@ def run(args: argparse.Namespace) -> int:
             directions=reused, components=pair, compare=args.compare,
         )  # fmt: skip
     else:
+        if args.dry_run:
+            return print_plan(
+                plan_directions(len(data), len(variables), eps=args.eps, delta=args.delta,
+                                calibration=args.calibration, design=args.design, m=args.m)
+            )  # fmt: skip
         result = dp_loading(
             data, eps=args.eps, delta=args.delta, components=pair,
             compare=args.compare, random_state=rng, calibration=args.calibration,
             ties=args.ties, design=args.design, m=args.m,
-            progress=progress_for(args, len(data)),
+            progress=progress_for(args, len(data)), bounds=read_bounds(args, variables),
+            accuracy=args.accuracy,
         )  # fmt: skip
+        forecast_line(result.directions)
 
     if heatmap:
         table = result.heatmap_table(components=list(pcs) if pcs else None)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 
 from .._validation import check_random_state, post_processing_rng
-from ..score import dp_score, sample_points
+from ..score import dp_score, plan_score, sample_points
 from ._common import (
     CLIError,
+    add_accuracy_arguments,
     add_data_arguments,
     add_output_argument,
     add_privacy_arguments,
@@ -20,10 +21,13 @@ from ._common import (
     check_release_path,
     check_table_path,
     emit_table,
+    forecast_line,
     info,
     load_directions,
     numeric_part,
     parse_int_list,
+    print_plan,
+    read_bounds,
     read_data,
     save_figure,
     save_release_file,
@@ -79,6 +83,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="figure file (.png, .svg or .pdf); without it only the bin table is printed",
     )  # fmt: skip
     add_release_arguments(parser, reuse=True)
+    add_accuracy_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -123,13 +128,26 @@ def run(args: argparse.Namespace) -> int:
         data = data.assign(**{args.groups: labels.to_numpy()})
     # The samples get a stream of their own (derived from the same seed), so
     # published synthetic points never expose the generator behind the noise.
+    bounds = read_bounds(args, variables)
+    if args.dry_run:
+        n_groups = None
+        if args.groups:
+            n_groups = len(group_labels) if group_labels else frame[args.groups].nunique()
+        return print_plan(
+            plan_score(len(data), len(variables), eps=args.eps, delta=args.delta, bins=bins,
+                       components=components, method=methods, directions_given=reused is not None,
+                       groups=n_groups, groups_public=args.groups_public,
+                       bounds_given=bounds is not None, calibration=args.calibration)
+        )  # fmt: skip
     rng = check_random_state(args.seed)
     result = dp_score(
         data, eps=args.eps, delta=args.delta, bins=bins, components=components,
         method=methods, groups=args.groups, groups_public=args.groups_public,
         group_labels=group_labels, directions=reused,
-        calibration=args.calibration, ties=args.ties, random_state=rng,
+        calibration=args.calibration, ties=args.ties, random_state=rng, bounds=bounds,
+        accuracy=args.accuracy,
     )  # fmt: skip
+    forecast_line(result)
     samples = None
     if args.sample:
         post = post_processing_rng(args.seed)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from ..scree import METHODS, ClippedControl, dp_scree
+from ..scree import METHODS, ClippedControl, dp_scree, plan_scree
 from ._common import (
     CLIError,
+    add_accuracy_arguments,
     add_data_arguments,
     add_output_argument,
     add_privacy_arguments,
@@ -19,9 +20,12 @@ from ._common import (
     check_release_path,
     check_table_path,
     emit_table,
+    forecast_line,
     info,
     load_directions,
     numeric_part,
+    print_plan,
+    read_bounds,
     read_data,
     save_figure,
     save_release_file,
@@ -51,8 +55,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="public clipping level for the clipped method (default: private, from the data)",
     )  # fmt: skip
     parser.add_argument(
-        "--kind", choices=("pve", "pve_total", "scree"), default="pve",
-        help="what the plot shows (default pve)",
+        "--kind", choices=("pve_total", "pve", "scree"), default="pve_total",
+        help="what the plot shows: shares of the total variance (default), of the k "
+        "components, or the variances",
     )  # fmt: skip
     parser.add_argument(
         "--no-mono", dest="mono", action="store_false",
@@ -63,6 +68,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_output_argument(parser, required=False, help="write the plot to FILE (.png, .svg or .pdf)")
     add_table_argument(parser)
     add_release_arguments(parser, reuse=True)
+    add_accuracy_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -84,11 +90,20 @@ def run(args: argparse.Namespace) -> int:
     data = apply_scale(args, data, variables)
     reused = load_directions(args, data, variables)
     k = reused.k if (reused is not None and args.k is None) else args.k
+    bounds = read_bounds(args, variables)
+    if args.dry_run:
+        return print_plan(
+            plan_scree(len(data), len(variables), k, eps=args.eps, delta=args.delta,
+                       method=methods, control=control, directions_given=reused is not None,
+                       calibration=args.calibration,
+                       bounds=None if bounds is None else [bounds[v] for v in variables])
+        )  # fmt: skip
     result = dp_scree(
         data, k, eps=args.eps, delta=args.delta, method=methods, control=control,
         directions=reused, mono=args.mono, random_state=args.seed,
-        calibration=args.calibration, ties=args.ties,
+        calibration=args.calibration, ties=args.ties, bounds=bounds, accuracy=args.accuracy,
     )  # fmt: skip
+    forecast_line(result)
     emit_table(args, result.to_frame().rename_axis("component"))
     info(f"total variance (private): {result.trace:.4g}")
     info(f"privacy cost: {result.cost}")
