@@ -27,6 +27,12 @@ def small_frame(small_data: np.ndarray) -> pd.DataFrame:
 
 
 @pytest.fixture(autouse=True)
+def _private_ledger(tmp_path_factory, monkeypatch):
+    """Every test gets its own privacy ledger file, never the user's."""
+    monkeypatch.setenv("DPPCA_LEDGER", str(tmp_path_factory.mktemp("ledger") / "ledger.sqlite"))
+
+
+@pytest.fixture(autouse=True)
 def _close_figures():
     yield
     import matplotlib.pyplot as plt

@@ -14,6 +14,7 @@ import contextlib
 import os
 import re
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -86,10 +87,23 @@ def _serve(args: list[str], log_dir: Path):
 
 
 @pytest.fixture(scope="module")
-def app_url(tmp_path_factory):
+def ledger_file(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("ledger") / "ledger.sqlite"
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory, ledger_file):
     # A small upload limit, so that the size check can be seen with a small file.
-    with _serve(["--max-upload-mb", "0.05"], tmp_path_factory.mktemp("app")) as url:
+    args = ["--max-upload-mb", "0.05", "--ledger", str(ledger_file)]
+    with _serve(args, tmp_path_factory.mktemp("app")) as url:
         yield url
+
+
+def _forget_everything(ledger_file: Path) -> None:
+    """Empty the app's ledger (a test-only shortcut: each test starts on a full budget)."""
+    with sqlite3.connect(ledger_file) as con:
+        for table in ("parts", "charges", "datasets"):
+            con.execute(f"DELETE FROM {table}")
 
 
 @pytest.fixture(scope="module")
@@ -109,8 +123,9 @@ def shots(tmp_path_factory) -> Path:
 
 
 @pytest.fixture
-def page(browser, app_url):
-    """A fresh session (its own state and budget) with gau_g loaded."""
+def page(browser, app_url, ledger_file):
+    """A fresh session with gau_g loaded, on an empty ledger."""
+    _forget_everything(ledger_file)
     context = browser.new_context(viewport={"width": 1400, "height": 1400})
     pg = context.new_page()
     pg.goto(app_url)

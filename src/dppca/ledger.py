@@ -25,6 +25,7 @@ import json
 import math
 import os
 import sqlite3
+import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -217,6 +218,7 @@ class Ledger:
                     f"{exc.strerror or exc}."
                 ) from None
         self._memory: sqlite3.Connection | None = None
+        self._memory_lock = threading.RLock()  # one shared connection: one user at a time
         with self._connect() as con:
             self._init_schema(con)
 
@@ -224,11 +226,12 @@ class Ledger:
     @contextlib.contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
         if self.path == ":memory:":
-            if self._memory is None:
-                self._memory = sqlite3.connect(
-                    ":memory:", isolation_level=None, check_same_thread=False
-                )
-            yield self._memory
+            with self._memory_lock:
+                if self._memory is None:
+                    self._memory = sqlite3.connect(
+                        ":memory:", isolation_level=None, check_same_thread=False
+                    )
+                yield self._memory
             return
         try:
             con = sqlite3.connect(str(self.path), timeout=_TIMEOUT, isolation_level=None)
@@ -358,6 +361,29 @@ class Ledger:
         frame = frame.merge(ids, on=["fp", "id"], how="left")
         return frame[_ENTRY_COLUMNS].reset_index(drop=True)
 
+    def releases(self, fp: str) -> pd.DataFrame:
+        """One row per release of the dataset: ``release``, ``time``, ``dataset``, ``kind``,
+        ``eps``, ``delta`` (the cost charged)."""
+        with self._connect() as con:
+            rows = con.execute(
+                "SELECT c.time, COALESCE(c.name, d.name), c.kind, c.eps, c.delta FROM charges c"
+                " LEFT JOIN datasets d ON d.fp = c.fp WHERE c.fp = ? ORDER BY c.id",
+                (_check_fp(fp),),
+            ).fetchall()
+        frame = pd.DataFrame(rows, columns=["time", "dataset", "kind", "eps", "delta"])
+        frame.insert(0, "release", range(1, len(frame) + 1))
+        return frame.astype({"eps": float, "delta": float})
+
+    def version(self, fp: str | None = None) -> tuple[int, int]:
+        """A cheap token that changes whenever a release is charged (for polling)."""
+        query = "SELECT COUNT(*), COALESCE(MAX(id), 0) FROM charges"
+        with self._connect() as con:
+            if fp is None:
+                row = con.execute(query).fetchone()
+            else:
+                row = con.execute(query + " WHERE fp = ?", (fp,)).fetchone()
+        return int(row[0]), int(row[1])
+
     def datasets(self) -> pd.DataFrame:
         """One row per dataset: fingerprint, name, totals, spent and number of releases."""
         with self._connect() as con:
@@ -412,6 +438,26 @@ class Ledger:
                     f"(eps={eps:g}, delta={delta:g}) was refused."
                 )
             con.execute("UPDATE datasets SET eps = ?, delta = ? WHERE fp = ?", (eps, delta, fp))
+
+    def ensure_total(
+        self, fp: str, eps: float, delta: float, *, name: str | None = None
+    ) -> tuple[float, float]:
+        """Set the total only if the dataset has none; return the total in force."""
+        fp = _check_fp(fp)
+        eps, delta = _check_total(eps, delta)
+        with self._write() as con:
+            total = self._total(con, fp)
+            if total is not None:
+                if name is not None:
+                    con.execute(
+                        "UPDATE datasets SET name = COALESCE(name, ?) WHERE fp = ?", (name, fp)
+                    )
+                return total
+            con.execute(
+                "INSERT INTO datasets (fp, name, eps, delta, created) VALUES (?, ?, ?, ?, ?)",
+                (fp, name, eps, delta, _now()),
+            )
+            return eps, delta
 
     def charge(self, fp: str, cost: PrivacyCost, *, kind: str, name: str | None = None) -> int:
         """Record a release's cost, refusing it if the budget cannot pay.
@@ -504,6 +550,7 @@ class LedgerBudget(Budget):
         self.fp = _check_fp(fp)
         self.kind = kind
         self.name = name
+        self.last_release: int | None = None  # number of the latest release charged here
 
     @property  # type: ignore[override]
     def eps(self) -> float:
@@ -553,7 +600,7 @@ class LedgerBudget(Budget):
         self._ledger_db.check(self.fp, cost)
 
     def spend(self, cost: PrivacyCost) -> None:
-        self._ledger_db.charge(self.fp, cost, kind=self.kind, name=self.name)
+        self.last_release = self._ledger_db.charge(self.fp, cost, kind=self.kind, name=self.name)
 
     def to_frame(self) -> pd.DataFrame:
         """The dataset's ledger (see :meth:`Ledger.entries`)."""

@@ -14,12 +14,12 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..exceptions import PrivacyWarning
-from . import app, directions, loading, score, scree
+from . import _ledger, app, directions, loading, score, scree
 from ._common import CLIError
 
 __all__ = ["main"]
 
-_SUBCOMMANDS = [directions, loading, scree, score, app]
+_SUBCOMMANDS = [directions, loading, scree, score, app, _ledger]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -11,6 +11,7 @@ from typing import Any
 
 import pandas as pd
 
+from .._io import add_csv_arguments, csv_options, read_csv_checked
 from ..datasets import DATASETS, load_dataset
 from ..kendall import default_m
 
@@ -54,6 +55,7 @@ def add_data_arguments(parser: argparse.ArgumentParser, *, default_dataset: str 
         metavar="A,B,...",
         help="comma-separated columns to analyse (default: all columns, which must be numeric)",
     )
+    add_csv_arguments(parser)  # --sep, --decimal
     parser.set_defaults(default_dataset=default_dataset)
 
 
@@ -102,7 +104,7 @@ def read_data(args: argparse.Namespace, *, keep: tuple[str, ...] = ()) -> pd.Dat
         if not path.is_file():
             raise CLIError(f"data file {str(path)!r} does not exist or is not a file.")
         try:
-            frame = pd.read_csv(path)
+            frame = read_csv_checked(path, **csv_options(args))
         except pd.errors.EmptyDataError:
             raise CLIError(f"data file {str(path)!r} is empty.") from None
         except (pd.errors.ParserError, UnicodeDecodeError) as exc:
@@ -243,7 +245,7 @@ def read_design_input(args: argparse.Namespace) -> tuple[Any, tuple[str, ...]]:
     from .._io import read_numeric_file
 
     try:
-        return read_numeric_file(path, columns)
+        return read_numeric_file(path, columns, **csv_options(args))
     except pd.errors.EmptyDataError:
         raise CLIError(f"data file {str(path)!r} is empty.") from None
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:

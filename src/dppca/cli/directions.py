@@ -13,6 +13,7 @@ from ._common import (
     progress_for,
     read_design_input,
 )
+from ._ledger import add_budget_arguments, ledger_budget, report_spending
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -30,16 +31,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="rows closer than 1.5e-8: stop with an error, or let them contribute nothing",
     )  # fmt: skip
     add_design_arguments(parser)
+    add_budget_arguments(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     data, variables = read_design_input(args)
+    budget = ledger_budget(args, data, variables, kind="directions")
     result = dp_pc_dir(
         data, args.k, eps=args.eps, delta=args.delta, random_state=args.seed,
         calibration=args.calibration, ties=args.ties, design=args.design, m=args.m,
-        progress=progress_for(args, len(data)),
+        progress=progress_for(args, len(data)), budget=budget,
     )  # fmt: skip
+    report_spending(budget)
     result = dataclasses.replace(result, variables=variables)  # labels: post-processing
     print(result.to_frame().round(4).to_string())
     print(f"privacy cost: {result.cost} ({result.cost.mechanism}, sigma={result.sigma:.4g})")

@@ -23,6 +23,7 @@ from ._common import (
     read_design_input,
     save_figure,
 )
+from ._ledger import add_budget_arguments, ledger_budget, report_spending
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -72,6 +73,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_ties_argument(parser)
     add_design_arguments(parser)
+    add_budget_arguments(parser)
     parser.add_argument("--title", default=None, help="title of the DP panel")
     parser.add_argument("--label-size", type=float, default=8.0, help="font size of labels")
     parser.add_argument(
@@ -128,13 +130,15 @@ def run(args: argparse.Namespace) -> int:
         data = data / _parse_scales(args.scale, list(variables))
     if not isinstance(data, pd.DataFrame):  # chunked reader: a float64 array and its labels
         data = pd.DataFrame(data, columns=list(variables), copy=False)
+    budget = ledger_budget(args, data, variables, kind="loading")
     rng = check_random_state(args.seed)
     pair = tuple(pcs) if (pcs is not None and not heatmap) else (1, 2)
     result = dp_loading(
         data, eps=args.eps, delta=args.delta, components=pair,
         compare=args.compare, random_state=rng, calibration=args.calibration, ties=args.ties,
-        design=args.design, m=args.m, progress=progress_for(args, len(data)),
+        design=args.design, m=args.m, progress=progress_for(args, len(data)), budget=budget,
     )  # fmt: skip
+    report_spending(budget)
 
     if heatmap:
         table = result.heatmap_table(components=list(pcs) if pcs else None)

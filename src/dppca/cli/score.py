@@ -19,6 +19,7 @@ from ._common import (
     save_figure,
     write_atomically,
 )
+from ._ledger import add_budget_arguments, ledger_budget, report_spending
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -63,6 +64,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="also draw synthetic points from each released histogram",
     )  # fmt: skip
     add_ties_argument(parser)
+    add_budget_arguments(parser)
     parser.add_argument(
         "--table", default=None, metavar="FILE.csv", help="also write the bin tables as CSV"
     )
@@ -103,13 +105,15 @@ def run(args: argparse.Namespace) -> int:
             labels = labels.astype(str).where(labels.notna(), None)
         data = data.assign(**{args.groups: labels.to_numpy()})
     # One generator for the whole run: the samples continue the release's stream.
+    budget = ledger_budget(args, numeric_part(frame, drop=keep), kind="score")
     rng = check_random_state(args.seed)
     result = dp_score(
         data, eps=args.eps, delta=args.delta, bins=bins, components=components,
         method=methods, groups=args.groups, groups_public=args.groups_public,
         group_labels=group_labels,
-        calibration=args.calibration, ties=args.ties, random_state=rng,
+        calibration=args.calibration, ties=args.ties, random_state=rng, budget=budget,
     )  # fmt: skip
+    report_spending(budget)
     samples = None
     if args.sample:
         samples = {m: sample_points(result, method=m, kind=args.sample, random_state=rng)

@@ -16,6 +16,7 @@ from ._common import (
     read_data,
     save_figure,
 )
+from ._ledger import add_budget_arguments, ledger_budget, report_spending
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -49,6 +50,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="keep the raw estimates instead of their non-increasing fit",
     )  # fmt: skip
     add_ties_argument(parser)
+    add_budget_arguments(parser)
     add_output_argument(parser, required=False, help="write the plot to FILE (.png, .svg or .pdf)")
     parser.set_defaults(func=run)
 
@@ -65,10 +67,13 @@ def run(args: argparse.Namespace) -> int:
     data = numeric_part(read_data(args))
     if args.out is not None:  # fail on a bad extension before spending the budget
         check_figure_path(args.out)
+    budget = ledger_budget(args, data, kind="scree")
     result = dp_scree(
         data, args.k, eps=args.eps, delta=args.delta, method=methods, control=control,
         mono=args.mono, random_state=args.seed, calibration=args.calibration, ties=args.ties,
+        budget=budget,
     )  # fmt: skip
+    report_spending(budget)
     print(result.to_frame().round(4).to_string())
     print(f"total variance (private): {result.trace:.4g}")
     print(f"privacy cost: {result.cost}")
