@@ -2,7 +2,9 @@
 
 ``main(argv)`` returns the exit status. Expected failures (bad options, bad
 files, invalid privacy parameters) are reported as one line on stderr,
-``dppca: error: ...``, with status 2; tables go to stdout.
+``dppca: error: ...``, with status 2; tables go to stdout. Output paths are
+checked before any work; Ctrl+C ends with one line and status 130, SIGTERM
+with one line and status 143, and neither leaves a temporary file behind.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..exceptions import PrivacyWarning
-from . import _ledger, app, directions, loading, score, scree
+from . import _ledger, _safety, app, directions, loading, score, scree
 from ._common import CLIError
 
 __all__ = ["main"]
@@ -45,14 +47,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        with warnings.catch_warnings():
+        with _safety.guard(), warnings.catch_warnings():
             warnings.simplefilter("always", PrivacyWarning)
             warnings.showwarning = _show_warning
+            _safety.check_output_paths(args)
             return int(args.func(args))
     except (CLIError, ValueError, TypeError, OSError) as exc:
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         print(f"dppca: error: {message}", file=sys.stderr)
         return 2
+    except MemoryError:
+        print("dppca: error: not enough memory for this job; use fewer bins, draws or "
+              "rows (for example --design balanced).", file=sys.stderr)  # fmt: skip
+        return 2
+    except KeyboardInterrupt:
+        print("dppca: interrupted; no partial output was left behind.", file=sys.stderr)
+        return 130
+    except _safety.Terminated:
+        print("dppca: terminated; no partial output was left behind.", file=sys.stderr)
+        return 143
 
 
 if __name__ == "__main__":  # pragma: no cover

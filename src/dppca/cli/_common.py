@@ -14,6 +14,7 @@ import pandas as pd
 from .._io import add_csv_arguments, csv_options, read_csv_checked
 from ..datasets import DATASETS, load_dataset
 from ..kendall import default_m
+from . import _safety
 
 __all__ = [
     "CLIError",
@@ -150,6 +151,7 @@ def write_atomically(path: str | os.PathLike[str], write: Callable[[str], None])
         raise CLIError(f"output directory {str(directory)!r} does not exist.")
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=target.suffix, dir=directory)
     os.close(fd)
+    _safety.track(tmp)  # removed even if SIGTERM or Ctrl+C stops the process meanwhile
     try:
         write(tmp)
         umask = os.umask(0)
@@ -159,6 +161,8 @@ def write_atomically(path: str | os.PathLike[str], write: Callable[[str], None])
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    finally:
+        _safety.untrack(tmp)
 
 
 def save_figure(fig, path: str) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .._validation import check_random_state
+from .._validation import check_bins_cap, check_random_state
 from ..score import dp_score, sample_points
 from ._common import (
     CLIError,
@@ -83,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
         if len(values) not in (1, 2):
             raise CLIError(f"--bins must be one or two integers; got {args.bins!r}.")
         bins = values[0] if len(values) == 1 else values
+        check_bins_cap(bins, "--bins")
     methods = [m.strip() for m in args.method.split(",") if m.strip()]
     check_figure_path(args.out)  # before the release: a typo must not waste the budget
     keep = (args.groups,) if args.groups else ()
