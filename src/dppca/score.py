@@ -22,7 +22,9 @@ from numpy.typing import ArrayLike, NDArray
 
 from ._typing import Calibration, Data, RandomStateLike, Ties
 from ._validation import (
+    check_bins_cap,
     check_bool,
+    check_budget,
     check_calibration,
     check_components,
     check_data,
@@ -770,6 +772,8 @@ def dp_score(
     >>> res.table("add", "group1").shape
     (64, 5)
     """  # noqa: E501
+    check_bins_cap(bins)  # before any work (issue 14)
+    check_budget(budget)
     X, labels = _resolve_groups(X, groups)
     data, _variables = check_data(X, min_cols=2)
     n, p = data.shape

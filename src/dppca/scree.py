@@ -23,6 +23,7 @@ from scipy.optimize import isotonic_regression
 from ._typing import Calibration, Data, RandomStateLike, Ties
 from ._validation import (
     check_bool,
+    check_budget,
     check_calibration,
     check_choice,
     check_data,
@@ -917,6 +918,7 @@ def dp_scree(
     >>> res.to_frame().shape
     (3, 3)
     """
+    check_budget(budget)
     data, variables = check_data(X, min_rows=4)
     n, p = data.shape
     k = check_k(k, p)

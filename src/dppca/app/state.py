@@ -159,8 +159,14 @@ def read_csv_upload(
         head = fh.read(8192)
     if b"\x00" in head:
         raise DataError(f"{name!r} is not a text CSV file (it holds binary data).")
+    from .._io import _raw_header, sniff_csv_layout
+    from .._validation import check_unique_columns
+
+    # European files (semicolons, decimal commas) are recognised and read as such.
+    sep, decimal = sniff_csv_layout(path)
     try:
-        frame = pd.read_csv(path)
+        check_unique_columns(_raw_header(path, sep), repr(name))
+        frame = pd.read_csv(path, sep=sep, decimal=decimal)
     except pd.errors.EmptyDataError:
         raise DataError(f"{name!r} is empty.") from None
     except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
