@@ -421,3 +421,21 @@ def test_downloads_wait_for_a_release_and_the_ledger_csv_is_tidy(page):
     assert header == "release,time,dataset,kind,released,mechanism,eps,delta"
     assert ",gau_g,directions," in first and first.endswith(",0.4,3.2e-05")
     assert "+00:00" in first
+
+
+def test_thirty_columns_keep_the_budget_in_view(browser, app_url, ledger_file, tmp_path):
+    path = tmp_path / "wide.csv"
+    names = [f"measurement_{j:02d}" for j in range(30)]
+    rows = "".join(",".join(str((i * (j + 3)) % 17) for j in range(30)) + "\n" for i in range(40))
+    path.write_text(",".join(names) + "\n" + rows)
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    pg = context.new_page()
+    pg.goto(app_url)
+    expect(pg.locator("#data_message")).to_contain_text("Loaded gau_g", timeout=WAIT)
+    pg.check("input[name=source][value=upload]")
+    pg.set_input_files("#upload", str(path))
+    expect(pg.locator("#data_message")).to_contain_text("Loaded wide.csv", timeout=WAIT)
+    _wait_idle(pg)
+    box = pg.locator("#columns + .selectize-control .selectize-input").bounding_box()
+    assert box is not None and box["height"] < 150  # 30 chips scroll inside the box
+    context.close()

@@ -601,6 +601,11 @@ def create_app(
                     status[kind].set((f"Refused: {exc}", "danger"))
                 except (DataError, TiedRowsError, TypeError, ValueError) as exc:
                     status[kind].set((f"Not released: {exc}", "danger"))
+                except MemoryError:
+                    status[kind].set((
+                        "Not released: not enough memory for these settings; nothing "
+                        "was spent.", "danger",
+                    ))  # fmt: skip
                 else:
                     text = f"Release #{rel.number} made; it cost eps = {rel.cost.eps:.4g}, "
                     text += f"delta = {rel.cost.delta:.3g}."
