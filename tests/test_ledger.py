@@ -116,7 +116,7 @@ def test_refusal_leaves_the_ledger_unchanged(path):
 
 
 def test_composition_rule_is_basic_for_now():
-    assert compose_costs([(0.1, 1e-6), (0.2, 2e-6)]) == pytest.approx((0.3, 3e-6))
+    assert compose_costs([_cost(0.1, 1e-6), _cost(0.2, 2e-6)]) == pytest.approx((0.3, 3e-6))
 
 
 def test_ledger_budget_works_as_budget_argument(path, small_data):
@@ -194,3 +194,21 @@ def test_concurrent_processes_never_overspend(path, tmp_path):
     results = sorted(o[0].strip() for o in outs)
     assert results == ["charged", "refused", "refused"]
     assert led.spent("fp") == pytest.approx((0.9, 2e-6))
+
+
+def test_the_composition_rule_is_swappable_and_sees_whole_costs(path, monkeypatch):
+    import dppca.ledger as ledger_module
+
+    seen: list[tuple[int, ...]] = []
+
+    def parallel(costs):  # a stand-in accountant: releases on disjoint data
+        seen.append(tuple(len(c.leaves()) for c in costs))
+        return max(c.eps for c in costs), max(c.delta for c in costs)
+
+    monkeypatch.setattr(ledger_module, "compose_costs", parallel)
+    led = Ledger(path)
+    led.set_total("fp", 1.0, 1e-5)
+    led.charge("fp", compose([_cost(0.3), _cost(0.3, 0.0, "counts")]), kind="scree")
+    led.charge("fp", _cost(0.6), kind="directions")  # fits under the stand-in rule
+    assert led.spent("fp") == pytest.approx((0.6, 1e-6))
+    assert seen[-1] == (2, 1)  # the first charge came back with its two parts

@@ -19,6 +19,7 @@ today), so a tighter accountant can replace it in one place.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as _dt
 import hashlib
 import json
@@ -141,20 +142,50 @@ def default_ledger_path() -> Path:
 # ---------------------------------------------------------------------- composition
 
 
-def compose_costs(costs: Sequence[tuple[float, float]]) -> tuple[float, float]:
+def compose_costs(costs: Sequence[PrivacyCost]) -> tuple[float, float]:
     """Total (eps, delta) of several releases from one dataset: basic composition.
 
     The one place that decides how the ledger adds costs; swap it for a
-    tighter accountant and every check follows.
+    tighter accountant and every check follows. Each cost comes back from
+    the ledger with its elementary parts and every field they were recorded
+    with, so an accountant that needs more than (eps, delta) finds it.
     """
-    return math.fsum(c[0] for c in costs), math.fsum(c[1] for c in costs)
+    return math.fsum(c.eps for c in costs), math.fsum(c.delta for c in costs)
 
 
-def _fits(
-    spent: Sequence[tuple[float, float]], cost: tuple[float, float], total: tuple[float, float]
-) -> bool:
+def _spent_of(costs: Sequence[PrivacyCost]) -> tuple[float, float]:
+    return compose_costs(costs) if costs else (0.0, 0.0)
+
+
+def _fits(spent: Sequence[PrivacyCost], cost: PrivacyCost, total: tuple[float, float]) -> bool:
     eps, delta = compose_costs([*spent, cost])
     return eps <= total[0] * (1 + _REL_SLACK) and delta <= total[1] * (1 + _REL_SLACK)
+
+
+_BASIC_FIELDS = ("eps", "delta", "mechanism", "released", "parts")
+
+
+def _detail(leaf: PrivacyCost) -> str | None:
+    """Fields of a cost beyond the basic ones (an accountant's parameters), as JSON."""
+    extra = {
+        f.name: getattr(leaf, f.name)
+        for f in dataclasses.fields(leaf)
+        if f.name not in _BASIC_FIELDS
+    }
+    if not extra:
+        return None
+    return json.dumps(extra, default=repr)
+
+
+def _leaf(
+    eps: float, delta: float, mechanism: str, released: str, detail: str | None
+) -> PrivacyCost:
+    known = {f.name for f in dataclasses.fields(PrivacyCost)}
+    extra = {k: v for k, v in json.loads(detail).items() if k in known} if detail else {}
+    try:
+        return PrivacyCost(float(eps), float(delta), mechanism, released, **extra)
+    except (TypeError, ValueError):  # a field of another version: keep the basic cost
+        return PrivacyCost(float(eps), float(delta), mechanism, released)
 
 
 def _now() -> str:
@@ -275,7 +306,7 @@ class Ledger:
                 con.execute(
                     "CREATE TABLE IF NOT EXISTS parts ("
                     " charge INTEGER NOT NULL REFERENCES charges(id), released TEXT,"
-                    " mechanism TEXT, eps REAL NOT NULL, delta REAL NOT NULL)"
+                    " mechanism TEXT, eps REAL NOT NULL, delta REAL NOT NULL, detail TEXT)"
                 )
                 con.execute("CREATE INDEX IF NOT EXISTS charges_fp ON charges(fp)")
                 con.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
@@ -300,9 +331,28 @@ class Ledger:
         return None if row is None else (float(row[0]), float(row[1]))
 
     @staticmethod
-    def _costs(con: sqlite3.Connection, fp: str) -> list[tuple[float, float]]:
-        rows = con.execute("SELECT eps, delta FROM charges WHERE fp = ? ORDER BY id", (fp,))
-        return [(float(e), float(d)) for e, d in rows]
+    def _costs(con: sqlite3.Connection, fp: str) -> list[PrivacyCost]:
+        """The dataset's charges in order, each as the cost it was charged with."""
+        rows = con.execute(
+            "SELECT c.id, p.eps, p.delta, p.mechanism, p.released, p.detail FROM charges c"
+            " JOIN parts p ON p.charge = c.id WHERE c.fp = ? ORDER BY c.id, p.rowid",
+            (fp,),
+        ).fetchall()
+        grouped: dict[int, list[PrivacyCost]] = {}
+        for charge, eps, delta, mechanism, released, detail in rows:
+            grouped.setdefault(charge, []).append(_leaf(eps, delta, mechanism, released, detail))
+        return [
+            leaves[0]
+            if len(leaves) == 1
+            else PrivacyCost(
+                math.fsum(c.eps for c in leaves),
+                math.fsum(c.delta for c in leaves),
+                "composition",
+                "; ".join(c.released for c in leaves),
+                tuple(leaves),
+            )
+            for leaves in grouped.values()
+        ]
 
     def total(self, fp: str) -> tuple[float, float] | None:
         """The dataset's total (eps, delta), or None if none is set."""
@@ -313,7 +363,7 @@ class Ledger:
         """What has been spent on the dataset so far (``(0.0, 0.0)`` if nothing)."""
         with self._connect() as con:
             costs = self._costs(con, _check_fp(fp))
-        return compose_costs(costs) if costs else (0.0, 0.0)
+        return _spent_of(costs)
 
     def remaining(self, fp: str) -> tuple[float, float]:
         """The (eps, delta) still available, never negative.
@@ -325,7 +375,7 @@ class Ledger:
             costs = self._costs(con, fp)
         if total is None:
             raise LedgerError("this dataset has no total budget in the ledger yet; set one.")
-        eps, delta = compose_costs(costs) if costs else (0.0, 0.0)
+        eps, delta = _spent_of(costs)
         return max(total[0] - eps, 0.0), max(total[1] - delta, 0.0)
 
     def name(self, fp: str) -> str | None:
@@ -393,7 +443,7 @@ class Ledger:
             out = []
             for fp, name, eps, delta, created in rows:
                 costs = self._costs(con, fp)
-                spent = compose_costs(costs) if costs else (0.0, 0.0)
+                spent = _spent_of(costs)
                 out.append({
                     "fingerprint": fp, "dataset": name, "created": created,
                     "total_eps": float(eps), "total_delta": float(delta),
@@ -486,7 +536,7 @@ class Ledger:
                     "(Ledger.set_total, or --budget-eps/--budget-delta on the command line)."
                 )
             costs = self._costs(con, fp)
-            if not _fits(costs, (cost.eps, cost.delta), total):
+            if not _fits(costs, cost, total):
                 raise BudgetExceededError(_refusal(cost, total, costs))
             cur = con.execute(
                 "INSERT INTO charges (fp, time, name, kind, eps, delta) VALUES (?, ?, ?, ?, ?, ?)",
@@ -494,9 +544,12 @@ class Ledger:
             )
             charge_id = cur.lastrowid
             con.executemany(
-                "INSERT INTO parts (charge, released, mechanism, eps, delta)"
-                " VALUES (?, ?, ?, ?, ?)",
-                [(charge_id, c.released, c.mechanism, c.eps, c.delta) for c in cost.leaves()],
+                "INSERT INTO parts (charge, released, mechanism, eps, delta, detail)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    (charge_id, c.released, c.mechanism, c.eps, c.delta, _detail(c))
+                    for c in cost.leaves()
+                ],
             )
             return len(costs) + 1
 
@@ -508,7 +561,7 @@ class Ledger:
             costs = self._costs(con, fp)
         if total is None:
             raise LedgerError("this dataset has no total budget in the ledger; set one first.")
-        if not _fits(costs, (cost.eps, cost.delta), total):
+        if not _fits(costs, cost, total):
             raise BudgetExceededError(_refusal(cost, total, costs))
 
     def budget(self, fp: str, *, kind: str = "release", name: str | None = None) -> LedgerBudget:
@@ -523,10 +576,8 @@ def _same(a: tuple[float, float], b: tuple[float, float]) -> bool:
     return math.isclose(a[0], b[0], rel_tol=1e-12) and math.isclose(a[1], b[1], rel_tol=1e-12)
 
 
-def _refusal(
-    cost: PrivacyCost, total: tuple[float, float], costs: Sequence[tuple[float, float]]
-) -> str:
-    spent = compose_costs(costs) if costs else (0.0, 0.0)
+def _refusal(cost: PrivacyCost, total: tuple[float, float], costs: Sequence[PrivacyCost]) -> str:
+    spent = _spent_of(costs)
     eps_left, delta_left = max(total[0] - spent[0], 0.0), max(total[1] - spent[1], 0.0)
     return (
         f"this release costs {cost} but only (eps={eps_left:.6g}, delta={delta_left:.6g}) "
