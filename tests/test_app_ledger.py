@@ -134,3 +134,19 @@ def test_the_upload_limit_counts_the_bytes_received(monkeypatch):
     assert _post(app, "/session/s1/upload/j2", [b"x"], headers=big) == (413, b"upload too large")
     # Other requests are untouched.
     assert _post(app, "/other", [b"y" * 500])[0] == 200 and received[-1] == 500
+
+
+def test_a_table_with_repeated_column_names_is_refused_with_a_message(frame):
+    from dppca.app.state import DataError
+
+    with pytest.raises(DataError, match="repeated column names"):
+        AppState().load("dup", frame.set_axis(["a", "b", "a", "d", "label"], axis=1))
+
+
+def test_a_bundled_dataset_has_the_same_budget_in_the_app_and_the_cli(tmp_path):
+    ledger = tmp_path / "l.sqlite"
+    argv = ["directions", "--dataset", "wine", "--eps", "0.3", "--delta", "1e-6"]
+    assert main([*argv, "--ledger", str(ledger)]) == 0
+    state = AppState(ledger=Ledger(ledger))
+    state.load_bundled("wine")
+    assert state.budget.spent == pytest.approx((0.3, 1e-6))

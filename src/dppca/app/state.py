@@ -385,6 +385,12 @@ class AppState:
         """
         if not isinstance(frame, pd.DataFrame) or frame.shape[0] < 2:
             raise DataError("the data need at least two rows.")
+        from .._validation import check_unique_columns
+
+        try:
+            check_unique_columns(list(frame.columns), repr(str(name)))
+        except ValueError as exc:
+            raise DataError(str(exc)) from None
         if not numeric_columns(frame):
             raise DataError(f"{name!r} has no numeric columns.")
         fp = frame_fingerprint(frame)
