@@ -150,3 +150,44 @@ def test_a_bundled_dataset_has_the_same_budget_in_the_app_and_the_cli(tmp_path):
     state = AppState(ledger=Ledger(ledger))
     state.load_bundled("wine")
     assert state.budget.spent == pytest.approx((0.3, 1e-6))
+
+
+@pytest.mark.parametrize("signum", ["SIGINT", "SIGTERM"])
+def test_the_app_prints_its_address_and_stops_quietly(tmp_path, signum):
+    pytest.importorskip("shiny")
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+    from pathlib import Path
+
+    src = Path(__file__).resolve().parents[1] / "src"
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(src), os.environ.get("PYTHONPATH", "")]),
+    }
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    code = "import sys; from dppca.cli import main; sys.exit(main(sys.argv[1:]))"
+    argv = ["app", "--port", str(port), "--ledger", str(tmp_path / "l.sqlite")]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, *argv],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2).close()
+            break
+        except OSError:
+            time.sleep(0.2)
+    proc.send_signal(getattr(signal, signum))
+    out, err = proc.communicate(timeout=60)
+    assert out.startswith(f"dppca app: serving on http://127.0.0.1:{port}/")
+    assert "Traceback" not in err and proc.returncode in (0, -signal.SIGTERM)

@@ -725,6 +725,14 @@ def create_app(
             fn.__name__ = name
             render.download_button(filename=filename, media_type=media)(fn)
 
+        def download_buttons(prefix: str, kind: str, table: str) -> Callable[[], Any]:
+            def fn() -> Any:
+                tick()
+                return _download_buttons(prefix, table, state.latest(kind) is not None)
+
+            fn.__name__ = f"{prefix}_downloads"
+            return fn
+
         draws = {"loading": draw_loading, "scree": draw_scree, "score": draw_score}
         kinds = {"loading": "directions", "scree": "scree", "score": "score"}
         tables = {"loading": "Directions", "scree": "Scree table", "score": "Bin table"}
@@ -744,12 +752,7 @@ def create_app(
 
             download(f"dl_{prefix}_csv", f"dppca-{prefix}.csv", table_job, "text/csv")
 
-            def buttons_fn(prefix=prefix, kind=kind) -> Any:
-                tick()
-                return _download_buttons(prefix, tables[prefix], state.latest(kind) is not None)
-
-            buttons_fn.__name__ = f"{prefix}_downloads"
-            render.ui(buttons_fn)
+            render.ui(download_buttons(prefix, kind, tables[prefix]))
 
         def ledger_job() -> Callable[[], str]:
             frame = state.ledger_frame()

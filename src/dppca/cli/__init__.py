@@ -47,7 +47,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        with _safety.guard(), warnings.catch_warnings():
+        # The app's server stops on SIGTERM by itself; every other command cleans up.
+        with _safety.guard(sigterm=args.command != "app"), warnings.catch_warnings():
             warnings.simplefilter("always", PrivacyWarning)
             warnings.showwarning = _show_warning
             _safety.check_output_paths(args)

@@ -131,10 +131,11 @@ def _on_sigterm(signum: int, frame: object) -> None:
 
 
 @contextlib.contextmanager
-def guard() -> Iterator[None]:
-    """Run a command with SIGTERM raising :class:`Terminated`; temp files go on any exit."""
+def guard(*, sigterm: bool = True) -> Iterator[None]:
+    """Run a command with SIGTERM raising :class:`Terminated` (unless ``sigterm=False``,
+    for a server that handles its own signals); temp files go on any exit."""
     previous = None
-    main_thread = threading.current_thread() is threading.main_thread()
+    main_thread = sigterm and threading.current_thread() is threading.main_thread()
     if main_thread:
         previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:

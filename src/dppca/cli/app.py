@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from ._common import CLIError
 from ._ledger import add_ledger_arguments, ledger_location
@@ -61,4 +62,6 @@ def run(args: argparse.Namespace) -> int:
         )
     except DataError as exc:
         raise CLIError(str(exc)) from None
+    except KeyboardInterrupt:  # Ctrl+C: the server has shut down cleanly
+        print("dppca app: stopped.", file=sys.stderr)
     return 0
