@@ -191,3 +191,16 @@ def test_the_app_prints_its_address_and_stops_quietly(tmp_path, signum):
     out, err = proc.communicate(timeout=60)
     assert out.startswith(f"dppca app: serving on http://127.0.0.1:{port}/")
     assert "Traceback" not in err and proc.returncode in (0, -signal.SIGTERM)
+
+
+def test_unbounded_settings_in_the_app_get_a_message_not_a_crash(frame):
+    from dppca.app import figures
+
+    state = AppState(random_state=np.random.default_rng(0))
+    state.load("toy", frame)
+    preview = state.preview("score", eps=0.3, delta=1e-6, bins=10**6)
+    assert preview.cost is None and "at most 1000" in preview.message
+    rel = state.release("directions", eps=0.3, delta=1e-6)
+    png = figures.render(lambda: figures.loading_figure(rel, uncertainty=10**7), "png")
+    assert png.startswith(b"\x89PNG")  # a figure saying why, drawn without the draws
+    assert state.budget.spent == pytest.approx((0.3, 1e-6))
