@@ -50,7 +50,8 @@ def add_csv_arguments(parser: argparse.ArgumentParser) -> None:
         "--decimal",
         default=".",
         choices=(".", ","),
-        help="decimal mark of the numbers in the CSV file (default '.')",
+        metavar="MARK",
+        help="decimal mark of the numbers in the CSV file: '.' (default) or ','",
     )
 
 
