@@ -27,6 +27,17 @@ def small_frame(small_data: np.ndarray) -> pd.DataFrame:
 
 
 @pytest.fixture(autouse=True)
+def _private_ledger(tmp_path_factory):
+    """Every test gets its own privacy ledger file, never the user's.
+
+    A MonkeyPatch of its own, so that a test's ``monkeypatch.undo()`` keeps it.
+    """
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("DPPCA_LEDGER", str(tmp_path_factory.mktemp("ledger") / "ledger.sqlite"))
+        yield
+
+
+@pytest.fixture(autouse=True)
 def _close_figures():
     yield
     import matplotlib.pyplot as plt

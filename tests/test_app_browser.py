@@ -14,6 +14,7 @@ import contextlib
 import os
 import re
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -86,10 +87,23 @@ def _serve(args: list[str], log_dir: Path):
 
 
 @pytest.fixture(scope="module")
-def app_url(tmp_path_factory):
+def ledger_file(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("ledger") / "ledger.sqlite"
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory, ledger_file):
     # A small upload limit, so that the size check can be seen with a small file.
-    with _serve(["--max-upload-mb", "0.05"], tmp_path_factory.mktemp("app")) as url:
+    args = ["--max-upload-mb", "0.05", "--ledger", str(ledger_file)]
+    with _serve(args, tmp_path_factory.mktemp("app")) as url:
         yield url
+
+
+def _forget_everything(ledger_file: Path) -> None:
+    """Empty the app's ledger (a test-only shortcut: each test starts on a full budget)."""
+    with sqlite3.connect(ledger_file) as con:
+        for table in ("parts", "charges", "datasets"):
+            con.execute(f"DELETE FROM {table}")
 
 
 @pytest.fixture(scope="module")
@@ -109,8 +123,9 @@ def shots(tmp_path_factory) -> Path:
 
 
 @pytest.fixture
-def page(browser, app_url):
-    """A fresh session (its own state and budget) with gau_g loaded."""
+def page(browser, app_url, ledger_file):
+    """A fresh session with gau_g loaded, on an empty ledger."""
+    _forget_everything(ledger_file)
     context = browser.new_context(viewport={"width": 1400, "height": 1400})
     pg = context.new_page()
     pg.goto(app_url)
@@ -314,3 +329,113 @@ def test_dppca_app_with_a_csv_file_starts_on_that_file(browser, tmp_path) -> Non
             "Total eps = 1, delta = 0.01;"  # 60 ** -1.1 = 0.011, rounded down
         )
         context.close()
+
+
+# ------------------------------------------------------------- one budget per dataset
+
+
+def _session(browser, url):
+    context = browser.new_context(viewport={"width": 1400, "height": 1400})
+    pg = context.new_page()
+    pg.goto(url)
+    expect(pg.locator("#data_message")).to_contain_text("Loaded gau_g", timeout=WAIT)
+    return context, pg
+
+
+def _spent_eps(ledger_file: Path) -> float:
+    with sqlite3.connect(ledger_file) as con:
+        return float(con.execute("SELECT COALESCE(SUM(eps), 0) FROM charges").fetchone()[0])
+
+
+def test_a_second_session_sees_the_first_sessions_spending(browser, app_url, ledger_file):
+    _forget_everything(ledger_file)
+    first, a = _session(browser, app_url)
+    _run_directions(a)  # eps 0.4 of 1
+    second, b = _session(browser, app_url)
+    expect(b.locator("#data_message")).to_contain_text("already holds 1 release", timeout=WAIT)
+    expect(b.locator("#budget_summary")).to_contain_text("remaining eps = 0.6", timeout=WAIT)
+    expect(b.locator("#ledger")).to_contain_text("noisy spherical Kendall matrix")
+    # The second session spends too; the first sees it without reloading.
+    _set_number(b, "#directions_eps", "0.5")
+    b.click("#run_directions")
+    expect(b.locator("#directions_status")).to_contain_text("Release #2 made", timeout=WAIT)
+    expect(a.locator("#budget_summary")).to_contain_text("remaining eps = 0.1", timeout=WAIT)
+    # A reload or loading the same data again keeps the spending.
+    a.reload()
+    expect(a.locator("#budget_summary")).to_contain_text("remaining eps = 0.1", timeout=WAIT)
+    a.click("#load_bundled")
+    _wait_idle(a)
+    expect(a.locator("#data_message")).to_contain_text("already holds 2 release", timeout=WAIT)
+    expect(a.locator("#budget_summary")).to_contain_text("remaining eps = 0.1", timeout=WAIT)
+    # The total cannot be raised now, and the box shows the total in force again.
+    _set_number(a, "#total_eps", "5")
+    a.click("#set_budget")
+    expect(a.locator("#budget_message")).to_contain_text("fixed once a release", timeout=WAIT)
+    expect(a.locator("#total_eps")).to_have_value("1", timeout=WAIT)
+    first.close()
+    second.close()
+
+
+def test_three_concurrent_sessions_spend_at_most_the_total(browser, app_url, ledger_file):
+    _forget_everything(ledger_file)
+    sessions = [_session(browser, app_url) for _ in range(3)]
+    for _, pg in sessions:
+        _set_number(pg, "#directions_eps", "0.4")
+        expect(pg.locator("#directions_preview")).to_contain_text("will cost", timeout=WAIT)
+    for _, pg in sessions:  # three clicks in flight at once: 1.2 asked of 1
+        pg.click("#run_directions")
+    outcomes = []
+    for _, pg in sessions:
+        status = pg.locator("#directions_status")
+        expect(status).to_contain_text(re.compile("made|Refused"), timeout=WAIT)
+        outcomes.append("made" if "made" in status.inner_text() else "refused")
+    assert sorted(outcomes) == ["made", "made", "refused"]
+    assert _spent_eps(ledger_file) == pytest.approx(0.8)
+    for context, _ in sessions:
+        context.close()
+
+
+def test_the_ledger_survives_a_restart_of_the_app(browser, tmp_path):
+    ledger = tmp_path / "kept.sqlite"
+    with _serve(["--ledger", str(ledger)], tmp_path) as url:
+        context, pg = _session(browser, url)
+        _run_directions(pg)
+        context.close()
+    assert "serving on http://127.0.0.1:" in (tmp_path / "app.log").read_text()
+    with _serve(["--ledger", str(ledger)], tmp_path) as url:
+        context, pg = _session(browser, url)
+        expect(pg.locator("#budget_summary")).to_contain_text("spent eps = 0.4", timeout=WAIT)
+        expect(pg.locator("#ledger")).to_contain_text("gau_g")
+        context.close()
+
+
+def test_downloads_wait_for_a_release_and_the_ledger_csv_is_tidy(page):
+    assert page.locator("#loading_downloads button[disabled]").count() == 3
+    assert page.locator("#ledger_downloads button[disabled]").count() == 1
+    _run_directions(page)
+    expect(page.locator("#dl_loading_csv")).to_be_visible(timeout=WAIT)
+    with page.expect_download() as info:
+        page.click("#dl_ledger_csv")
+    text = Path(info.value.path()).read_text()
+    header, first = text.splitlines()[:2]
+    assert header == "release,time,dataset,kind,released,mechanism,eps,delta"
+    assert ",gau_g,directions," in first and first.endswith(",0.4,3.2e-05")
+    assert "+00:00" in first
+
+
+def test_thirty_columns_keep_the_budget_in_view(browser, app_url, ledger_file, tmp_path):
+    path = tmp_path / "wide.csv"
+    names = [f"measurement_{j:02d}" for j in range(30)]
+    rows = "".join(",".join(str((i * (j + 3)) % 17) for j in range(30)) + "\n" for i in range(40))
+    path.write_text(",".join(names) + "\n" + rows)
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    pg = context.new_page()
+    pg.goto(app_url)
+    expect(pg.locator("#data_message")).to_contain_text("Loaded gau_g", timeout=WAIT)
+    pg.check("input[name=source][value=upload]")
+    pg.set_input_files("#upload", str(path))
+    expect(pg.locator("#data_message")).to_contain_text("Loaded wide.csv", timeout=WAIT)
+    _wait_idle(pg)
+    box = pg.locator("#columns + .selectize-control .selectize-input").bounding_box()
+    assert box is not None and box["height"] < 150  # 30 chips scroll inside the box
+    context.close()

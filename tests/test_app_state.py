@@ -133,7 +133,7 @@ def test_preview_prices_a_release_exactly_and_spends_nothing(state: AppState) ->
     ledger = state.ledger_frame()
     assert ledger["release"].tolist() == [1]
     assert state.release_summary().to_dict("records") == [
-        {"release": 1, "tab": "directions", "eps": 0.3, "delta": 1e-5}
+        {"release": 1, "kind": "directions", "eps": 0.3, "delta": 1e-5}
     ]
     assert "Kendall" in ledger.loc[0, "released"]
 

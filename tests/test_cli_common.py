@@ -105,7 +105,7 @@ def test_bounds_inline_and_from_a_file_give_the_same_release(tmp_path, capsys):
     pd.DataFrame({"variable": ["a", "b"], "lower": [0, 0], "upper": [5, 5]}).to_csv(
         spec, index=False
     )
-    base = ["directions", str(data), *PRIVACY, "--seed", "3"]
+    base = ["directions", str(data), *PRIVACY, "--seed", "3", "--no-ledger"]
     assert main([*base, "--bounds", str(spec)]) == 0
     from_file = capsys.readouterr().out
     assert main([*base, "--bounds", "a=0:5,b=0:5"]) == 0

@@ -169,7 +169,7 @@ def test_existing_output_is_replaced_only_when_complete(csv, tmp_path, monkeypat
 
 
 def test_privacy_warning_for_large_eps(csv, capsys):
-    args = ["loading", str(csv), "--eps", "2", "--delta", "1e-5"]
+    args = ["loading", str(csv), "--eps", "2", "--delta", "1e-5", "--no-ledger"]
     assert main([*args, "--calibration", "classic"]) == 0
     assert "privacy warning" in capsys.readouterr().err
     assert main(args) == 0  # the analytic default is exact for every eps

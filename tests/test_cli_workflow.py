@@ -16,7 +16,10 @@ import dppca
 from dppca.cli import main, shell_syntax
 from dppca.release_io import load_release, release_info
 
-PRIV = ["--eps", "0.8", "--delta", "1e-5", "--seed", "3", "--calibration", "analytic"]
+# Most tests here run several releases on one table; the privacy ledger (tested in
+# test_ledger*.py and below) would rightly refuse the later ones.
+LEDGERLESS = ["--eps", "0.8", "--delta", "1e-5", "--seed", "3", "--calibration", "analytic"]
+PRIV = [*LEDGERLESS, "--no-ledger"]
 
 
 @pytest.fixture
@@ -40,15 +43,16 @@ def _direction_parts(cost) -> list:
 def test_saved_directions_are_paid_once(tmp_path, table, capsys):
     dirs = tmp_path / "dirs.json"
     base = [str(table), "--exclude", "id", "--ties", "zero"]
-    assert main(["directions", *base, *PRIV, "--save-release", str(dirs)]) == 0
+    total = ["--budget-eps", "3", "--budget-delta", "1e-4"]  # the ledger's total, set once
+    assert main(["directions", *base, *LEDGERLESS, *total, "--save-release", str(dirs)]) == 0
     assert "privacy cost: (eps=0.8" in capsys.readouterr().err
     spent = [release_info(dirs)["new_cost"]]
     reuse = ["--directions", str(dirs)]
     saved = {name: tmp_path / f"{name}.json" for name in ("loading", "scree", "score")}
     assert main(["loading", *base, *reuse, "--save-release", str(saved["loading"])]) == 0
     assert "privacy cost: none" in capsys.readouterr().err
-    assert main(["scree", *base, *PRIV, *reuse, "--save-release", str(saved["scree"])]) == 0
-    assert main(["score", *base, *PRIV, *reuse, "--groups", "site",
+    assert main(["scree", *base, *LEDGERLESS, *reuse, "--save-release", str(saved["scree"])]) == 0
+    assert main(["score", *base, *LEDGERLESS, *reuse, "--groups", "site",
                  "--save-release", str(saved["score"])]) == 0  # fmt: skip
     err = capsys.readouterr().err
     assert err.count("no new direction cost") == 2
@@ -62,6 +66,14 @@ def test_saved_directions_are_paid_once(tmp_path, table, capsys):
     # one directions cost in total, however many pictures were drawn from it
     assert sum(len(_direction_parts(c)) for c in spent) == 1
     assert sum(c.eps for c in spent) == pytest.approx(0.8 * 3)
+    # ... and the ledger shared by the commands shows one directions cost, not three
+    from dppca.ledger import Ledger
+
+    ledger = Ledger()  # the per-test file the suite's fixture names in DPPCA_LEDGER
+    (fp,) = ledger.datasets()["fingerprint"]
+    entries = ledger.entries(fp)
+    assert entries["released"].str.contains("Kendall").sum() == 1
+    assert ledger.spent(fp)[0] == pytest.approx(0.8 * 3)
 
 
 def test_reuse_on_other_data_is_refused(tmp_path, table, capsys):
@@ -82,7 +94,8 @@ def test_reuse_on_other_data_is_refused(tmp_path, table, capsys):
 
 def test_save_release_refuses_inputs_and_drops_comparisons(tmp_path, table, capsys):
     assert main(["directions", str(table), *PRIV, "--save-release", str(table)]) == 2
-    assert "overwrite an input" in capsys.readouterr().err
+    err = capsys.readouterr().err  # refused by the output-path check, before any work
+    assert "--save-release" in err and "input" in err
     saved = tmp_path / "l.json"
     assert main(["loading", str(table), "--exclude", "id", *PRIV, "--compare",
                  "--save-release", str(saved)]) == 0  # fmt: skip

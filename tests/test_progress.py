@@ -93,7 +93,7 @@ def test_cli_bar_goes_to_stderr_only(tmp_path, capsys, small_frame, design):
 
 
 def test_cli_draws_no_bar_for_short_jobs(tmp_path, capsys, small_frame):
-    assert main(_directions(tmp_path, small_frame)) == 0
+    assert main(_directions(tmp_path, small_frame, "--no-ledger")) == 0  # no ledger notes
     err = capsys.readouterr().err
     assert "pairs" not in err and err.startswith("privacy cost")  # the cost line only
 

@@ -185,7 +185,7 @@ def test_report_charges_the_sqlite_ledger_when_it_exists(tmp_path):
     spent = ledger.spent(fp)
     eps_spent = spent[0] if isinstance(spent, tuple) else getattr(spent, "eps", spent)
     assert eps_spent == pytest.approx(1.0)
-    assert len(ledger.entries(fp)) == 3
+    assert len(ledger.releases(fp)) == 3  # one release each: directions, scree, score
 
 
 def test_forecasts_are_shown_when_results_carry_them():

@@ -12,16 +12,100 @@ final array.
 
 from __future__ import annotations
 
+import argparse
+import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ._validation import _is_numeric_dtype
+from ._validation import _is_numeric_dtype, check_unique_columns
 
-__all__ = ["read_numeric_file"]
+__all__ = [
+    "add_csv_arguments",
+    "check_csv_layout",
+    "csv_options",
+    "read_csv_checked",
+    "read_numeric_file",
+    "sniff_csv_layout",
+]
+
+# A field written with a decimal comma: 3,14 or -0,5 or 1.234,5 (no other commas).
+_DECIMAL_COMMA = re.compile(r"^\s*\"?[-+]?\d{1,3}(?:[.\s]?\d{3})*,\d+(?:[eE][-+]?\d+)?\"?\s*$")
+_SNIFF_BYTES = 64 * 1024
+
+
+def add_csv_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--sep`` and ``--decimal``: how a CSV file writes its fields and numbers."""
+    parser.add_argument(
+        "--sep",
+        default=",",
+        metavar="CHAR",
+        help="field separator of the CSV file (default ','; many European files use ';')",
+    )
+    parser.add_argument(
+        "--decimal",
+        default=".",
+        choices=(".", ","),
+        metavar="MARK",
+        help="decimal mark of the numbers in the CSV file: '.' (default) or ','",
+    )
+
+
+def csv_options(args: Any) -> dict[str, str]:
+    """``pandas.read_csv`` options from ``--sep``/``--decimal`` (defaults if absent)."""
+    sep = getattr(args, "sep", None) or ","
+    decimal = getattr(args, "decimal", None) or "."
+    if sep == "\\t":
+        sep = "\t"
+    if len(sep) != 1:
+        raise ValueError(f"--sep must be one character such as ';'; got {sep!r}.")
+    if sep == decimal:
+        raise ValueError(f"--sep and --decimal must differ; both are {sep!r}.")
+    return {"sep": sep, "decimal": decimal}
+
+
+def sniff_csv_layout(path: str | Path) -> tuple[str, str]:
+    """Guess ``(sep, decimal)`` of a CSV file from its first lines.
+
+    Returns ``(";", ",")`` for the European layout (semicolons between fields,
+    decimal commas), ``(";", ".")`` for semicolons with decimal points, and
+    ``(",", ".")`` otherwise. Only the header and a few lines are looked at.
+    """
+    with open(path, "rb") as fh:
+        head = fh.read(_SNIFF_BYTES).decode("utf-8", errors="replace")
+    lines = [line for line in head.splitlines()[:21] if line.strip()]
+    if not lines:
+        return ",", "."
+    header, rows = lines[0], lines[1:]
+    semicolons = header.count(";")
+    if semicolons == 0 or header.count(",") >= semicolons:
+        return ",", "."
+    fields = [f for row in rows for f in row.split(";")]
+    commas = sum(bool(_DECIMAL_COMMA.match(f)) for f in fields)
+    return ";", "," if fields and commas >= max(1, len(fields) // 4) else "."
+
+
+def check_csv_layout(path: str | Path, sep: str = ",", decimal: str = ".") -> None:
+    """Refuse, with the options that would read it, a CSV file whose layout is not
+    the one given (for example a European file read with the default ``,``)."""
+    guess_sep, guess_decimal = sniff_csv_layout(path)
+    if sep == "," and guess_sep == ";":
+        hint = "--sep ';'" + (" --decimal ','" if guess_decimal == "," else "")
+        raise ValueError(
+            f"data file {str(path)!r} looks semicolon-separated"
+            + (" with decimal commas" if guess_decimal == "," else "")
+            + f"; read it with {hint}."
+        )
+    if sep == ";" and decimal == "." and guess_decimal == ",":
+        raise ValueError(
+            f"data file {str(path)!r} seems to write numbers with decimal commas; "
+            "read it with --decimal ','."
+        )
+
 
 _DEFAULT_CHUNK = 200_000
 
@@ -31,6 +115,8 @@ def read_numeric_file(
     columns: Sequence[str] | None = None,
     *,
     chunksize: int = _DEFAULT_CHUNK,
+    sep: str = ",",
+    decimal: str = ".",
 ) -> tuple[NDArray[np.float64], tuple[str, ...]]:
     """Read the numeric ``columns`` (default all) of a CSV or Parquet file.
 
@@ -43,6 +129,9 @@ def read_numeric_file(
         Columns to keep, in this order. Every kept column must be numeric.
     chunksize : int, default=200000
         Rows parsed at a time.
+    sep, decimal : str, default "," and "."
+        Field separator and decimal mark of a CSV file; a file that looks
+        like another layout is refused (see :func:`check_csv_layout`).
 
     Returns
     -------
@@ -63,7 +152,8 @@ def read_numeric_file(
     path = Path(path)
     if path.suffix.lower() in {".parquet", ".pq"}:
         return _read_parquet(path, columns, chunksize)
-    return _read_csv(path, columns, chunksize)
+    check_csv_layout(path, sep, decimal)
+    return _read_csv(path, columns, chunksize, sep=sep, decimal=decimal)
 
 
 def _check_columns(available: Sequence[str], columns: Sequence[str] | None) -> list[str]:
@@ -81,12 +171,13 @@ def _non_numeric(names: Sequence[str]) -> TypeError:
 
 
 def _read_csv(
-    path: Path, columns: Sequence[str] | None, chunksize: int
+    path: Path, columns: Sequence[str] | None, chunksize: int, *, sep: str, decimal: str
 ) -> tuple[NDArray[np.float64], tuple[str, ...]]:
-    header = pd.read_csv(path, nrows=0).columns
+    check_unique_columns(_raw_header(path, sep), f"data file {str(path)!r}")
+    header = pd.read_csv(path, nrows=0, sep=sep).columns
     names = _check_columns([str(c) for c in header], columns)
     blocks: list[NDArray[np.float64]] = []
-    with pd.read_csv(path, usecols=names, chunksize=chunksize) as reader:
+    with pd.read_csv(path, usecols=names, chunksize=chunksize, sep=sep, decimal=decimal) as reader:
         for frame in reader:
             frame = frame[names]
             if frame.shape[0] == 0:
@@ -108,6 +199,21 @@ def _read_csv(
         row += block.shape[0]
         del block
     return out, tuple(names)
+
+
+def _raw_header(path: str | Path, sep: str) -> list[str]:
+    """The header's names as written (pandas renames a repeated ``a`` to ``a.1``)."""
+    import csv
+
+    with open(path, newline="", encoding="utf-8", errors="replace") as fh:
+        return [name.strip() for name in next(csv.reader(fh, delimiter=sep), [])]
+
+
+def read_csv_checked(path: str | Path, *, sep: str = ",", decimal: str = ".") -> pd.DataFrame:
+    """``pandas.read_csv`` with the layout check and repeated column names refused."""
+    check_csv_layout(path, sep, decimal)
+    check_unique_columns(_raw_header(path, sep), f"data file {str(path)!r}")
+    return pd.read_csv(path, sep=sep, decimal=decimal)
 
 
 def _read_parquet(

@@ -16,6 +16,7 @@ from ._validation import (
     check_accuracy,
     check_bool,
     check_bounds,
+    check_budget,
     check_calibration,
     check_choice,
     check_data,
@@ -24,6 +25,7 @@ from ._validation import (
     check_design,
     check_design_m,
     check_eps,
+    check_finite_matrix,
     check_k,
     check_positive_int,
     check_random_state,
@@ -171,6 +173,7 @@ def orient_signs(vectors: NDArray[np.float64]) -> NDArray[np.float64]:
 
 def _top_eigen(matrix: NDArray[np.float64], k: int) -> tuple[NDArray, NDArray]:
     """Top-k eigenpairs of a symmetric matrix, eigenvalues decreasing."""
+    check_finite_matrix(matrix, "matrix to decompose")  # issue 14: no garbage eigenpairs
     values, vectors = np.linalg.eigh(matrix)
     order = np.argsort(values)[::-1][:k]
     return np.ascontiguousarray(values[order]), orient_signs(vectors[:, order])
@@ -315,6 +318,7 @@ def dp_pc_dir(
     >>> res.to_frame().shape
     (20, 2)
     """
+    check_budget(budget)
     design = check_design(design)
     data, variables = validate_kendall_input(X, design)
     n, p = data.shape
@@ -496,7 +500,8 @@ def pc_dir(X: Data, k: int | None = None) -> DirectionsResult:
     data, variables = check_data(X)
     n, p = data.shape
     k = check_k(k, p)
-    cov = np.cov(data, rowvar=False).reshape(p, p)
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow is refused just below
+        cov = np.cov(data, rowvar=False).reshape(p, p)
     values, vectors = _top_eigen(cov, k)
     return DirectionsResult(
         directions=vectors,

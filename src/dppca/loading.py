@@ -37,6 +37,7 @@ from ._validation import (
     check_pc_list,
     check_positive_int,
     check_random_state,
+    check_sensitivity_work,
     check_variable_names,
 )
 from .accounting import Budget, PrivacyCost
@@ -369,6 +370,7 @@ class LoadingResult:
         the order can swap between draws; the spread then also shows that the
         order of those PCs is not determined by the release.
         """
+        check_sensitivity_work(draws, self.directions.p)  # issue 14: bounded memory
         draws = check_positive_int(draws, "draws")
         if draws > MAX_DRAWS:
             raise ValueError(f"draws must be at most {MAX_DRAWS}; got {draws}.")

@@ -23,8 +23,10 @@ from ._typing import Accuracy, Calibration, Data, RandomStateLike, Ties
 from ._validation import (
     apply_bounds,
     check_accuracy,
+    check_bins_cap,
     check_bool,
     check_bounds,
+    check_budget,
     check_calibration,
     check_components,
     check_data,
@@ -1066,6 +1068,8 @@ def dp_score(
     >>> res.table("add", "group1").shape
     (64, 5)
     """  # noqa: E501
+    check_bins_cap(bins)  # before any work (issue 14)
+    check_budget(budget)
     X, labels = _resolve_groups(X, groups)
     data, _variables = check_data(X, min_cols=2)
     n, p = data.shape

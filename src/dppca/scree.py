@@ -32,6 +32,7 @@ from ._validation import (
     check_accuracy,
     check_bool,
     check_bounds,
+    check_budget,
     check_calibration,
     check_choice,
     check_data,
@@ -1046,6 +1047,7 @@ def dp_scree(
     >>> res.to_frame().shape
     (3, 3)
     """
+    check_budget(budget)
     data, variables = check_data(X, min_rows=4)
     n, p = data.shape
     k = check_k(k, p)

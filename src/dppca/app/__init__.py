@@ -9,10 +9,14 @@ The app's logic (data checks, one budget per dataset, kept releases) lives in
 from __future__ import annotations
 
 import os
+import socket
+import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from ..ledger import Ledger
 
 __all__ = ["create_app", "run"]
 
@@ -47,7 +51,17 @@ def _read_data(data: Any) -> tuple[pd.DataFrame | None, str]:
     raise TypeError(f"data must be None, a DataFrame or a CSV path; got {type(data).__name__}.")
 
 
-def create_app(data: Any = None, *, max_upload_mb: float = 20.0) -> Any:
+def _open_ledger(ledger: Any) -> Ledger:
+    from ..ledger import Ledger
+
+    if isinstance(ledger, Ledger):
+        return ledger
+    if ledger is None or isinstance(ledger, str | os.PathLike):
+        return Ledger(ledger)
+    raise TypeError(f"ledger must be None, a path or a Ledger; got {type(ledger).__name__}.")
+
+
+def create_app(data: Any = None, *, max_upload_mb: float = 20.0, ledger: Any = None) -> Any:
     """The app as a ``shiny.App`` (for ``shiny run`` or an ASGI server).
 
     Parameters
@@ -56,7 +70,13 @@ def create_app(data: Any = None, *, max_upload_mb: float = 20.0) -> Any:
         A table loaded first and offered as the "Provided" source; None
         starts with the bundled ``gau_g`` dataset.
     max_upload_mb : float, default=20
-        Largest CSV file accepted from the browser, in megabytes (> 0).
+        Largest CSV file accepted from the browser, in megabytes (> 0),
+        counted on the bytes the server receives.
+    ledger : None, path or dppca.ledger.Ledger
+        The privacy ledger shared by every session: one budget per dataset,
+        kept across restarts. None uses :func:`dppca.ledger.default_ledger_path`
+        (the ledger of the command line too); ``":memory:"`` keeps it only
+        while the app runs.
     """
     _require_shiny()
     from .ui import create_app as _create
@@ -66,7 +86,34 @@ def create_app(data: Any = None, *, max_upload_mb: float = 20.0) -> Any:
     ):
         raise ValueError(f"max_upload_mb must be a number > 0; got {max_upload_mb!r}.")
     frame, name = _read_data(data)
-    return _create(frame, data_name=name, max_upload=int(max_upload_mb * 1024 * 1024))
+    return _create(
+        frame,
+        data_name=name,
+        max_upload=int(max_upload_mb * 1024 * 1024),
+        ledger=_open_ledger(ledger),
+    )
+
+
+class PortInUseError(OSError):
+    """The app's port cannot be bound (another program uses it)."""
+
+
+def _check_port(host: str, port: int) -> None:
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        raise PortInUseError(f"cannot serve on host {host!r}: {exc.strerror}.") from None
+    family, _, _, _, address = infos[0]
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        if os.name != "nt":
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
+        try:
+            sock.bind(address)
+        except OSError:
+            raise PortInUseError(
+                f"port {port} on {host} is already in use; stop the other program or "
+                "choose another port with --port."
+            ) from None
 
 
 def run(
@@ -76,6 +123,7 @@ def run(
     host: str = "127.0.0.1",
     launch_browser: bool = False,
     max_upload_mb: float = 20.0,
+    ledger: Any = None,
     **kwargs: Any,
 ) -> None:
     """Serve the app until interrupted (Ctrl+C).
@@ -93,6 +141,8 @@ def run(
         Open the page in the default browser.
     max_upload_mb : float, default=20
         Largest CSV file accepted from the browser, in megabytes.
+    ledger : None, path or dppca.ledger.Ledger
+        See :func:`create_app`.
     **kwargs
         Passed to ``shiny.run_app`` (for example ``log_level="warning"``).
 
@@ -106,5 +156,15 @@ def run(
     _require_shiny()
     import shiny
 
-    app = create_app(data, max_upload_mb=max_upload_mb)
-    shiny.run_app(app, host=host, port=int(port), launch_browser=launch_browser, **kwargs)
+    app = create_app(data, max_upload_mb=max_upload_mb, ledger=ledger)
+    _check_port(host, int(port))
+    shown = f"[{host}]" if ":" in host else host
+    print(f"dppca app: serving on http://{shown}:{int(port)}/ (press Ctrl+C to stop)", flush=True)
+    try:
+        shiny.run_app(app, host=host, port=int(port), launch_browser=launch_browser, **kwargs)
+    except SystemExit as exc:  # uvicorn exits when it cannot bind (a race with _check_port)
+        if exc.code not in (0, None):
+            raise PortInUseError(
+                f"the app could not start on {host}:{port}; see the message above."
+            ) from None
+    sys.stdout.flush()

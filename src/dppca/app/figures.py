@@ -9,7 +9,8 @@ bytes and pandas tables.
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pandas as pd
@@ -19,16 +20,24 @@ from .state import Release, _directions_of
 
 __all__ = [
     "FIGURE_FORMATS",
+    "csv_text",
     "figure_bytes",
     "loading_figure",
     "message_figure",
     "release_table",
+    "render",
     "score_figure",
     "scree_figure",
 ]
 
 #: Download formats of figures and their media types.
 FIGURE_FORMATS = {"png": "image/png", "svg": "image/svg+xml"}
+
+# pyplot keeps global state, so figures are drawn one at a time; the app calls
+# render() from worker threads, which keeps its event loop free meanwhile.
+_DRAW_LOCK = threading.Lock()
+# Characters that make a spreadsheet read a cell as a formula (OWASP CSV injection).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def _new_axes(figsize: tuple[float, float]) -> tuple[Any, Any]:
@@ -121,6 +130,42 @@ def figure_bytes(fig: Any, fmt: str) -> bytes:
     finally:
         plt.close(fig)
     return buffer.getvalue()
+
+
+def render(draw: Callable[[], Any], fmt: str = "png") -> bytes:
+    """Draw a figure with ``draw()`` and return its bytes; a drawing error becomes
+    a figure holding the message (the app shows it instead of failing)."""
+    with _DRAW_LOCK:
+        try:
+            fig = draw()
+        except (TypeError, ValueError) as exc:
+            fig = message_figure(f"Cannot draw: {exc}")
+        return figure_bytes(fig, fmt)
+
+
+def _escape_cell(value: Any) -> Any:
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+def csv_text(frame: pd.DataFrame, *, index: bool = True) -> str:
+    """``frame`` as CSV text, with text cells that a spreadsheet would run as a
+    formula (starting with = + - @, tab or carriage return) prefixed by ``'``.
+
+    Numbers are written as numbers; only text (labels, column names, index
+    entries) is escaped.
+    """
+    out = frame.copy()
+    out.columns = [_escape_cell(str(c)) for c in out.columns]
+    if index:
+        out.index = [_escape_cell(str(i)) if isinstance(i, str) else i for i in out.index]
+        if out.index.name is not None:
+            out.index.name = _escape_cell(str(out.index.name))
+    for col in out.columns:
+        if out[col].dtype == object or pd.api.types.is_string_dtype(out[col].dtype):
+            out[col] = out[col].map(_escape_cell)
+    return out.to_csv(index=index)
 
 
 def release_table(release: Release) -> pd.DataFrame:

@@ -1,9 +1,11 @@
 """The app's logic without any user interface: data, budget, releases.
 
 Everything a browser session does to the data goes through :class:`AppState`:
-loading a table (a fresh :class:`~dppca.Budget` per dataset), choosing its
-columns, pricing a release before it runs, running it through the budget and
-keeping it so that every later plot of it is post-processing. The Shiny layer
+loading a table (its budget lives in a :class:`~dppca.ledger.Ledger`, keyed
+by the table's fingerprint, so every session of the app and every restart
+sees the same spending), choosing its columns, pricing a release before it
+runs, running it through the budget and keeping it so that every later plot
+of it is post-processing. The Shiny layer
 (:mod:`dppca.app.ui`) only reads and calls this module, which imports no
 Shiny, so it is tested without a browser.
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -24,6 +27,7 @@ from .._validation import check_delta, check_eps, post_processing_rng
 from ..accounting import Budget, PrivacyCost
 from ..datasets import DATASETS, load_dataset
 from ..directions import DirectionsResult
+from ..ledger import Ledger, LedgerBudget, LedgerError, frame_fingerprint
 from ..loading import dp_loading
 
 __all__ = [
@@ -55,6 +59,19 @@ DEFAULT_SHARES: Mapping[str, float] = {"directions": 0.4, "scree": 0.3, "score":
 
 class DataError(ValueError):
     """A data or settings problem, worded for the page (no traceback)."""
+
+
+# Releases of one dataset run one at a time within the process (the ledger's
+# transaction already makes overspending impossible across processes; this
+# lock also avoids computing a release that would be refused at the end).
+_RELEASE_LOCKS: dict[tuple[str, str], threading.Lock] = {}
+_LOCKS_GUARD = threading.Lock()
+
+
+def _release_lock(ledger: Ledger, fp: str) -> threading.Lock:
+    key = (str(ledger.path) + ("" if str(ledger.path) != ":memory:" else f"@{id(ledger)}"), fp)
+    with _LOCKS_GUARD:
+        return _RELEASE_LOCKS.setdefault(key, threading.Lock())
 
 
 # ----------------------------------------------------------------------------- data
@@ -116,7 +133,8 @@ def read_csv_upload(
     name : str, optional
         The file name the user chose (shown in messages); default the path's name.
     size : int, optional
-        Its size in bytes as reported by the browser; default measured.
+        Its size in bytes as reported by the browser. The larger of it and
+        the measured size is checked, so a browser cannot understate it.
     limit : int, default=MAX_UPLOAD_BYTES
         Largest accepted size; checked before the file is parsed.
 
@@ -128,7 +146,9 @@ def read_csv_upload(
     name = os.path.basename(os.fspath(path)) if name is None else str(name)
     if not name.lower().endswith(".csv"):
         raise DataError(f"{name!r} is not a CSV file: choose a file whose name ends in .csv.")
-    size = os.path.getsize(path) if size is None else int(size)
+    # The bytes actually stored count, whatever size the browser declared.
+    measured = os.path.getsize(path)
+    size = measured if size is None else max(int(size), measured)
     if size > limit:
         raise DataError(
             f"{name!r} is too large ({_megabytes(size)}); the limit is {_megabytes(limit)}."
@@ -139,8 +159,14 @@ def read_csv_upload(
         head = fh.read(8192)
     if b"\x00" in head:
         raise DataError(f"{name!r} is not a text CSV file (it holds binary data).")
+    from .._io import _raw_header, sniff_csv_layout
+    from .._validation import check_unique_columns
+
+    # European files (semicolons, decimal commas) are recognised and read as such.
+    sep, decimal = sniff_csv_layout(path)
     try:
-        frame = pd.read_csv(path)
+        check_unique_columns(_raw_header(path, sep), repr(name))
+        frame = pd.read_csv(path, sep=sep, decimal=decimal)
     except pd.errors.EmptyDataError:
         raise DataError(f"{name!r} is empty.") from None
     except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
@@ -315,11 +341,18 @@ class AppState:
     random_state : None or numpy.random.Generator, default=None
         Source of the noise for every release. None (what the app uses) draws
         fresh OS entropy each time; tests pass a generator.
+    ledger : Ledger, optional
+        Where budgets are kept; the app passes one ledger to all its sessions.
+        Default: a ledger in memory, private to this object.
 
     Notes
     -----
-    Privacy: each dataset gets its own :class:`~dppca.Budget`, set before the
-    first release and fixed afterwards. A release is priced first
+    Privacy: each dataset has one budget in the ledger, keyed by the
+    fingerprint of its numeric columns (all of them: analysing other columns
+    of the same table spends from the same budget, as the rows are the same
+    people). Loading the same table again, in this session or another one, or
+    after a restart, finds the same budget and what was spent from it. The
+    total is set before the first release and fixed afterwards. A release is priced first
     (:meth:`preview`), refused if the remaining budget cannot pay for it, and
     recorded in the ledger once made. Plots, tables and samples drawn from a
     kept release read only released values, so they cost nothing. Scree and
@@ -328,18 +361,23 @@ class AppState:
     the same table keeps the same budget (the rows are the same people).
     """
 
-    def __init__(self, *, random_state: np.random.Generator | None = None) -> None:
+    def __init__(
+        self, *, random_state: np.random.Generator | None = None, ledger: Ledger | None = None
+    ) -> None:
         self._rng = random_state
+        self.ledger = Ledger(":memory:") if ledger is None else ledger
         self.data_name: str | None = None
         self.frame: pd.DataFrame | None = None
+        self.fingerprint: str | None = None
         self.selection: Selection | None = None
-        self.budget: Budget | None = None
+        self.budget: LedgerBudget | None = None
         self.releases: list[Release] = []
         self.generation = 0  # bumped whenever the dataset changes
 
     # -- data and budget -------------------------------------------------------------
     def load(self, name: str, frame: pd.DataFrame) -> str | None:
-        """Start on a new table: a fresh budget with the default total, no releases.
+        """Start on a table: its budget from the ledger (a new table gets the default
+        total), no kept releases in this session.
 
         All numeric columns are chosen; if they cannot be analysed together
         (for example one has missing values) the reason is returned and no
@@ -347,11 +385,24 @@ class AppState:
         """
         if not isinstance(frame, pd.DataFrame) or frame.shape[0] < 2:
             raise DataError("the data need at least two rows.")
+        from .._validation import check_unique_columns
+
+        try:
+            check_unique_columns(list(frame.columns), repr(str(name)))
+        except ValueError as exc:
+            raise DataError(str(exc)) from None
         if not numeric_columns(frame):
             raise DataError(f"{name!r} has no numeric columns.")
+        fp = frame_fingerprint(frame)
+        try:
+            delta = default_delta(int(frame.shape[0]))
+            self.ledger.ensure_total(fp, DEFAULT_EPS, delta, name=name)
+        except LedgerError as exc:
+            raise DataError(str(exc)) from None
         self.data_name = str(name)
         self.frame = frame
-        self.budget = Budget(DEFAULT_EPS, default_delta(int(frame.shape[0])))
+        self.fingerprint = fp
+        self.budget = self.ledger.budget(fp, name=self.data_name)
         self.releases = []
         self.generation += 1
         self.selection = None
@@ -392,18 +443,23 @@ class AppState:
             eps, delta = check_eps(eps), check_delta(delta)
         except (TypeError, ValueError) as exc:
             raise DataError(str(exc)) from None
-        if (eps, delta) == (self.budget.eps, self.budget.delta):
-            return
-        if self.budget.ledger:
+        try:
+            self.ledger.set_total(self.budget.fp, eps, delta, name=self.data_name)
+        except LedgerError:
             raise DataError(
                 "the total budget is fixed once a release has been made from this dataset."
-            )
-        self.budget = Budget(eps, delta)
+            ) from None
 
     @property
     def locked(self) -> bool:
         """Whether the total budget is fixed (something has been spent)."""
-        return bool(self.budget is not None and self.budget.ledger)
+        return bool(self.budget is not None and self.ledger.version(self.budget.fp)[0])
+
+    def ledger_version(self) -> tuple[int, int]:
+        """Changes whenever anything is charged to this dataset (by any session)."""
+        if self.budget is None:
+            return (0, 0)
+        return self.ledger.version(self.budget.fp)
 
     def suggested(self, kind: str) -> tuple[float, float]:
         """A default (eps, delta) for a release: its share of the dataset's total."""
@@ -536,12 +592,17 @@ class AppState:
         if self.budget is None or self.selection is None:
             raise DataError("load a dataset and choose its columns first.")
         settings = dict(params)
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            result = self._call(kind, params, self.budget)
+        budget = self.ledger.budget(self.budget.fp, kind=kind, name=self.data_name)
+        with _release_lock(self.ledger, self.budget.fp):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
+                    result = self._call(kind, params, budget)
+                except LedgerError as exc:
+                    raise DataError(str(exc)) from None
         cost = result.cost
         rel = Release(
-            number=len(self.releases) + 1,
+            number=budget.last_release or len(self.releases) + 1,
             kind=kind,
             result=result,
             cost=cost,
@@ -565,34 +626,33 @@ class AppState:
 
     # -- ledger ----------------------------------------------------------------------
     def ledger_frame(self) -> pd.DataFrame:
-        """The ledger: one row per elementary part of each release, in order."""
-        columns = ["release", "tab", "released", "mechanism", "eps", "delta"]
-        rows = []
-        for rel in self.releases:
-            part = rel.cost.to_frame()
-            part.insert(0, "tab", rel.kind)
-            part.insert(0, "release", rel.number)
-            rows.append(part)
-        if not rows:
+        """The dataset's ledger (every session, every run): one row per elementary
+        part of each release, oldest first.
+
+        Columns: release, time (UTC), dataset, kind, released, mechanism, eps, delta.
+        """
+        if self.budget is None:
+            columns = [
+                "release", "time", "dataset", "kind", "released", "mechanism", "eps", "delta",
+            ]  # fmt: skip
             return pd.DataFrame(columns=columns)
-        return pd.concat(rows, ignore_index=True)[columns]
+        return self.ledger.entries(self.budget.fp)
 
     def release_summary(self) -> pd.DataFrame:
-        """One row per release: number, tab, eps, delta (the ledger at a glance)."""
-        rows = [
-            {"release": r.number, "tab": r.kind, "eps": r.cost.eps, "delta": r.cost.delta}
-            for r in self.releases
-        ]
-        return pd.DataFrame(rows, columns=["release", "tab", "eps", "delta"])
+        """One row per release of the dataset: number, kind, eps, delta."""
+        if self.budget is None:
+            return pd.DataFrame(columns=["release", "kind", "eps", "delta"])
+        return self.ledger.releases(self.budget.fp)[["release", "kind", "eps", "delta"]]
 
     def budget_summary(self) -> str:
         """One line: total, spent and remaining (eps, delta)."""
         if self.budget is None:
             return "No dataset loaded."
+        total_eps, total_delta = self.ledger.total(self.budget.fp) or (0.0, 0.0)
         eps_spent, delta_spent = self.budget.spent
         eps_left, delta_left = self.budget.remaining
         return (
-            f"Total eps = {self.budget.eps:.4g}, delta = {self.budget.delta:.3g}; "
+            f"Total eps = {total_eps:.4g}, delta = {total_delta:.3g}; "
             f"spent eps = {eps_spent:.4g}, delta = {delta_spent:.3g}; "
             f"remaining eps = {eps_left:.4g}, delta = {delta_left:.3g}."
         )

@@ -10,10 +10,14 @@ from typing import Any
 
 import pandas as pd
 from shiny import App, Inputs, Outputs, Session, reactive, render, req, ui
+from shiny.types import SilentException
 
+from .._validation import MAX_BINS
 from ..datasets import DATASETS
 from ..exceptions import BudgetExceededError, TiedRowsError
+from ..ledger import Ledger
 from . import figures
+from ._limits import UploadLimitedApp
 from .state import (
     DEFAULT_EPS,
     MAX_UPLOAD_BYTES,
@@ -56,13 +60,31 @@ def _release_block(prefix: str, button: str) -> list[Any]:
     ]
 
 
+_DOWNLOAD_LABELS = {"png": "Figure (PNG)", "svg": "Figure (SVG)"}
+
+
 def _downloads(prefix: str, table: str) -> Any:
-    return ui.div(
-        ui.download_button(f"dl_{prefix}_png", "Figure (PNG)"),
-        ui.download_button(f"dl_{prefix}_svg", "Figure (SVG)"),
-        ui.download_button(f"dl_{prefix}_csv", f"{table} (CSV)"),
-        class_="d-flex gap-2 flex-wrap",
-    )
+    """The download buttons of a tab, rendered by the server once there is a release."""
+    return ui.output_ui(f"{prefix}_downloads")
+
+
+def _download_buttons(prefix: str, table: str, enabled: bool) -> Any:
+    labels = {**_DOWNLOAD_LABELS, "csv": f"{table} (CSV)"}
+    if enabled:
+        buttons = [ui.download_button(f"dl_{prefix}_{fmt}", lab) for fmt, lab in labels.items()]
+    else:  # nothing to download yet: inert buttons, no request reaches the server
+        buttons = [
+            ui.tags.button(lab, type="button", class_="btn btn-default", disabled=True)
+            for lab in labels.values()
+        ]
+    return ui.div(*buttons, class_="d-flex gap-2 flex-wrap")
+
+
+# Many columns must not push the rest of the sidebar below the fold.
+_CSS = """
+#columns + .selectize-control .selectize-input { max-height: 7.5em; overflow-y: auto; }
+#columns + .selectize-control .selectize-input .item { font-size: 0.8em; padding: 0 4px; }
+"""
 
 
 def build_ui(provided: str | None = None, *, max_upload: int = MAX_UPLOAD_BYTES) -> Any:
@@ -72,6 +94,7 @@ def build_ui(provided: str | None = None, *, max_upload: int = MAX_UPLOAD_BYTES)
         sources = {"provided": f"Provided: {provided}", **sources}
     limit_mb = f"{max_upload / (1024 * 1024):g}"
     sidebar = ui.sidebar(
+        ui.tags.style(_CSS),
         ui.h5("Data"),
         ui.input_radio_buttons("source", None, sources),
         ui.panel_conditional(
@@ -86,7 +109,13 @@ def build_ui(provided: str | None = None, *, max_upload: int = MAX_UPLOAD_BYTES)
             ),
         ),
         ui.output_ui("data_message"),
-        ui.input_selectize("columns", "Numeric columns to analyse", [], multiple=True),
+        ui.input_selectize(
+            "columns",
+            "Numeric columns to analyse",
+            [],
+            multiple=True,
+            options={"plugins": ["remove_button"]},
+        ),
         ui.input_select("group", "Group column (optional)", {"": "(none)"}),
         ui.input_text(
             "group_labels",
@@ -99,7 +128,7 @@ def build_ui(provided: str | None = None, *, max_upload: int = MAX_UPLOAD_BYTES)
             {"private": "private (sizes released with noise)", "public": "public"},
         ),
         ui.hr(),
-        ui.h5("Privacy budget of this dataset"),
+        ui.h5("Privacy budget of this dataset (kept in the ledger)"),
         ui.layout_columns(
             ui.input_numeric("total_eps", "Total eps", value=DEFAULT_EPS, min=0, step=0.1),
             ui.input_numeric("total_delta", "Total delta", value=1e-5, min=0, step=1e-6),
@@ -204,7 +233,9 @@ def build_ui(provided: str | None = None, *, max_upload: int = MAX_UPLOAD_BYTES)
         ui.layout_columns(
             ui.input_numeric("score_pc_x", "x: PC", 1, min=1, step=1),
             ui.input_numeric("score_pc_y", "y: PC", 2, min=1, step=1),
-            ui.input_numeric("score_bins", "bins per axis (0 = rule from n)", 0, min=0, step=1),
+            ui.input_numeric(
+                "score_bins", "bins per axis (0 = rule from n)", 0, min=0, max=MAX_BINS, step=1
+            ),
             ui.input_checkbox_group(
                 "score_methods",
                 "Histogram methods",
@@ -238,9 +269,9 @@ def build_ui(provided: str | None = None, *, max_upload: int = MAX_UPLOAD_BYTES)
         _downloads("score", "Bin table"),
     )
     ledger = ui.card(
-        ui.card_header("Privacy ledger (every release of this dataset)"),
+        ui.card_header("Privacy ledger (every release of this dataset, in every session)"),
         ui.output_table("ledger"),
-        ui.download_button("dl_ledger_csv", "Ledger (CSV)"),
+        ui.output_ui("ledger_downloads"),
     )
     return ui.page_sidebar(
         sidebar,
@@ -271,6 +302,7 @@ def create_app(
     *,
     data_name: str = "data",
     max_upload: int = MAX_UPLOAD_BYTES,
+    ledger: Ledger | None = None,
 ) -> App:
     """Build the Shiny application.
 
@@ -282,12 +314,17 @@ def create_app(
     data_name : str, default="data"
         How the provided table is named on the page.
     max_upload : int, default=MAX_UPLOAD_BYTES
-        Largest accepted upload, in bytes.
+        Largest accepted upload, in bytes; enforced on the bytes received.
+    ledger : Ledger, optional
+        The ledger every session charges (default: one in memory, which lives
+        as long as the app). One dataset has one budget in it, whichever
+        session uses it.
     """
     page = build_ui(None if data is None else data_name, max_upload=max_upload)
+    shared = Ledger(":memory:") if ledger is None else ledger
 
     def server(input: Inputs, output: Outputs, session: Session) -> None:
-        state = AppState()
+        state = AppState(ledger=shared)
         tick = reactive.value(0)
         data_msg: reactive.Value[tuple[str, str] | None] = reactive.value(None)
         budget_msg: reactive.Value[tuple[str, str] | None] = reactive.value(None)
@@ -308,8 +345,7 @@ def create_app(
                 choices={"": "(none)", **{str(c): str(c) for c in frame.columns}},
                 selected="",
             )
-            ui.update_numeric("total_eps", value=state.budget.eps)
-            ui.update_numeric("total_delta", value=state.budget.delta)
+            reset_budget_inputs()
             suggest_release_budgets()
             p = len(selected)
             ui.update_numeric("scree_k", value=min(5, max(p, 1)), max=max(p, 1))
@@ -323,6 +359,11 @@ def create_app(
             budget_msg.set(None)
             changed()
 
+        def reset_budget_inputs() -> None:
+            if state.budget is not None:
+                ui.update_numeric("total_eps", value=state.budget.eps)
+                ui.update_numeric("total_delta", value=state.budget.delta)
+
         def suggest_release_budgets() -> None:
             for kind in ("directions", "scree", "score"):
                 eps, delta = state.suggested(kind)
@@ -332,10 +373,18 @@ def create_app(
         def describe(name: str) -> str:
             frame = state.frame
             assert frame is not None
-            return (
-                f"Loaded {name}: {frame.shape[0]} rows, {frame.shape[1]} columns. "
-                "A new dataset starts a new privacy budget."
-            )
+            text = f"Loaded {name}: {frame.shape[0]} rows, {frame.shape[1]} columns. "
+            releases = state.ledger_version()[0]
+            if releases:
+                eps, delta = state.budget.spent
+                text += (
+                    f"The ledger already holds {releases} release(s) of these data "
+                    f"(eps = {eps:.4g}, delta = {delta:.3g} spent); they count against "
+                    "its budget."
+                )
+            else:
+                text += "Its privacy budget is kept in the ledger, shared by every session."
+            return text
 
         def load_frame(name: str, frame: pd.DataFrame) -> None:
             try:
@@ -430,6 +479,7 @@ def create_app(
                 state.set_budget(input.total_eps(), input.total_delta())
             except DataError as exc:
                 budget_msg.set((f"Budget not changed: {exc}", "danger"))
+                reset_budget_inputs()  # show the total in force, not the refused one
             else:
                 budget_msg.set(("Budget set.", "success"))
                 suggest_release_budgets()
@@ -440,6 +490,18 @@ def create_app(
             msg = budget_msg()
             return None if msg is None else _alert(msg[0], msg[1])
 
+        # Other sessions (and other processes) charge the same ledger: look for
+        # new releases every second and refresh what depends on the budget.
+        @reactive.poll(state.ledger_version, 1.0)
+        def ledger_token() -> tuple[int, int]:
+            return state.ledger_version()
+
+        @reactive.effect
+        def _ledger_changed() -> None:
+            ledger_token()
+            with reactive.isolate():
+                changed()
+
         @render.text
         def budget_summary() -> str:
             tick()
@@ -448,8 +510,13 @@ def create_app(
         def readable(frame: pd.DataFrame) -> pd.DataFrame:
             if frame.empty:
                 return pd.DataFrame({"ledger": ["nothing released yet"]})
+            frame = frame.copy()
             for col in ("eps", "delta"):
                 frame[col] = [f"{v:.4g}" for v in frame[col]]
+            if "time" in frame:
+                frame["time"] = [
+                    t.replace("T", " ").replace("+00:00", " UTC") for t in frame["time"]
+                ]
             return frame
 
         @render.table
@@ -534,6 +601,11 @@ def create_app(
                     status[kind].set((f"Refused: {exc}", "danger"))
                 except (DataError, TiedRowsError, TypeError, ValueError) as exc:
                     status[kind].set((f"Not released: {exc}", "danger"))
+                except MemoryError:
+                    status[kind].set((
+                        "Not released: not enough memory for these settings; nothing "
+                        "was spent.", "danger",
+                    ))  # fmt: skip
                 else:
                     text = f"Release #{rel.number} made; it cost eps = {rel.cost.eps:.4g}, "
                     text += f"delta = {rel.cost.delta:.3g}."
@@ -573,27 +645,32 @@ def create_app(
             return note("score", "score")
 
         # -- figures -----------------------------------------------------------------
-        def draw_loading() -> Any:
+        # Each draw_* reads the page's settings (on the event loop, where reactive
+        # reads belong) and returns a job that draws from released values only;
+        # the job runs in a worker thread, so one session's slow figure never
+        # blocks another session.
+        def draw_loading() -> Callable[[], Any]:
             tick()
             rel = req(state.latest("directions"))
             p = len(rel.columns)
             heat_k = max(1, min(int(input.loading_heat_k() or 4), p))
-            return figures.loading_figure(
-                rel,
-                kind=input.loading_kind(),
-                components=(int(input.loading_pc_x() or 1), int(input.loading_pc_y() or 2)),
-                heatmap_components=list(range(1, heat_k + 1)),
-                uncertainty=_positive_or_none(input.loading_uncertainty()),
-                top=_positive_or_none(input.loading_top()),
-                color=input.loading_color(),
-            )
+            opts = {
+                "kind": input.loading_kind(),
+                "components": (int(input.loading_pc_x() or 1), int(input.loading_pc_y() or 2)),
+                "heatmap_components": list(range(1, heat_k + 1)),
+                "uncertainty": _positive_or_none(input.loading_uncertainty()),
+                "top": _positive_or_none(input.loading_top()),
+                "color": input.loading_color(),
+            }
+            return lambda: figures.loading_figure(rel, **opts)
 
-        def draw_scree() -> Any:
+        def draw_scree() -> Callable[[], Any]:
             tick()
             rel = req(state.latest("scree"))
-            return figures.scree_figure(rel, kind=input.scree_kind())
+            kind = input.scree_kind()
+            return lambda: figures.scree_figure(rel, kind=kind)
 
-        def draw_score() -> Any:
+        def draw_score() -> Callable[[], Any]:
             tick()
             rel = req(state.latest("score"))
             kind = input.score_kind()
@@ -602,26 +679,28 @@ def create_app(
                 method = rel.result.methods[0]
             if kind == "groups" and rel.result.groups is None:
                 kind = "histogram"
-            sample = None
-            if kind == "sample":
-                size = _positive_or_none(input.score_sample_size())
-                key = (rel.number, method, size or 0)
-                if key not in samples:
-                    samples[key] = state.sample(rel, method=method, size=size)
-                sample = samples[key]
-            return figures.score_figure(rel, kind=kind, method=method, sample=sample)
+            size = _positive_or_none(input.score_sample_size())
 
-        def plot_output(name: str, draw: Callable[[], Any]) -> None:
+            def job() -> Any:
+                sample = None
+                if kind == "sample":
+                    key = (rel.number, method, size or 0)
+                    if key not in samples:
+                        samples[key] = state.sample(rel, method=method, size=size)
+                    sample = samples[key]
+                return figures.score_figure(rel, kind=kind, method=method, sample=sample)
+
+            return job
+
+        def plot_output(name: str, draw: Callable[[], Callable[[], Any]]) -> None:
             # The figure is rendered here (not by render.plot, whose click map
             # cannot handle colour-bar axes) and shown at its own size.
-            def fn() -> Any:
-                try:
-                    fig = draw()
-                except (TypeError, ValueError) as exc:
-                    fig = figures.message_figure(f"Cannot draw: {exc}")
+            async def fn() -> Any:
+                job = draw()
+                png = await asyncio.to_thread(figures.render, job, "png")
                 fd, path = tempfile.mkstemp(prefix="dppca-", suffix=".png")
                 with os.fdopen(fd, "wb") as fh:
-                    fh.write(figures.figure_bytes(fig, "png"))
+                    fh.write(png)
                 return {"src": path, "style": "max-width: 100%; height: auto;", "alt": name}
 
             fn.__name__ = name
@@ -632,37 +711,67 @@ def create_app(
         plot_output("score_plot", draw_score)
 
         # -- downloads ---------------------------------------------------------------
-        def download(
-            name: str, filename: Callable[[], str], content: Callable[[], Any], media_type: str
-        ) -> None:
-            def fn() -> Any:
-                yield content()
+        # The buttons exist only once there is something to download; a request
+        # without it (an old link) gets a short text, not a server error.
+        def download(name: str, filename: str, content: Callable[[], Any], media: str) -> None:
+            async def fn() -> Any:
+                try:
+                    job = content()
+                except SilentException:
+                    yield b"nothing to download yet\n"
+                    return
+                yield await asyncio.to_thread(job)
 
             fn.__name__ = name
-            render.download_button(filename=filename, media_type=media_type)(fn)
+            render.download_button(filename=filename, media_type=media)(fn)
+
+        def download_buttons(prefix: str, kind: str, table: str) -> Callable[[], Any]:
+            def fn() -> Any:
+                tick()
+                return _download_buttons(prefix, table, state.latest(kind) is not None)
+
+            fn.__name__ = f"{prefix}_downloads"
+            return fn
 
         draws = {"loading": draw_loading, "scree": draw_scree, "score": draw_score}
         kinds = {"loading": "directions", "scree": "scree", "score": "score"}
+        tables = {"loading": "Directions", "scree": "Scree table", "score": "Bin table"}
         for prefix, draw in draws.items():
             kind = kinds[prefix]
             for fmt, media in figures.FIGURE_FORMATS.items():
-                download(
-                    f"dl_{prefix}_{fmt}",
-                    (lambda prefix=prefix, fmt=fmt: f"dppca-{prefix}.{fmt}"),
-                    (lambda draw=draw, fmt=fmt: figures.figure_bytes(draw(), fmt)),
-                    media,
-                )
-            download(
-                f"dl_{prefix}_csv",
-                (lambda prefix=prefix: f"dppca-{prefix}.csv"),
-                (lambda kind=kind: figures.release_table(req(state.latest(kind))).to_csv()),
-                "text/csv",
-            )
-        download(
-            "dl_ledger_csv",
-            lambda: "dppca-ledger.csv",
-            lambda: state.ledger_frame().to_csv(index=False),
-            "text/csv",
-        )
 
-    return App(page, server)
+                def figure_job(draw=draw, fmt=fmt) -> Callable[[], bytes]:
+                    job = draw()
+                    return lambda: figures.render(job, fmt)
+
+                download(f"dl_{prefix}_{fmt}", f"dppca-{prefix}.{fmt}", figure_job, media)
+
+            def table_job(kind=kind) -> Callable[[], str]:
+                rel = req(state.latest(kind))
+                return lambda: figures.csv_text(figures.release_table(rel))
+
+            download(f"dl_{prefix}_csv", f"dppca-{prefix}.csv", table_job, "text/csv")
+
+            render.ui(download_buttons(prefix, kind, tables[prefix]))
+
+        def ledger_job() -> Callable[[], str]:
+            frame = state.ledger_frame()
+            req(not frame.empty)
+            frame = frame.assign(
+                eps=[float(f"{v:.6g}") for v in frame["eps"]],
+                delta=[float(f"{v:.6g}") for v in frame["delta"]],
+            )
+            return lambda: figures.csv_text(frame, index=False)
+
+        download("dl_ledger_csv", "dppca-ledger.csv", ledger_job, "text/csv")
+
+        @render.ui
+        def ledger_downloads() -> Any:
+            tick()
+            if state.ledger_version()[0] == 0:
+                return ui.tags.button(
+                    "Ledger (CSV)", type="button", class_="btn btn-default", disabled=True
+                )
+            return ui.download_button("dl_ledger_csv", "Ledger (CSV)")
+
+    return UploadLimitedApp(page, server, max_upload=max_upload)

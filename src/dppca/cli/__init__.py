@@ -2,7 +2,9 @@
 
 ``main(argv)`` returns the exit status. Expected failures (bad options, bad
 files, invalid privacy parameters) are reported as one line on stderr,
-``dppca: error: ...``, with status 2; tables go to stdout.
+``dppca: error: ...``, with status 2; tables go to stdout. Output paths are
+checked before any work; Ctrl+C ends with one line and status 130, SIGTERM
+with one line and status 143, and neither leaves a temporary file behind.
 """
 
 from __future__ import annotations
@@ -15,12 +17,12 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..exceptions import AccuracyWarning, PrivacyWarning
-from . import app, directions, loading, report, score, scree
+from . import _ledger, _safety, app, directions, loading, report, score, scree
 from ._common import CLIError
 
 __all__ = ["main"]
 
-_SUBCOMMANDS = [directions, loading, scree, score, report, app]
+_SUBCOMMANDS = [directions, loading, scree, score, report, app, _ledger]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -84,15 +86,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     _OPTIONS.clear()
     _OPTIONS.update(_option_strings(parser, getattr(args, "command", None)))
     try:
-        with warnings.catch_warnings():
+        # The app's server stops on SIGTERM by itself; every other command cleans up.
+        with _safety.guard(sigterm=args.command != "app"), warnings.catch_warnings():
             warnings.simplefilter("always", PrivacyWarning)
             warnings.simplefilter("always", AccuracyWarning)
             warnings.showwarning = _show_warning
+            _safety.check_output_paths(args)
             return int(args.func(args))
     except (CLIError, ValueError, TypeError, OSError) as exc:
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         print(f"dppca: error: {shell_syntax(message, _OPTIONS)}", file=sys.stderr)
         return 2
+    except MemoryError:
+        print("dppca: error: not enough memory for this job; use fewer bins, draws or "
+              "rows (for example --design balanced).", file=sys.stderr)  # fmt: skip
+        return 2
+    except KeyboardInterrupt:
+        print("dppca: interrupted; no partial output was left behind.", file=sys.stderr)
+        return 130
+    except _safety.Terminated:
+        print("dppca: terminated; no partial output was left behind.", file=sys.stderr)
+        return 143
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -14,8 +14,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._io import add_csv_arguments, csv_options, read_csv_checked
 from ..datasets import DATASETS, load_dataset
 from ..kendall import default_m
+from . import _safety
 
 __all__ = [
     "CLIError",
@@ -73,6 +75,7 @@ def add_data_arguments(parser: argparse.ArgumentParser, *, default_dataset: str 
         metavar="A,B,...",
         help="comma-separated columns to leave out (an ID column, for example)",
     )
+    add_csv_arguments(parser)  # --sep, --decimal
     parser.set_defaults(default_dataset=default_dataset)
 
 
@@ -127,7 +130,7 @@ def read_data(args: argparse.Namespace, *, keep: tuple[str, ...] = ()) -> pd.Dat
         if not path.is_file():
             raise CLIError(f"data file {str(path)!r} does not exist or is not a file.")
         try:
-            frame = pd.read_csv(path)
+            frame = read_csv_checked(path, **csv_options(args))
         except pd.errors.EmptyDataError:
             raise CLIError(f"data file {str(path)!r} is empty.") from None
         except (pd.errors.ParserError, UnicodeDecodeError) as exc:
@@ -209,6 +212,7 @@ def write_atomically(path: str | os.PathLike[str], write: Callable[[str], None])
         raise CLIError(f"output directory {str(directory)!r} does not exist.")
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=target.suffix, dir=directory)
     os.close(fd)
+    _safety.track(tmp)  # removed even if SIGTERM or Ctrl+C stops the process meanwhile
     try:
         write(tmp)
         umask = os.umask(0)
@@ -218,6 +222,8 @@ def write_atomically(path: str | os.PathLike[str], write: Callable[[str], None])
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    finally:
+        _safety.untrack(tmp)
 
 
 def save_figure(fig, path: str) -> None:
@@ -318,7 +324,7 @@ def read_design_input(args: argparse.Namespace) -> tuple[Any, tuple[str, ...]]:
     from .._io import read_numeric_file
 
     try:
-        return read_numeric_file(path, columns)
+        return read_numeric_file(path, columns, **csv_options(args))
     except pd.errors.EmptyDataError:
         raise CLIError(f"data file {str(path)!r} is empty.") from None
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
@@ -568,8 +574,7 @@ def print_plan(plan: Any) -> int:
 
 
 def forecast_line(result: Any) -> None:
-    """One stderr line on the forecast made before the release."""
+    """With a forecast problem, one stderr line; ``--dry-run`` prints the whole forecast."""
     forecast = getattr(result, "forecast", None)
-    if forecast is not None:
-        state = "looks accurate" if forecast.ok else "likely inaccurate (see the warning)"
-        info(f"forecast before the release: {state}")
+    if forecast is not None and not forecast.ok:
+        info("the forecast made before this release found it likely inaccurate (see above)")

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from ._common import CLIError
+from ._ledger import add_ledger_arguments, ledger_location
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -12,7 +14,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "app",
         help="interactive app in the browser (needs dppca[app])",
         description="Serve the dppca app (Shiny for Python) on 127.0.0.1; open the printed "
-        "address in a browser. Each dataset gets its own privacy budget and ledger.",
+        "address in a browser. Each dataset has one privacy budget, kept in the ledger "
+        "(shared by every browser session, by restarts and by the other commands).",
     )
     parser.add_argument(
         "data",
@@ -31,6 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="largest CSV file accepted from the browser (default 20)",
     )  # fmt: skip
     parser.add_argument("--open", action="store_true", help="open the page in a web browser")
+    add_ledger_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -54,7 +58,10 @@ def run(args: argparse.Namespace) -> int:
             host=args.host,
             launch_browser=args.open,
             log_level="warning",
+            ledger=ledger_location(args),
         )
     except DataError as exc:
         raise CLIError(str(exc)) from None
+    except KeyboardInterrupt:  # Ctrl+C: the server has shut down cleanly
+        print("dppca app: stopped.", file=sys.stderr)
     return 0

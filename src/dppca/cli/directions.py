@@ -26,6 +26,7 @@ from ._common import (
     read_design_input,
     save_release_file,
 )
+from ._ledger import add_budget_arguments, ledger_budget, report_spending
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -48,6 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_table_argument(parser)
     add_release_arguments(parser, reuse=False)
     add_accuracy_arguments(parser)
+    add_budget_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -61,12 +63,14 @@ def run(args: argparse.Namespace) -> int:
             plan_directions(len(data), len(variables), eps=args.eps, delta=args.delta,
                             calibration=args.calibration, design=args.design, m=args.m)
         )  # fmt: skip
+    budget = ledger_budget(args, data, variables, kind="directions")
     result = dp_pc_dir(
         data, args.k, eps=args.eps, delta=args.delta, random_state=args.seed,
         calibration=args.calibration, ties=args.ties, design=args.design, m=args.m,
         progress=progress_for(args, len(data)), bounds=read_bounds(args, variables),
-        accuracy=args.accuracy,
+        accuracy=args.accuracy, budget=budget,
     )  # fmt: skip
+    report_spending(budget)
     forecast_line(result)
     result = dataclasses.replace(result, variables=variables)  # labels: post-processing
     emit_table(args, result.to_frame().rename_axis("variable"))

@@ -36,6 +36,7 @@ from ._common import (
     save_figure,
     save_release_file,
 )
+from ._ledger import add_budget_arguments, ledger_budget, report_spending
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -78,6 +79,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_scale_argument(parser)
     add_ties_argument(parser)
     add_design_arguments(parser)
+    add_budget_arguments(parser)
     parser.add_argument("--title", default=None, help="title of the DP panel")
     parser.add_argument("--label-size", type=float, default=8.0, help="font size of labels")
     parser.add_argument(
@@ -147,13 +149,15 @@ def run(args: argparse.Namespace) -> int:
                 plan_directions(len(data), len(variables), eps=args.eps, delta=args.delta,
                                 calibration=args.calibration, design=args.design, m=args.m)
             )  # fmt: skip
+        budget = ledger_budget(args, data, variables, kind="loading")
         result = dp_loading(
             data, eps=args.eps, delta=args.delta, components=pair,
             compare=args.compare, random_state=rng, calibration=args.calibration,
             ties=args.ties, design=args.design, m=args.m,
             progress=progress_for(args, len(data)), bounds=read_bounds(args, variables),
-            accuracy=args.accuracy,
+            accuracy=args.accuracy, budget=budget,
         )  # fmt: skip
+        report_spending(budget)
         forecast_line(result.directions)
 
     if heatmap:

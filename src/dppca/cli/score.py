@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .._validation import check_random_state, post_processing_rng
+from .._validation import check_bins_cap, check_random_state, post_processing_rng
 from ..score import dp_score, plan_score, sample_points
 from ._common import (
     CLIError,
@@ -32,6 +32,7 @@ from ._common import (
     save_figure,
     save_release_file,
 )
+from ._ledger import add_budget_arguments, ledger_budget, report_spending
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -84,6 +85,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )  # fmt: skip
     add_release_arguments(parser, reuse=True)
     add_accuracy_arguments(parser)
+    add_budget_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -98,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
         if len(values) not in (1, 2):
             raise CLIError(f"--bins must be one or two integers; got {args.bins!r}.")
         bins = values[0] if len(values) == 1 else values
+        check_bins_cap(bins, "--bins")
     methods = [m.strip() for m in args.method.split(",") if m.strip()]
     if args.out is not None:
         check_figure_path(args.out)  # before the release: a typo must not waste the budget
@@ -139,14 +142,17 @@ def run(args: argparse.Namespace) -> int:
                        groups=n_groups, groups_public=args.groups_public,
                        bounds_given=bounds is not None, calibration=args.calibration)
         )  # fmt: skip
+    budget = ledger_budget(args, data.drop(columns=[args.groups]) if args.groups else data,
+                           variables, kind="score")  # fmt: skip
     rng = check_random_state(args.seed)
     result = dp_score(
         data, eps=args.eps, delta=args.delta, bins=bins, components=components,
         method=methods, groups=args.groups, groups_public=args.groups_public,
         group_labels=group_labels, directions=reused,
         calibration=args.calibration, ties=args.ties, random_state=rng, bounds=bounds,
-        accuracy=args.accuracy,
+        accuracy=args.accuracy, budget=budget,
     )  # fmt: skip
+    report_spending(budget)
     forecast_line(result)
     samples = None
     if args.sample:

@@ -30,6 +30,7 @@ from ._common import (
     save_figure,
     save_release_file,
 )
+from ._ledger import add_budget_arguments, ledger_budget, report_spending
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -65,6 +66,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )  # fmt: skip
     add_ties_argument(parser)
     add_scale_argument(parser)
+    add_budget_arguments(parser)
     add_output_argument(parser, required=False, help="write the plot to FILE (.png, .svg or .pdf)")
     add_table_argument(parser)
     add_release_arguments(parser, reuse=True)
@@ -98,11 +100,14 @@ def run(args: argparse.Namespace) -> int:
                        calibration=args.calibration,
                        bounds=None if bounds is None else [bounds[v] for v in variables])
         )  # fmt: skip
+    budget = ledger_budget(args, data, variables, kind="scree")
     result = dp_scree(
         data, k, eps=args.eps, delta=args.delta, method=methods, control=control,
         directions=reused, mono=args.mono, random_state=args.seed,
         calibration=args.calibration, ties=args.ties, bounds=bounds, accuracy=args.accuracy,
+        budget=budget,
     )  # fmt: skip
+    report_spending(budget)
     forecast_line(result)
     emit_table(args, result.to_frame().rename_axis("component"))
     info(f"total variance (private): {result.trace:.4g}")

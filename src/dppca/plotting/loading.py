@@ -25,6 +25,7 @@ from .._validation import (
     check_pc_list,
     check_positive_int,
     check_variable_names,
+    repel_iterations,
 )
 from ..loading import LoadingResult, NoiseSensitivity
 from ._caption import add_privacy_caption
@@ -118,6 +119,7 @@ def _place_labels(
     leader line. The rule is deterministic: the same result gives the same
     picture.
     """
+    max_iter = repel_iterations(len(labels), max_iter)  # issue 14: O(m^2) rounds capped
     fig = ax.figure
     ax.apply_aspect()
     renderer = _renderer(fig)

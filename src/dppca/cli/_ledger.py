@@ -1,0 +1,260 @@
+"""The privacy ledger on the command line: ``--ledger``, ``--no-ledger``, ``--budget-*``.
+
+Every private command charges its release to the dataset's budget in the
+ledger (:mod:`dppca.ledger`), the same SQLite file the app uses, so what all
+commands and app sessions spend on one dataset adds up against one total.
+
+The total of a dataset is set once:
+
+- explicitly, with ``--budget-eps`` and ``--budget-delta`` (accepted again
+  later only with the same values, or while nothing has been spent);
+- otherwise, by the first command on the data, to the app's default for a
+  new dataset, ``eps = 1`` and ``delta = default_delta(n)`` (below ``1/n``),
+  or to the command's own cost where that is larger. A note on stderr says so.
+
+A dataset is identified by the fingerprint of all numeric columns of the
+table (so analysing other columns of the same rows spends from the same
+budget). With ``--design balanced`` on a file, only the analysed columns are
+read, and they are the key.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..exceptions import BudgetExceededError
+from ..ledger import Ledger, LedgerBudget
+from ._common import CLIError
+
+__all__ = [
+    "add_budget_arguments",
+    "add_ledger_arguments",
+    "ledger_budget",
+    "ledger_location",
+    "register",
+]
+
+
+def add_ledger_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--ledger PATH`` and ``--no-ledger``."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--ledger",
+        default=None,
+        metavar="PATH",
+        help="privacy ledger (SQLite file) that keeps one budget per dataset across "
+        "commands and the app; default $DPPCA_LEDGER or ~/.local/state/dppca/ledger.sqlite",
+    )
+    group.add_argument(
+        "--no-ledger",
+        action="store_true",
+        help="do not check or record this release in any ledger",
+    )
+
+
+def add_budget_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--ledger``, ``--no-ledger``, ``--budget-eps`` and ``--budget-delta``."""
+    add_ledger_arguments(parser)
+    parser.add_argument(
+        "--budget-eps",
+        type=float,
+        default=None,
+        metavar="E",
+        help="total eps of these data in the ledger (set once; default on first use: "
+        "1, or this command's eps if larger)",
+    )
+    parser.add_argument(
+        "--budget-delta",
+        type=float,
+        default=None,
+        metavar="D",
+        help="total delta of these data in the ledger (set once; default on first use: "
+        "n ** -1.1 rounded down, or this command's delta if larger)",
+    )
+
+
+def ledger_location(args: argparse.Namespace) -> str | Path:
+    """The ledger file of the command line (``":memory:"`` with ``--no-ledger``)."""
+    if getattr(args, "no_ledger", False):
+        return ":memory:"
+    if getattr(args, "ledger", None):
+        return Path(args.ledger).expanduser()
+    from ..ledger import default_ledger_path
+
+    return default_ledger_path()
+
+
+def _source_key(args: argparse.Namespace, data: Any, variables: Any) -> tuple[str, str, int]:
+    """(fingerprint, name, n) of the table the command reads."""
+    from ..datasets import load_dataset
+    from ..ledger import fingerprint, frame_fingerprint
+
+    if getattr(args, "design", "exact") == "balanced" and args.data is not None:
+        values = np.asarray(data, dtype=np.float64)
+        return fingerprint(values, list(variables)), Path(args.data).name, values.shape[0]
+    if args.data is None:
+        name = args.dataset or args.default_dataset
+        frame = load_dataset(name)
+    else:
+        name = Path(args.data).name
+        from .._io import csv_options, read_csv_checked
+
+        frame = read_csv_checked(args.data, **csv_options(args))
+    return frame_fingerprint(frame), name, int(frame.shape[0])
+
+
+def ledger_budget(args: argparse.Namespace, data: Any, variables: Any = None, *, kind: str) -> Any:
+    """The dataset's budget in the ledger for ``budget=``, or None with ``--no-ledger``.
+
+    Sets the dataset's total if it has none (see the module docstring) and
+    refuses, before any computation, a total that contradicts the one in force.
+    """
+    if getattr(args, "no_ledger", False):
+        return None
+    from ..app.state import default_delta
+    from ..ledger import LedgerError
+
+    if variables is None:
+        variables = [str(c) for c in getattr(data, "columns", range(np.shape(data)[1]))]
+    fp, name, n = _source_key(args, data, variables)
+    ledger = Ledger(ledger_location(args))
+    given_eps = getattr(args, "budget_eps", None)
+    given_delta = getattr(args, "budget_delta", None)
+    if (given_eps is None) != (given_delta is None):
+        raise CLIError("give both --budget-eps and --budget-delta, or neither.")
+    try:
+        if given_eps is not None:
+            ledger.set_total(fp, given_eps, given_delta, name=name)
+        elif ledger.total(fp) is None:
+            # Written only when the release is charged, so a failed command
+            # leaves the ledger as it was.
+            eps = max(1.0, float(args.eps))
+            delta = max(default_delta(max(n, 2)), float(args.delta))
+            return _FirstUseBudget(ledger, fp, kind=kind, name=name, total=(eps, delta))
+    except LedgerError as exc:
+        raise CLIError(str(exc)) from None
+    return ledger.budget(fp, kind=kind, name=name)
+
+
+class _FirstUseBudget(LedgerBudget):
+    """A dataset's budget whose total is written to the ledger with its first charge."""
+
+    def __init__(
+        self, ledger: Ledger, fp: str, *, kind: str, name: str, total: tuple[float, float]
+    ) -> None:
+        super().__init__(ledger, fp, kind=kind, name=name)
+        self.first_total = total
+        self.new_total: tuple[float, float] | None = None
+
+    def check(self, cost: Any) -> None:
+        if self._ledger_db.total(self.fp) is not None:
+            super().check(cost)
+            return
+        eps, delta = self.first_total
+        if cost.eps > eps * (1 + 1e-9) or cost.delta > delta * (1 + 1e-9):
+            raise BudgetExceededError(
+                f"this release costs {cost}, more than the total budget (eps={eps:g}, "
+                f"delta={delta:g}) given to these data."
+            )
+
+    def spend(self, cost: Any) -> None:
+        self.new_total = self._ledger_db.ensure_total(self.fp, *self.first_total, name=self.name)
+        super().spend(cost)
+
+
+def report_spending(budget: Any) -> None:
+    """One stderr line: what the dataset has spent and what remains."""
+    if budget is None:
+        return
+    new_total = getattr(budget, "new_total", None)
+    if new_total is not None:
+        print(
+            f"dppca: ledger: first release from {budget.name}; its total budget is now "
+            f"(eps={new_total[0]:g}, delta={new_total[1]:g}) in {budget._ledger_db.path} (give "
+            "--budget-eps/--budget-delta with the first release to choose another).",
+            file=sys.stderr,
+        )
+    eps_spent, delta_spent = budget.spent
+    eps_left, delta_left = budget.remaining
+    print(
+        f"dppca: ledger: spent (eps={eps_spent:.6g}, delta={delta_spent:.3g}) of "
+        f"(eps={budget.eps:g}, delta={budget.delta:g}); remaining (eps={eps_left:.6g}, "
+        f"delta={delta_left:.3g}).",
+        file=sys.stderr,
+    )
+
+
+# ------------------------------------------------------------------- dppca ledger
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "ledger",
+        help="show the privacy ledger: budgets and releases per dataset",
+        description="Show the privacy ledger. Without data: one line per dataset (total, "
+        "spent, releases). With DATA.csv or --dataset: that dataset's releases.",
+    )
+    parser.add_argument("data", nargs="?", metavar="DATA.csv", help="a CSV file")
+    from ..datasets import DATASETS
+
+    parser.add_argument("--dataset", choices=sorted(DATASETS), default=None)
+    parser.add_argument(
+        "--ledger",
+        default=None,
+        metavar="PATH",
+        help="the ledger file (default $DPPCA_LEDGER or ~/.local/state/dppca/ledger.sqlite)",
+    )
+    from .._io import add_csv_arguments
+
+    add_csv_arguments(parser)
+    parser.set_defaults(func=run, default_dataset=None, design="exact")
+
+
+def run(args: argparse.Namespace) -> int:
+    path = ledger_location(args)
+    if not os.path.exists(path):
+        print(f"dppca: ledger {path} does not exist yet (nothing was released).", file=sys.stderr)
+        return 0
+    ledger = Ledger(path)
+    if args.data is not None and args.dataset is not None:
+        raise CLIError("give either DATA.csv or --dataset, not both.")
+    if args.data is None and args.dataset is None:
+        table = ledger.datasets()
+        if table.empty:
+            print("the ledger holds no dataset yet.")
+            return 0
+        table = table.assign(fingerprint=[fp[:12] for fp in table["fingerprint"]])
+        print(_rounded(table).to_string(index=False))
+        return 0
+    if args.data is not None and not Path(args.data).is_file():
+        raise CLIError(f"data file {args.data!r} does not exist or is not a file.")
+    fp, name, _ = _source_key(args, None, None)
+    total = ledger.total(fp)
+    if total is None:
+        print(f"{name}: no budget in the ledger yet (nothing was released from these data).")
+        return 0
+    entries = ledger.entries(fp)
+    if not entries.empty:
+        print(_rounded(entries).to_string(index=False))
+    spent = ledger.spent(fp)
+    left = ledger.remaining(fp)
+    print(
+        f"{name}: total (eps={total[0]:g}, delta={total[1]:g}); spent (eps={spent[0]:.6g}, "
+        f"delta={spent[1]:.3g}); remaining (eps={left[0]:.6g}, delta={left[1]:.3g})."
+    )
+    return 0
+
+
+def _rounded(frame: pd.DataFrame) -> pd.DataFrame:
+    out = frame.copy()
+    for col in out.columns:
+        if col.endswith("eps") or col.endswith("delta"):
+            out[col] = [f"{v:.6g}" for v in out[col]]
+    return out

@@ -1,0 +1,143 @@
+"""The privacy ledger on the command line: one budget per dataset across commands."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from dppca.app.state import AppState
+from dppca.cli import main
+from dppca.ledger import Ledger, frame_fingerprint
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+@pytest.fixture
+def csv(tmp_path, small_frame):
+    path = tmp_path / "data.csv"
+    small_frame.to_csv(path, index=False)
+    return path
+
+
+@pytest.fixture
+def ledger_path(tmp_path):
+    return tmp_path / "ledger.sqlite"
+
+
+def _directions(csv, ledger_path, eps="0.4", *extra):
+    argv = ["directions", str(csv), "--eps", eps, "--delta", "1e-6", "--seed", "1"]
+    return main([*argv, "--ledger", str(ledger_path), *extra])
+
+
+def test_commands_share_one_budget_and_the_last_one_is_refused(csv, ledger_path, capsys):
+    assert _directions(csv, ledger_path) == 0
+    err = capsys.readouterr().err
+    assert "first release from data.csv" in err and "(eps=1," in err
+    argv = ["--eps", "0.4", "--delta", "1e-6", "--seed", "1", "--ledger", str(ledger_path)]
+    assert main(["scree", str(csv), *argv]) == 0
+    assert "remaining (eps=0.2" in capsys.readouterr().err
+    before = Ledger(ledger_path).entries(frame_fingerprint(pd.read_csv(csv)))
+    assert main(["loading", str(csv), *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("dppca: error: this release costs") and "\n" not in err
+    after = Ledger(ledger_path).entries(frame_fingerprint(pd.read_csv(csv)))
+    pd.testing.assert_frame_equal(after, before)
+    assert list(dict.fromkeys(after["kind"])) == ["directions", "scree"]
+
+
+def test_other_columns_of_the_same_table_spend_the_same_budget(csv, ledger_path, capsys):
+    assert _directions(csv, ledger_path, "0.6") == 0
+    assert _directions(csv, ledger_path, "0.6", "--columns", "a,b,c") == 2
+    assert "remains" in capsys.readouterr().err
+
+
+def test_budget_total_is_set_once(csv, ledger_path, capsys):
+    total = ["--budget-eps", "3", "--budget-delta", "1e-4"]
+    assert _directions(csv, ledger_path, "2.5", "--calibration", "analytic", *total) == 0
+    assert _directions(csv, ledger_path, "0.4", "--budget-eps", "5", "--budget-delta", "1e-4") == 2
+    assert "fixed" in capsys.readouterr().err
+    assert _directions(csv, ledger_path, "0.4", "--budget-eps", "5") == 2
+    assert "both --budget-eps and --budget-delta" in capsys.readouterr().err
+    assert Ledger(ledger_path).total(frame_fingerprint(pd.read_csv(csv))) == (3.0, 1e-4)
+
+
+def test_a_failed_command_leaves_no_trace(tmp_path, ledger_path, capsys):
+    bad = tmp_path / "gaps.csv"
+    bad.write_text("a,b\n1,\n2,3\n4,5\n")
+    assert _directions(bad, ledger_path) == 2
+    assert Ledger(ledger_path).datasets().empty
+
+
+def test_no_ledger_records_nothing(csv, tmp_path, monkeypatch):
+    monkeypatch.setenv("DPPCA_LEDGER", str(tmp_path / "env.sqlite"))
+    argv = ["directions", str(csv), "--eps", "0.9", "--delta", "1e-6", "--no-ledger"]
+    for _ in range(3):
+        assert main(argv) == 0
+    assert not (tmp_path / "env.sqlite").exists()
+
+
+def test_ledger_command_shows_datasets_and_releases(csv, ledger_path, capsys):
+    assert main(["ledger", "--ledger", str(ledger_path)]) == 0
+    assert "does not exist yet" in capsys.readouterr().err
+    assert _directions(csv, ledger_path) == 0
+    capsys.readouterr()
+    assert main(["ledger", "--ledger", str(ledger_path)]) == 0
+    out = capsys.readouterr().out
+    assert "data.csv" in out and "spent_eps" in out
+    assert main(["ledger", str(csv), "--ledger", str(ledger_path)]) == 0
+    out = capsys.readouterr().out
+    assert "noisy spherical Kendall matrix" in out and "remaining (eps=0.6" in out
+    assert main(["ledger", "--dataset", "wine", "--ledger", str(ledger_path)]) == 0
+    assert "no budget in the ledger yet" in capsys.readouterr().out
+
+
+def test_the_app_sees_what_the_command_line_spent(csv, ledger_path):
+    assert _directions(csv, ledger_path) == 0
+    state = AppState(ledger=Ledger(ledger_path))
+    state.load("data.csv", pd.read_csv(csv))
+    assert state.budget.spent == pytest.approx((0.4, 1e-6))
+    assert state.ledger_frame()["kind"].tolist() == ["directions"]
+
+
+def test_default_ledger_follows_the_environment(csv, tmp_path, monkeypatch):
+    monkeypatch.setenv("DPPCA_LEDGER", str(tmp_path / "env.sqlite"))
+    assert main(["directions", str(csv), "--eps", "0.5", "--delta", "1e-6"]) == 0
+    assert Ledger(tmp_path / "env.sqlite").spent(frame_fingerprint(pd.read_csv(csv)))[0] == 0.5
+
+
+def test_two_concurrent_commands_cannot_both_spend_the_rest(csv, ledger_path):
+    # 0.7 of 1 remains: one release of 0.6 fits, two do not.
+    assert _directions(csv, ledger_path, "0.3") == 0
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]),
+    }
+    code = "import sys; from dppca.cli import main; sys.exit(main(sys.argv[1:]))"
+    argv = [
+        "directions",
+        str(csv),
+        "--eps",
+        "0.6",
+        "--delta",
+        "1e-6",
+        "--ledger",
+        str(ledger_path),
+    ]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, *argv],
+            env=env,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for _ in range(2)
+    ]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert sorted(p.returncode for p in procs) == [0, 2], outs
+    assert Ledger(ledger_path).spent(frame_fingerprint(pd.read_csv(csv)))[0] == pytest.approx(0.9)

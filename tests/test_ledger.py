@@ -1,0 +1,214 @@
+"""Tests of the persistent SQLite privacy ledger."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dppca import Budget, BudgetExceededError, PrivacyCost, compose, dp_pc_dir
+from dppca.ledger import (
+    Ledger,
+    LedgerBudget,
+    LedgerError,
+    compose_costs,
+    default_ledger_path,
+    fingerprint,
+    frame_fingerprint,
+)
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+def _cost(eps: float, delta: float = 1e-6, what: str = "directions") -> PrivacyCost:
+    return PrivacyCost(eps, delta, "gaussian (analytic)", what)
+
+
+@pytest.fixture
+def path(tmp_path: Path) -> Path:
+    return tmp_path / "state" / "ledger.sqlite"
+
+
+def test_fingerprint_depends_on_values_shape_and_names_only():
+    x = np.arange(12.0).reshape(4, 3)
+    fp = fingerprint(x, ["a", "b", "c"])
+    assert fp == fingerprint(x.copy(order="F"), ("a", "b", "c"))
+    assert fp == fingerprint(x.astype(np.int64), ["a", "b", "c"])  # same values as float64
+    assert fp != fingerprint(x, ["a", "b", "d"])
+    assert fp != fingerprint(x.reshape(3, 4)[:, :3], ["a", "b", "c"])
+    y = x.copy()
+    y[2, 1] += 1e-12
+    assert fp != fingerprint(y, ["a", "b", "c"])
+    z = x.copy()
+    z[0, 0] = -0.0
+    assert fp == fingerprint(z, ["a", "b", "c"])
+    with pytest.raises(ValueError, match="columns must name every column"):
+        fingerprint(x, ["a"])
+
+
+def test_frame_fingerprint_uses_every_numeric_column():
+    frame = pd.DataFrame({"a": [1.0, 2.0], "b": [3, 4], "g": ["x", "y"]})
+    assert frame_fingerprint(frame) == fingerprint(np.array([[1.0, 3], [2, 4]]), ["a", "b"])
+
+
+def test_default_path_follows_the_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("DPPCA_LEDGER", str(tmp_path / "x.sqlite"))
+    assert default_ledger_path() == tmp_path / "x.sqlite"
+    monkeypatch.delenv("DPPCA_LEDGER")
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "st"))
+    assert default_ledger_path() == tmp_path / "st" / "dppca" / "ledger.sqlite"
+
+
+def test_ledger_persists_across_objects(path):
+    led = Ledger(path)
+    led.set_total("fp1", 1.0, 1e-5, name="gau")
+    number = led.charge("fp1", compose([_cost(0.3), _cost(0.1, 0.0, "counts")]), kind="scree")
+    assert number == 1
+    again = Ledger(path)
+    assert again.total("fp1") == (1.0, 1e-5)
+    assert again.spent("fp1") == pytest.approx((0.4, 1e-6))
+    assert again.remaining("fp1") == pytest.approx((0.6, 9e-6))
+    frame = again.entries("fp1")
+    assert list(frame.columns) == [
+        "release", "time", "dataset", "kind", "released", "mechanism", "eps", "delta",
+    ]  # fmt: skip
+    assert list(frame["released"]) == ["directions", "counts"]
+    assert set(frame["release"]) == {1} and set(frame["dataset"]) == {"gau"}
+    assert frame["time"][0].endswith("+00:00")
+    assert again.datasets()["spent_eps"].tolist() == pytest.approx([0.4])
+    assert again.total("other") is None and again.spent("other") == (0.0, 0.0)
+
+
+def test_total_is_fixed_once_something_is_spent(path):
+    led = Ledger(path)
+    led.set_total("fp", 1.0, 1e-5)
+    led.set_total("fp", 2.0, 1e-5)  # nothing spent yet: allowed
+    assert led.total("fp") == (2.0, 1e-5)
+    led.charge("fp", _cost(0.5), kind="directions")
+    led.set_total("fp", 2.0, 1e-5)  # the same total: fine
+    with pytest.raises(LedgerError, match="fixed"):
+        led.set_total("fp", 5.0, 1e-5)
+    assert led.total("fp") == (2.0, 1e-5)
+    with pytest.raises(ValueError, match="total eps"):
+        led.set_total("new", -1.0, 1e-5)
+
+
+def test_refusal_leaves_the_ledger_unchanged(path):
+    led = Ledger(path)
+    with pytest.raises(LedgerError, match="no total budget"):
+        led.charge("fp", _cost(0.1), kind="directions")
+    led.set_total("fp", 1.0, 1e-5)
+    led.charge("fp", _cost(0.7), kind="directions")
+    before = led.entries("fp")
+    with pytest.raises(BudgetExceededError, match="remains"):
+        led.charge("fp", _cost(0.4), kind="scree")
+    with pytest.raises(BudgetExceededError):
+        led.charge("fp", _cost(0.1, 1e-4), kind="scree")  # delta too large
+    pd.testing.assert_frame_equal(led.entries("fp"), before)
+    led.charge("fp", _cost(0.3, 9e-6), kind="scree")  # the exact rest fits
+    assert led.remaining("fp") == pytest.approx((0.0, 0.0), abs=1e-12)
+
+
+def test_composition_rule_is_basic_for_now():
+    assert compose_costs([_cost(0.1, 1e-6), _cost(0.2, 2e-6)]) == pytest.approx((0.3, 3e-6))
+
+
+def test_ledger_budget_works_as_budget_argument(path, small_data):
+    led = Ledger(path)
+    fp = fingerprint(small_data, list("abcde"))
+    led.set_total(fp, 1.0, 1e-5, name="small")
+    budget = led.budget(fp, kind="directions")
+    assert isinstance(budget, Budget) and isinstance(budget, LedgerBudget)
+    result = dp_pc_dir(small_data, eps=0.6, delta=5e-6, random_state=1, budget=budget)
+    assert budget.spent == pytest.approx((0.6, 5e-6))
+    assert (budget.eps, budget.delta) == (1.0, 1e-5)
+    assert budget.remaining == pytest.approx((0.4, 5e-6))
+    assert len(budget.ledger) == 1 and budget.ledger[0].eps == pytest.approx(result.cost.eps)
+    assert budget.to_frame()["kind"].tolist() == ["directions"]
+    with pytest.raises(BudgetExceededError):
+        dp_pc_dir(small_data, eps=0.6, delta=5e-6, random_state=1, budget=budget)
+    assert len(Ledger(path).entries(fp)) == 1
+    assert "LedgerBudget(eps=1" in repr(budget)
+
+
+def test_a_file_that_is_not_a_ledger_is_refused(tmp_path):
+    bad = tmp_path / "notes.sqlite"
+    bad.write_text("hello, this is not a database\n" * 100)
+    with pytest.raises(LedgerError, match="not a dppca ledger"):
+        Ledger(bad)
+    with pytest.raises(LedgerError, match="is a directory"):
+        Ledger(tmp_path)
+
+
+_WORKER = textwrap.dedent(
+    """
+    import sys, time
+    from pathlib import Path
+    from dppca import PrivacyCost, BudgetExceededError
+    from dppca.ledger import Ledger
+    path, go, eps = sys.argv[1], Path(sys.argv[2]), float(sys.argv[3])
+    led = Ledger(path)
+    while not go.exists():
+        time.sleep(0.005)
+    try:
+        led.charge("fp", PrivacyCost(eps, 1e-6, "gaussian", "directions"), kind="directions")
+    except BudgetExceededError:
+        print("refused")
+    else:
+        print("charged")
+    """
+)
+
+
+def test_concurrent_processes_never_overspend(path, tmp_path):
+    led = Ledger(path)
+    led.set_total("fp", 1.0, 1e-5)
+    led.charge("fp", _cost(0.3), kind="directions")  # 0.7 remains: one 0.6 fits, not two
+    go = tmp_path / "go"
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]),
+    }
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _WORKER, str(path), str(go), "0.6"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for _ in range(3)
+    ]
+    import time
+
+    time.sleep(1.0)  # let the workers import and wait at the start line
+    go.touch()
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [o[1] for o in outs]
+    results = sorted(o[0].strip() for o in outs)
+    assert results == ["charged", "refused", "refused"]
+    assert led.spent("fp") == pytest.approx((0.9, 2e-6))
+
+
+def test_the_composition_rule_is_swappable_and_sees_whole_costs(path, monkeypatch):
+    import dppca.ledger as ledger_module
+
+    seen: list[tuple[int, ...]] = []
+
+    def parallel(costs):  # a stand-in accountant: releases on disjoint data
+        seen.append(tuple(len(c.leaves()) for c in costs))
+        return max(c.eps for c in costs), max(c.delta for c in costs)
+
+    monkeypatch.setattr(ledger_module, "compose_costs", parallel)
+    led = Ledger(path)
+    led.set_total("fp", 1.0, 1e-5)
+    led.charge("fp", compose([_cost(0.3), _cost(0.3, 0.0, "counts")]), kind="scree")
+    led.charge("fp", _cost(0.6), kind="directions")  # fits under the stand-in rule
+    assert led.spent("fp") == pytest.approx((0.6, 1e-6))
+    assert seen[-1] == (2, 1)  # the first charge came back with its two parts
