@@ -9,6 +9,8 @@ import pytest
 from dppca import TiedRowsError, spherical_kendall
 from dppca.kendall import SEPARATION_THRESHOLD
 
+TINY, HUGE = np.finfo(np.float64).tiny, np.finfo(np.float64).max
+
 
 def plain_kendall(X: np.ndarray, ties: str = "error") -> np.ndarray:
     """The definition, one pair at a time: 2/(n(n-1)) sum_{i<j} u u^T."""
@@ -19,12 +21,12 @@ def plain_kendall(X: np.ndarray, ties: str = "error") -> np.ndarray:
         for j in range(i + 1, n):
             with np.errstate(over="ignore", invalid="ignore"):  # overflow: a tie
                 diff = X[i] - X[j]
-                norm = np.sqrt(np.sum(diff * diff))
-            if not (np.isfinite(norm) and norm > SEPARATION_THRESHOLD):
+                sq = np.sum(diff * diff)
+            if not (TINY <= sq <= HUGE):  # cannot be normalised in float64: a tie
                 if ties == "error":
                     raise ValueError("tie")
                 continue
-            u = diff / norm
+            u = diff / np.sqrt(sq)
             total += np.outer(u, u)
     return total * 2.0 / (n * (n - 1))
 
@@ -88,8 +90,8 @@ def test_does_not_modify_array(small_data):
 def test_tie_raises_with_count_and_example():
     rng = np.random.default_rng(3)
     X = rng.normal(size=(40, 3))
-    X[25] = X[4]  # exact duplicate
-    X[31] = X[9] + 1e-9  # closer than sqrt(machine eps)
+    X[25] = X[4]  # exact duplicates
+    X[31] = X[9]
     with pytest.raises(TiedRowsError, match="ties='zero'") as info:
         spherical_kendall(X, block_size=8)
     assert info.value.n_pairs == 2
@@ -121,14 +123,22 @@ def test_ties_zero_drops_tied_pairs_only():
     assert np.trace(K) == pytest.approx(1 - 2 / (n * (n - 1)), abs=1e-12)
 
 
-def test_threshold_is_sqrt_machine_epsilon():
-    assert SEPARATION_THRESHOLD == pytest.approx(np.sqrt(np.finfo(float).eps))
-    step = 2 * SEPARATION_THRESHOLD  # above the threshold: accepted
+def test_threshold_is_sqrt_of_the_smallest_normal_float():
+    assert SEPARATION_THRESHOLD == pytest.approx(np.sqrt(TINY))
+    step = 2 * SEPARATION_THRESHOLD  # squared norm 4 DBL_MIN: normal, accepted
     X = np.array([[0.0, 0.0], [step, 0.0], [5.0, 1.0]])
     np.testing.assert_allclose(spherical_kendall(X), plain_kendall(X), atol=1e-12)
-    X[1, 0] = 0.5 * SEPARATION_THRESHOLD  # below: a tie
+    X[1, 0] = 0.5 * SEPARATION_THRESHOLD  # squared norm DBL_MIN / 4: subnormal, a tie
     with pytest.raises(TiedRowsError):
         spherical_kendall(X)
+
+
+def test_rows_1e_9_apart_are_not_ties():
+    # The old absolute cutoff (1.49e-8) called these a tie; the rule now has no unit.
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40, 3))
+    X[31] = X[9] + 1e-9
+    np.testing.assert_allclose(spherical_kendall(X), plain_kendall(X), atol=1e-12)
 
 
 def test_replacing_one_row_moves_matrix_by_at_most_4_over_n():
