@@ -26,26 +26,45 @@ Two devices keep the result within about 1e-12 of the plain pairwise sum:
   matrix is translation invariant, this shift changes nothing but rounding;
   it is a numerical device, not a preprocessing step, and nothing computed
   from it is released.
-* Every pair whose Gram-based squared distance is below ``1e-2`` times
-  ``|y_i|^2 + |y_j|^2`` (or below ``4 eps_machine``, or not finite) is taken
-  out of the Laplacian and added from its explicit difference ``x_i - x_j`` of
-  the original data. The separation check is made on those explicit
-  differences, so it decides exactly as the pairwise definition does.
+* Every pair whose Gram-based squared distance is at most ``1e-2`` times
+  ``|y_i|^2 + |y_j|^2`` (or below 1e-280) is taken out of the Laplacian and
+  added from its explicit difference ``x_i - x_j`` of the original data. The
+  tie decision is made on those explicit differences, so it decides exactly
+  as the pairwise definition does. Both tests are relative: multiplying the
+  data by any factor (1e-9, 1e9) changes no decision.
 
-One tile is one call of ``_tile_sums``, which returns the tile's own p x p
-Laplacian sum (a ``_PairSums``); the in-memory loop and the Dask tasks
-(``dppca._dask``) call the same function and merge the results in the same
-order. The Dask path shifts by the first row instead of the middle order
-statistics (one value per column is all the device needs; a distributed
-selection would cost a pass over the data).
+Ties have no unit either: a pair is a tie only when its difference cannot be
+normalised in float64, that is when its squared norm is not a normal finite
+float (exact duplicates, differences below about 1.5e-154 or overflowing).
+
+The in-memory loop works by row blocks I. For each tile (I, J >= I) one
+product gives the Gram tile, one fused pass (:mod:`dppca._tiles`, compiled
+with numba when installed) turns it into weights with their column sums, and
+one more product accumulates ``W_IJ [Y_J, 1]``, i.e. the block's rows of
+``Z = W Y`` and the weights' row sums. The p x p result is formed once at the
+end, ``A + A^T`` with ``A = Y^T (D Y / 2 - Z)``; no p x p product is formed per
+tile. Row blocks run in a thread pool with BLAS held to one thread and are
+merged in block order, so the result is the same, bit for bit, for every
+number of threads. The tile size follows p and the L2 cache
+(:func:`default_block`).
+
+A Dask task is one tile, ``_tile_sums``, which returns the tile's own p x p
+Laplacian sum (a ``_PairSums``) from the same fused pass; the client merges
+them in tile order. The Dask path shifts by the first row instead of the
+middle order statistics (one value per column is all the device needs; a
+distributed selection would cost a pass over the data).
+
+Floating-point exceptions inside the kernels (an overflowing difference, say)
+are expected and handled as described; they are never reported as warnings,
+which would tell the caller something about the data.
 
 Balanced design
 ---------------
 ``K_B = 1/(n m) * sum_q sum_{k=1..m} u u^T`` over the rows at positions ``q``
 and ``q + k`` (mod n) of a random order. Its ``n m`` differences are formed
-explicitly, chunk by chunk (``_balanced_chunk``), in O(n m p^2) time and
-O(chunk m p + p^2) memory beyond the data: no Gram trick is needed, and ties
-follow the same rule as above.
+explicitly, chunk by chunk (``_balanced_chunk``, chunks in the same thread
+pool), in O(n m p^2) time and O(chunk m p + p^2) memory per thread beyond the
+data: no Gram trick is needed, and ties follow the same rule as above.
 """
 
 from __future__ import annotations
@@ -149,7 +168,7 @@ def _l2_bytes() -> int:
     return _L2_FALLBACK
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def default_block(p: int) -> int:
     """Rows per tile of the exact design, chosen from ``p`` and the L2 cache.
 
@@ -368,7 +387,7 @@ def _exact_row(
         colsum = np.zeros(n - i0)
         sums = _PairSums(p)
         huge_i = bool(s.huge[i0:i1].any())
-        weights_fn = _tiles.weights_fn()
+        weights_fn = _tiles.weights_fn(n * (n - 1) // 2)
         buffers: dict[int, NDArray[np.float64]] = {}  # one tile of weights, reused
         for j0 in range(i0, n, block):
             j1 = min(j0 + block, n)
@@ -638,9 +657,10 @@ def spherical_kendall(
         float64: exact duplicates, and pairs whose difference has a squared
         norm below the smallest normal float64 (a norm below about 1.5e-154)
         or above the largest. The rule has no unit: rescaling the data (by
-        1e-9 or 1e9, say) changes no decision. ``"error"`` raises :class:`~dppca.exceptions.TiedRowsError`;
-        ``"zero"`` lets such pairs contribute a zero matrix (the trace is then
-        below 1). The same rule applies to both designs.
+        1e-9 or 1e9, say) changes no decision. ``"error"`` raises
+        :class:`~dppca.exceptions.TiedRowsError`; ``"zero"`` lets such pairs
+        contribute a zero matrix (the trace is then below 1). The same rule
+        applies to both designs.
     block_size : int, optional
         Rows per tile of the exact design (default chosen from p and the CPU's
         L2 cache, 256 on a 1 MiB cache for p <= 256; 2048 for Dask), or
