@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
+from ._lazy import pandas as pd
 from ._validation import _is_numeric_dtype
 
 __all__ = ["read_numeric_file"]

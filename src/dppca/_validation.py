@@ -14,9 +14,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
+from ._lazy import is_dataframe, is_series
+from ._lazy import pandas as pd
 from ._typing import RandomStateLike
 
 __all__ = [
@@ -175,12 +176,12 @@ def check_data(
     variables : tuple of str
         One label per column.
     """
-    if isinstance(X, pd.Series):
+    if is_series(X):
         raise TypeError(
             f"{name} must be two-dimensional; got a pandas Series. "
             "Use series.to_frame() for a single variable."
         )
-    if isinstance(X, pd.DataFrame):
+    if is_dataframe(X):
         bad = [str(c) for c in X.columns if not _is_numeric_dtype(X[c].dtype)]
         if bad:
             shown = ", ".join(repr(c) for c in bad[:5]) + (" ..." if len(bad) > 5 else "")

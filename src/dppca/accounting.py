@@ -6,8 +6,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-import pandas as pd
-
+from ._lazy import pandas as pd
 from ._validation import check_delta, check_eps
 from .exceptions import BudgetExceededError
 

@@ -80,9 +80,9 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.linalg import blas
 
 from . import _tiles
+from ._lazy import scipy_linalg
 from ._progress import ProgressCallback, ProgressLike, resolve_progress
 from ._typing import Data, Design, RandomStateLike, Ties
 from ._validation import (
@@ -157,7 +157,7 @@ def _column_shift(data: NDArray[np.float64]) -> NDArray[np.float64]:
 
 def _gram(a: NDArray[np.float64]) -> NDArray[np.float64]:
     """``a.T @ a`` with half the work: BLAS syrk on the Fortran view ``a.T`` (no copy)."""
-    upper = blas.dsyrk(1.0, a.T, trans=0, lower=0)
+    upper = scipy_linalg.blas.dsyrk(1.0, a.T, trans=0, lower=0)
     return np.triu(upper) + np.triu(upper, 1).T
 
 

@@ -9,8 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
+from .._lazy import pandas as pd
 from ..datasets import DATASETS, load_dataset
 from ..kendall import default_m
 

@@ -7,8 +7,8 @@ import math
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
+from .._lazy import pandas as pd
 from .._validation import check_random_state
 from ..loading import dp_loading
 from ._common import (
