@@ -28,6 +28,7 @@ cache directory is writable.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -59,6 +60,7 @@ WeightsFn = Callable[
 ]
 
 _cache: dict[str, Any] = {}
+_load_lock = threading.Lock()  # threads (or Dask tasks) may ask for the kernel at once
 
 
 def _weights_numpy(
@@ -151,7 +153,9 @@ def weights_fn(n_pairs: int | None = None) -> WeightsFn:
         big = n_pairs is None or n_pairs >= NUMBA_MIN_PAIRS
         if not (big or want == "numba"):
             return _weights_numpy
-        _cache["numba"] = _load_numba()
+        with _load_lock:
+            if "numba" not in _cache:
+                _cache["numba"] = _load_numba()
     return _cache["numba"] or _weights_numpy
 
 

@@ -379,7 +379,7 @@ class _Shifted:
 
 
 def _exact_row(
-    s: _Shifted, i0: int, block: int, ties: str
+    s: _Shifted, i0: int, block: int, ties: str, weights_fn: _tiles.WeightsFn
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], _PairSums]:
     """All tiles (I, J >= I) of row block I, summed in order of J.
 
@@ -397,7 +397,6 @@ def _exact_row(
         colsum = np.zeros(n - i0)
         sums = _PairSums(p)
         huge_i = bool(s.huge[i0:i1].any())
-        weights_fn = _tiles.weights_fn(n * (n - 1) // 2)
         buffers: dict[int, NDArray[np.float64]] = {}  # one tile of weights, reused
         for j0 in range(i0, n, block):
             j1 = min(j0 + block, n)
@@ -451,7 +450,8 @@ def _pair_sum(
             return y_i.T @ (0.5 * degree[i0:i1, None] * y_i - z[i0:i1])
 
     with _runner(n_jobs, len(starts)) as run:
-        results = run(lambda i0: _exact_row(s, i0, block, ties), starts)
+        weights_fn = _tiles.weights_fn(n_pairs)  # resolved (and compiled) once, here
+        results = run(lambda i0: _exact_row(s, i0, block, ties, weights_fn), starts)
         for i0, (z_i, colsum, sums) in zip(starts, results, strict=True):
             i1 = min(i0 + block, n)
             z[i0:i1] = z_i[:, :p]
