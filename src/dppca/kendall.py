@@ -13,7 +13,7 @@ A pair loop costs O(n^2 p^2). Writing ``w_ij = 1 / ||x_i - x_j||^2``, the sum
 over pairs is ``Y^T (D - W) Y`` for any translate ``Y`` of ``X`` (``D`` holds
 the row sums of the weights ``W``), which needs only matrix products and
 O(n^2 p) arithmetic. It is evaluated tile by tile over the upper triangle of
-pairs, so memory stays O(tile + p^2) and no n x n array is formed.
+pairs, so no n x n array is formed: memory is O(n p + tile) beyond the data.
 
 Squared distances from inner products, ``|y_i|^2 + |y_j|^2 - 2 y_i.y_j``, are
 accurate only to about ``eps_machine * (|y_i|^2 + |y_j|^2)``, and the
@@ -69,10 +69,12 @@ data: no Gram trick is needed, and ties follow the same rule as above.
 
 from __future__ import annotations
 
+import collections
 import functools
+import itertools
 import math
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -226,7 +228,27 @@ def _runner(n_jobs: int | None, n_tasks: int) -> Iterator[Callable[..., Iterator
             yield map
             return
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dppca") as pool:
-            yield pool.map
+            yield functools.partial(_ordered_map, pool, 4 * workers)
+
+
+def _ordered_map(
+    pool: ThreadPoolExecutor, window: int, fn: Callable[[Any], Any], items: Iterable[Any]
+) -> Iterator[Any]:
+    """``pool.map(fn, items)`` with at most ``window`` tasks submitted ahead of the consumer.
+
+    ``Executor.map`` submits every task at once and keeps each result until it
+    is consumed in order, so while the first (largest) row block runs, the
+    results of all the others would pile up: O(n p) memory. A window of a few
+    tasks per thread keeps every thread busy (later tasks are smaller) and
+    memory small.
+    """
+    todo = iter(items)
+    pending = collections.deque(pool.submit(fn, x) for x in itertools.islice(todo, window))
+    while pending:
+        result = pending.popleft().result()
+        for x in itertools.islice(todo, 1):
+            pending.append(pool.submit(fn, x))
+        yield result
 
 
 def _add_unit_outer(
@@ -572,14 +594,14 @@ def is_dask_collection(X: object) -> bool:
 def validate_kendall_input(X: object, design: str) -> tuple[Any, tuple[str, ...]]:
     """Validated data for the kernels: a float64 ndarray, or a Dask array.
 
-    The balanced design only reads the data, so an array that is already
-    C-contiguous float64 is used without a copy (large tables).
+    The kernels only read the data, so an array that is already C-contiguous
+    float64 is used without a copy (large tables).
     """
     if is_dask_collection(X):
         from ._dask import check_dask_data
 
         return check_dask_data(X)
-    return check_data(X, copy=design == "exact")
+    return check_data(X, copy=False)
 
 
 def kendall_matrix(
@@ -675,9 +697,10 @@ def spherical_kendall(
         Rows per tile of the exact design (default chosen from p and the CPU's
         L2 cache, 256 on a 1 MiB cache for p <= 256; 2048 for Dask), or
         positions per chunk of the balanced design (default about 8 MiB of
-        differences; at least 4096 for Dask). Memory is O(block_size^2 + p^2)
-        for the exact design and O(block_size m p + p^2) beyond the data for
-        the balanced one.
+        differences; at least 4096 for Dask). Memory beyond the data is
+        O(n p + threads block_size^2) for the exact design (a shifted copy of
+        the data and the running ``W Y``) and O(threads block_size m p + p^2)
+        for the balanced one.
     design : {"exact", "balanced"}, default="exact"
         ``"exact"``: all n(n-1)/2 pairs. ``"balanced"``: the rows are put in a
         random order and each position is paired with the next ``m`` positions
