@@ -215,11 +215,15 @@ def _runner(n_jobs: int | None, n_tasks: int) -> Iterator[Callable[..., Iterator
     when installed): the tiles supply the parallelism, and every product is
     then computed the same way whatever ``n_jobs`` is, so serial and threaded
     runs give bit-identical results. Without threadpoolctl the tasks run
-    serially (BLAS may then use its own threads).
+    serially (BLAS may then use its own threads). A single task runs as it is
+    (setting the limit costs about 0.4 ms, most of a small call).
     """
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:
+        yield map
+        return
+    if n_tasks <= 1:
         yield map
         return
     workers = min(resolve_n_jobs(n_jobs), n_tasks)
