@@ -69,6 +69,7 @@ def test_lazy_module_forwards_attributes():
     lazy = LazyModule("json")
     assert lazy.dumps([1]) == "[1]"
     assert "json" in repr(lazy)
+    assert lazy.__file__.endswith("__init__.py")  # a few dunders are forwarded
     with pytest.raises(AttributeError):
         lazy.__wrapped__  # noqa: B018 - dunder lookups do not import
 

@@ -36,6 +36,9 @@ __all__ = [
 ]
 
 
+_FORWARDED = frozenset({"__version__", "__file__", "__path__", "__all__"})
+
+
 class LazyModule(types.ModuleType):
     """A stand-in for module ``name`` that imports it at the first attribute access."""
 
@@ -43,8 +46,8 @@ class LazyModule(types.ModuleType):
         super().__init__(name)
 
     def __getattr__(self, attr: str) -> Any:
-        if attr.startswith("__") and attr.endswith("__"):
-            raise AttributeError(attr)  # keep copy, pickle and introspection away
+        if attr.startswith("__") and attr.endswith("__") and attr not in _FORWARDED:
+            raise AttributeError(attr)  # probes by copy, pickle, inspect do not import
         value = getattr(importlib.import_module(self.__name__), attr)
         setattr(self, attr, value)  # later accesses skip __getattr__
         return value
