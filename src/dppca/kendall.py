@@ -461,8 +461,10 @@ def _pair_sum(
     With ``Z = sum_{j>i} w_ij y_j`` per row and degrees ``d_i = sum_j w_ij``, the
     Laplacian ``Y^T (D - W) Y`` is ``A + A^T`` with ``A = Y^T (D Y / 2 - Z)``:
     the tiles only accumulate ``Z`` and ``d`` (O(n p)), and the p x p product is
-    formed once, after all tiles. Row blocks run in a thread pool and are merged
-    in block order, so the result does not depend on ``n_jobs``.
+    formed once, after all tiles. Row blocks are paired, first with last (so
+    that every task has about the same number of tiles), run in a thread pool
+    and are merged in a fixed order, so the result does not depend on
+    ``n_jobs``.
     """
     n, p = data.shape
     block = default_block(p) if block_size is None else block_size
@@ -479,10 +481,18 @@ def _pair_sum(
         with np.errstate(all="ignore"):
             return y_i.T @ (0.5 * degree[i0:i1, None] * y_i - z[i0:i1])
 
-    with _runner(n_jobs, len(starts)) as run:
+    half_count = len(starts) // 2
+    groups = [(starts[t], starts[-1 - t]) for t in range(half_count)]
+    if len(starts) % 2:
+        groups.append((starts[half_count],))
+    with _runner(n_jobs, len(groups)) as run:
         weights_fn = _tiles.weights_fn(n_pairs)  # resolved (and compiled) once, here
-        results = run(lambda i0: _exact_row(s, i0, block, ties, weights_fn), starts)
-        for i0, (z_i, colsum, sums) in zip(starts, results, strict=True):
+        results = run(
+            lambda group: [_exact_row(s, i0, block, ties, weights_fn) for i0 in group], groups
+        )
+        blocks = [i0 for group in groups for i0 in group]
+        rows = itertools.chain.from_iterable(results)  # row blocks in the order of `blocks`
+        for i0, (z_i, colsum, sums) in zip(blocks, rows, strict=True):
             i1 = min(i0 + block, n)
             z[i0:i1] = z_i[:, :p]
             degree[i0:i1] += z_i[:, p]
