@@ -70,24 +70,29 @@ def _weights_numpy(
     diagonal: bool,
     colsum: NDArray[np.float64],
 ) -> int:
-    """The numpy fallback of :func:`weights_tile`."""
+    """The numpy fallback of :func:`weights_tile` (a few passes, two b x b temporaries)."""
     scale = np.add.outer(sq_i, sq_j)
     G *= -2.0
     G += scale  # squared distances
     scale *= CLOSE_REL
-    ok = (G > scale) & (G > CLOSE_TINY)
+    near = np.less_equal(G, scale)
+    near |= G <= CLOSE_TINY  # NaN cannot occur: |y|^2 <= 5e299 keeps every term finite
     del scale
     if diagonal:
-        upper = np.triu(np.ones(G.shape, dtype=bool), k=1)
-        n_close = int(np.count_nonzero(upper & ~ok))
-        ok &= upper
+        near[np.tril_indices(G.shape[0], m=G.shape[1])] = True  # not pairs: weight 0
+        n_close = int(np.count_nonzero(near)) - _lower_count(G.shape)
     else:
-        n_close = int(ok.size - np.count_nonzero(ok))
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        np.reciprocal(G, out=G)
-    G[~ok] = 0.0
+        n_close = int(np.count_nonzero(near))
+    np.copyto(G, np.inf, where=near)  # 1 / inf = 0: the weight of a close pair
+    np.reciprocal(G, out=G)
     colsum += G.sum(axis=0)  # axis 0 of a C array: rows added in order, as in numba
     return n_close
+
+
+def _lower_count(shape: tuple[int, int]) -> int:
+    """Number of positions (a, b) with b <= a in a tile of this shape."""
+    rows, cols = shape
+    return sum(min(a + 1, cols) for a in range(rows))
 
 
 def _compile_numba() -> WeightsFn:
