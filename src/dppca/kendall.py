@@ -409,14 +409,20 @@ class _Shifted:
 
 
 def _exact_row(
-    s: _Shifted, i0: int, block: int, ties: str, weights_fn: _tiles.WeightsFn
-) -> tuple[NDArray[np.float64], NDArray[np.float64], _PairSums]:
+    s: _Shifted,
+    i0: int,
+    block: int,
+    ties: str,
+    weights_fn: _tiles.WeightsFn,
+    z_out: NDArray[np.float64],
+) -> tuple[NDArray[np.float64], _PairSums]:
     """All tiles (I, J >= I) of row block I, summed in order of J.
 
-    Returns ``[Z_I, r_I] = sum_J W_IJ [Y_J, 1]`` (the block's rows of ``W Y``
-    over partners j > i, and the weights' row sums), the weights' column sums
-    over rows ``i0:`` (the other half of each pair's degree), and the exact
-    route's sums. No p x p product is formed per tile.
+    Writes ``[Z_I, r_I] = sum_J W_IJ [Y_J, 1]`` (the block's rows of ``W Y``
+    over partners j > i, and the weights' row sums) into ``z_out[i0:i1]``, rows
+    no other task touches. Returns the weights' column sums over rows ``i0:``
+    (the other half of each pair's degree) and the exact route's sums. No
+    p x p product is formed per tile.
     """
     with np.errstate(all="ignore"):  # per thread: non-finite values are handled
         n, p = s.data.shape
@@ -445,7 +451,8 @@ def _exact_row(
             if n_close:
                 r, c = _pairs_of_tile(shape, diagonal, weights)
                 _add_exact_pairs(sums, s.data[i0:i1], s.data[j0:j1], r, c, (i0, j0), ties)
-        return z, colsum, sums
+        z_out[i0:i1] = z
+        return colsum, sums
 
 
 def _pair_sum(
@@ -471,15 +478,16 @@ def _pair_sum(
     s = _Shifted.of(data)
     starts = list(range(0, n, block))
     total = _PairSums(p)
-    degree = np.zeros(n)
-    z = np.empty((n, p))
+    colsums = np.zeros(n)
+    z = np.empty((n, p + 1))  # [W Y, row sums of W], written by the row tasks
     done, n_pairs = 0, n * (n - 1) // 2
 
     def half_laplacian(i0: int) -> NDArray[np.float64]:
         i1 = min(i0 + block, n)
         y_i = s.yaug[i0:i1, :p]
+        degree = z[i0:i1, p] + colsums[i0:i1]
         with np.errstate(all="ignore"):
-            return y_i.T @ (0.5 * degree[i0:i1, None] * y_i - z[i0:i1])
+            return y_i.T @ (0.5 * degree[:, None] * y_i - z[i0:i1, :p])
 
     half_count = len(starts) // 2
     groups = [(starts[t], starts[-1 - t]) for t in range(half_count)]
@@ -488,15 +496,13 @@ def _pair_sum(
     with _runner(n_jobs, len(groups)) as run:
         weights_fn = _tiles.weights_fn(n_pairs)  # resolved (and compiled) once, here
         results = run(
-            lambda group: [_exact_row(s, i0, block, ties, weights_fn) for i0 in group], groups
+            lambda group: [_exact_row(s, i0, block, ties, weights_fn, z) for i0 in group], groups
         )
         blocks = [i0 for group in groups for i0 in group]
         rows = itertools.chain.from_iterable(results)  # row blocks in the order of `blocks`
-        for i0, (z_i, colsum, sums) in zip(blocks, rows, strict=True):
+        for i0, (colsum, sums) in zip(blocks, rows, strict=True):
             i1 = min(i0 + block, n)
-            z[i0:i1] = z_i[:, :p]
-            degree[i0:i1] += z_i[:, p]
-            degree[i0:] += colsum
+            colsums[i0:] += colsum
             total.merge(sums)
             if progress is not None:  # one call per tile, from this thread
                 for j0 in range(i0, n, block):
