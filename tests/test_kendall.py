@@ -9,6 +9,8 @@ import pytest
 from dppca import TiedRowsError, spherical_kendall
 from dppca.kendall import SEPARATION_THRESHOLD
 
+TINY, HUGE = np.finfo(np.float64).tiny, np.finfo(np.float64).max
+
 
 def plain_kendall(X: np.ndarray, ties: str = "error") -> np.ndarray:
     """The definition, one pair at a time: 2/(n(n-1)) sum_{i<j} u u^T."""
@@ -19,12 +21,12 @@ def plain_kendall(X: np.ndarray, ties: str = "error") -> np.ndarray:
         for j in range(i + 1, n):
             with np.errstate(over="ignore", invalid="ignore"):  # overflow: a tie
                 diff = X[i] - X[j]
-                norm = np.sqrt(np.sum(diff * diff))
-            if not (np.isfinite(norm) and norm > SEPARATION_THRESHOLD):
+                sq = np.sum(diff * diff)
+            if not (TINY <= sq <= HUGE):  # cannot be normalised in float64: a tie
                 if ties == "error":
                     raise ValueError("tie")
                 continue
-            u = diff / norm
+            u = diff / np.sqrt(sq)
             total += np.outer(u, u)
     return total * 2.0 / (n * (n - 1))
 
@@ -88,8 +90,8 @@ def test_does_not_modify_array(small_data):
 def test_tie_raises_with_count_and_example():
     rng = np.random.default_rng(3)
     X = rng.normal(size=(40, 3))
-    X[25] = X[4]  # exact duplicate
-    X[31] = X[9] + 1e-9  # closer than sqrt(machine eps)
+    X[25] = X[4]  # exact duplicates
+    X[31] = X[9]
     with pytest.raises(TiedRowsError, match="ties='zero'") as info:
         spherical_kendall(X, block_size=8)
     assert info.value.n_pairs == 2
@@ -121,14 +123,22 @@ def test_ties_zero_drops_tied_pairs_only():
     assert np.trace(K) == pytest.approx(1 - 2 / (n * (n - 1)), abs=1e-12)
 
 
-def test_threshold_is_sqrt_machine_epsilon():
-    assert SEPARATION_THRESHOLD == pytest.approx(np.sqrt(np.finfo(float).eps))
-    step = 2 * SEPARATION_THRESHOLD  # above the threshold: accepted
+def test_threshold_is_sqrt_of_the_smallest_normal_float():
+    assert SEPARATION_THRESHOLD == pytest.approx(np.sqrt(TINY))
+    step = 2 * SEPARATION_THRESHOLD  # squared norm 4 DBL_MIN: normal, accepted
     X = np.array([[0.0, 0.0], [step, 0.0], [5.0, 1.0]])
     np.testing.assert_allclose(spherical_kendall(X), plain_kendall(X), atol=1e-12)
-    X[1, 0] = 0.5 * SEPARATION_THRESHOLD  # below: a tie
+    X[1, 0] = 0.5 * SEPARATION_THRESHOLD  # squared norm DBL_MIN / 4: subnormal, a tie
     with pytest.raises(TiedRowsError):
         spherical_kendall(X)
+
+
+def test_rows_1e_9_apart_are_not_ties():
+    # The old absolute cutoff (1.49e-8) called these a tie; the rule now has no unit.
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40, 3))
+    X[31] = X[9] + 1e-9
+    np.testing.assert_allclose(spherical_kendall(X), plain_kendall(X), atol=1e-12)
 
 
 def test_replacing_one_row_moves_matrix_by_at_most_4_over_n():
@@ -189,3 +199,137 @@ def test_values_near_the_float_limit_are_ties_not_crashes(design):
     assert np.isfinite(K).all()
     if design == "exact":
         np.testing.assert_allclose(K, plain_kendall(X, ties="zero"), atol=1e-10)
+
+
+# --- compiled and fallback kernels, threads, unit-free ties -------------------------------------
+
+
+@pytest.fixture(params=["numpy", "numba"])
+def backend(request, monkeypatch):
+    """Run a test with the numpy fallback and with the fused numba pass, forced."""
+    if request.param == "numba":
+        pytest.importorskip("numba")
+    monkeypatch.setenv("DPPCA_KERNEL", request.param)
+    return request.param
+
+
+@pytest.mark.parametrize("name", list(_hostile_cases()))
+@pytest.mark.parametrize("block_size", [None, 16, 37])
+def test_each_backend_matches_plain_definition_on_hostile_data(backend, name, block_size):
+    from dppca._tiles import kernel_backend
+
+    assert kernel_backend(1) == backend
+    X = _hostile_cases()[name]
+    fast = spherical_kendall(X, block_size=block_size, n_jobs=2)
+    assert np.max(np.abs(fast - plain_kendall(X))) <= 1e-10
+
+
+@pytest.mark.parametrize("name", list(_hostile_cases()))
+def test_numba_and_numpy_kernels_are_bit_identical(monkeypatch, name):
+    pytest.importorskip("numba")
+    X = _hostile_cases()[name]
+    results = []
+    for which in ("numpy", "numba"):
+        monkeypatch.setenv("DPPCA_KERNEL", which)
+        results.append(spherical_kendall(X, block_size=32))
+    np.testing.assert_array_equal(results[0], results[1])
+
+
+@pytest.mark.parametrize("design", ["exact", "balanced"])
+def test_threads_give_bit_identical_results(backend, design):
+    # Tiles are merged in a fixed order and BLAS is held to one thread, so the
+    # number of threads changes nothing, not even rounding.
+    X = _hostile_cases()["column_scales_and_offset"]
+    kwargs = {"design": design, "block_size": 16, "random_state": 3}
+    serial = spherical_kendall(X, n_jobs=1, **kwargs)
+    for n_jobs in (2, 3, None):
+        np.testing.assert_array_equal(spherical_kendall(X, n_jobs=n_jobs, **kwargs), serial)
+
+
+@pytest.mark.parametrize("n_jobs, exc", [(0, ValueError), (1.5, TypeError), (True, TypeError)])
+def test_bad_n_jobs_raises(small_data, n_jobs, exc):
+    with pytest.raises(exc, match="n_jobs"):
+        spherical_kendall(small_data, n_jobs=n_jobs)
+
+
+def test_numpy_fallback_runs_when_numba_is_absent(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    code = (
+        "import sys; sys.modules['numba'] = None\n"  # import numba now raises ImportError
+        "import numpy as np\n"
+        "from dppca import spherical_kendall\n"
+        "from dppca._tiles import kernel_backend\n"
+        "assert kernel_backend() == 'numpy', kernel_backend()\n"
+        "X = np.random.default_rng(0).normal(size=(300, 4)) + 1e6\n"
+        "K = spherical_kendall(X, block_size=64, n_jobs=2)\n"
+        "assert abs(np.trace(K) - 1) < 1e-12\n"
+    )
+    env = {**__import__("os").environ, "PYTHONPATH": src, "DPPCA_KERNEL": "numba"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("design", ["exact", "balanced"])
+@pytest.mark.parametrize("scale", [1e-9, 1e9])
+def test_rescaling_the_data_changes_nothing(backend, design, scale):
+    # The tie rule and the close-pair test are relative: no absolute cutoff remains.
+    X = _hostile_cases()["near_duplicates_scale_1e3"] * 1e-3  # separations ~1e-6
+    kwargs = {"design": design, "random_state": 4, "block_size": 32}
+    K = spherical_kendall(X, **kwargs)
+    K_scaled = spherical_kendall(X * scale, **kwargs)
+    assert np.max(np.abs(K_scaled - K)) <= 1e-12 * np.max(np.abs(K))
+
+
+def test_rescaling_leaves_private_directions_unchanged():
+    from dppca import dp_pc_dir
+
+    X = _hostile_cases()["standard"]
+    base = dp_pc_dir(X, 2, eps=0.5, delta=1e-5, random_state=9)
+    for scale in (1e-9, 1e9):
+        other = dp_pc_dir(X * scale, 2, eps=0.5, delta=1e-5, random_state=9)
+        assert other.sigma == base.sigma  # the noise scale has no unit
+        np.testing.assert_allclose(other.directions, base.directions, atol=1e-10)
+
+
+@pytest.mark.parametrize("design", ["exact", "balanced"])
+def test_exact_duplicates_are_still_ties(backend, design):
+    X = _hostile_cases()["standard"] * 1e-9
+    X[7] = X[70]
+    kwargs = {"design": design, "random_state": 0, "m": 74} if design == "balanced" else {}
+    with pytest.raises(TiedRowsError) as info:
+        spherical_kendall(X, **kwargs)
+    assert info.value.n_pairs == 1
+
+
+@pytest.mark.parametrize("design", ["exact", "balanced"])
+@pytest.mark.parametrize("far", [1e150, 8e153, 1e154, 1.3e154, 1.4e154, 1e155, 1e200])
+def test_no_floating_point_warning_escapes(backend, design, far):
+    # A row about 1e154 away once made `sq_i.max() + sq_j.max()` overflow with a
+    # RuntimeWarning, while its neighbour 1e155 did not: a side channel on the data.
+    # No warning (filterwarnings=error) and no FloatingPointError, whatever the
+    # caller's numpy error state.
+    rng = np.random.default_rng(21)
+    X = rng.normal(size=(40, 3))
+    X[5, 0] = far  # squared norm 1e308 (1e154) overflows when two are added; 1.4e154 not
+    kwargs = {"design": design, "random_state": 0} if design == "balanced" else {}
+    with np.errstate(all="raise"):
+        K = spherical_kendall(X, ties="zero", block_size=16, **kwargs)
+    assert np.isfinite(K).all()
+    if design == "exact":
+        np.testing.assert_allclose(K, plain_kendall(X, ties="zero"), atol=1e-10)
+
+
+def test_default_block_depends_on_p_and_cache_only():
+    from dppca.kendall import default_block
+
+    for p in (1, 20, 256, 257, 5000):
+        b = default_block(p)
+        assert b >= 64 and b & (b - 1) == 0  # a power of two
+        assert b == default_block(p)
+    assert default_block(1000) >= 512

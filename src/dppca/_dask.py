@@ -3,9 +3,11 @@
 The pair sum is split into independent tasks that run on whatever Dask
 scheduler is active (a ``distributed`` client if one is the default, else the
 local scheduler): tiles of row blocks I <= J for the exact design, chunks of
-consecutive permuted positions for the balanced design. Every task calls the
-same function as the in-memory path (:func:`dppca.kendall._tile_sums` or
-:func:`dppca.kendall._balanced_chunk`) and returns a small ``_PairSums``
+consecutive permuted positions for the balanced design. A task calls
+:func:`dppca.kendall._tile_sums` (the same Gram tile, fused weight pass and
+close-pair route as the in-memory path, which instead hoists the p x p
+products out of its tile loop) or :func:`dppca.kendall._balanced_chunk` (as in
+memory) and returns a small ``_PairSums``
 (a p x p matrix and tie counts); the client adds them in a fixed order, so the
 result does not depend on which task finishes first. Only the pre-noise
 matrix is computed here: any noise is added once, on the client, afterwards.

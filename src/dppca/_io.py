@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
+from ._lazy import pandas as pd
 from ._validation import _is_numeric_dtype, check_unique_columns
 
 __all__ = [

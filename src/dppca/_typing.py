@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pandas as pd
 from numpy.typing import ArrayLike
 
-Data = ArrayLike | pd.DataFrame
+if TYPE_CHECKING:
+    import pandas as pd
+
+    Data = ArrayLike | pd.DataFrame
+else:  # the same, without importing pandas at run time (only annotations use it)
+    Data = ArrayLike
 RandomStateLike = int | np.integer | np.random.Generator | None
 Calibration = Literal["classic", "analytic"]
 Ties = Literal["error", "zero"]

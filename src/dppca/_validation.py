@@ -14,9 +14,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
+from ._lazy import is_dataframe, is_series
+from ._lazy import pandas as pd
 from ._typing import RandomStateLike
 
 __all__ = [
@@ -349,7 +350,7 @@ def check_data(
     variables : tuple of str
         One label per column.
     """
-    if isinstance(X, pd.Series):
+    if is_series(X):
         raise TypeError(
             f"{name} must be two-dimensional; got a pandas Series. "
             "Use series.to_frame() for a single variable."
@@ -359,7 +360,7 @@ def check_data(
             f"{name} is a masked array, whose mask would be ignored; drop the masked rows "
             f"first, for example {name}[~{name}.mask.any(axis=1)].data."
         )
-    if isinstance(X, pd.DataFrame):
+    if is_dataframe(X):
         check_unique_columns(list(X.columns), name)
         bad = [str(c) for c in X.columns if not _is_numeric_dtype(X[c].dtype)]
         if bad:
@@ -565,7 +566,7 @@ def check_bounds(
         "pass (lower, upper) for all variables, a (p, 2) array, or a mapping "
         "{variable: (lower, upper)} naming every variable"
     )
-    if isinstance(bounds, pd.DataFrame):
+    if is_dataframe(bounds):
         frame = bounds.set_index("variable") if "variable" in bounds.columns else bounds
         missing = {"lower", "upper"} - {str(c) for c in frame.columns}
         if missing:

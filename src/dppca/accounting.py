@@ -17,9 +17,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-import pandas as pd
-from scipy import optimize
-
+from ._lazy import pandas as pd
+from ._lazy import scipy_optimize as optimize
 from ._validation import check_delta, check_eps
 from .exceptions import BudgetExceededError
 from .mechanisms import _analytic_delta, analytic_gaussian_sigma

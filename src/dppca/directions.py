@@ -6,9 +6,10 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
+from ._lazy import is_dataframe
+from ._lazy import pandas as pd
 from ._progress import ProgressLike, resolve_progress
 from ._typing import Accuracy, Calibration, Data, Design, RandomStateLike, Sensitivity, Ties
 from ._validation import (
@@ -576,7 +577,7 @@ def resolve_directions(
             )
         release = directions if directions.private else None
         return np.array(directions.directions[:, :k], dtype=np.float64), release
-    if isinstance(directions, pd.DataFrame):
+    if is_dataframe(directions):
         directions = directions.to_numpy()
     try:
         matrix = np.array(directions, dtype=np.float64)

@@ -13,7 +13,7 @@ A pair loop costs O(n^2 p^2). Writing ``w_ij = 1 / ||x_i - x_j||^2``, the sum
 over pairs is ``Y^T (D - W) Y`` for any translate ``Y`` of ``X`` (``D`` holds
 the row sums of the weights ``W``), which needs only matrix products and
 O(n^2 p) arithmetic. It is evaluated tile by tile over the upper triangle of
-pairs, so memory stays O(tile + p^2) and no n x n array is formed.
+pairs, so no n x n array is formed: memory is O(n p + tile) beyond the data.
 
 Squared distances from inner products, ``|y_i|^2 + |y_j|^2 - 2 y_i.y_j``, are
 accurate only to about ``eps_machine * (|y_i|^2 + |y_j|^2)``, and the
@@ -26,39 +26,65 @@ Two devices keep the result within about 1e-12 of the plain pairwise sum:
   matrix is translation invariant, this shift changes nothing but rounding;
   it is a numerical device, not a preprocessing step, and nothing computed
   from it is released.
-* Every pair whose Gram-based squared distance is below ``1e-2`` times
-  ``|y_i|^2 + |y_j|^2`` (or below ``4 eps_machine``, or not finite) is taken
-  out of the Laplacian and added from its explicit difference ``x_i - x_j`` of
-  the original data. The separation check is made on those explicit
-  differences, so it decides exactly as the pairwise definition does.
+* Every pair whose Gram-based squared distance is at most ``1e-2`` times
+  ``|y_i|^2 + |y_j|^2`` (or below 1e-280) is taken out of the Laplacian and
+  added from its explicit difference ``x_i - x_j`` of the original data. The
+  tie decision is made on those explicit differences, so it decides exactly
+  as the pairwise definition does. Both tests are relative: multiplying the
+  data by any factor (1e-9, 1e9) changes no decision.
 
-One tile is one call of ``_tile_sums``, which returns the tile's own p x p
-Laplacian sum (a ``_PairSums``); the in-memory loop and the Dask tasks
-(``dppca._dask``) call the same function and merge the results in the same
-order. The Dask path shifts by the first row instead of the middle order
-statistics (one value per column is all the device needs; a distributed
-selection would cost a pass over the data).
+Ties have no unit either: a pair is a tie only when its difference cannot be
+normalised in float64, that is when its squared norm is not a normal finite
+float (exact duplicates, differences below about 1.5e-154 or overflowing).
+
+The in-memory loop works by row blocks I. For each tile (I, J >= I) one
+product gives the Gram tile, one fused pass (:mod:`dppca._tiles`, compiled
+with numba when installed) turns it into weights with their column sums, and
+one more product accumulates ``W_IJ [Y_J, 1]``, i.e. the block's rows of
+``Z = W Y`` and the weights' row sums. The p x p result is formed once at the
+end, ``A + A^T`` with ``A = Y^T (D Y / 2 - Z)``; no p x p product is formed per
+tile. Row blocks run in a thread pool with BLAS held to one thread and are
+merged in block order, so the result is the same, bit for bit, for every
+number of threads. The tile size follows p and the L2 cache
+(:func:`default_block`).
+
+A Dask task is one tile, ``_tile_sums``, which returns the tile's own p x p
+Laplacian sum (a ``_PairSums``) from the same fused pass; the client merges
+them in tile order. The Dask path shifts by the first row instead of the
+middle order statistics (one value per column is all the device needs; a
+distributed selection would cost a pass over the data).
+
+Floating-point exceptions inside the kernels (an overflowing difference, say)
+are expected and handled as described; they are never reported as warnings,
+which would tell the caller something about the data.
 
 Balanced design
 ---------------
 ``K_B = 1/(n m) * sum_q sum_{k=1..m} u u^T`` over the rows at positions ``q``
 and ``q + k`` (mod n) of a random order. Its ``n m`` differences are formed
-explicitly, chunk by chunk (``_balanced_chunk``), in O(n m p^2) time and
-O(chunk m p + p^2) memory beyond the data: no Gram trick is needed, and ties
-follow the same rule as above.
+explicitly, chunk by chunk (``_balanced_chunk``, chunks in the same thread
+pool), in O(n m p^2) time and O(chunk m p + p^2) memory per thread beyond the
+data: no Gram trick is needed, and ties follow the same rule as above.
 """
 
 from __future__ import annotations
 
+import collections
+import functools
+import itertools
 import math
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.linalg import blas
 
+from . import _tiles
+from ._lazy import scipy_linalg
 from ._progress import ProgressCallback, ProgressLike, resolve_progress
 from ._typing import Data, Design, RandomStateLike, Ties
 from ._validation import (
@@ -74,30 +100,29 @@ from .mechanisms import random_pairing
 
 __all__ = ["SEPARATION_THRESHOLD", "default_m", "spherical_kendall"]
 
-#: Pairs whose difference has norm at most this value are ties: sqrt(DBL_EPSILON).
-SEPARATION_THRESHOLD = math.sqrt(np.finfo(np.float64).eps)
-
-# A pair goes the explicit-difference route when its Gram-based squared distance is
-# below _CLOSE_REL * (|y_i|^2 + |y_j|^2) + _CLOSE_ABS. The Laplacian's rounding error
-# for a pair is about eps_machine * (|y_i|^2 + |y_j|^2) / d^2 <= 2.2e-16 / 1e-2 per unit
-# weight, far below the 1e-10 accuracy target; _CLOSE_ABS = 4 eps_machine keeps every
-# pair near the separation threshold (d^2 = eps_machine) on the exact route.
-_CLOSE_REL = 1e-2
-_CLOSE_ABS = 4.0 * float(np.finfo(np.float64).eps)
-# Squared norms above this could overflow in differences: send the whole tile exact.
-_HUGE = 1e300
-_DEFAULT_BLOCK = 1024
+#: Pairs whose difference has a squared norm below the smallest normal float64
+#: (a norm below this, sqrt(DBL_MIN) ~ 1.49e-154), or a non-finite one, are ties:
+#: their difference cannot be normalised in float64. Exact duplicates are ties.
+SEPARATION_THRESHOLD = math.sqrt(np.finfo(np.float64).tiny)
+_SQ_MIN = float(np.finfo(np.float64).tiny)
+_SQ_MAX = float(np.finfo(np.float64).max)
+# Rows whose squared norm (after the shift) exceeds this go the explicit route with
+# every partner: their Gram products could overflow. Below it, |y_a|^2 + |y_b|^2 and
+# the squared distances from the Gram tile stay finite.
+_HUGE_SQ = 5e299
 _EXACT_CHUNK = 65536
 _DEFAULT_M = 20
+_L2_FALLBACK = 1 << 20
 
 
 @dataclass
 class _PairSums:
     """A partial sum of u u^T over some pairs, with the ties met on the way.
 
-    Every way of visiting pairs (tiles of the exact design, chunks of the
-    balanced design, in memory or as Dask tasks) produces these and merges them
-    in a fixed order, so the arithmetic is written once.
+    Every way of visiting pairs (row blocks and tiles of the exact design,
+    chunks of the balanced design, in memory, in threads or as Dask tasks)
+    produces these and merges them in a fixed order, so the arithmetic is
+    written once and the result does not depend on which task finishes first.
     """
 
     p: int
@@ -117,9 +142,121 @@ class _PairSums:
 
 
 def _column_shift(data: NDArray[np.float64]) -> NDArray[np.float64]:
-    """One middle value of each column (an order statistic, so a value of the data)."""
-    mid = data.shape[0] // 2
-    return np.partition(data, mid, axis=0)[mid]
+    """One middle value of each column (an order statistic, so a value of the data).
+
+    For large n, the middle of an evenly spaced sample of about 2048 rows (fixed
+    positions, chosen from n alone): any value of the column near its centre
+    serves the accuracy device, and a full selection would cost more than 10%
+    of the kernel at p = 1000. Selected 64 columns at a time, so the copy that
+    ``np.partition`` makes stays small.
+    """
+    sample = data[:: max(1, data.shape[0] // 2048)]
+    mid = sample.shape[0] // 2
+    step = 64
+    return np.concatenate(
+        [
+            np.partition(sample[:, c : c + step], mid, axis=0)[mid]
+            for c in range(0, data.shape[1], step)
+        ]
+    )
+
+
+def _gram(a: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``a.T @ a`` with half the work: BLAS syrk on the Fortran view ``a.T`` (no copy)."""
+    upper = scipy_linalg.blas.dsyrk(1.0, a.T, trans=0, lower=0)
+    return np.triu(upper) + np.triu(upper, 1).T
+
+
+def _l2_bytes() -> int:
+    """Size of one core's L2 cache (Linux sysfs), else 1 MiB."""
+    try:
+        base = "/sys/devices/system/cpu/cpu0/cache"
+        for index in sorted(os.listdir(base)):
+            with open(f"{base}/{index}/level") as f:
+                if f.read().strip() != "2":
+                    continue
+            with open(f"{base}/{index}/size") as f:
+                text = f.read().strip().upper()
+            scale = {"K": 1 << 10, "M": 1 << 20}.get(text[-1:], 1)
+            return int(text.rstrip("KM")) * scale
+    except (OSError, ValueError):
+        pass
+    return _L2_FALLBACK
+
+
+@functools.cache
+def default_block(p: int) -> int:
+    """Rows per tile of the exact design, chosen from ``p`` and the L2 cache.
+
+    The b x b tile of weights is written once and read twice (elementwise pass,
+    then the second product), so it should stay in one core's L2 cache: b is the
+    largest power of two with ``8 b^2`` at most half of it (256 for 1 MiB), and
+    at least 512 for p > 256, where the products dominate and larger tiles
+    amortise the per-tile overhead. Depends on p and the machine only.
+    """
+    half = _l2_bytes() // 2
+    b = 64
+    while 8 * (2 * b) ** 2 <= half and b < 4096:
+        b *= 2
+    return max(b, 512) if p > 256 else b
+
+
+def resolve_n_jobs(n_jobs: int | None) -> int:
+    """Threads for the kernels: ``n_jobs``, or every core this process may use."""
+    if n_jobs is not None:
+        return n_jobs
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+@contextmanager
+def _runner(n_jobs: int | None, n_tasks: int) -> Iterator[Callable[..., Iterator[Any]]]:
+    """A ``map`` that yields results in task order, on a thread pool when it pays.
+
+    BLAS is held to one thread for the whole computation (with threadpoolctl,
+    when installed): the tiles supply the parallelism, and every product is
+    then computed the same way whatever ``n_jobs`` is, so serial and threaded
+    runs give bit-identical results. Without threadpoolctl the tasks run
+    serially (BLAS may then use its own threads). A single task runs as it is
+    (setting the limit costs about 0.4 ms, most of a small call).
+    """
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        yield map
+        return
+    if n_tasks <= 1:
+        yield map
+        return
+    workers = min(resolve_n_jobs(n_jobs), n_tasks)
+    with threadpool_limits(limits=1, user_api="blas"):
+        if workers <= 1:
+            yield map
+            return
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dppca") as pool:
+            yield functools.partial(_ordered_map, pool, 4 * workers)
+
+
+def _ordered_map(
+    pool: ThreadPoolExecutor, window: int, fn: Callable[[Any], Any], items: Iterable[Any]
+) -> Iterator[Any]:
+    """``pool.map(fn, items)`` with at most ``window`` tasks submitted ahead of the consumer.
+
+    ``Executor.map`` submits every task at once and keeps each result until it
+    is consumed in order, so while the first (largest) row block runs, the
+    results of all the others would pile up: O(n p) memory. A window of a few
+    tasks per thread keeps every thread busy (later tasks are smaller) and
+    memory small.
+    """
+    todo = iter(items)
+    pending = collections.deque(pool.submit(fn, x) for x in itertools.islice(todo, window))
+    while pending:
+        result = pending.popleft().result()
+        for x in itertools.islice(todo, 1):
+            pending.append(pool.submit(fn, x))
+        yield result
 
 
 def _add_unit_outer(
@@ -130,13 +267,15 @@ def _add_unit_outer(
 ) -> None:
     """Add u u^T for the rows of ``diff`` (explicit differences, overwritten).
 
-    The separation rule lives here and nowhere else: a difference whose norm is
-    at most ``SEPARATION_THRESHOLD`` or not finite is a tie. ``locate(b)`` maps
-    the position of a tied row of ``diff`` to its pair of row indices.
+    The tie rule lives here and nowhere else: a difference whose squared norm
+    is not a normal finite float64 (zero, below ``DBL_MIN``, or overflowing)
+    cannot be normalised and is a tie. The rule has no unit: rescaling the data
+    by any factor that keeps the differences' squares normal changes nothing.
+    ``locate(b)`` maps the position of a tied row of ``diff`` to its pair of
+    row indices.
     """
-    with np.errstate(over="ignore", invalid="ignore"):
-        norm = np.sqrt(np.einsum("ij,ij->i", diff, diff))
-    ok = np.isfinite(norm) & (norm > SEPARATION_THRESHOLD)
+    sq = np.einsum("ij,ij->i", diff, diff)
+    ok = (sq >= _SQ_MIN) & (sq <= _SQ_MAX)
     if not ok.all():
         bad = np.flatnonzero(~ok)
         sums.n_ties += bad.size
@@ -144,11 +283,9 @@ def _add_unit_outer(
             sums.example = locate(int(bad[0]))
         if ties == "error":
             return  # the error is raised once every pair has been counted
-        diff, norm = diff[ok], norm[ok]
-    diff /= norm[:, None]
-    # diff.T @ diff with half the work: BLAS syrk on the Fortran view diff.T (no copy)
-    upper = blas.dsyrk(1.0, diff.T, trans=0, lower=0)
-    sums.matrix += np.triu(upper) + np.triu(upper, 1).T
+        diff, sq = diff[ok], sq[ok]
+    diff /= np.sqrt(sq)[:, None]
+    sums.matrix += _gram(diff)
 
 
 def _add_exact_pairs(
@@ -164,14 +301,26 @@ def _add_exact_pairs(
     for start in range(0, rows.size, _EXACT_CHUNK):
         r = rows[start : start + _EXACT_CHUNK]
         c = cols[start : start + _EXACT_CHUNK]
-        with np.errstate(over="ignore", invalid="ignore"):
-            diff = x_i[r] - x_j[c]  # may overflow to inf: then a tie (non-finite norm)
+        diff = x_i[r] - x_j[c]  # may overflow to inf: then a tie (non-finite norm)
         _add_unit_outer(
             sums,
             diff,
             ties,
             lambda b, r=r, c=c: (int(r[b]) + offsets[0], int(c[b]) + offsets[1]),
         )
+
+
+def _pairs_of_tile(
+    shape: tuple[int, int], diagonal: bool, weights: NDArray[np.float64] | None = None
+) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """Row and column positions of a tile's pairs (j > i on a diagonal tile).
+
+    With ``weights``, only the close pairs: those whose weight is 0.
+    """
+    mask = np.ones(shape, dtype=bool) if weights is None else weights == 0.0
+    if diagonal:
+        mask &= np.triu(np.ones(shape, dtype=bool), k=1)
+    return np.nonzero(mask)
 
 
 def _tile_sums(
@@ -182,55 +331,39 @@ def _tile_sums(
     j0: int,
     ties: str,
 ) -> _PairSums:
-    """Sum of u u^T over the pairs of one tile of the exact design.
+    """Sum of u u^T over the pairs of one tile of the exact design (one Dask task).
 
     ``x_i`` and ``x_j`` are the row blocks starting at rows ``i0`` and ``j0``
     (``i0 <= j0``); on a diagonal tile (``i0 == j0``, the same block twice) only
     pairs with j > i count. ``shift`` is one data value per column, subtracted
     for accuracy only (the matrix is translation invariant). The tile's
     Laplacian ``sum w_ij (y_i - y_j)(y_i - y_j)^T`` is assembled from matrix
-    products; close pairs go through :func:`_add_unit_outer` instead.
+    products; close pairs go through :func:`_add_unit_outer` instead. The
+    in-memory path (:func:`_exact_row`) does the same with the p x p products
+    hoisted out of the tile loop.
     """
-    sums = _PairSums(x_i.shape[1])
-    diagonal = i0 == j0
-    with np.errstate(over="ignore", invalid="ignore"):
+    with np.errstate(all="ignore"):  # non-finite values are handled, not reported
+        sums = _PairSums(x_i.shape[1])
+        diagonal = i0 == j0
         y_i = x_i - shift
         y_j = y_i if diagonal else x_j - shift
         sq_i = np.einsum("ij,ij->i", y_i, y_i)
         sq_j = sq_i if diagonal else np.einsum("ij,ij->i", y_j, y_j)
-    if not sq_i.max() + sq_j.max() <= _HUGE:
-        # Values near the float64 limit (squares overflow, or NaN after overflow): the
-        # Gram products are meaningless, so every pair of the tile goes the explicit
-        # route, where an overflowing difference is a tie like any non-finite norm.
-        close = np.ones((x_i.shape[0], x_j.shape[0]), dtype=bool)
-        if diagonal:
-            close[np.tril_indices(close.shape[0], m=close.shape[1])] = False
-        r, c = np.nonzero(close)
-        _add_exact_pairs(sums, x_i, x_j, r, c, (i0, j0), ties)
+        shape = (x_i.shape[0], x_j.shape[0])
+        if not (sq_i.max() <= _HUGE_SQ and sq_j.max() <= _HUGE_SQ):
+            r, c = _pairs_of_tile(shape, diagonal)
+            _add_exact_pairs(sums, x_i, x_j, r, c, (i0, j0), ties)
+            return sums
+        weights = y_i @ y_j.T
+        colsum = np.zeros(shape[1])
+        n_close = _tiles.weights_tile(weights, sq_i, sq_j, diagonal, colsum)
+        rowsum = weights.sum(axis=1)
+        cross = y_i.T @ (weights @ y_j)
+        sums.matrix = (y_i.T * rowsum) @ y_i + (y_j.T * colsum) @ y_j - (cross + cross.T)
+        if n_close:
+            r, c = _pairs_of_tile(shape, diagonal, weights)
+            _add_exact_pairs(sums, x_i, x_j, r, c, (i0, j0), ties)
         return sums
-    scale = np.add.outer(sq_i, sq_j)
-    dist2 = y_i @ y_j.T
-    dist2 *= -2.0
-    dist2 += scale
-    if diagonal:  # keep only j > i
-        dist2[np.tril_indices(dist2.shape[0], m=dist2.shape[1])] = np.inf
-    scale *= _CLOSE_REL
-    scale += _CLOSE_ABS
-    close = ~(dist2 > scale)
-    del scale
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        weights = np.reciprocal(dist2, out=dist2)
-    any_close = bool(close.any())
-    if any_close:
-        weights[close] = 0.0
-    cross = y_i.T @ (weights @ y_j)
-    sums.matrix = ((y_i.T * weights.sum(axis=1)) @ y_i + (y_j.T * weights.sum(axis=0)) @ y_j) - (
-        cross + cross.T
-    )
-    if any_close:
-        r, c = np.nonzero(close)
-        _add_exact_pairs(sums, x_i, x_j, r, c, (i0, j0), ties)
-    return sums
 
 
 def _exact_tiles(n: int, block: int) -> list[tuple[int, int, int, int, int]]:
@@ -245,24 +378,142 @@ def _exact_tiles(n: int, block: int) -> list[tuple[int, int, int, int, int]]:
     return tiles
 
 
+@dataclass
+class _Shifted:
+    """The data shifted by one value per column, with a column of ones appended.
+
+    ``yaug[:, :p]`` is ``Y`` (rows whose squared norm exceeds ``_HUGE_SQ`` set
+    to 0: such rows take the explicit route with every partner), ``yaug[:, p]``
+    is 1 so that one product gives both ``W Y`` and the row sums of ``W``.
+    """
+
+    data: NDArray[np.float64]
+    yaug: NDArray[np.float64]
+    sq: NDArray[np.float64]
+    huge: NDArray[np.bool_]
+
+    @classmethod
+    def of(cls, data: NDArray[np.float64]) -> _Shifted:
+        n, p = data.shape
+        shift = _column_shift(data)
+        yaug = np.empty((n, p + 1))
+        yaug[:, p] = 1.0
+        with np.errstate(all="ignore"):
+            np.subtract(data, shift, out=yaug[:, :p])
+            sq = np.einsum("ij,ij->i", yaug[:, :p], yaug[:, :p])
+        huge = ~(sq <= _HUGE_SQ)
+        if huge.any():
+            yaug[huge, :p] = 0.0
+            sq[huge] = 0.0
+        return cls(data, yaug, sq, huge)
+
+
+def _exact_row(
+    s: _Shifted,
+    i0: int,
+    block: int,
+    ties: str,
+    weights_fn: _tiles.WeightsFn,
+    z_out: NDArray[np.float64],
+) -> tuple[NDArray[np.float64], _PairSums]:
+    """All tiles (I, J >= I) of row block I, summed in order of J.
+
+    Writes ``[Z_I, r_I] = sum_J W_IJ [Y_J, 1]`` (the block's rows of ``W Y``
+    over partners j > i, and the weights' row sums) into ``z_out[i0:i1]``, rows
+    no other task touches. Returns the weights' column sums over rows ``i0:``
+    (the other half of each pair's degree) and the exact route's sums. No
+    p x p product is formed per tile.
+    """
+    with np.errstate(all="ignore"):  # per thread: non-finite values are handled
+        n, p = s.data.shape
+        i1 = min(i0 + block, n)
+        y = s.yaug[:, :p]
+        y_i, sq_i = y[i0:i1], s.sq[i0:i1]
+        z = np.zeros((i1 - i0, p + 1))
+        colsum = np.zeros(n - i0)
+        sums = _PairSums(p)
+        huge_i = bool(s.huge[i0:i1].any())
+        buffers: dict[int, NDArray[np.float64]] = {}  # one tile of weights, reused
+        for j0 in range(i0, n, block):
+            j1 = min(j0 + block, n)
+            diagonal = j0 == i0
+            shape = (i1 - i0, j1 - j0)
+            if huge_i or s.huge[j0:j1].any():
+                r, c = _pairs_of_tile(shape, diagonal)
+                _add_exact_pairs(sums, s.data[i0:i1], s.data[j0:j1], r, c, (i0, j0), ties)
+                continue
+            weights = buffers.get(j1 - j0)
+            if weights is None:
+                weights = buffers[j1 - j0] = np.empty(shape)
+            np.matmul(y_i, y[j0:j1].T, out=weights)
+            n_close = weights_fn(weights, sq_i, s.sq[j0:j1], diagonal, colsum[j0 - i0 : j1 - i0])
+            z += weights @ s.yaug[j0:j1]
+            if n_close:
+                r, c = _pairs_of_tile(shape, diagonal, weights)
+                _add_exact_pairs(sums, s.data[i0:i1], s.data[j0:j1], r, c, (i0, j0), ties)
+        z_out[i0:i1] = z
+        return colsum, sums
+
+
 def _pair_sum(
     data: NDArray[np.float64],
     *,
     ties: str,
     block_size: int | None,
     progress: ProgressCallback | None = None,
+    n_jobs: int | None = None,
 ) -> _PairSums:
-    """Sum of u_ij u_ij^T over all pairs i < j, tile by tile (exact design)."""
+    """Sum of u_ij u_ij^T over all pairs i < j, by row blocks of tiles (exact design).
+
+    With ``Z = sum_{j>i} w_ij y_j`` per row and degrees ``d_i = sum_j w_ij``, the
+    Laplacian ``Y^T (D - W) Y`` is ``A + A^T`` with ``A = Y^T (D Y / 2 - Z)``:
+    the tiles only accumulate ``Z`` and ``d`` (O(n p)), and the p x p product is
+    formed once, after all tiles. Row blocks are paired, first with last (so
+    that every task has about the same number of tiles), run in a thread pool
+    and are merged in a fixed order, so the result does not depend on
+    ``n_jobs``.
+    """
     n, p = data.shape
-    block = _DEFAULT_BLOCK if block_size is None else block_size
-    shift = _column_shift(data)
+    block = default_block(p) if block_size is None else block_size
+    s = _Shifted.of(data)
+    starts = list(range(0, n, block))
     total = _PairSums(p)
+    colsums = np.zeros(n)
+    z = np.empty((n, p + 1))  # [W Y, row sums of W], written by the row tasks
     done, n_pairs = 0, n * (n - 1) // 2
-    for i0, i1, j0, j1, size in _exact_tiles(n, block):
-        total.merge(_tile_sums(data[i0:i1], data[j0:j1], shift, i0, j0, ties))
-        done += size
-        if progress is not None:
-            progress(done, n_pairs)
+
+    def half_laplacian(i0: int) -> NDArray[np.float64]:
+        i1 = min(i0 + block, n)
+        y_i = s.yaug[i0:i1, :p]
+        degree = z[i0:i1, p] + colsums[i0:i1]
+        with np.errstate(all="ignore"):
+            return y_i.T @ (0.5 * degree[:, None] * y_i - z[i0:i1, :p])
+
+    half_count = len(starts) // 2
+    groups = [(starts[t], starts[-1 - t]) for t in range(half_count)]
+    if len(starts) % 2:
+        groups.append((starts[half_count],))
+    with _runner(n_jobs, len(groups)) as run:
+        weights_fn = _tiles.weights_fn(n_pairs)  # resolved (and compiled) once, here
+        results = run(
+            lambda group: [_exact_row(s, i0, block, ties, weights_fn, z) for i0 in group], groups
+        )
+        blocks = [i0 for group in groups for i0 in group]
+        rows = itertools.chain.from_iterable(results)  # row blocks in the order of `blocks`
+        for i0, (colsum, sums) in zip(blocks, rows, strict=True):
+            i1 = min(i0 + block, n)
+            colsums[i0:] += colsum
+            total.merge(sums)
+            if progress is not None:  # one call per tile, from this thread
+                for j0 in range(i0, n, block):
+                    j1 = min(j0 + block, n)
+                    b = i1 - i0
+                    done += b * (b - 1) // 2 if j0 == i0 else b * (j1 - j0)
+                    progress(done, n_pairs)
+        half = np.zeros((p, p))
+        for part in run(half_laplacian, starts):
+            half += part
+    total.matrix += half + half.T
     return total
 
 
@@ -277,19 +528,19 @@ def _balanced_chunk(
     exact design. A tie example is reported as a pair of *positions* in the
     permuted order.
     """
-    c = block.shape[0] - m
-    diff = np.empty((m, c, block.shape[1]))
-    with np.errstate(over="ignore", invalid="ignore"):  # overflow -> inf -> a tie
+    with np.errstate(all="ignore"):  # overflow -> inf -> a tie; handled, not reported
+        c = block.shape[0] - m
+        diff = np.empty((m, c, block.shape[1]))
         for k in range(1, m + 1):
             np.subtract(block[:c], block[k : k + c], out=diff[k - 1])
-    sums = _PairSums(block.shape[1])
+        sums = _PairSums(block.shape[1])
 
-    def locate(b: int) -> tuple[int, int]:
-        k, a = divmod(b, c)
-        return (start + a) % n, (start + a + k + 1) % n
+        def locate(b: int) -> tuple[int, int]:
+            k, a = divmod(b, c)
+            return (start + a) % n, (start + a + k + 1) % n
 
-    _add_unit_outer(sums, diff.reshape(m * c, -1), ties, locate)
-    return sums
+        _add_unit_outer(sums, diff.reshape(m * c, -1), ties, locate)
+        return sums
 
 
 def _balanced_chunks(n: int, m: int, chunk: int) -> list[tuple[int, int]]:
@@ -305,22 +556,31 @@ def _balanced_pair_sum(
     ties: str,
     block_size: int | None,
     progress: ProgressCallback | None = None,
+    n_jobs: int | None = None,
 ) -> _PairSums:
     """Sum of u u^T over the n m pairs of the balanced design, chunk by chunk.
 
     Position q of the random order ``order`` holds row ``order[q]``; it is paired
     with positions q + 1, ..., q + m (mod n). Only ``chunk + m`` rows are gathered
-    at a time, so memory is O((chunk + m) m p + p^2) beyond the data.
+    per chunk, so memory is O(threads (chunk + m) m p + p^2) beyond the data.
+    Chunks run in a thread pool and are merged in order.
     """
     n, p = data.shape
     chunk = default_balanced_chunk(m, p) if block_size is None else block_size
     total = _PairSums(p)
-    for a, b in _balanced_chunks(n, m, chunk):
+    chunks = _balanced_chunks(n, m, chunk)
+
+    def task(bounds: tuple[int, int]) -> _PairSums:
+        a, b = bounds
         positions = np.arange(a, b + m)
         positions[positions >= n] -= n
-        total.merge(_balanced_chunk(data[order[positions]], m, ties, a, n))
-        if progress is not None:
-            progress(b * m, n * m)
+        return _balanced_chunk(data[order[positions]], m, ties, a, n)
+
+    with _runner(n_jobs, len(chunks)) as run:
+        for (_, b), sums in zip(chunks, run(task, chunks), strict=True):
+            total.merge(sums)
+            if progress is not None:
+                progress(b * m, n * m)
     if total.example is not None:
         total.example = (int(order[total.example[0]]), int(order[total.example[1]]))
     return total
@@ -342,9 +602,9 @@ def default_m(n: int) -> int:
 def _tie_message(n_ties: int, example: tuple[int, int]) -> str:
     i, j = example
     return (
-        f"{n_ties} pair(s) of rows are within {SEPARATION_THRESHOLD:.3g} of each other "
-        f"(or too far apart for a finite distance), for example rows {i} and {j} "
-        "(0-based); their difference cannot be normalised. Pass ties='zero' to let such "
+        f"{n_ties} pair(s) of rows coincide (or lie too far apart for a finite "
+        f"distance), for example rows {i} and {j} (0-based); their difference cannot be "
+        "normalised in float64. Pass ties='zero' to let such "
         "pairs contribute nothing, which keeps the privacy guarantee and avoids this "
         "data-dependent error."
     )
@@ -358,14 +618,14 @@ def is_dask_collection(X: object) -> bool:
 def validate_kendall_input(X: object, design: str) -> tuple[Any, tuple[str, ...]]:
     """Validated data for the kernels: a float64 ndarray, or a Dask array.
 
-    The balanced design only reads the data, so an array that is already
-    C-contiguous float64 is used without a copy (large tables).
+    The kernels only read the data, so an array that is already C-contiguous
+    float64 is used without a copy (large tables).
     """
     if is_dask_collection(X):
         from ._dask import check_dask_data
 
         return check_dask_data(X)
-    return check_data(X, copy=design == "exact")
+    return check_data(X, copy=False)
 
 
 def kendall_matrix(
@@ -377,11 +637,14 @@ def kendall_matrix(
     m: int | None = None,
     order: NDArray[np.int64] | None = None,
     progress: ProgressCallback | None = None,
+    n_jobs: int | None = None,
 ) -> NDArray[np.float64]:
     """Spherical Kendall matrix of already validated data (internal).
 
     ``data`` is a float64 ndarray or a validated Dask array. The balanced design
-    needs ``m`` and the random order ``order`` of ``range(n)``.
+    needs ``m`` and the random order ``order`` of ``range(n)``. ``n_jobs``
+    threads (default: every core) share the in-memory computation; the result
+    does not depend on it.
     """
     n = data.shape[0]
     dask = is_dask_collection(data)
@@ -391,7 +654,9 @@ def kendall_matrix(
 
             sums = dask_pair_sum(data, ties=ties, block_size=block_size, progress=progress)
         else:
-            sums = _pair_sum(data, ties=ties, block_size=block_size, progress=progress)
+            sums = _pair_sum(
+                data, ties=ties, block_size=block_size, progress=progress, n_jobs=n_jobs
+            )
         factor = 2.0 / (n * (n - 1.0))
     else:
         assert m is not None and order is not None
@@ -403,8 +668,9 @@ def kendall_matrix(
             )
         else:
             sums = _balanced_pair_sum(
-                data, order, m, ties=ties, block_size=block_size, progress=progress
-            )
+                data, order, m, ties=ties, block_size=block_size, progress=progress,
+                n_jobs=n_jobs,
+            )  # fmt: skip
         factor = 1.0 / (n * float(m))
     if sums.n_ties and ties == "error":
         assert sums.example is not None
@@ -424,6 +690,7 @@ def spherical_kendall(
     m: int | None = None,
     random_state: RandomStateLike = None,
     progress: ProgressLike = None,
+    n_jobs: int | None = None,
 ) -> NDArray[np.float64]:
     """Sample spherical Kendall matrix of the rows of ``X``.
 
@@ -442,17 +709,22 @@ def spherical_kendall(
         modified. A Dask collection is computed tile by tile on the active Dask
         scheduler (needs the ``dask`` extra).
     ties : {"error", "zero"}, default="error"
-        What to do with a pair whose difference has norm at most
-        ``sqrt(machine epsilon)`` (about 1.49e-8), or a non-finite norm.
-        ``"error"`` raises :class:`~dppca.exceptions.TiedRowsError`;
-        ``"zero"`` lets such pairs contribute a zero matrix (the trace is then
-        below 1). The same rule applies to both designs.
+        What to do with a pair whose difference cannot be normalised in
+        float64: exact duplicates, and pairs whose difference has a squared
+        norm below the smallest normal float64 (a norm below about 1.5e-154)
+        or above the largest. The rule has no unit: rescaling the data (by
+        1e-9 or 1e9, say) changes no decision. ``"error"`` raises
+        :class:`~dppca.exceptions.TiedRowsError`; ``"zero"`` lets such pairs
+        contribute a zero matrix (the trace is then below 1). The same rule
+        applies to both designs.
     block_size : int, optional
-        Rows per tile of the exact design (default 1024; 2048 for Dask), or
+        Rows per tile of the exact design (default chosen from p and the CPU's
+        L2 cache, 256 on a 1 MiB cache for p <= 256; 2048 for Dask), or
         positions per chunk of the balanced design (default about 8 MiB of
-        differences; at least 4096 for Dask). Memory is O(block_size^2 + p^2)
-        for the exact design and O(block_size m p + p^2) beyond the data for
-        the balanced one.
+        differences; at least 4096 for Dask). Memory beyond the data is
+        O(n p + threads block_size^2) for the exact design (a shifted copy of
+        the data and the running ``W Y``) and O(threads block_size m p + p^2)
+        for the balanced one.
     design : {"exact", "balanced"}, default="exact"
         ``"exact"``: all n(n-1)/2 pairs. ``"balanced"``: the rows are put in a
         random order and each position is paired with the next ``m`` positions
@@ -468,6 +740,13 @@ def spherical_kendall(
         Progress reporting: None or False for none, True for a text bar on
         stderr, or a callable ``progress(done, total)`` called with counts of
         pairs as the computation advances.
+    n_jobs : int, optional
+        Threads for an in-memory computation; default every core this process
+        may use. Tiles (or chunks) run in a thread pool with BLAS held to one
+        thread (needs threadpoolctl, part of the ``fast`` extra; without it the
+        computation is serial) and are summed in a fixed order, so the result
+        is bit-for-bit the same for every ``n_jobs``. Ignored for Dask input,
+        which runs on the Dask scheduler.
 
     Returns
     -------
@@ -537,6 +816,8 @@ def spherical_kendall(
     ties = check_ties(ties)
     if block_size is not None:
         block_size = check_positive_int(block_size, "block_size")
+    if n_jobs is not None:
+        n_jobs = check_positive_int(n_jobs, "n_jobs")
     callback = resolve_progress(progress)
     order = None
     rng = check_random_state(random_state)  # validated for both designs, used by one
@@ -546,5 +827,5 @@ def spherical_kendall(
         order = random_pairing(data.shape[0], rng)
     return kendall_matrix(
         data, ties=ties, block_size=block_size, design=design, m=m, order=order,
-        progress=callback,
+        progress=callback, n_jobs=n_jobs,
     )  # fmt: skip

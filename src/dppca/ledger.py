@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
+from ._lazy import pandas as pd
 from .accounting import Budget, PrivacyCost
 from .exceptions import BudgetExceededError
 

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
+from ._lazy import pandas as pd
 from ._progress import ProgressLike
 from ._typing import (
     Accuracy,

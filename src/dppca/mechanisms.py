@@ -23,8 +23,9 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import optimize, special
 
+from ._lazy import scipy_optimize as optimize
+from ._lazy import scipy_special as special
 from ._validation import check_calibration, check_delta, check_eps
 from ._warnings import warn_privacy
 

@@ -44,8 +44,8 @@ from types import MappingProxyType
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
+from ._lazy import pandas as pd
 from .directions import DirectionsResult
 from .loading import LoadingResult
 from .score import ScoreResult

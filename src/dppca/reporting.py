@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
+from ._lazy import pandas as pd
 from ._typing import Calibration, Data, RandomStateLike, Ties
 from ._validation import check_data, check_delta, check_eps, check_random_state
 from .accounting import Budget, PrivacyCost

@@ -16,9 +16,10 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from ._lazy import is_dataframe
+from ._lazy import pandas as pd
 from ._typing import Accuracy, Calibration, Data, RandomStateLike, Ties
 from ._validation import (
     apply_bounds,
@@ -395,7 +396,7 @@ def _resolve_groups(X: Data, groups: object) -> tuple[Data, Any]:
     if groups is None:
         return X, None
     if isinstance(groups, str):
-        if not isinstance(X, pd.DataFrame):
+        if not is_dataframe(X):
             raise TypeError("groups can name a column only when X is a pandas DataFrame.")
         if groups not in X.columns:
             raise ValueError(f"groups names no column of X; got {groups!r}.")

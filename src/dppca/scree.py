@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
-from scipy.optimize import isotonic_regression
 
+from ._lazy import isotonic_regression
+from ._lazy import pandas as pd
 from ._pairs import (
     clipped_moments_all_pairs,
     clipped_moments_pairings,

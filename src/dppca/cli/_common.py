@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from .._io import add_csv_arguments, csv_options, read_csv_checked
+from .._lazy import pandas as pd
 from ..datasets import DATASETS, load_dataset
 from ..kendall import default_m
 from . import _safety

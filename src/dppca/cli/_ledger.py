@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
+from .._lazy import pandas as pd
 from ..exceptions import BudgetExceededError
 from ..ledger import Ledger, LedgerBudget
 from ._common import CLIError

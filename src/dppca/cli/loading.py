@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import pandas as pd
-
+from .._lazy import pandas as pd
 from .._validation import check_random_state, post_processing_rng
 from ..directions import plan_directions
 from ..loading import dp_loading

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from importlib import resources
 
-import pandas as pd
+from .._lazy import pandas as pd
 
 __all__ = [
     "DATASETS",
