@@ -238,7 +238,8 @@ def add_ties_argument(parser: argparse.ArgumentParser) -> None:
         "--ties",
         choices=("zero", "error"),
         default="zero",
-        help="rows closer than 1.5e-8: stop with an error, or let them contribute nothing",
+        help="duplicate rows (a difference that cannot be normalised): let them contribute "
+        "nothing (default) or stop with an error (which reveals that duplicates exist)",
     )
 
 

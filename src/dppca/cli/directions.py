@@ -42,7 +42,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("-k", type=int, default=None, help="number of directions (default all)")
     parser.add_argument(
         "--ties", choices=("zero", "error"), default="zero",
-        help="rows closer than 1.5e-8: stop with an error, or let them contribute nothing",
+        help="duplicate rows (a difference that cannot be normalised): let them contribute "
+        "nothing (default) or stop with an error (which reveals that duplicates exist)",
     )  # fmt: skip
     add_scale_argument(parser)
     add_design_arguments(parser)
