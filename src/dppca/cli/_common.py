@@ -579,3 +579,11 @@ def forecast_line(result: Any) -> None:
     forecast = getattr(result, "forecast", None)
     if forecast is not None and not forecast.ok:
         info("the forecast made before this release found it likely inaccurate (see above)")
+
+
+def report_cost(args: argparse.Namespace, result: Any, reused: Any) -> None:
+    """The release's cost on stderr: the total, whether directions were reused, the parts."""
+    info(f"privacy cost: {result.cost}")
+    if reused is not None:
+        info(f"(directions reused from {args.directions}: no new direction cost)")
+    info(result.cost.to_frame().to_string(index=False))

@@ -29,6 +29,7 @@ from ._common import (
     print_plan,
     read_bounds,
     read_data,
+    report_cost,
     save_figure,
     save_release_file,
 )
@@ -177,10 +178,7 @@ def run(args: argparse.Namespace) -> int:
             f"{g}={s:.0f}" for g, s in zip(result.groups, result.group_sizes, strict=True)
         )
         info(f"group sizes, {kind}: {sizes}")
-    info(f"privacy cost: {result.cost}")
-    if reused is not None:
-        info(f"(directions reused from {args.directions}: no new direction cost)")
-    info(result.cost.to_frame().to_string(index=False))
+    report_cost(args, result, reused)
     save_release_file(args, result, features, variables)
     if args.out is not None:
         info(f"wrote {args.out}")

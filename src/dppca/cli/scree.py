@@ -27,6 +27,7 @@ from ._common import (
     print_plan,
     read_bounds,
     read_data,
+    report_cost,
     save_figure,
     save_release_file,
 )
@@ -111,10 +112,7 @@ def run(args: argparse.Namespace) -> int:
     forecast_line(result)
     emit_table(args, result.to_frame().rename_axis("component"))
     info(f"total variance (private): {result.trace:.4g}")
-    info(f"privacy cost: {result.cost}")
-    if reused is not None:
-        info(f"(directions reused from {args.directions}: no new direction cost)")
-    info(result.cost.to_frame().to_string(index=False))
+    report_cost(args, result, reused)
     save_release_file(args, result, data, variables)
     if args.out is not None:
         import matplotlib.pyplot as plt
