@@ -11,14 +11,14 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ._lazy import is_dataframe, is_series
 from ._lazy import pandas as pd
-from ._typing import RandomStateLike
+from ._typing import Accuracy, Calibration, Design, RandomStateLike, Ties
 
 __all__ = [
     "DELTA_MIN",
@@ -115,7 +115,7 @@ def check_bins_cap(bins: object, name: str = "bins") -> None:
         bins if isinstance(bins, Sequence | np.ndarray) and not isinstance(bins, str) else [bins]
     )
     for b in items:
-        if isinstance(b, numbers.Integral) and not isinstance(b, bool) and b > MAX_BINS:
+        if isinstance(b, numbers.Integral) and not isinstance(b, bool) and int(b) > MAX_BINS:
             raise ValueError(
                 f"{name} must be at most {MAX_BINS} per axis (a finer grid has more cells "
                 f"than points to show and would not fit in memory); got {int(b)}."
@@ -195,20 +195,27 @@ def check_nonnegative_int(value: object, name: str) -> int:
     return int(value)
 
 
-def check_choice(value: object, name: str, choices: Sequence[str]) -> str:
-    """Return ``value`` if it is one of ``choices`` (strings)."""
+_Choice = TypeVar("_Choice", bound=str)
+
+
+def check_choice(value: object, name: str, choices: Sequence[_Choice]) -> _Choice:
+    """Return ``value`` if it is one of ``choices`` (strings).
+
+    Typed by its choices: assigned to a ``Literal`` variable, the result has
+    that type (the value is one of the choices once this returns).
+    """
     if not isinstance(value, str) or value not in choices:
         options = ", ".join(repr(c) for c in choices)
         raise ValueError(f"{name} must be one of {options}; got {value!r}.")
-    return value
+    return cast(_Choice, value)
 
 
-def check_calibration(calibration: object) -> str:
+def check_calibration(calibration: object) -> Calibration:
     """Return the Gaussian calibration name, ``"classic"`` or ``"analytic"``."""
     return check_choice(calibration, "calibration", ("classic", "analytic"))
 
 
-def check_ties(ties: object) -> str:
+def check_ties(ties: object) -> Ties:
     """Return the ``ties`` option, ``"error"`` or ``"zero"``."""
     return check_choice(ties, "ties", ("error", "zero"))
 
@@ -219,7 +226,7 @@ def check_k(k: object, p: int, name: str = "k") -> int:
         return p
     if isinstance(k, bool) or not isinstance(k, numbers.Integral):
         raise TypeError(f"{name} must be an integer or None; got {_type_name(k)} {k!r}.")
-    if not 1 <= k <= p:
+    if not 1 <= int(k) <= p:
         raise ValueError(f"{name} must be an integer in [1, p] = [1, {p}]; got {k!r}.")
     return int(k)
 
@@ -241,7 +248,7 @@ def check_components(components: object, p: int, name: str = "components") -> tu
     for c in items:
         if isinstance(c, bool) or not isinstance(c, numbers.Integral):
             raise TypeError(f"{name} must hold integers (PCs are numbered from 1); got {c!r}.")
-        if not 1 <= c <= p:
+        if not 1 <= int(c) <= p:
             raise ValueError(f"{name} must lie in [1, {p}] (PCs are numbered from 1); got {c!r}.")
         out.append(int(c))
     if out[0] == out[1]:
@@ -461,7 +468,7 @@ def check_pc_list(components: object, k: int, name: str = "components") -> tuple
     for c in items:
         if isinstance(c, bool) or not isinstance(c, numbers.Integral):
             raise TypeError(f"{name} must hold integers (PCs are numbered from 1); got {c!r}.")
-        if not 1 <= c <= k:
+        if not 1 <= int(c) <= k:
             raise ValueError(f"{name} must lie in [1, {k}] (PCs are numbered from 1); got {c!r}.")
         out.append(int(c))
     if len(set(out)) != len(out):
@@ -510,7 +517,7 @@ def check_bool(value: object, name: str) -> bool:
     return bool(value)
 
 
-def check_design(design: object) -> str:
+def check_design(design: object) -> Design:
     """Return the pair design of the spherical Kendall matrix, ``"exact"`` or ``"balanced"``."""
     return check_choice(design, "design", ("exact", "balanced"))
 
@@ -624,7 +631,7 @@ def apply_bounds(
     return data
 
 
-def check_accuracy(accuracy: object) -> str:
+def check_accuracy(accuracy: object) -> Accuracy:
     """Return the ``accuracy`` policy: ``"warn"``, ``"error"`` or ``"ignore"``."""
     return check_choice(accuracy, "accuracy", ("warn", "error", "ignore"))
 

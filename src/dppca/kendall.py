@@ -302,12 +302,11 @@ def _add_exact_pairs(
         r = rows[start : start + _EXACT_CHUNK]
         c = cols[start : start + _EXACT_CHUNK]
         diff = x_i[r] - x_j[c]  # may overflow to inf: then a tie (non-finite norm)
-        _add_unit_outer(
-            sums,
-            diff,
-            ties,
-            lambda b, r=r, c=c: (int(r[b]) + offsets[0], int(c[b]) + offsets[1]),
-        )
+
+        def locate(b: int, r: NDArray[np.intp] = r, c: NDArray[np.intp] = c) -> tuple[int, int]:
+            return int(r[b]) + offsets[0], int(c[b]) + offsets[1]
+
+        _add_unit_outer(sums, diff, ties, locate)
 
 
 def _pairs_of_tile(
@@ -320,7 +319,8 @@ def _pairs_of_tile(
     mask = np.ones(shape, dtype=bool) if weights is None else weights == 0.0
     if diagonal:
         mask &= np.triu(np.ones(shape, dtype=bool), k=1)
-    return np.nonzero(mask)
+    rows, cols = np.nonzero(mask)
+    return rows, cols
 
 
 def _tile_sums(
@@ -490,7 +490,7 @@ def _pair_sum(
             return y_i.T @ (0.5 * degree[:, None] * y_i - z[i0:i1, :p])
 
     half_count = len(starts) // 2
-    groups = [(starts[t], starts[-1 - t]) for t in range(half_count)]
+    groups: list[tuple[int, ...]] = [(starts[t], starts[-1 - t]) for t in range(half_count)]
     if len(starts) % 2:
         groups.append((starts[half_count],))
     with _runner(n_jobs, len(groups)) as run:

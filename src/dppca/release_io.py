@@ -65,7 +65,7 @@ FORMAT = "dppca-release"
 #: Version of the file layout; a reader refuses files from a newer schema.
 SCHEMA_VERSION = 1
 
-_KINDS: dict[str, type] = {
+_KINDS: dict[str, type[DirectionsResult | LoadingResult | ScreeResult | ScoreResult]] = {
     "DirectionsResult": DirectionsResult,
     "LoadingResult": LoadingResult,
     "ScreeResult": ScreeResult,

@@ -9,7 +9,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
@@ -106,6 +106,10 @@ def add_privacy_arguments(parser: argparse.ArgumentParser, *, required: bool = T
     )
 
 
+@overload
+def parse_int_list(text: str, name: str, *, length: Literal[2]) -> tuple[int, int]: ...
+@overload
+def parse_int_list(text: str, name: str, *, length: int | None = None) -> tuple[int, ...]: ...
 def parse_int_list(text: str, name: str, *, length: int | None = None) -> tuple[int, ...]:
     """Parse ``"1,2"`` into ``(1, 2)``, with a one-line error naming the option."""
     try:
