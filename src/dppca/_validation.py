@@ -56,6 +56,7 @@ __all__ = [
     "check_ties",
     "check_unique_columns",
     "check_variable_names",
+    "default_m",
     "post_processing_rng",
     "repel_iterations",
 ]
@@ -73,6 +74,8 @@ MAX_BINS = 1000
 #: Largest ``draws * p * p`` of a noise-sensitivity view: the re-perturbed
 #: p x p matrices are held at once (25e6 float64 numbers are 200 MB).
 MAX_SENSITIVITY_CELLS = 25_000_000
+#: Partners per position of the balanced design unless ``m`` is given.
+_DEFAULT_M = 20
 #: Above this many labels, loading-plot labels are written where they start
 #: and not pushed apart (the pushing costs O(labels^2) per round: p = 150
 #: took 6 s, p = 400 took 57 s, measured with benchmarks-style timing).
@@ -522,6 +525,15 @@ def check_design(design: object) -> Design:
     return check_choice(design, "design", ("exact", "balanced"))
 
 
+def default_m(n: int) -> int:
+    """Default number of partners per position in the balanced design: ``min(20, (n-1)//2)``.
+
+    It depends on the public ``n`` only. (Also importable as
+    ``dppca.kendall.default_m``.)
+    """
+    return min(_DEFAULT_M, (n - 1) // 2)
+
+
 def check_design_m(m: object, n: int) -> int:
     """Return the partners per row of the balanced design; None gives the default.
 
@@ -532,8 +544,6 @@ def check_design_m(m: object, n: int) -> int:
     if top < 1:
         raise ValueError(f"design='balanced' needs at least 3 rows; got n={n}.")
     if m is None:
-        from .kendall import default_m
-
         return default_m(n)
     m = check_positive_int(m, "m")
     if m > top:

@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from ._lazy import pandas as pd
+from ._version import __version__
 from .directions import DirectionsResult
 from .loading import LoadingResult
 from .score import ScoreResult
@@ -370,8 +371,6 @@ def save_release(
 
 
 def _version() -> str:
-    from . import __version__
-
     return __version__
 
 

@@ -18,6 +18,7 @@ from .._lazy import pandas as pd
 from ..datasets import DATASETS, load_dataset
 from ..kendall import default_m
 from . import _safety
+from ._safety import CLIError
 
 __all__ = [
     "CLIError",
@@ -42,10 +43,6 @@ __all__ = [
     "save_release_file",
     "write_atomically",
 ]
-
-
-class CLIError(Exception):
-    """An expected failure: reported as one line on stderr, exit status 2."""
 
 
 def add_data_arguments(parser: argparse.ArgumentParser, *, default_dataset: str = "gau") -> None:
