@@ -6,9 +6,11 @@ executed when the module loads: statements at module level, in class bodies,
 and in module-level ``if``/``try``/``with`` blocks. Imports inside functions
 (the lazy ``import dppca.plotting`` behind ``result.plot()``, optional
 extras) and under ``if TYPE_CHECKING:`` run later or never, so they are not
-edges. Loading a submodule also runs its parent packages' ``__init__``; that
-implicit step is not an edge either, or every package would form a cycle
-with its own modules.
+edges. Loading a submodule also runs its parent packages' ``__init__``;
+that implicit step is not an edge either, or every package would form a
+cycle with its own modules. A second check adds the imports inside
+functions, except those in a ``plot`` method: only ``result.plot()`` may
+close a loop.
 """
 
 from __future__ import annotations
@@ -102,6 +104,47 @@ def import_graph() -> dict[str, set[str]]:
     return graph
 
 
+class _DeferredImports(ast.NodeVisitor):
+    """Imports inside functions, except those in a method named ``plot``."""
+
+    def __init__(self) -> None:
+        self.found: list[ast.Import | ast.ImportFrom] = []
+        self.functions: list[str] = []
+
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self.functions.append(node.name)
+        self.generic_visit(node)
+        self.functions.pop()
+
+    visit_FunctionDef = _function
+    visit_AsyncFunctionDef = _function
+
+    def visit_If(self, node: ast.If) -> None:
+        if not _is_type_checking(node.test):
+            self.generic_visit(node)
+        else:
+            for child in node.orelse:
+                self.visit(child)
+
+    def _import(self, node: ast.Import | ast.ImportFrom) -> None:
+        if self.functions and "plot" not in self.functions:
+            self.found.append(node)
+
+    visit_Import = _import
+    visit_ImportFrom = _import
+
+
+def deferred_graph() -> dict[str, set[str]]:
+    """The import graph plus imports inside functions, except behind ``.plot()``."""
+    graph = import_graph()
+    for module, path in MODULES.items():
+        visitor = _DeferredImports()
+        visitor.visit(ast.parse(path.read_text(encoding="utf-8"), filename=str(path)))
+        for node in visitor.found:
+            graph[module] |= {t for t in _targets(module, node) if t in MODULES and t != module}
+    return graph
+
+
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     """Strongly connected components with more than one module (Tarjan's algorithm)."""
     index: dict[str, int] = {}
@@ -163,5 +206,15 @@ def test_cycle_finder_reports_a_loop():
 def test_no_import_cycles_at_module_level():
     found = cycles(import_graph())
     assert not found, "module-level import cycles: " + "; ".join(
+        " <-> ".join(component) for component in found
+    )
+
+
+def test_deferred_imports_close_no_loop_except_behind_plot():
+    # Imports inside functions may break a loop only behind result.plot(), which
+    # loads the plotting layer on demand; any other deferred import that closes
+    # a loop hides a dependency that should be a module of its own.
+    found = cycles(deferred_graph())
+    assert not found, "import loops through deferred imports: " + "; ".join(
         " <-> ".join(component) for component in found
     )
