@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.browser  # a quick local run skips them: pytest -m "not browser"
+
 CHROMIUM = "/usr/bin/chromium"
 if not os.path.exists(CHROMIUM):
     pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)", allow_module_level=True)

@@ -6,8 +6,7 @@ Kendall matrix (g-DPPCA), and the PCA pictures built on them.
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
-
+from ._version import __version__
 from .accounting import Budget, PrivacyCost, calibrate_noise, compose, compose_tight, tight_total
 from .directions import DirectionsResult, dp_pc_dir, pc_dir, plan_directions
 from .exceptions import (
@@ -30,11 +29,6 @@ from .scree import (
     dp_scree,
     plan_scree,
 )
-
-try:
-    __version__ = version("dppca")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree
-    __version__ = "0+unknown"
 
 __all__ = [
     "AccuracyWarning",

@@ -4,10 +4,10 @@ The pair sum is split into independent tasks that run on whatever Dask
 scheduler is active (a ``distributed`` client if one is the default, else the
 local scheduler): tiles of row blocks I <= J for the exact design, chunks of
 consecutive permuted positions for the balanced design. A task calls
-:func:`dppca.kendall._tile_sums` (the same Gram tile, fused weight pass and
+:func:`dppca._pairsums.tile_sums` (the same Gram tile, fused weight pass and
 close-pair route as the in-memory path, which instead hoists the p x p
-products out of its tile loop) or :func:`dppca.kendall._balanced_chunk` (as in
-memory) and returns a small ``_PairSums``
+products out of its tile loop) or :func:`dppca._pairsums.balanced_chunk` (as in
+memory) and returns a small ``PairSums``
 (a p x p matrix and tie counts); the client adds them in a fixed order, so the
 result does not depend on which task finishes first. Only the pre-noise
 matrix is computed here: any noise is added once, on the client, afterwards.
@@ -23,15 +23,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ._pairsums import (
+    PairSums,
+    balanced_chunk,
+    balanced_chunks,
+    exact_tiles,
+    tile_sums,
+)
 from ._progress import ProgressCallback
 from ._validation import _is_numeric_dtype
-from .kendall import (
-    _balanced_chunk,
-    _balanced_chunks,
-    _exact_tiles,
-    _PairSums,
-    _tile_sums,
-)
 
 __all__ = ["check_dask_data", "dask_balanced_pair_sum", "dask_pair_sum"]
 
@@ -156,8 +156,8 @@ def _run(tasks: list[Any], sizes: list[int], progress: ProgressCallback | None) 
         return list(dask.compute(*tasks))
 
 
-def _merge(results: list[_PairSums], p: int) -> _PairSums:
-    total = _PairSums(p)
+def _merge(results: list[PairSums], p: int) -> PairSums:
+    total = PairSums(p)
     for part in results:
         total.merge(part)
     return total
@@ -165,7 +165,7 @@ def _merge(results: list[_PairSums], p: int) -> _PairSums:
 
 def dask_pair_sum(
     arr: Any, *, ties: str, block_size: int | None, progress: ProgressCallback | None
-) -> _PairSums:
+) -> PairSums:
     """Exact design on a Dask array: one task per tile of row blocks I <= J.
 
     The accuracy shift is the first row of the data (one value of each column)
@@ -180,9 +180,9 @@ def dask_pair_sum(
     arr = arr.rechunk((block, p))
     shift = np.asarray(arr[0].compute(), dtype=np.float64)
     blocks = arr.to_delayed().ravel()
-    tile = dask.delayed(_tile_sums, pure=True)
+    tile = dask.delayed(tile_sums, pure=True)
     tasks, sizes = [], []
-    for i0, _i1, j0, _j1, size in _exact_tiles(n, block):
+    for i0, _i1, j0, _j1, size in exact_tiles(n, block):
         tasks.append(tile(blocks[i0 // block], blocks[j0 // block], shift, i0, j0, ties))
         sizes.append(size)
     return _merge(_run(tasks, sizes, progress), p)
@@ -196,7 +196,7 @@ def dask_balanced_pair_sum(
     ties: str,
     block_size: int | None,
     progress: ProgressCallback | None,
-) -> _PairSums:
+) -> PairSums:
     """Balanced design on a Dask array: rows permuted by ``order``, one task per chunk.
 
     Each task receives its chunk of permuted rows and the first ``m`` rows
@@ -209,10 +209,10 @@ def dask_balanced_pair_sum(
     with dask.config.set({"array.slicing.split_large_chunks": False}):
         permuted = arr[order].rechunk((chunk, p))
     blocks = permuted.to_delayed().ravel()
-    step = dask.delayed(_balanced_chunk, pure=True)
+    step = dask.delayed(balanced_chunk, pure=True)
     join = dask.delayed(np.concatenate, pure=True)
     tasks, sizes = [], []
-    for a, b in _balanced_chunks(n, m, chunk):
+    for a, b in balanced_chunks(n, m, chunk):
         pieces = [blocks[a // chunk]]
         need, pos = m, b % n
         while need > 0:  # the next m positions, possibly across chunks and the wrap

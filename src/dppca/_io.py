@@ -13,10 +13,11 @@ final array.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 from numpy.typing import NDArray
@@ -55,7 +56,14 @@ def add_csv_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def csv_options(args: Any) -> dict[str, str]:
+class CSVOptions(TypedDict):
+    """Keyword arguments of the CSV readers: the field separator and decimal mark."""
+
+    sep: str
+    decimal: str
+
+
+def csv_options(args: Any) -> CSVOptions:
     """``pandas.read_csv`` options from ``--sep``/``--decimal`` (defaults if absent)."""
     sep = getattr(args, "sep", None) or ","
     decimal = getattr(args, "decimal", None) or "."
@@ -68,7 +76,7 @@ def csv_options(args: Any) -> dict[str, str]:
     return {"sep": sep, "decimal": decimal}
 
 
-def sniff_csv_layout(path: str | Path) -> tuple[str, str]:
+def sniff_csv_layout(path: str | os.PathLike[str]) -> tuple[str, str]:
     """Guess ``(sep, decimal)`` of a CSV file from its first lines.
 
     Returns ``(";", ",")`` for the European layout (semicolons between fields,
@@ -201,7 +209,7 @@ def _read_csv(
     return out, tuple(names)
 
 
-def _raw_header(path: str | Path, sep: str) -> list[str]:
+def _raw_header(path: str | os.PathLike[str], sep: str) -> list[str]:
     """The header's names as written (pandas renames a repeated ``a`` to ``a.1``)."""
     import csv
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib
 import sys
 import types
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 __all__ = [
     "LazyModule",
@@ -89,13 +89,13 @@ def _pandas_type(name: str) -> Any:
     return getattr(module, name, None) if module is not None else None
 
 
-def is_dataframe(X: object) -> bool:
+def is_dataframe(X: object) -> TypeGuard[pandas.DataFrame]:
     """``isinstance(X, pandas.DataFrame)``, without importing pandas."""
     kind = _pandas_type("DataFrame")
     return kind is not None and isinstance(X, kind)
 
 
-def is_series(X: object) -> bool:
+def is_series(X: object) -> TypeGuard[pandas.Series]:
     """``isinstance(X, pandas.Series)``, without importing pandas."""
     kind = _pandas_type("Series")
     return kind is not None and isinstance(X, kind)

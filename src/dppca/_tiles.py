@@ -125,7 +125,7 @@ def _compile_numba() -> WeightsFn:
     # error_model="numpy": 1/0 is inf, not a Python exception; that check would
     # stop the loop from being vectorised. The result of such a division is
     # never used (the pair is close and its weight is 0).
-    options = {"nogil": True, "error_model": "numpy", "fastmath": False}
+    options: dict[str, Any] = {"nogil": True, "error_model": "numpy", "fastmath": False}
     try:
         compiled = numba.njit(cache=True, **options)(fused)
         compiled(np.zeros((2, 2)), np.ones(2), np.ones(2), True, np.zeros(2))

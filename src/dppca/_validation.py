@@ -11,14 +11,14 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ._lazy import is_dataframe, is_series
 from ._lazy import pandas as pd
-from ._typing import RandomStateLike
+from ._typing import Accuracy, Calibration, Design, RandomStateLike, Ties
 
 __all__ = [
     "DELTA_MIN",
@@ -56,6 +56,7 @@ __all__ = [
     "check_ties",
     "check_unique_columns",
     "check_variable_names",
+    "default_m",
     "post_processing_rng",
     "repel_iterations",
 ]
@@ -73,6 +74,8 @@ MAX_BINS = 1000
 #: Largest ``draws * p * p`` of a noise-sensitivity view: the re-perturbed
 #: p x p matrices are held at once (25e6 float64 numbers are 200 MB).
 MAX_SENSITIVITY_CELLS = 25_000_000
+#: Partners per position of the balanced design unless ``m`` is given.
+_DEFAULT_M = 20
 #: Above this many labels, loading-plot labels are written where they start
 #: and not pushed apart (the pushing costs O(labels^2) per round: p = 150
 #: took 6 s, p = 400 took 57 s, measured with benchmarks-style timing).
@@ -115,7 +118,7 @@ def check_bins_cap(bins: object, name: str = "bins") -> None:
         bins if isinstance(bins, Sequence | np.ndarray) and not isinstance(bins, str) else [bins]
     )
     for b in items:
-        if isinstance(b, numbers.Integral) and not isinstance(b, bool) and b > MAX_BINS:
+        if isinstance(b, numbers.Integral) and not isinstance(b, bool) and int(b) > MAX_BINS:
             raise ValueError(
                 f"{name} must be at most {MAX_BINS} per axis (a finer grid has more cells "
                 f"than points to show and would not fit in memory); got {int(b)}."
@@ -195,20 +198,27 @@ def check_nonnegative_int(value: object, name: str) -> int:
     return int(value)
 
 
-def check_choice(value: object, name: str, choices: Sequence[str]) -> str:
-    """Return ``value`` if it is one of ``choices`` (strings)."""
+_Choice = TypeVar("_Choice", bound=str)
+
+
+def check_choice(value: object, name: str, choices: Sequence[_Choice]) -> _Choice:
+    """Return ``value`` if it is one of ``choices`` (strings).
+
+    Typed by its choices: assigned to a ``Literal`` variable, the result has
+    that type (the value is one of the choices once this returns).
+    """
     if not isinstance(value, str) or value not in choices:
         options = ", ".join(repr(c) for c in choices)
         raise ValueError(f"{name} must be one of {options}; got {value!r}.")
-    return value
+    return cast(_Choice, value)
 
 
-def check_calibration(calibration: object) -> str:
+def check_calibration(calibration: object) -> Calibration:
     """Return the Gaussian calibration name, ``"classic"`` or ``"analytic"``."""
     return check_choice(calibration, "calibration", ("classic", "analytic"))
 
 
-def check_ties(ties: object) -> str:
+def check_ties(ties: object) -> Ties:
     """Return the ``ties`` option, ``"error"`` or ``"zero"``."""
     return check_choice(ties, "ties", ("error", "zero"))
 
@@ -219,7 +229,7 @@ def check_k(k: object, p: int, name: str = "k") -> int:
         return p
     if isinstance(k, bool) or not isinstance(k, numbers.Integral):
         raise TypeError(f"{name} must be an integer or None; got {_type_name(k)} {k!r}.")
-    if not 1 <= k <= p:
+    if not 1 <= int(k) <= p:
         raise ValueError(f"{name} must be an integer in [1, p] = [1, {p}]; got {k!r}.")
     return int(k)
 
@@ -241,7 +251,7 @@ def check_components(components: object, p: int, name: str = "components") -> tu
     for c in items:
         if isinstance(c, bool) or not isinstance(c, numbers.Integral):
             raise TypeError(f"{name} must hold integers (PCs are numbered from 1); got {c!r}.")
-        if not 1 <= c <= p:
+        if not 1 <= int(c) <= p:
             raise ValueError(f"{name} must lie in [1, {p}] (PCs are numbered from 1); got {c!r}.")
         out.append(int(c))
     if out[0] == out[1]:
@@ -461,7 +471,7 @@ def check_pc_list(components: object, k: int, name: str = "components") -> tuple
     for c in items:
         if isinstance(c, bool) or not isinstance(c, numbers.Integral):
             raise TypeError(f"{name} must hold integers (PCs are numbered from 1); got {c!r}.")
-        if not 1 <= c <= k:
+        if not 1 <= int(c) <= k:
             raise ValueError(f"{name} must lie in [1, {k}] (PCs are numbered from 1); got {c!r}.")
         out.append(int(c))
     if len(set(out)) != len(out):
@@ -510,9 +520,18 @@ def check_bool(value: object, name: str) -> bool:
     return bool(value)
 
 
-def check_design(design: object) -> str:
+def check_design(design: object) -> Design:
     """Return the pair design of the spherical Kendall matrix, ``"exact"`` or ``"balanced"``."""
     return check_choice(design, "design", ("exact", "balanced"))
+
+
+def default_m(n: int) -> int:
+    """Default number of partners per position in the balanced design: ``min(20, (n-1)//2)``.
+
+    It depends on the public ``n`` only. (Also importable as
+    ``dppca.kendall.default_m``.)
+    """
+    return min(_DEFAULT_M, (n - 1) // 2)
 
 
 def check_design_m(m: object, n: int) -> int:
@@ -525,8 +544,6 @@ def check_design_m(m: object, n: int) -> int:
     if top < 1:
         raise ValueError(f"design='balanced' needs at least 3 rows; got n={n}.")
     if m is None:
-        from .kendall import default_m
-
         return default_m(n)
     m = check_positive_int(m, "m")
     if m > top:
@@ -624,7 +641,7 @@ def apply_bounds(
     return data
 
 
-def check_accuracy(accuracy: object) -> str:
+def check_accuracy(accuracy: object) -> Accuracy:
     """Return the ``accuracy`` policy: ``"warn"``, ``"error"`` or ``"ignore"``."""
     return check_choice(accuracy, "accuracy", ("warn", "error", "ignore"))
 

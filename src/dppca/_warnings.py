@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import warnings
 from pathlib import Path
+from types import FrameType
 
 from .exceptions import PrivacyWarning
 
@@ -13,7 +14,7 @@ _PACKAGE_DIR = str(Path(__file__).resolve().parent)
 
 def _user_stacklevel() -> int:
     """Stack level of the first frame outside the dppca package (for warnings.warn)."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     level = 1
     while frame is not None:
         filename = str(Path(frame.f_code.co_filename).resolve())

@@ -48,8 +48,8 @@ merged in block order, so the result is the same, bit for bit, for every
 number of threads. The tile size follows p and the L2 cache
 (:func:`default_block`).
 
-A Dask task is one tile, ``_tile_sums``, which returns the tile's own p x p
-Laplacian sum (a ``_PairSums``) from the same fused pass; the client merges
+A Dask task is one tile, :func:`dppca._pairsums.tile_sums`, which returns the
+tile's own p x p Laplacian sum (a ``PairSums``) from the same fused pass; the client merges
 them in tile order. The Dask path shifts by the first row instead of the
 middle order statistics (one value per column is all the device needs; a
 distributed selection would cost a pass over the data).
@@ -62,7 +62,7 @@ Balanced design
 ---------------
 ``K_B = 1/(n m) * sum_q sum_{k=1..m} u u^T`` over the rows at positions ``q``
 and ``q + k`` (mod n) of a random order. Its ``n m`` differences are formed
-explicitly, chunk by chunk (``_balanced_chunk``, chunks in the same thread
+explicitly, chunk by chunk (:func:`dppca._pairsums.balanced_chunk`, chunks in the same thread
 pool), in O(n m p^2) time and O(chunk m p + p^2) memory per thread beyond the
 data: no Gram trick is needed, and ties follow the same rule as above.
 """
@@ -77,14 +77,21 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from . import _tiles
-from ._lazy import scipy_linalg
+from ._pairsums import (
+    HUGE_SQ,
+    PairSums,
+    add_exact_pairs,
+    balanced_chunk,
+    balanced_chunks,
+    pairs_of_tile,
+)
 from ._progress import ProgressCallback, ProgressLike, resolve_progress
 from ._typing import Data, Design, RandomStateLike, Ties
 from ._validation import (
@@ -94,6 +101,7 @@ from ._validation import (
     check_positive_int,
     check_random_state,
     check_ties,
+    default_m,
 )
 from .exceptions import TiedRowsError
 from .mechanisms import random_pairing
@@ -104,41 +112,7 @@ __all__ = ["SEPARATION_THRESHOLD", "default_m", "spherical_kendall"]
 #: (a norm below this, sqrt(DBL_MIN) ~ 1.49e-154), or a non-finite one, are ties:
 #: their difference cannot be normalised in float64. Exact duplicates are ties.
 SEPARATION_THRESHOLD = math.sqrt(np.finfo(np.float64).tiny)
-_SQ_MIN = float(np.finfo(np.float64).tiny)
-_SQ_MAX = float(np.finfo(np.float64).max)
-# Rows whose squared norm (after the shift) exceeds this go the explicit route with
-# every partner: their Gram products could overflow. Below it, |y_a|^2 + |y_b|^2 and
-# the squared distances from the Gram tile stay finite.
-_HUGE_SQ = 5e299
-_EXACT_CHUNK = 65536
-_DEFAULT_M = 20
 _L2_FALLBACK = 1 << 20
-
-
-@dataclass
-class _PairSums:
-    """A partial sum of u u^T over some pairs, with the ties met on the way.
-
-    Every way of visiting pairs (row blocks and tiles of the exact design,
-    chunks of the balanced design, in memory, in threads or as Dask tasks)
-    produces these and merges them in a fixed order, so the arithmetic is
-    written once and the result does not depend on which task finishes first.
-    """
-
-    p: int
-    matrix: NDArray[np.float64] = field(init=False)
-    n_ties: int = 0
-    example: tuple[int, int] | None = None
-
-    def __post_init__(self) -> None:
-        self.matrix = np.zeros((self.p, self.p))
-
-    def merge(self, other: _PairSums) -> None:
-        """Add ``other`` into this sum (the first tie example is kept)."""
-        self.matrix += other.matrix
-        self.n_ties += other.n_ties
-        if self.example is None:
-            self.example = other.example
 
 
 def _column_shift(data: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -159,12 +133,6 @@ def _column_shift(data: NDArray[np.float64]) -> NDArray[np.float64]:
             for c in range(0, data.shape[1], step)
         ]
     )
-
-
-def _gram(a: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``a.T @ a`` with half the work: BLAS syrk on the Fortran view ``a.T`` (no copy)."""
-    upper = scipy_linalg.blas.dsyrk(1.0, a.T, trans=0, lower=0)
-    return np.triu(upper) + np.triu(upper, 1).T
 
 
 def _l2_bytes() -> int:
@@ -259,130 +227,11 @@ def _ordered_map(
         yield result
 
 
-def _add_unit_outer(
-    sums: _PairSums,
-    diff: NDArray[np.float64],
-    ties: str,
-    locate: Callable[[int], tuple[int, int]],
-) -> None:
-    """Add u u^T for the rows of ``diff`` (explicit differences, overwritten).
-
-    The tie rule lives here and nowhere else: a difference whose squared norm
-    is not a normal finite float64 (zero, below ``DBL_MIN``, or overflowing)
-    cannot be normalised and is a tie. The rule has no unit: rescaling the data
-    by any factor that keeps the differences' squares normal changes nothing.
-    ``locate(b)`` maps the position of a tied row of ``diff`` to its pair of
-    row indices.
-    """
-    sq = np.einsum("ij,ij->i", diff, diff)
-    ok = (sq >= _SQ_MIN) & (sq <= _SQ_MAX)
-    if not ok.all():
-        bad = np.flatnonzero(~ok)
-        sums.n_ties += bad.size
-        if sums.example is None:
-            sums.example = locate(int(bad[0]))
-        if ties == "error":
-            return  # the error is raised once every pair has been counted
-        diff, sq = diff[ok], sq[ok]
-    diff /= np.sqrt(sq)[:, None]
-    sums.matrix += _gram(diff)
-
-
-def _add_exact_pairs(
-    sums: _PairSums,
-    x_i: NDArray[np.float64],
-    x_j: NDArray[np.float64],
-    rows: NDArray[np.intp],
-    cols: NDArray[np.intp],
-    offsets: tuple[int, int],
-    ties: str,
-) -> None:
-    """Add u u^T for the pairs (x_i[rows], x_j[cols]) from explicit differences."""
-    for start in range(0, rows.size, _EXACT_CHUNK):
-        r = rows[start : start + _EXACT_CHUNK]
-        c = cols[start : start + _EXACT_CHUNK]
-        diff = x_i[r] - x_j[c]  # may overflow to inf: then a tie (non-finite norm)
-        _add_unit_outer(
-            sums,
-            diff,
-            ties,
-            lambda b, r=r, c=c: (int(r[b]) + offsets[0], int(c[b]) + offsets[1]),
-        )
-
-
-def _pairs_of_tile(
-    shape: tuple[int, int], diagonal: bool, weights: NDArray[np.float64] | None = None
-) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
-    """Row and column positions of a tile's pairs (j > i on a diagonal tile).
-
-    With ``weights``, only the close pairs: those whose weight is 0.
-    """
-    mask = np.ones(shape, dtype=bool) if weights is None else weights == 0.0
-    if diagonal:
-        mask &= np.triu(np.ones(shape, dtype=bool), k=1)
-    return np.nonzero(mask)
-
-
-def _tile_sums(
-    x_i: NDArray[np.float64],
-    x_j: NDArray[np.float64],
-    shift: NDArray[np.float64],
-    i0: int,
-    j0: int,
-    ties: str,
-) -> _PairSums:
-    """Sum of u u^T over the pairs of one tile of the exact design (one Dask task).
-
-    ``x_i`` and ``x_j`` are the row blocks starting at rows ``i0`` and ``j0``
-    (``i0 <= j0``); on a diagonal tile (``i0 == j0``, the same block twice) only
-    pairs with j > i count. ``shift`` is one data value per column, subtracted
-    for accuracy only (the matrix is translation invariant). The tile's
-    Laplacian ``sum w_ij (y_i - y_j)(y_i - y_j)^T`` is assembled from matrix
-    products; close pairs go through :func:`_add_unit_outer` instead. The
-    in-memory path (:func:`_exact_row`) does the same with the p x p products
-    hoisted out of the tile loop.
-    """
-    with np.errstate(all="ignore"):  # non-finite values are handled, not reported
-        sums = _PairSums(x_i.shape[1])
-        diagonal = i0 == j0
-        y_i = x_i - shift
-        y_j = y_i if diagonal else x_j - shift
-        sq_i = np.einsum("ij,ij->i", y_i, y_i)
-        sq_j = sq_i if diagonal else np.einsum("ij,ij->i", y_j, y_j)
-        shape = (x_i.shape[0], x_j.shape[0])
-        if not (sq_i.max() <= _HUGE_SQ and sq_j.max() <= _HUGE_SQ):
-            r, c = _pairs_of_tile(shape, diagonal)
-            _add_exact_pairs(sums, x_i, x_j, r, c, (i0, j0), ties)
-            return sums
-        weights = y_i @ y_j.T
-        colsum = np.zeros(shape[1])
-        n_close = _tiles.weights_tile(weights, sq_i, sq_j, diagonal, colsum)
-        rowsum = weights.sum(axis=1)
-        cross = y_i.T @ (weights @ y_j)
-        sums.matrix = (y_i.T * rowsum) @ y_i + (y_j.T * colsum) @ y_j - (cross + cross.T)
-        if n_close:
-            r, c = _pairs_of_tile(shape, diagonal, weights)
-            _add_exact_pairs(sums, x_i, x_j, r, c, (i0, j0), ties)
-        return sums
-
-
-def _exact_tiles(n: int, block: int) -> list[tuple[int, int, int, int, int]]:
-    """Tiles ``(i0, i1, j0, j1, n_pairs)`` of row blocks I <= J, in the order they are summed."""
-    tiles = []
-    for i0 in range(0, n, block):
-        i1 = min(i0 + block, n)
-        for j0 in range(i0, n, block):
-            j1 = min(j0 + block, n)
-            size = (i1 - i0) * (i1 - i0 - 1) // 2 if i0 == j0 else (i1 - i0) * (j1 - j0)
-            tiles.append((i0, i1, j0, j1, size))
-    return tiles
-
-
 @dataclass
 class _Shifted:
     """The data shifted by one value per column, with a column of ones appended.
 
-    ``yaug[:, :p]`` is ``Y`` (rows whose squared norm exceeds ``_HUGE_SQ`` set
+    ``yaug[:, :p]`` is ``Y`` (rows whose squared norm exceeds ``HUGE_SQ`` set
     to 0: such rows take the explicit route with every partner), ``yaug[:, p]``
     is 1 so that one product gives both ``W Y`` and the row sums of ``W``.
     """
@@ -401,7 +250,7 @@ class _Shifted:
         with np.errstate(all="ignore"):
             np.subtract(data, shift, out=yaug[:, :p])
             sq = np.einsum("ij,ij->i", yaug[:, :p], yaug[:, :p])
-        huge = ~(sq <= _HUGE_SQ)
+        huge = ~(sq <= HUGE_SQ)
         if huge.any():
             yaug[huge, :p] = 0.0
             sq[huge] = 0.0
@@ -415,7 +264,7 @@ def _exact_row(
     ties: str,
     weights_fn: _tiles.WeightsFn,
     z_out: NDArray[np.float64],
-) -> tuple[NDArray[np.float64], _PairSums]:
+) -> tuple[NDArray[np.float64], PairSums]:
     """All tiles (I, J >= I) of row block I, summed in order of J.
 
     Writes ``[Z_I, r_I] = sum_J W_IJ [Y_J, 1]`` (the block's rows of ``W Y``
@@ -431,7 +280,7 @@ def _exact_row(
         y_i, sq_i = y[i0:i1], s.sq[i0:i1]
         z = np.zeros((i1 - i0, p + 1))
         colsum = np.zeros(n - i0)
-        sums = _PairSums(p)
+        sums = PairSums(p)
         huge_i = bool(s.huge[i0:i1].any())
         buffers: dict[int, NDArray[np.float64]] = {}  # one tile of weights, reused
         for j0 in range(i0, n, block):
@@ -439,8 +288,8 @@ def _exact_row(
             diagonal = j0 == i0
             shape = (i1 - i0, j1 - j0)
             if huge_i or s.huge[j0:j1].any():
-                r, c = _pairs_of_tile(shape, diagonal)
-                _add_exact_pairs(sums, s.data[i0:i1], s.data[j0:j1], r, c, (i0, j0), ties)
+                r, c = pairs_of_tile(shape, diagonal)
+                add_exact_pairs(sums, s.data[i0:i1], s.data[j0:j1], r, c, (i0, j0), ties)
                 continue
             weights = buffers.get(j1 - j0)
             if weights is None:
@@ -449,8 +298,8 @@ def _exact_row(
             n_close = weights_fn(weights, sq_i, s.sq[j0:j1], diagonal, colsum[j0 - i0 : j1 - i0])
             z += weights @ s.yaug[j0:j1]
             if n_close:
-                r, c = _pairs_of_tile(shape, diagonal, weights)
-                _add_exact_pairs(sums, s.data[i0:i1], s.data[j0:j1], r, c, (i0, j0), ties)
+                r, c = pairs_of_tile(shape, diagonal, weights)
+                add_exact_pairs(sums, s.data[i0:i1], s.data[j0:j1], r, c, (i0, j0), ties)
         z_out[i0:i1] = z
         return colsum, sums
 
@@ -462,7 +311,7 @@ def _pair_sum(
     block_size: int | None,
     progress: ProgressCallback | None = None,
     n_jobs: int | None = None,
-) -> _PairSums:
+) -> PairSums:
     """Sum of u_ij u_ij^T over all pairs i < j, by row blocks of tiles (exact design).
 
     With ``Z = sum_{j>i} w_ij y_j`` per row and degrees ``d_i = sum_j w_ij``, the
@@ -477,7 +326,7 @@ def _pair_sum(
     block = default_block(p) if block_size is None else block_size
     s = _Shifted.of(data)
     starts = list(range(0, n, block))
-    total = _PairSums(p)
+    total = PairSums(p)
     colsums = np.zeros(n)
     z = np.empty((n, p + 1))  # [W Y, row sums of W], written by the row tasks
     done, n_pairs = 0, n * (n - 1) // 2
@@ -490,7 +339,7 @@ def _pair_sum(
             return y_i.T @ (0.5 * degree[:, None] * y_i - z[i0:i1, :p])
 
     half_count = len(starts) // 2
-    groups = [(starts[t], starts[-1 - t]) for t in range(half_count)]
+    groups: list[tuple[int, ...]] = [(starts[t], starts[-1 - t]) for t in range(half_count)]
     if len(starts) % 2:
         groups.append((starts[half_count],))
     with _runner(n_jobs, len(groups)) as run:
@@ -517,37 +366,6 @@ def _pair_sum(
     return total
 
 
-def _balanced_chunk(
-    block: NDArray[np.float64], m: int, ties: str, start: int, n: int
-) -> _PairSums:
-    """Sum of u u^T over the pairs (a, a + k), k = 1..m, of consecutive permuted rows.
-
-    ``block`` holds the permuted rows at positions ``start, ..., start + c + m - 1``
-    (mod n): its first ``c`` rows are paired with their next ``m`` neighbours.
-    Differences are explicit, so ties are decided by the same rule as in the
-    exact design. A tie example is reported as a pair of *positions* in the
-    permuted order.
-    """
-    with np.errstate(all="ignore"):  # overflow -> inf -> a tie; handled, not reported
-        c = block.shape[0] - m
-        diff = np.empty((m, c, block.shape[1]))
-        for k in range(1, m + 1):
-            np.subtract(block[:c], block[k : k + c], out=diff[k - 1])
-        sums = _PairSums(block.shape[1])
-
-        def locate(b: int) -> tuple[int, int]:
-            k, a = divmod(b, c)
-            return (start + a) % n, (start + a + k + 1) % n
-
-        _add_unit_outer(sums, diff.reshape(m * c, -1), ties, locate)
-        return sums
-
-
-def _balanced_chunks(n: int, m: int, chunk: int) -> list[tuple[int, int]]:
-    """Chunks ``(a, b)`` of positions whose pairs (a.., +1..+m) one task sums."""
-    return [(a, min(a + chunk, n)) for a in range(0, n, chunk)]
-
-
 def _balanced_pair_sum(
     data: NDArray[np.float64],
     order: NDArray[np.int64],
@@ -557,7 +375,7 @@ def _balanced_pair_sum(
     block_size: int | None,
     progress: ProgressCallback | None = None,
     n_jobs: int | None = None,
-) -> _PairSums:
+) -> PairSums:
     """Sum of u u^T over the n m pairs of the balanced design, chunk by chunk.
 
     Position q of the random order ``order`` holds row ``order[q]``; it is paired
@@ -567,14 +385,14 @@ def _balanced_pair_sum(
     """
     n, p = data.shape
     chunk = default_balanced_chunk(m, p) if block_size is None else block_size
-    total = _PairSums(p)
-    chunks = _balanced_chunks(n, m, chunk)
+    total = PairSums(p)
+    chunks = balanced_chunks(n, m, chunk)
 
-    def task(bounds: tuple[int, int]) -> _PairSums:
+    def task(bounds: tuple[int, int]) -> PairSums:
         a, b = bounds
         positions = np.arange(a, b + m)
         positions[positions >= n] -= n
-        return _balanced_chunk(data[order[positions]], m, ties, a, n)
+        return balanced_chunk(data[order[positions]], m, ties, a, n)
 
     with _runner(n_jobs, len(chunks)) as run:
         for (_, b), sums in zip(chunks, run(task, chunks), strict=True):
@@ -589,14 +407,6 @@ def _balanced_pair_sum(
 def default_balanced_chunk(m: int, p: int) -> int:
     """Positions per chunk of the balanced design: about 8 MiB of differences."""
     return max(64, (1 << 20) // (m * p))
-
-
-def default_m(n: int) -> int:
-    """Default number of partners per position in the balanced design: ``min(20, (n-1)//2)``.
-
-    It depends on the public ``n`` only.
-    """
-    return min(_DEFAULT_M, (n - 1) // 2)
 
 
 def _tie_message(n_ties: int, example: tuple[int, int]) -> str:

@@ -104,7 +104,7 @@ def fingerprint(data: Any, columns: Sequence[str]) -> str:
     h = hashlib.sha256(b"dppca-fingerprint-v1\0")
     h.update(json.dumps(names, ensure_ascii=False).encode("utf-8") + b"\0")
     h.update(np.asarray(values.shape, dtype="<i8").tobytes())
-    h.update(memoryview(values).cast("B"))
+    h.update(values.data.cast("B"))
     return h.hexdigest()
 
 
@@ -603,13 +603,13 @@ class LedgerBudget(Budget):
         self.name = name
         self.last_release: int | None = None  # number of the latest release charged here
 
-    @property  # type: ignore[override]
-    def eps(self) -> float:
+    @property
+    def eps(self) -> float:  # type: ignore[override]
         """Total epsilon of the dataset."""
         return self._total()[0]
 
-    @property  # type: ignore[override]
-    def delta(self) -> float:
+    @property
+    def delta(self) -> float:  # type: ignore[override]
         """Total delta of the dataset."""
         return self._total()[1]
 

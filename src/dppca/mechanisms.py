@@ -248,8 +248,9 @@ def noise_sampler(rng: np.random.Generator) -> str:
         try:
             import opendp.prelude as dp
         except ImportError:  # pragma: no cover - exercised only without the extra
-            dp = False
-        _dp = dp
+            _dp = False
+        else:
+            _dp = dp
     if _dp is False:
         if not _warned_no_opendp:
             _warned_no_opendp = True

@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from ._lazy import pandas as pd
+from ._version import __version__
 from .directions import DirectionsResult
 from .loading import LoadingResult
 from .score import ScoreResult
@@ -65,7 +66,7 @@ FORMAT = "dppca-release"
 #: Version of the file layout; a reader refuses files from a newer schema.
 SCHEMA_VERSION = 1
 
-_KINDS: dict[str, type] = {
+_KINDS: dict[str, type[DirectionsResult | LoadingResult | ScreeResult | ScoreResult]] = {
     "DirectionsResult": DirectionsResult,
     "LoadingResult": LoadingResult,
     "ScreeResult": ScreeResult,
@@ -370,8 +371,6 @@ def save_release(
 
 
 def _version() -> str:
-    from . import __version__
-
     return __version__
 
 

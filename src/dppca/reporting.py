@@ -222,8 +222,9 @@ def report(
         if ledger_budget is not None and hasattr(ledger_budget, "check"):
             ledger_budget.check(planned)
 
-    def charge(cost: PrivacyCost, kind: str) -> None:
+    def charge(cost: PrivacyCost | None, kind: str) -> None:
         if ledger is not None:
+            assert cost is not None  # every release here is private
             ledger.charge(fp, cost, kind=kind, name="dppca report")
 
     with warnings.catch_warnings(record=True) as caught:

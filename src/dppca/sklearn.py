@@ -33,6 +33,7 @@ except ImportError:  # pragma: no cover - scikit-learn 1.3 to 1.5
         return estimator._validate_data(X, **kwargs)
 
 
+from ._typing import Calibration, Ties
 from .accounting import PrivacyCost
 from .directions import DirectionsResult, dp_pc_dir
 from .exceptions import PrivacyWarning
@@ -153,8 +154,8 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         eps: float = 1.0,
         delta: float = 1e-5,
         random_state: Any = None,
-        calibration: str = "analytic",
-        ties: str = "zero",
+        calibration: Calibration = "analytic",
+        ties: Ties = "zero",
         bounds: Any = None,
         variances: bool = False,
         direction_share: float = 0.5,
@@ -209,6 +210,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                 f"n_components must be None or an integer in [1, n_features] = [1, {p}]; "
                 f"got {k!r}."
             )
+        cost: PrivacyCost | None
         if self.variances:
             scree = dp_scree(
                 frame, k, eps=self.eps, delta=self.delta, direction_share=self.direction_share,
@@ -217,8 +219,12 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             )  # fmt: skip
             directions = scree.directions_release
             cost = scree.cost
-            self._explained_variance = np.array(scree.scree, dtype=np.float64)
-            self._explained_variance_ratio = np.array(scree.pve_total, dtype=np.float64)
+            self._explained_variance: NDArray[np.float64] | None = np.array(
+                scree.scree, dtype=np.float64
+            )
+            self._explained_variance_ratio: NDArray[np.float64] | None = np.array(
+                scree.pve_total, dtype=np.float64
+            )
         else:
             directions = dp_pc_dir(
                 frame, k, eps=self.eps, delta=self.delta, random_state=self.random_state,
@@ -232,7 +238,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.scree_: ScreeResult | None = scree
         self.components_ = np.array(directions.directions.T, dtype=np.float64)
         self.n_components_ = int(self.components_.shape[0])
-        self.cost_: PrivacyCost = cost
+        self.cost_: PrivacyCost | None = cost
         return self
 
     @property

@@ -9,7 +9,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
@@ -18,6 +18,7 @@ from .._lazy import pandas as pd
 from ..datasets import DATASETS, load_dataset
 from ..kendall import default_m
 from . import _safety
+from ._safety import CLIError
 
 __all__ = [
     "CLIError",
@@ -42,10 +43,6 @@ __all__ = [
     "save_release_file",
     "write_atomically",
 ]
-
-
-class CLIError(Exception):
-    """An expected failure: reported as one line on stderr, exit status 2."""
 
 
 def add_data_arguments(parser: argparse.ArgumentParser, *, default_dataset: str = "gau") -> None:
@@ -106,6 +103,10 @@ def add_privacy_arguments(parser: argparse.ArgumentParser, *, required: bool = T
     )
 
 
+@overload
+def parse_int_list(text: str, name: str, *, length: Literal[2]) -> tuple[int, int]: ...
+@overload
+def parse_int_list(text: str, name: str, *, length: int | None = None) -> tuple[int, ...]: ...
 def parse_int_list(text: str, name: str, *, length: int | None = None) -> tuple[int, ...]:
     """Parse ``"1,2"`` into ``(1, 2)``, with a one-line error naming the option."""
     try:

@@ -131,6 +131,7 @@ def ledger_budget(args: argparse.Namespace, data: Any, variables: Any = None, *,
         raise CLIError("give both --budget-eps and --budget-delta, or neither.")
     try:
         if given_eps is not None:
+            assert given_delta is not None  # both or neither, checked above
             ledger.set_total(fp, given_eps, given_delta, name=name)
         elif ledger.total(fp) is None:
             # Written only when the release is charged, so a failed command

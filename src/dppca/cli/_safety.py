@@ -24,6 +24,7 @@ from pathlib import Path
 __all__ = [
     "INPUT_OPTIONS",
     "OUTPUT_OPTIONS",
+    "CLIError",
     "Terminated",
     "check_output_paths",
     "guard",
@@ -31,6 +32,11 @@ __all__ = [
     "track",
     "untrack",
 ]
+
+
+class CLIError(Exception):
+    """An expected failure: reported as one line on stderr, exit status 2."""
+
 
 #: Options naming files a command writes (the names argparse gives them).
 OUTPUT_OPTIONS = ("out", "table", "save_release", "report")
@@ -86,8 +92,6 @@ def _option(name: str) -> str:
 def check_output_paths(args: argparse.Namespace) -> None:
     """Refuse, before any work, outputs that would overwrite an input or each other,
     or that cannot be written (missing or read-only directory, a directory as target)."""
-    from ._common import CLIError
-
     outputs = [
         (name, Path(value))
         for name in OUTPUT_OPTIONS

@@ -75,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
     forecast_line(result)
     result = dataclasses.replace(result, variables=variables)  # labels: post-processing
     emit_table(args, result.to_frame().rename_axis("variable"))
+    assert result.cost is not None  # dp_pc_dir always releases privately
     info(f"privacy cost: {result.cost} ({result.cost.mechanism}, sigma={result.sigma:.4g})")
     save_release_file(args, result, data, variables)
     return 0

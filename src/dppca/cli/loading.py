@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from .._lazy import pandas as pd
 from .._validation import check_random_state, post_processing_rng
@@ -36,6 +37,9 @@ from ._common import (
     save_release_file,
 )
 from ._ledger import add_budget_arguments, ledger_budget, report_spending
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -136,13 +140,14 @@ def run(args: argparse.Namespace) -> int:
             data = pd.DataFrame(data, columns=list(variables), copy=False)
         reused = load_directions(args, data, variables)
     rng = check_random_state(args.seed)
-    pair = tuple(pcs) if (pcs is not None and not heatmap) else (1, 2)
+    pair = cast(tuple[int, int], tuple(pcs)) if (pcs is not None and not heatmap) else (1, 2)
     if reused is not None:  # post-processing of a saved release: no new cost
         result = dp_loading(
             data if args.compare else None, eps=args.eps, delta=args.delta,
             directions=reused, components=pair, compare=args.compare,
         )  # fmt: skip
     else:
+        assert data is not None  # a fresh release always reads the data
         if args.dry_run:
             return print_plan(
                 plan_directions(len(data), len(variables), eps=args.eps, delta=args.delta,
@@ -170,6 +175,7 @@ def run(args: argparse.Namespace) -> int:
         table = result.coordinates()
     emit_table(args, table.rename_axis("variable"))
     cost = result.cost
+    assert cost is not None  # the directions behind a loading plot are always private
     if reused is not None:
         info(
             f"privacy cost: none; post-processing of the directions in {args.directions} "
@@ -200,7 +206,7 @@ def run(args: argparse.Namespace) -> int:
             label_size=args.label_size, uncertainty=args.uncertainty,
             random_state=post_processing_rng(args.seed),  # never the noise's stream
         )  # fmt: skip
-        fig = drawn if hasattr(drawn, "savefig") else drawn.figure
+        fig = cast("Figure", drawn if hasattr(drawn, "savefig") else drawn.figure)
         try:
             save_figure(fig, args.out)
         finally:

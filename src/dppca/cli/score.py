@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING, cast
 
 from .._validation import check_bins_cap, check_random_state, post_processing_rng
 from ..score import dp_score, plan_score, sample_points
@@ -34,6 +35,9 @@ from ._common import (
     save_release_file,
 )
 from ._ledger import add_budget_arguments, ledger_budget, report_spending
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -95,12 +99,12 @@ def run(args: argparse.Namespace) -> int:
 
     matplotlib.use("Agg")
     components = parse_int_list(args.components, "--components", length=2)
-    bins = None
+    bins: int | tuple[int, int] | None = None
     if args.bins is not None:
         values = parse_int_list(args.bins, "--bins")
         if len(values) not in (1, 2):
             raise CLIError(f"--bins must be one or two integers; got {args.bins!r}.")
-        bins = values[0] if len(values) == 1 else values
+        bins = values[0] if len(values) == 1 else cast(tuple[int, int], values)
         check_bins_cap(bins, "--bins")
     methods = [m.strip() for m in args.method.split(",") if m.strip()]
     if args.out is not None:
@@ -164,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
     if args.out is not None:
         import matplotlib.pyplot as plt
 
-        fig = result.plot("panels", samples=samples)
+        fig = cast("Figure", result.plot("panels", samples=samples))
         try:
             save_figure(fig, args.out)
         finally:
@@ -173,6 +177,7 @@ def run(args: argparse.Namespace) -> int:
          f"{result.pc_labels[1]} in [{result.ylim[0]:.4g}, {result.ylim[1]:.4g}]")  # fmt: skip
     info(f"grid: {result.bins[0]} x {result.bins[1]} bins; methods: {', '.join(result.methods)}")
     if result.groups is not None:
+        assert result.group_sizes is not None  # released with the groups
         kind = "exact (declared public)" if result.groups_public else "private (Laplace)"
         sizes = ", ".join(
             f"{g}={s:.0f}" for g, s in zip(result.groups, result.group_sizes, strict=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING, cast
 
 from ..scree import METHODS, ClippedControl, dp_scree, plan_scree
 from ._common import (
@@ -32,6 +33,9 @@ from ._common import (
     save_release_file,
 )
 from ._ledger import add_budget_arguments, ledger_budget, report_spending
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -118,9 +122,10 @@ def run(args: argparse.Namespace) -> int:
         import matplotlib.pyplot as plt
 
         ax = result.plot(kind=args.kind)
+        fig = cast("Figure", ax.figure)
         try:
-            save_figure(ax.figure, args.out)
+            save_figure(fig, args.out)
         finally:
-            plt.close(ax.figure)
+            plt.close(fig)
         info(f"plot written to {args.out}")
     return 0

@@ -46,7 +46,7 @@ __all__ = [
 
 
 def _read(name: str) -> pd.DataFrame:
-    with resources.files(__package__).joinpath("data", name).open("rb") as fh:
+    with resources.files(__package__).joinpath("data").joinpath(name).open("rb") as fh:
         return pd.read_csv(fh, compression="gzip")
 
 

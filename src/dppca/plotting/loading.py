@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -93,7 +93,7 @@ def _new_axes(ncols: int, figsize: tuple[float, float]) -> tuple[Figure, list[Ax
     return fig, list(axes[0])
 
 
-def _renderer(fig: Figure) -> Any:
+def _renderer(fig: Any) -> Any:
     get = getattr(fig.canvas, "get_renderer", None)
     if get is not None:
         return get()
@@ -184,7 +184,7 @@ def _place_labels(
     inverse = trans.inverted()
     leader = _LEADER_PT * px_per_pt
     for j, text in enumerate(texts):
-        text.set_position(inverse.transform(centre[j]))
+        text.set_position(cast(tuple[float, float], inverse.transform(centre[j])))
         nearest = np.clip(tip_px[j], centre[j] - sizes[j] / 2, centre[j] + sizes[j] / 2)
         if np.hypot(*(nearest - tip_px[j])) > leader:
             xy = inverse.transform(np.vstack([tip_px[j], nearest]))
@@ -489,7 +489,7 @@ def plot_loading(
         )  # fmt: skip
     if len(panels) == 1:
         return axes[0]
-    return axes[0].figure
+    return cast(Figure, axes[0].figure)
 
 
 def _axes_for(
@@ -561,7 +561,7 @@ def _plot_heatmaps(
     bar.set_label("signed loading (PC direction entry)")
     if len(axes) == 1:
         return axes[0]
-    return fig
+    return cast(Figure, fig)
 
 
 def plot_loading_vector(result: LoadingResult, *, ax: Axes | None = None, **kwargs: Any) -> Any:

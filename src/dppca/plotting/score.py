@@ -215,7 +215,7 @@ def plot_score(
     if ax is None:
         _, ax = plt.subplots()
     grouped = result.groups is not None
-    labels = list(result.groups) if grouped else [None]
+    labels: list[Any] = [None] if result.groups is None else list(result.groups)
     cmap = group_color_map(labels, group_colors) if grouped else {None: color}
     colors = [cmap[g] for g in labels]
 
@@ -225,15 +225,18 @@ def plot_score(
                          **kwargs)  # fmt: skip
         default = _TITLES[method]
     elif kind == "nonprivate":
+        assert result.nonprivate is not None  # checked above
         top = _histogram(ax, result, np.asarray(result.nonprivate.prob), colors, alpha_range,
                          **kwargs)  # fmt: skip
         default = "NON-PRIVATE histogram"
     else:
         if kind == "sample":
+            assert sample is not None  # checked above
             pts = sample[list(result.pc_labels)].to_numpy()
             grp = sample["group"].to_numpy() if grouped and "group" in sample else None
             default = f"Sample from {method} DP histogram"
         else:
+            assert result.nonprivate is not None  # checked above
             pts = np.asarray(result.nonprivate.scores)
             codes = result.nonprivate.group_codes
             if codes is not None:  # rows outside the public labels (code -1) are not drawn

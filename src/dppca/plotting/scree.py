@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -15,6 +15,8 @@ from .._validation import check_choice, check_open_unit
 from ._caption import add_privacy_caption
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from matplotlib.axes import Axes
 
     from ..scree import ScreeResult
@@ -198,6 +200,7 @@ def plot_scree(
         from ..scree import _pve, _pve_total
 
         values = np.asarray(result.nonprivate_values)
+        assert result.nonprivate_trace is not None  # attached with the values
         curve = {
             "pve": _pve(values),
             "pve_total": _pve_total(values, float(result.nonprivate_trace)),
@@ -206,7 +209,7 @@ def plot_scree(
         plotted.append(curve[None, :])
         ax.plot(x, curve, marker="x", linestyle="--", color="black", label="Non-private",
                 **kwargs)  # fmt: skip
-    ax.xaxis.set_major_locator(FixedLocator(x))
+    ax.xaxis.set_major_locator(FixedLocator(cast("Sequence[float]", x)))
     ax.set_xlim(0.5, result.k + 0.5)
     if kind == "scree":
         every = np.concatenate([np.ravel(v) for v in plotted])
