@@ -17,16 +17,27 @@ import os
 import threading
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 
-from .._validation import check_delta, check_eps, post_processing_rng
+from .._validation import (
+    check_bins_cap,
+    check_bounds,
+    check_delta,
+    check_delta_for_n,
+    check_design,
+    check_design_m,
+    check_eps,
+    post_processing_rng,
+)
 from ..accounting import Budget, PrivacyCost
 from ..datasets import DATASETS, load_dataset
-from ..directions import DirectionsResult
+from ..directions import DirectionsResult, plan_directions
+from ..forecast import Forecast
 from ..ledger import Ledger, LedgerBudget, LedgerError, frame_fingerprint
 from ..loading import dp_loading
 
@@ -41,6 +52,7 @@ __all__ = [
     "Release",
     "Selection",
     "default_delta",
+    "describe_forecast",
     "numeric_columns",
     "parse_labels",
     "read_csv_upload",
@@ -191,16 +203,25 @@ class Selection:
     group_column: str | None = None
     groups_public: bool = False
     group_labels: tuple[str, ...] | None = None
+    #: Number of groups a score release would show (public list or labels found).
+    n_groups: int | None = None
+    # The shape is read once here, so pricing a release never touches the data.
+    _n: int = field(init=False, repr=False)
+    _columns: tuple[str, ...] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_n", int(self.X.shape[0]))
+        object.__setattr__(self, "_columns", tuple(str(c) for c in self.X.columns))
 
     @property
     def n(self) -> int:
         """Number of rows."""
-        return int(self.X.shape[0])
+        return self._n
 
     @property
     def columns(self) -> tuple[str, ...]:
         """The analysed columns, in order."""
-        return tuple(str(c) for c in self.X.columns)
+        return self._columns
 
 
 def select_data(
@@ -256,12 +277,16 @@ def select_data(
                 "labels (rows with a missing label then belong to no group)."
             )
         labels = frame[group].astype(str).to_numpy()
+    n_groups = None
+    if labels is not None:
+        n_groups = len(public_labels) if public_labels is not None else len(pd.unique(labels))
     return Selection(
         X=X.reset_index(drop=True),
         groups=labels,
         group_column=group,
         groups_public=bool(groups_public) and group is not None,
         group_labels=public_labels if group is not None else None,
+        n_groups=n_groups,
     )
 
 
@@ -283,9 +308,11 @@ def parse_labels(group_labels: Sequence[str] | str | None) -> tuple[str, ...] | 
 
 @dataclass(frozen=True)
 class Preview:
-    """The price of a release, worked out before it runs.
+    """The price and accuracy forecast of a release, worked out before it runs.
 
-    ``cost`` is None when the settings are invalid (``message`` says why).
+    Both come from the release's data-free plan (n, p and the settings), so
+    nothing of the data is read. ``cost`` and ``forecast`` are None when the
+    settings are invalid (``message`` says why).
     """
 
     kind: str
@@ -293,11 +320,24 @@ class Preview:
     affordable: bool
     message: str
     warnings: tuple[str, ...] = ()
+    forecast: Forecast | None = None
+    bounds_given: bool = False
+
+    @property
+    def forecast_lines(self) -> tuple[str, ...]:
+        """The forecast in plain sentences (empty for invalid settings)."""
+        if self.forecast is None:
+            return ()
+        return describe_forecast(self.forecast, bounds_given=self.bounds_given)
 
 
 @dataclass(frozen=True, eq=False)
 class Release:
-    """One private release made in the app, kept for re-drawing at no cost."""
+    """One private release made in the app, kept for re-drawing at no cost.
+
+    ``forecast`` is the data-free forecast the release was made under;
+    ``bounds`` the public bounds the data were clipped to, (p, 2), or None.
+    """
 
     number: int
     kind: str
@@ -306,27 +346,89 @@ class Release:
     settings: Mapping[str, Any]
     columns: tuple[str, ...]
     warnings: tuple[str, ...] = ()
+    forecast: Forecast | None = None
+    bounds: NDArray[np.float64] | None = None
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What the page says with the result: the forecast and the clipping policy."""
+        lines: tuple[str, ...] = ()
+        if self.forecast is not None:
+            lines += describe_forecast(
+                self.forecast, bounds_given=self.bounds is not None, made=True
+            )
+        if self.bounds is not None:
+            lines += (CLIPPED_NOTE,)
+        return lines
 
 
-class _Priced(Exception):
-    def __init__(self, cost: PrivacyCost) -> None:
-        super().__init__(str(cost))
-        self.cost = cost
+#: Said with every release made under public bounds. Never a count of the
+#: clipped values: that count depends on individual rows and is not private.
+CLIPPED_NOTE = (
+    "The data were clipped to the public bounds before this release (a value below its "
+    "lower bound counts as the bound, likewise above the upper bound). How many values "
+    "were clipped is not shown: that count is not private."
+)
+
+BOUNDS_HELP = (
+    "Optional: the range each variable can take, from a codebook, the units or an "
+    "instrument's range (for example 0 to 120 for an age in years). Never read them off "
+    "the data (its minimum and maximum): bounds taken from the data leak it. With bounds "
+    "for every analysed variable, each release clips the data to them and gets its clip "
+    "levels and plot frame from them for free; leave the table empty otherwise."
+)
 
 
-class _CostProbe(Budget):
-    """A budget that stops the call at its check, handing back the cost.
+# The library's forecast names its own arguments; the page names its controls.
+_PAGE_WORDS = (
+    ("pass directions released earlier", "reuse the directions of a directions release"),
+    ("a public ClippedControl(clip=...)", "a public clip level (method controls)"),
+    ("give public bounds or frame=, or raise eps", "give public bounds or raise eps"),
+    (", or raise trace_share", ""),
+)
 
-    Every release function checks the budget after validating its arguments
-    and before it touches the data, so this prices a release exactly (with the
-    function's own accounting) without computing or spending anything.
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    for library, page in _PAGE_WORDS:
+        text = text.replace(library, page)
+    return text[:1].upper() + text[1:] if text else text
+
+
+def describe_forecast(
+    forecast: Forecast, *, bounds_given: bool = False, made: bool = False
+) -> tuple[str, ...]:
+    """The forecast of a release in plain sentences, for the page.
+
+    ``made`` words it for a release already made (shown with its result).
     """
+    if forecast.ok:
+        return (
+            "Forecast: looks accurate (predicted from public settings only, n, p, eps and delta; "
+            "no data were read).",
+        )
+    head = "this picture is likely wrong" if made else "the picture would likely be wrong"
+    lines = [f"Forecast: {head}. " + " ".join(_sentence(t) for t in forecast.problems)]
+    helps = ["more eps for this release"]
+    if not bounds_given and forecast.release != "directions":
+        helps.append("public bounds for every analysed variable (in the sidebar)")
+    helps.append("more rows")
+    lines.append("What would help: " + ", ".join(helps[:-1]) + " or " + helps[-1] + ".")
+    if made:
+        lines.append("Check it before publishing it: it may show mostly noise.")
+    else:
+        lines.append("The release is allowed; its result will carry this warning.")
+    return tuple(lines)
 
-    def __init__(self) -> None:
-        super().__init__(1.0, 0.5)
 
-    def check(self, cost: PrivacyCost) -> None:
-        raise _Priced(cost)
+@dataclass(frozen=True, eq=False)
+class _Request:
+    """A release's validated settings and its data-free plan (no data read)."""
+
+    kind: str
+    plan: Any
+    options: Mapping[str, Any]
+    bounds: NDArray[np.float64] | None
 
 
 def _fmt_cost(cost: PrivacyCost) -> str:
@@ -373,6 +475,8 @@ class AppState:
         self.budget: LedgerBudget | None = None
         self.releases: list[Release] = []
         self.generation = 0  # bumped whenever the dataset changes
+        # public bounds typed into the page: variable -> (lower, upper), None if blank
+        self.bounds_entries: dict[str, tuple[float | None, float | None]] = {}
 
     # -- data and budget -------------------------------------------------------------
     def load(self, name: str, frame: pd.DataFrame) -> str | None:
@@ -406,6 +510,7 @@ class AppState:
         self.releases = []
         self.generation += 1
         self.selection = None
+        self.bounds_entries = {}  # another table: its variables mean other things
         try:
             self.select(numeric_columns(frame))
         except DataError as exc:
@@ -485,59 +590,173 @@ class AppState:
                 return rel
         return None
 
-    def _call(self, kind: str, params: Mapping[str, Any], budget: Budget) -> Any:
+    # -- public bounds ---------------------------------------------------------------
+    def set_bounds(self, entries: Mapping[str, Sequence[object]] | None) -> None:
+        """Keep public bounds typed into the page's table.
+
+        ``entries`` maps a variable to ``(lower, upper)``; a blank (None, ""
+        or NaN) is an empty cell. Variables not named keep their entries;
+        None empties the whole table. The values are checked as a whole
+        when a release is priced or made (:meth:`public_bounds`).
+        """
+        if entries is None:
+            self.bounds_entries = {}
+            return
+        out = dict(self.bounds_entries)
+        for name, pair in entries.items():
+            values = tuple(pair)
+            if len(values) != 2:
+                raise DataError(f"the bounds of {name!r} need a lower and an upper value.")
+            out[str(name)] = (
+                _bound_value(values[0], name, "lower"),
+                _bound_value(values[1], name, "upper"),
+            )
+        self.bounds_entries = out
+
+    def public_bounds(self) -> NDArray[np.float64] | None:
+        """The public bounds of the analysed columns, (p, 2), or None if the table is empty.
+
+        Raises
+        ------
+        DataError
+            When only some cells are filled (every analysed variable needs
+            both values, or none has any) or the values are invalid
+            (:func:`dppca._validation.check_bounds`).
+        """
+        if self.selection is None:
+            return None
+        columns = self.selection.columns
+        cells = {c: self.bounds_entries.get(c, (None, None)) for c in columns}
+        if all(lo is None and hi is None for lo, hi in cells.values()):
+            return None
+        missing = [c for c, (lo, hi) in cells.items() if lo is None or hi is None]
+        if missing:
+            shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
+            raise DataError(
+                f"the public bounds table is only partly filled (missing for {shown}): every "
+                "analysed variable needs both a lower and an upper value, or leave the "
+                "whole table empty."
+            )
+        try:
+            box = check_bounds({c: cells[c] for c in columns}, columns)
+        except (TypeError, ValueError) as exc:
+            raise DataError(f"public bounds: {exc}") from None
+        assert box is not None
+        return np.column_stack(box)
+
+    def bounds_status(self) -> tuple[str, str]:
+        """A line about the bounds for the page, and its kind (secondary, success, danger)."""
+        try:
+            box = self.public_bounds()
+        except DataError as exc:
+            return (_sentence(str(exc)), "danger")
+        if box is None:
+            return (
+                "No public bounds: each release finds the ranges it needs privately, "
+                "from its own eps.",
+                "secondary",
+            )
+        return (
+            f"Public bounds set for all {box.shape[0]} analysed variables: every release "
+            "clips the data to them first.",
+            "success",
+        )
+
+    # -- releases, priced from plans ---------------------------------------------------
+    def _request(self, kind: str, params: Mapping[str, Any]) -> _Request:
+        """Check the settings and plan the release from n, p and them alone.
+
+        Reads the selection's shape, the bounds table and the kept releases,
+        never the data.
+        """
         if self.selection is None:
             raise DataError("load a dataset and choose at least two numeric columns first.")
         sel = self.selection
-        p = dict(params)
-        eps, delta = p.pop("eps"), p.pop("delta")
-        calibration = p.pop("calibration", "analytic")
-        # ties="zero": rows that (almost) coincide contribute nothing to the
-        # Kendall matrix instead of stopping the release, which keeps the
-        # guarantee and avoids an error that depends on the data.
-        common = {
-            "eps": eps, "delta": delta, "calibration": calibration, "ties": "zero",
-            "random_state": self._rng, "budget": budget,
-        }  # fmt: skip
-        reuse = p.pop("reuse_directions", True)
-        directions = self.reusable_directions() if reuse else None
+        n, p = sel.n, len(sel.columns)
+        opts = dict(params)
+        eps, delta = check_eps(opts.pop("eps")), check_delta(opts.pop("delta"))
+        check_delta_for_n(delta, n)
+        money = {"eps": eps, "delta": delta, "calibration": opts.pop("calibration", "analytic")}
+        box = self.public_bounds()
+        directions = self.reusable_directions() if opts.pop("reuse_directions", True) else None
         if kind == "directions":
-            return _release_directions(sel.X, design=p.get("design", "exact"), **common)
+            design = check_design(opts.get("design", "exact"))
+            m = check_design_m(None, n) if design == "balanced" else None
+            plan: Any = plan_directions(n, p, design=design, m=m, **money)
+            return _Request(kind, plan, {"design": design}, box)
         if kind == "scree":
-            from ..scree import ClippedControl, HuberControl, PMWMControl, dp_scree
+            from ..scree import plan_scree
 
-            methods = tuple(p.pop("methods", ("clipped",)))
-            if not methods:
-                raise DataError("choose at least one scree method.")
-            control: dict[str, Any] = {}
-            if "clipped" in methods and p.get("clip") is not None:
-                control["clipped"] = ClippedControl(clip=p["clip"])
-            if "pmwm" in methods:
-                control["pmwm"] = PMWMControl(split=bool(p.get("pmwm_split", True)))
-            if "huber" in methods:
-                control["huber"] = HuberControl(m2_frac=float(p.get("huber_m2_frac", 0.25)))
-            return dp_scree(
-                sel.X, p.get("k"), method=list(methods), control=control or None,
-                directions=directions, mono=bool(p.get("mono", True)), **common,
+            methods, control = _scree_methods(opts)
+            k = opts.get("k")
+            plan = plan_scree(
+                n, p, k, method=methods, control=control,
+                directions_given=directions is not None, bounds=box, **money,
             )  # fmt: skip
+            options = {
+                "k": k, "method": methods, "control": control, "directions": directions,
+                "mono": bool(opts.get("mono", True)),
+            }  # fmt: skip
+            return _Request(kind, plan, options, box)
         if kind == "score":
-            from ..score import dp_score
+            from ..score import plan_score
 
-            methods = tuple(p.pop("methods", ("add",)))
+            methods = list(opts.pop("methods", ("add",)))
             if not methods:
                 raise DataError("choose at least one histogram method.")
-            use_groups = bool(p.get("use_groups", True)) and sel.groups is not None
-            return dp_score(
-                sel.X, bins=p.get("bins"), components=tuple(p.get("components", (1, 2))),
-                method=list(methods), directions=directions,
-                groups=sel.groups if use_groups else None,
-                groups_public=sel.groups_public if use_groups else False,
-                group_labels=sel.group_labels if use_groups else None, **common,
+            bins = opts.get("bins")
+            check_bins_cap(bins)
+            use_groups = bool(opts.get("use_groups", True)) and sel.groups is not None
+            _check_groups(sel, n, use_groups)
+            components = tuple(opts.get("components", (1, 2)))
+            groups_public = sel.groups_public if use_groups else False
+            plan = plan_score(
+                n, p, bins=bins, components=components, method=methods,
+                directions_given=directions is not None,
+                groups=sel.n_groups if use_groups else None, groups_public=groups_public,
+                bounds_given=box is not None, **money,
             )  # fmt: skip
+            options = {
+                "bins": bins, "components": components, "method": methods,
+                "directions": directions, "groups": sel.groups if use_groups else None,
+                "groups_public": groups_public,
+                "group_labels": sel.group_labels if use_groups else None,
+            }  # fmt: skip
+            return _Request(kind, plan, options, box)
         raise DataError(f"unknown release kind {kind!r}.")
 
+    def _run(self, req: _Request, params: Mapping[str, Any], budget: Budget) -> Any:
+        """Make the planned release from the data."""
+        assert self.selection is not None
+        X = self.selection.X
+        # ties="zero": rows that (almost) coincide contribute nothing to the
+        # Kendall matrix instead of stopping the release, which keeps the
+        # guarantee and avoids an error that depends on the data. The page
+        # shows the forecast itself, so the library need not warn again.
+        common = {
+            "eps": params["eps"], "delta": params["delta"],
+            "calibration": params.get("calibration", "analytic"), "ties": "zero",
+            "random_state": self._rng, "budget": budget, "bounds": req.bounds,
+            "accuracy": "ignore",
+        }  # fmt: skip
+        if req.kind == "directions":
+            return _release_directions(X, **req.options, **common)
+        if req.kind == "scree":
+            from ..scree import dp_scree
+
+            opts = dict(req.options)
+            return dp_scree(X, opts.pop("k"), **opts, **common)
+        from ..score import dp_score
+
+        return dp_score(X, **req.options, **common)
+
     def preview(self, kind: str, **params: Any) -> Preview:
-        """Price a release with the current settings, without running it."""
+        """Price and forecast a release with the current settings, without running it.
+
+        Both come from the release's data-free plan (n, p, the settings and
+        the public bounds): the data are not read, so the preview is as
+        fast for a million rows as for a hundred.
+        """
         if self.budget is None or self.selection is None:
             return Preview(
                 kind, None, False, "Load a dataset and choose at least two usable columns first."
@@ -545,13 +764,10 @@ class AppState:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                self._call(kind, params, _CostProbe())
-            except _Priced as priced:
-                cost = priced.cost
+                req = self._request(kind, params)
             except (DataError, TypeError, ValueError) as exc:
                 return Preview(kind, None, False, f"Invalid settings: {exc}")
-            else:  # pragma: no cover - every release function checks its budget
-                raise RuntimeError(f"the {kind} release did not check its budget.")
+        cost = req.plan.cost
         notes = tuple(dict.fromkeys(str(w.message) for w in caught))
         sel = self.selection
         if (
@@ -566,18 +782,19 @@ class AppState:
                 "private); give the public list of labels in the data panel to avoid that.",
             )
         eps_left, delta_left = self.budget.remaining
+        extra = {"forecast": req.plan.forecast, "bounds_given": req.bounds is not None}
         if self.budget.can_afford(cost):
             message = (
                 f"This release will cost {_fmt_cost(cost)}. Remaining before it: "
                 f"eps = {eps_left:.4g}, delta = {delta_left:.3g}."
             )
-            return Preview(kind, cost, True, message, notes)
+            return Preview(kind, cost, True, message, notes, **extra)
         message = (
             f"This release would cost {_fmt_cost(cost)}, but only eps = {eps_left:.4g}, "
             f"delta = {delta_left:.3g} remain: it will be refused. Lower its eps/delta or "
             "re-draw an existing release (free)."
         )
-        return Preview(kind, cost, False, message, notes)
+        return Preview(kind, cost, False, message, notes, **extra)
 
     def release(self, kind: str, **params: Any) -> Release:
         """Run a release through the budget and keep it.
@@ -596,8 +813,9 @@ class AppState:
         with _release_lock(self.ledger, self.budget.fp):
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
+                req = self._request(kind, params)
                 try:
-                    result = self._call(kind, params, budget)
+                    result = self._run(req, params, budget)
                 except LedgerError as exc:
                     raise DataError(str(exc)) from None
         cost = result.cost
@@ -609,6 +827,8 @@ class AppState:
             settings=settings,
             columns=self.selection.columns,
             warnings=tuple(dict.fromkeys(str(w.message) for w in caught)),
+            forecast=req.plan.forecast,
+            bounds=req.bounds,
         )
         self.releases.append(rel)
         return rel
@@ -668,3 +888,46 @@ def _directions_of(result: Any) -> DirectionsResult:
     if isinstance(result, DirectionsResult):
         return result
     return result.directions
+
+
+def _bound_value(value: object, name: object, side: str) -> float | None:
+    """One cell of the bounds table: None when blank, else a float."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, bool):
+        raise DataError(f"the {side} bound of {name!r} must be a number; got {value!r}.")
+    try:
+        out = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise DataError(f"the {side} bound of {name!r} must be a number; got {value!r}.") from None
+    return None if math.isnan(out) else out
+
+
+def _check_groups(sel: Selection, n: int, use_groups: bool) -> None:
+    """The library's refusal of an identifier-like group column, from the label count."""
+    if not use_groups or sel.n_groups is None:
+        return
+    from ..score import _check_group_count
+
+    levels = tuple(range(sel.n_groups))
+    try:
+        _check_group_count(levels, levels, n)
+    except ValueError as exc:
+        raise DataError(str(exc)) from None
+
+
+def _scree_methods(opts: Mapping[str, Any]) -> tuple[list[str], dict[str, Any] | None]:
+    """The scree methods chosen on the page and their controls."""
+    from ..scree import ClippedControl, HuberControl, PMWMControl
+
+    methods = list(opts.get("methods", ("clipped",)))
+    if not methods:
+        raise DataError("choose at least one scree method.")
+    control: dict[str, Any] = {}
+    if "clipped" in methods and opts.get("clip") is not None:
+        control["clipped"] = ClippedControl(clip=opts["clip"])
+    if "pmwm" in methods:
+        control["pmwm"] = PMWMControl(split=bool(opts.get("pmwm_split", True)))
+    if "huber" in methods:
+        control["huber"] = HuberControl(m2_frac=float(opts.get("huber_m2_frac", 0.25)))
+    return methods, control or None
