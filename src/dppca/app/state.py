@@ -3,9 +3,10 @@
 Everything a browser session does to the data goes through :class:`AppState`:
 loading a table (its budget lives in a :class:`~dppca.ledger.Ledger`, keyed
 by the table's fingerprint, so every session of the app and every restart
-sees the same spending), choosing its columns, pricing a release before it
-runs, running it through the budget and keeping it so that every later plot
-of it is post-processing. The Shiny layer
+sees the same spending), choosing its columns and public bounds, pricing and
+forecasting a release from its data-free plan before it runs, running it
+through the budget and keeping it so that every later plot of it is
+post-processing. The Shiny layer
 (:mod:`dppca.app.ui`) only reads and calls this module, which imports no
 Shiny, so it is tested without a browser.
 """
@@ -404,8 +405,8 @@ def describe_forecast(
     """
     if forecast.ok:
         return (
-            "Forecast: looks accurate (predicted from public settings only, n, p, eps and delta; "
-            "no data were read).",
+            "Forecast: looks accurate (predicted from public settings only: n, p, eps, delta "
+            "and the options; no data were read).",
         )
     head = "this picture is likely wrong" if made else "the picture would likely be wrong"
     lines = [f"Forecast: {head}. " + " ".join(_sentence(t) for t in forecast.problems)]
