@@ -215,7 +215,7 @@ def test_release_warnings_are_kept_for_the_page(state: AppState) -> None:
     rel = state.release("directions", eps=1.5, delta=1e-6, calibration="classic")
     assert any("analytic" in w for w in rel.warnings)
     quiet = state.preview("directions", eps=0.2, delta=1e-7, calibration="classic")
-    # no privacy warning below eps = 1 (the forecast's accuracy warning may be there)
+    # no privacy warning below eps = 1 (the forecast is shown apart, not as a warning)
     assert quiet.affordable and not any("analytic" in w for w in quiet.warnings)
 
 
