@@ -6,43 +6,55 @@ by the table's fingerprint, so every session of the app and every restart
 sees the same spending), choosing its columns and public bounds, pricing and
 forecasting a release from its data-free plan before it runs, running it
 through the budget and keeping it so that every later plot of it is
-post-processing. The Shiny layer
-(:mod:`dppca.app.ui`) only reads and calls this module, which imports no
-Shiny, so it is tested without a browser.
+post-processing. Reading and choosing data lives in :mod:`.data`, pricing
+and forecasting in :mod:`.plans`; the names are re-exported here. The Shiny
+layer (:mod:`dppca.app.ui`) only reads and calls these modules, which import
+no Shiny, so they are tested without a browser.
 """
 
 from __future__ import annotations
 
-import math
-import os
 import threading
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from .._validation import (
-    check_bins_cap,
-    check_bounds,
-    check_delta,
-    check_delta_for_n,
-    check_design,
-    check_design_m,
-    check_eps,
-    post_processing_rng,
-)
+from .._validation import check_delta, check_eps, post_processing_rng
 from ..accounting import Budget, PrivacyCost
 from ..datasets import DATASETS, load_dataset
-from ..directions import DirectionsResult, plan_directions
-from ..forecast import Forecast
+from ..directions import DirectionsResult
 from ..ledger import Ledger, LedgerBudget, LedgerError, frame_fingerprint
 from ..loading import dp_loading
+from .data import (
+    MAX_UPLOAD_BYTES,
+    DataError,
+    Selection,
+    default_delta,
+    numeric_columns,
+    parse_labels,
+    read_csv_upload,
+    select_data,
+)
+from .plans import (
+    BOUNDS_HELP,
+    CLIPPED_NOTE,
+    Preview,
+    Release,
+    ReleaseRequest,
+    bounds_array,
+    describe_forecast,
+    page_sentence,
+    plan_request,
+    read_bound,
+)
 
 __all__ = [
+    "BOUNDS_HELP",
+    "CLIPPED_NOTE",
     "DEFAULT_EPS",
     "DEFAULT_SHARES",
     "MAX_UPLOAD_BYTES",
@@ -60,18 +72,12 @@ __all__ = [
     "select_data",
 ]
 
-#: Largest accepted upload, in bytes.
-MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 #: Total epsilon offered for a newly loaded dataset.
 DEFAULT_EPS = 1.0
 #: What the app can release, one tab each.
 RELEASE_KINDS = ("directions", "scree", "score")
 #: Share of the dataset's total budget suggested for each kind of release.
 DEFAULT_SHARES: Mapping[str, float] = {"directions": 0.4, "scree": 0.3, "score": 0.3}
-
-
-class DataError(ValueError):
-    """A data or settings problem, worded for the page (no traceback)."""
 
 
 # Releases of one dataset run one at a time within the process (the ledger's
@@ -87,349 +93,7 @@ def _release_lock(ledger: Ledger, fp: str) -> threading.Lock:
         return _RELEASE_LOCKS.setdefault(key, threading.Lock())
 
 
-# ----------------------------------------------------------------------------- data
-
-
-def default_delta(n: int) -> float:
-    """A conservative default delta for ``n`` rows: ``n ** -1.1`` rounded down.
-
-    The value is rounded down to one significant digit, so it is always
-    below ``1 / n`` (a delta near ``1 / n`` allows releasing a row outright).
-
-    Examples
-    --------
-    >>> default_delta(5000)
-    8e-05
-    >>> default_delta(100)
-    0.006
-    """
-    if n < 2:
-        raise ValueError(f"n must be at least 2; got {n}.")
-    target = float(n) ** -1.1
-    exponent = math.floor(math.log10(target))
-    digit = math.floor(target / 10.0**exponent)
-    value = float(f"{digit}e{exponent}")
-    while value > target:  # guard against rounding in the last digit
-        digit -= 1
-        value = float(f"{digit}e{exponent}") if digit > 0 else float(f"9e{exponent - 1}")
-    return value
-
-
-def numeric_columns(frame: pd.DataFrame) -> list[str]:
-    """Names of the real-valued columns (booleans and complex numbers excluded)."""
-    return [
-        str(c)
-        for c in frame.columns
-        if pd.api.types.is_numeric_dtype(frame[c])
-        and not pd.api.types.is_bool_dtype(frame[c])
-        and not pd.api.types.is_complex_dtype(frame[c])
-    ]
-
-
-def _megabytes(size: int) -> str:
-    return f"{size / 1024 / 1024:.3g} MB"
-
-
-def read_csv_upload(
-    path: str | os.PathLike[str],
-    *,
-    name: str | None = None,
-    size: int | None = None,
-    limit: int = MAX_UPLOAD_BYTES,
-) -> pd.DataFrame:
-    """Read an uploaded CSV file, or raise :class:`DataError` with a readable reason.
-
-    Parameters
-    ----------
-    path : path-like
-        Where the upload was stored.
-    name : str, optional
-        The file name the user chose (shown in messages); default the path's name.
-    size : int, optional
-        Its size in bytes as reported by the browser. The larger of it and
-        the measured size is checked, so a browser cannot understate it.
-    limit : int, default=MAX_UPLOAD_BYTES
-        Largest accepted size; checked before the file is parsed.
-
-    Returns
-    -------
-    pandas.DataFrame
-        With at least one row and one numeric column.
-    """
-    name = os.path.basename(os.fspath(path)) if name is None else str(name)
-    if not name.lower().endswith(".csv"):
-        raise DataError(f"{name!r} is not a CSV file: choose a file whose name ends in .csv.")
-    # The bytes actually stored count, whatever size the browser declared.
-    measured = os.path.getsize(path)
-    size = measured if size is None else max(int(size), measured)
-    if size > limit:
-        raise DataError(
-            f"{name!r} is too large ({_megabytes(size)}); the limit is {_megabytes(limit)}."
-        )
-    if size == 0:
-        raise DataError(f"{name!r} is empty.")
-    with open(path, "rb") as fh:
-        head = fh.read(8192)
-    if b"\x00" in head:
-        raise DataError(f"{name!r} is not a text CSV file (it holds binary data).")
-    from .._io import _raw_header, sniff_csv_layout
-    from .._validation import check_unique_columns
-
-    # European files (semicolons, decimal commas) are recognised and read as such.
-    sep, decimal = sniff_csv_layout(path)
-    try:
-        check_unique_columns(_raw_header(path, sep), repr(name))
-        frame = pd.read_csv(path, sep=sep, decimal=decimal)
-    except pd.errors.EmptyDataError:
-        raise DataError(f"{name!r} is empty.") from None
-    except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise DataError(f"{name!r} could not be read as CSV: {first}") from None
-    if frame.shape[0] == 0:
-        raise DataError(f"{name!r} has a header but no rows.")
-    if not numeric_columns(frame):
-        raise DataError(
-            f"{name!r} has no numeric columns; the analysis needs at least two columns "
-            "of numbers (check the separator: it must be a comma)."
-        )
-    return frame
-
-
-@dataclass(frozen=True, eq=False)
-class Selection:
-    """The analysed part of a table: numeric columns and optional group labels."""
-
-    X: pd.DataFrame
-    groups: np.ndarray | None = None
-    group_column: str | None = None
-    groups_public: bool = False
-    group_labels: tuple[str, ...] | None = None
-    #: Number of groups a score release would show (public list or labels found).
-    n_groups: int | None = None
-    # The shape is read once here, so pricing a release never touches the data.
-    _n: int = field(init=False, repr=False)
-    _columns: tuple[str, ...] = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_n", int(self.X.shape[0]))
-        object.__setattr__(self, "_columns", tuple(str(c) for c in self.X.columns))
-
-    @property
-    def n(self) -> int:
-        """Number of rows."""
-        return self._n
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        """The analysed columns, in order."""
-        return self._columns
-
-
-def select_data(
-    frame: pd.DataFrame,
-    columns: Sequence[str],
-    *,
-    group: str | None = None,
-    groups_public: bool = False,
-    group_labels: Sequence[str] | str | None = None,
-) -> Selection:
-    """Check a choice of columns and return what the analysis will use.
-
-    Raises :class:`DataError` when fewer than two numeric columns are chosen,
-    when the group column is also an analysed column, or when a chosen column
-    has missing values, or the group column has missing labels and no public
-    list of labels is given. ``group_labels`` (a sequence or comma-separated
-    text; empty means none) is the public list of possible labels: then the
-    released label set is that list, and rows with other labels belong to no
-    group. The message names the columns
-    only: the app runs on the data holder's machine, for the data holder.
-    """
-    columns = [str(c) for c in columns]
-    numeric = set(numeric_columns(frame))
-    unknown = [c for c in columns if c not in frame.columns]
-    if unknown:
-        raise DataError(f"unknown column(s): {', '.join(unknown)}.")
-    not_numeric = [c for c in columns if c not in numeric]
-    if not_numeric:
-        raise DataError(f"column(s) {', '.join(not_numeric)} are not numeric.")
-    if len(columns) < 2:
-        raise DataError("choose at least two numeric columns.")
-    if group is not None and group in columns:
-        raise DataError(
-            f"the group column {group!r} is also an analysed column; remove it from one of them."
-        )
-    X = frame[columns]
-    bad = [c for c in columns if not np.isfinite(X[c].to_numpy(dtype=np.float64)).all()]
-    if bad:
-        raise DataError(
-            f"column(s) {', '.join(bad)} have missing (NaN) or infinite values; remove those "
-            "rows from the file or choose other columns."
-        )
-    if X.shape[0] < 4:
-        raise DataError(f"the data need at least 4 rows; got {X.shape[0]}.")
-    labels = None
-    public_labels = parse_labels(group_labels)
-    if group is not None:
-        if group not in frame.columns:
-            raise DataError(f"unknown group column {group!r}.")
-        if public_labels is None and frame[group].isna().any():
-            raise DataError(
-                f"the group column {group!r} has missing labels; give the public list of "
-                "labels (rows with a missing label then belong to no group)."
-            )
-        labels = frame[group].astype(str).to_numpy()
-    n_groups = None
-    if labels is not None:
-        n_groups = len(public_labels) if public_labels is not None else len(pd.unique(labels))
-    return Selection(
-        X=X.reset_index(drop=True),
-        groups=labels,
-        group_column=group,
-        groups_public=bool(groups_public) and group is not None,
-        group_labels=public_labels if group is not None else None,
-        n_groups=n_groups,
-    )
-
-
-def parse_labels(group_labels: Sequence[str] | str | None) -> tuple[str, ...] | None:
-    """A public list of group labels from a sequence or comma-separated text (None if empty)."""
-    if group_labels is None:
-        return None
-    items = group_labels.split(",") if isinstance(group_labels, str) else list(group_labels)
-    labels = tuple(str(x).strip() for x in items if str(x).strip())
-    if not labels:
-        return None
-    if len(set(labels)) != len(labels):
-        raise DataError("the list of group labels names a label twice.")
-    return labels
-
-
 # ------------------------------------------------------------------------- releases
-
-
-@dataclass(frozen=True)
-class Preview:
-    """The price and accuracy forecast of a release, worked out before it runs.
-
-    Both come from the release's data-free plan (n, p and the settings), so
-    nothing of the data is read. ``cost`` and ``forecast`` are None when the
-    settings are invalid (``message`` says why).
-    """
-
-    kind: str
-    cost: PrivacyCost | None
-    affordable: bool
-    message: str
-    warnings: tuple[str, ...] = ()
-    forecast: Forecast | None = None
-    bounds_given: bool = False
-
-    @property
-    def forecast_lines(self) -> tuple[str, ...]:
-        """The forecast in plain sentences (empty for invalid settings)."""
-        if self.forecast is None:
-            return ()
-        return describe_forecast(self.forecast, bounds_given=self.bounds_given)
-
-
-@dataclass(frozen=True, eq=False)
-class Release:
-    """One private release made in the app, kept for re-drawing at no cost.
-
-    ``forecast`` is the data-free forecast the release was made under;
-    ``bounds`` the public bounds the data were clipped to, (p, 2), or None.
-    """
-
-    number: int
-    kind: str
-    result: Any
-    cost: PrivacyCost
-    settings: Mapping[str, Any]
-    columns: tuple[str, ...]
-    warnings: tuple[str, ...] = ()
-    forecast: Forecast | None = None
-    bounds: NDArray[np.float64] | None = None
-
-    @property
-    def notes(self) -> tuple[str, ...]:
-        """What the page says with the result: the forecast and the clipping policy."""
-        lines: tuple[str, ...] = ()
-        if self.forecast is not None:
-            lines += describe_forecast(
-                self.forecast, bounds_given=self.bounds is not None, made=True
-            )
-        if self.bounds is not None:
-            lines += (CLIPPED_NOTE,)
-        return lines
-
-
-#: Said with every release made under public bounds. Never a count of the
-#: clipped values: that count depends on individual rows and is not private.
-CLIPPED_NOTE = (
-    "The data were clipped to the public bounds before this release (a value below its "
-    "lower bound counts as the bound, likewise above the upper bound). How many values "
-    "were clipped is not shown: that count is not private."
-)
-
-BOUNDS_HELP = (
-    "Optional: the range each variable can take, from a codebook, the units or an "
-    "instrument's range (for example 0 to 120 for an age in years). Never read them off "
-    "the data (its minimum and maximum): bounds taken from the data leak it. With bounds "
-    "for every analysed variable, each release clips the data to them and gets its clip "
-    "levels and plot frame from them for free; leave the table empty otherwise."
-)
-
-
-# The library's forecast names its own arguments; the page names its controls.
-_PAGE_WORDS = (
-    ("pass directions released earlier", "reuse the directions of a directions release"),
-    ("a public ClippedControl(clip=...)", "a public clip level (method controls)"),
-    ("give public bounds or frame=, or raise eps", "give public bounds or raise eps"),
-    (", or raise trace_share", ""),
-)
-
-
-def _sentence(text: str) -> str:
-    text = text.strip()
-    for library, page in _PAGE_WORDS:
-        text = text.replace(library, page)
-    return text[:1].upper() + text[1:] if text else text
-
-
-def describe_forecast(
-    forecast: Forecast, *, bounds_given: bool = False, made: bool = False
-) -> tuple[str, ...]:
-    """The forecast of a release in plain sentences, for the page.
-
-    ``made`` words it for a release already made (shown with its result).
-    """
-    if forecast.ok:
-        return (
-            "Forecast: looks accurate (predicted from public settings only: n, p, eps, delta "
-            "and the options; no data were read).",
-        )
-    head = "this picture is likely wrong" if made else "the picture would likely be wrong"
-    lines = [f"Forecast: {head}. " + " ".join(_sentence(t) for t in forecast.problems)]
-    helps = ["more eps for this release"]
-    if not bounds_given and forecast.release != "directions":
-        helps.append("public bounds for every analysed variable (in the sidebar)")
-    helps.append("more rows")
-    lines.append("What would help: " + ", ".join(helps[:-1]) + " or " + helps[-1] + ".")
-    if made:
-        lines.append("Check it before publishing it: it may show mostly noise.")
-    else:
-        lines.append("The release is allowed; its result will carry this warning.")
-    return tuple(lines)
-
-
-@dataclass(frozen=True, eq=False)
-class _Request:
-    """A release's validated settings and its data-free plan (no data read)."""
-
-    kind: str
-    plan: Any
-    options: Mapping[str, Any]
-    bounds: NDArray[np.float64] | None
 
 
 def _fmt_cost(cost: PrivacyCost) -> str:
@@ -609,8 +273,8 @@ class AppState:
             if len(values) != 2:
                 raise DataError(f"the bounds of {name!r} need a lower and an upper value.")
             out[str(name)] = (
-                _bound_value(values[0], name, "lower"),
-                _bound_value(values[1], name, "upper"),
+                read_bound(values[0], name, "lower"),
+                read_bound(values[1], name, "upper"),
             )
         self.bounds_entries = out
 
@@ -620,37 +284,19 @@ class AppState:
         Raises
         ------
         DataError
-            When only some cells are filled (every analysed variable needs
-            both values, or none has any) or the values are invalid
-            (:func:`dppca._validation.check_bounds`).
+            When only some cells are filled or the values are invalid
+            (:func:`dppca.app.plans.bounds_array`).
         """
         if self.selection is None:
             return None
-        columns = self.selection.columns
-        cells = {c: self.bounds_entries.get(c, (None, None)) for c in columns}
-        if all(lo is None and hi is None for lo, hi in cells.values()):
-            return None
-        missing = [c for c, (lo, hi) in cells.items() if lo is None or hi is None]
-        if missing:
-            shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
-            raise DataError(
-                f"the public bounds table is only partly filled (missing for {shown}): every "
-                "analysed variable needs both a lower and an upper value, or leave the "
-                "whole table empty."
-            )
-        try:
-            box = check_bounds({c: cells[c] for c in columns}, columns)
-        except (TypeError, ValueError) as exc:
-            raise DataError(f"public bounds: {exc}") from None
-        assert box is not None
-        return np.column_stack(box)
+        return bounds_array(self.bounds_entries, self.selection.columns)
 
     def bounds_status(self) -> tuple[str, str]:
         """A line about the bounds for the page, and its kind (secondary, success, danger)."""
         try:
             box = self.public_bounds()
         except DataError as exc:
-            return (_sentence(str(exc)), "danger")
+            return (page_sentence(str(exc)), "danger")
         if box is None:
             return (
                 "No public bounds: each release finds the ranges it needs privately, "
@@ -664,69 +310,15 @@ class AppState:
         )
 
     # -- releases, priced from plans ---------------------------------------------------
-    def _request(self, kind: str, params: Mapping[str, Any]) -> _Request:
-        """Check the settings and plan the release from n, p and them alone.
-
-        Reads the selection's shape, the bounds table and the kept releases,
-        never the data.
-        """
+    def _request(self, kind: str, params: Mapping[str, Any]) -> ReleaseRequest:
+        """Plan a release from the selection's shape, the settings and the bounds."""
         if self.selection is None:
             raise DataError("load a dataset and choose at least two numeric columns first.")
-        sel = self.selection
-        n, p = sel.n, len(sel.columns)
-        opts = dict(params)
-        eps, delta = check_eps(opts.pop("eps")), check_delta(opts.pop("delta"))
-        check_delta_for_n(delta, n)
-        money = {"eps": eps, "delta": delta, "calibration": opts.pop("calibration", "analytic")}
-        box = self.public_bounds()
-        directions = self.reusable_directions() if opts.pop("reuse_directions", True) else None
-        if kind == "directions":
-            design = check_design(opts.get("design", "exact"))
-            m = check_design_m(None, n) if design == "balanced" else None
-            plan: Any = plan_directions(n, p, design=design, m=m, **money)
-            return _Request(kind, plan, {"design": design}, box)
-        if kind == "scree":
-            from ..scree import plan_scree
+        return plan_request(
+            kind, params, self.selection, self.public_bounds(), self.reusable_directions()
+        )
 
-            methods, control = _scree_methods(opts)
-            k = opts.get("k")
-            plan = plan_scree(
-                n, p, k, method=methods, control=control,
-                directions_given=directions is not None, bounds=box, **money,
-            )  # fmt: skip
-            options = {
-                "k": k, "method": methods, "control": control, "directions": directions,
-                "mono": bool(opts.get("mono", True)),
-            }  # fmt: skip
-            return _Request(kind, plan, options, box)
-        if kind == "score":
-            from ..score import plan_score
-
-            methods = list(opts.pop("methods", ("add",)))
-            if not methods:
-                raise DataError("choose at least one histogram method.")
-            bins = opts.get("bins")
-            check_bins_cap(bins)
-            use_groups = bool(opts.get("use_groups", True)) and sel.groups is not None
-            _check_groups(sel, n, use_groups)
-            components = tuple(opts.get("components", (1, 2)))
-            groups_public = sel.groups_public if use_groups else False
-            plan = plan_score(
-                n, p, bins=bins, components=components, method=methods,
-                directions_given=directions is not None,
-                groups=sel.n_groups if use_groups else None, groups_public=groups_public,
-                bounds_given=box is not None, **money,
-            )  # fmt: skip
-            options = {
-                "bins": bins, "components": components, "method": methods,
-                "directions": directions, "groups": sel.groups if use_groups else None,
-                "groups_public": groups_public,
-                "group_labels": sel.group_labels if use_groups else None,
-            }  # fmt: skip
-            return _Request(kind, plan, options, box)
-        raise DataError(f"unknown release kind {kind!r}.")
-
-    def _run(self, req: _Request, params: Mapping[str, Any], budget: Budget) -> Any:
+    def _run(self, req: ReleaseRequest, params: Mapping[str, Any], budget: Budget) -> Any:
         """Make the planned release from the data."""
         assert self.selection is not None
         X = self.selection.X
@@ -889,46 +481,3 @@ def _directions_of(result: Any) -> DirectionsResult:
     if isinstance(result, DirectionsResult):
         return result
     return result.directions
-
-
-def _bound_value(value: object, name: object, side: str) -> float | None:
-    """One cell of the bounds table: None when blank, else a float."""
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None
-    if isinstance(value, bool):
-        raise DataError(f"the {side} bound of {name!r} must be a number; got {value!r}.")
-    try:
-        out = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise DataError(f"the {side} bound of {name!r} must be a number; got {value!r}.") from None
-    return None if math.isnan(out) else out
-
-
-def _check_groups(sel: Selection, n: int, use_groups: bool) -> None:
-    """The library's refusal of an identifier-like group column, from the label count."""
-    if not use_groups or sel.n_groups is None:
-        return
-    from ..score import _check_group_count
-
-    levels = tuple(range(sel.n_groups))
-    try:
-        _check_group_count(levels, levels, n)
-    except ValueError as exc:
-        raise DataError(str(exc)) from None
-
-
-def _scree_methods(opts: Mapping[str, Any]) -> tuple[list[str], dict[str, Any] | None]:
-    """The scree methods chosen on the page and their controls."""
-    from ..scree import ClippedControl, HuberControl, PMWMControl
-
-    methods = list(opts.get("methods", ("clipped",)))
-    if not methods:
-        raise DataError("choose at least one scree method.")
-    control: dict[str, Any] = {}
-    if "clipped" in methods and opts.get("clip") is not None:
-        control["clipped"] = ClippedControl(clip=opts["clip"])
-    if "pmwm" in methods:
-        control["pmwm"] = PMWMControl(split=bool(opts.get("pmwm_split", True)))
-    if "huber" in methods:
-        control["huber"] = HuberControl(m2_frac=float(opts.get("huber_m2_frac", 0.25)))
-    return methods, control or None
