@@ -273,6 +273,37 @@ def test_a_score_release_with_private_groups(page, shots) -> None:
     page.screenshot(path=str(shots / "app_score.png"), full_page=True)
 
 
+def test_public_bounds_change_the_forecast_before_a_release(page, shots) -> None:
+    page.select_option("#dataset", "iris")
+    page.click("#load_bundled")
+    expect(page.locator("#data_message")).to_contain_text("Loaded iris: 150 rows", timeout=WAIT)
+    _run_directions(page)
+    page.click("text=Score")
+    preview = page.locator("#score_preview")
+    # 150 rows: without bounds the private frame would likely miss the data.
+    expect(preview).to_contain_text("would likely be wrong", timeout=WAIT)
+    expect(preview).to_contain_text("public bounds for every analysed variable")
+    expect(page.locator("#bounds_message")).to_contain_text("No public bounds")
+    page.click("#bounds_panel .accordion-button")
+    expect(page.locator("#bounds_panel")).to_contain_text("Never read them off the data")
+    cells = page.locator(".bounds-table input")
+    expect(cells).to_have_count(8, timeout=WAIT)
+    # Centimetres of a flower: 0 to 10 is a public range, not one read off the data.
+    _set_number(page, f"#{cells.nth(0).get_attribute('id')}", "0")
+    expect(page.locator("#bounds_message")).to_contain_text("only partly filled", timeout=WAIT)
+    expect(preview).to_contain_text("partly filled")
+    for i in range(1, 8):
+        _set_number(page, f"#{cells.nth(i).get_attribute('id')}", "0" if i % 2 == 0 else "10")
+    expect(page.locator("#bounds_message")).to_contain_text("set for all 4", timeout=WAIT)
+    expect(preview).to_contain_text("Forecast: looks accurate", timeout=WAIT)
+    page.click("#run_score")
+    expect(page.locator("#score_status")).to_contain_text("Release #2 made", timeout=WAIT)
+    note = page.locator("#score_note")
+    expect(note).to_contain_text("clipped to the public bounds", timeout=WAIT)
+    expect(note).to_contain_text("looks accurate")
+    page.screenshot(path=str(shots / "app_bounds.png"), full_page=True)
+
+
 @pytest.mark.parametrize(
     ("name", "content", "message"),
     [

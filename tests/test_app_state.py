@@ -12,10 +12,12 @@ import pytest
 from dppca import BudgetExceededError, dp_pc_dir
 from dppca.app import figures
 from dppca.app.state import (
+    CLIPPED_NOTE,
     DEFAULT_EPS,
     AppState,
     DataError,
     default_delta,
+    describe_forecast,
     read_csv_upload,
     select_data,
 )
@@ -213,7 +215,7 @@ def test_release_warnings_are_kept_for_the_page(state: AppState) -> None:
     rel = state.release("directions", eps=1.5, delta=1e-6, calibration="classic")
     assert any("analytic" in w for w in rel.warnings)
     quiet = state.preview("directions", eps=0.2, delta=1e-7, calibration="classic")
-    # no privacy warning below eps = 1 (the forecast's accuracy warning may be there)
+    # no privacy warning below eps = 1 (the forecast is shown apart, not as a warning)
     assert quiet.affordable and not any("analytic" in w for w in quiet.warnings)
 
 
@@ -348,3 +350,210 @@ def test_the_balanced_design_costs_the_same(state: AppState) -> None:
     assert (balanced.cost.eps, balanced.cost.delta) == (exact.cost.eps, exact.cost.delta)
     rel = state.release("directions", eps=0.3, delta=1e-5, design="balanced")
     assert rel.result.directions.p == 5
+
+
+# ------------------------------------------------------------ public bounds, plans
+
+
+BOX = {"a": (-12.0, 12.0), "b": (-8.0, 8.0), "c": (-4.0, 4.0), "d": (-2.0, 2.0), "e": (-1.0, 1.0)}
+
+
+def test_the_bounds_table_starts_empty_and_a_partial_table_is_refused(state: AppState) -> None:
+    assert state.bounds_entries == {} and state.public_bounds() is None
+    assert state.bounds_status()[1] == "secondary"
+    state.set_bounds({"a": (0, 10), "b": (None, 3.0)})
+    with pytest.raises(DataError, match=r"partly filled .*a lower and an upper value"):
+        state.public_bounds()
+    text, kind = state.bounds_status()
+    assert kind == "danger" and "leave the whole table empty" in text
+    preview = state.preview("directions", eps=0.3, delta=1e-5)
+    assert preview.cost is None and "partly filled" in preview.message
+    with pytest.raises(DataError, match="partly filled"):
+        state.release("directions", eps=0.3, delta=1e-5)
+    assert state.budget.spent == (0.0, 0.0)
+    state.set_bounds(None)  # emptied again: no bounds, releases run
+    assert state.public_bounds() is None and state.preview("score", eps=0.3, delta=1e-5).cost
+
+
+@pytest.mark.parametrize(
+    ("cells", "match"),
+    [
+        ({"c": (4.0, -4.0)}, "lower < upper"),
+        ({"c": (1.0, 1.0)}, "lower < upper"),
+        ({"c": (-4.0, float("inf"))}, "finite"),
+        ({"c": ("low", 4.0)}, "lower bound of 'c' must be a number"),
+        ({"c": (True, 4.0)}, "must be a number"),
+    ],
+)
+def test_bad_bounds_are_refused_with_the_reason(state: AppState, cells, match) -> None:
+    with pytest.raises(DataError, match=match):
+        state.set_bounds({**BOX, **cells})
+        state.public_bounds()
+
+
+def test_blank_cells_count_as_empty_and_other_columns_keep_theirs(state: AppState) -> None:
+    state.set_bounds({"a": ("", " "), "b": (float("nan"), None)})
+    assert state.public_bounds() is None
+    state.set_bounds(BOX)
+    state.select(["a", "b", "c"])  # bounds of d and e are kept but not used
+    np.testing.assert_array_equal(state.public_bounds(), [BOX["a"], BOX["b"], BOX["c"]])
+    assert state.bounds_status()[1] == "success"
+    state.select(list("abcde"))
+    assert state.public_bounds().shape == (5, 2)
+
+
+def test_a_new_dataset_starts_with_an_empty_bounds_table(state: AppState, frame) -> None:
+    state.set_bounds(BOX)
+    state.load("other", frame.iloc[:100])
+    assert state.bounds_entries == {} and state.public_bounds() is None
+
+
+def test_bounds_reach_every_release_and_the_page_says_data_were_clipped(frame) -> None:
+    # Narrow bounds clip most values; the app's release equals the library's
+    # with the same bounds and seed, so the bounds were passed through.
+    narrow = {c: (-0.5, 0.5) for c in "abcde"}
+    st = AppState(random_state=np.random.default_rng(11))
+    st.load("toy", frame)
+    st.set_budget(2.0, 1e-3)
+    st.set_bounds(narrow)
+    rel = st.release("directions", eps=0.4, delta=1e-5)
+    ref = dp_pc_dir(frame[list("abcde")], eps=0.4, delta=1e-5, bounds=narrow,
+                    random_state=np.random.default_rng(11))  # fmt: skip
+    np.testing.assert_array_equal(figures.release_table(rel).to_numpy(), ref.directions)
+    for kind in ("scree", "score"):
+        st.release(kind, eps=0.3, delta=1e-5, reuse_directions=False)
+    for rel in st.releases:
+        result = rel.result.directions if rel.kind == "directions" else rel.result
+        np.testing.assert_array_equal(result.bounds, np.array(list(narrow.values())))
+        np.testing.assert_array_equal(rel.bounds, result.bounds)
+        assert CLIPPED_NOTE in rel.notes
+        # a policy statement, never a count of clipped values
+        assert not any(ch.isdigit() for ch in CLIPPED_NOTE)
+    st.set_bounds(None)
+    assert CLIPPED_NOTE not in st.release("scree", eps=0.1, delta=1e-6).notes
+
+
+def _options() -> list[tuple[str, dict]]:
+    return [
+        ("directions", {}),
+        ("directions", {"design": "balanced", "calibration": "classic"}),
+        ("scree", {"k": 3}),
+        ("scree", {"k": 2, "methods": ("clipped", "pmwm", "huber"), "reuse_directions": False}),
+        ("scree", {"k": 4, "methods": ("pmwm",), "pmwm_split": False, "mono": False}),
+        ("scree", {"k": 3, "clip": 20.0, "huber_m2_frac": 0.4, "methods": ("clipped", "huber")}),
+        ("score", {}),
+        ("score", {"methods": ("add", "sparse"), "bins": 6, "components": (2, 3)}),
+        ("score", {"use_groups": False, "reuse_directions": False}),
+        ("score", {"public": True}),
+        ("score", {"labels": "x,y,z"}),
+    ]
+
+
+@pytest.mark.parametrize("bounded", [False, True], ids=["no-bounds", "bounds"])
+@pytest.mark.parametrize(("kind", "options"), _options())
+def test_the_preview_is_the_cost_the_release_records(frame, kind, options, bounded) -> None:
+    options = dict(options)
+    st = AppState(random_state=np.random.default_rng(5))
+    st.load("toy", frame)
+    st.set_budget(20.0, 1e-3)
+    st.select(list("abcde"), group="label", groups_public=options.pop("public", False),
+              group_labels=options.pop("labels", None))  # fmt: skip
+    if bounded:
+        st.set_bounds(BOX)
+    st.release("directions", eps=0.5, delta=1e-5)  # for the releases that reuse it
+    preview = st.preview(kind, eps=0.7, delta=2e-5, **options)
+    assert preview.affordable, preview.message
+    rel = st.release(kind, eps=0.7, delta=2e-5, **options)
+    result = rel.result.directions if kind == "directions" else rel.result
+    assert preview.cost == rel.cost == result.cost  # every part, mechanism and noise
+    assert preview.forecast.quantities == result.forecast.quantities
+    assert preview.forecast.problems == rel.forecast.problems
+
+
+class _Untouchable:
+    """Stands in for a table of 10^6 rows: its shape and names, and nothing else."""
+
+    shape = (10**6, 5)
+    columns = pd.Index(list("abcde"))
+
+    def __getattr__(self, name: str):
+        raise AssertionError(f"the preview read the data ({name})")
+
+    def __getitem__(self, key):
+        raise AssertionError("the preview read the data")
+
+    def __array__(self, *args, **kwargs):
+        raise AssertionError("the preview read the data")
+
+
+def test_the_preview_reads_no_data(state: AppState) -> None:
+    from dataclasses import replace
+
+    state.select(list("abcde"), group="label")
+    state.selection = replace(state.selection, X=_Untouchable())
+    assert state.selection.n == 10**6
+    for bounds in (None, BOX):
+        state.set_bounds(bounds)
+        for kind, options in _options():
+            options = {k: v for k, v in options.items() if k not in ("public", "labels")}
+            preview = state.preview(kind, eps=0.3, delta=1e-7, **options)
+            assert preview.cost is not None, preview.message
+            assert preview.forecast.n == 10**6
+    with pytest.raises(AssertionError, match="read the data"):
+        state.release("directions", eps=0.3, delta=1e-7)
+    assert state.budget.spent == (0.0, 0.0)
+
+
+def test_the_preview_refuses_what_the_release_would_refuse(state: AppState, frame) -> None:
+    # delta above 1/n, too many bins, an identifier used as groups: the
+    # message comes before the click, from the settings alone.
+    assert "below 1/n" in state.preview("directions", eps=0.3, delta=0.01).message
+    assert "at most" in state.preview("score", eps=0.3, delta=1e-5, bins=10**6).message
+    ids = frame.assign(id=[f"row{i}" for i in range(300)])
+    state.load("ids", ids)
+    state.select(list("abcde"), group="id", group_labels=None)
+    assert "identifier" in state.preview("score", eps=0.3, delta=1e-5).message
+    assert state.preview("score", eps=0.3, delta=1e-5, use_groups=False).cost is not None
+
+
+def test_the_forecast_is_shown_before_and_after_a_release(state: AppState) -> None:
+    # 300 rows, eps 0.3 for a score plot: the private frame is unreliable.
+    state.release("directions", eps=0.4, delta=1e-5)
+    preview = state.preview("score", eps=0.3, delta=1e-5)
+    assert preview.affordable and not preview.forecast.ok
+    lines = preview.forecast_lines
+    assert lines[0].startswith("Forecast: the picture would likely be wrong.")
+    assert "public bounds" in lines[1] and "more eps" in lines[1]
+    assert not any(name in " ".join(lines) for name in ("frame=", "Control(", "_share"))
+    # Inaccurate releases are allowed; the result carries the forecast.
+    rel = state.release("score", eps=0.3, delta=1e-5)
+    assert not rel.forecast.ok and rel.notes[0].startswith("Forecast: this picture is likely")
+    assert not any("inaccurate" in w for w in rel.warnings)  # said once, by the page
+    # Public bounds make the frame free, and the forecast says so.
+    state.set_bounds(BOX)
+    bounded = state.preview("score", eps=0.3, delta=1e-5)
+    assert bounded.forecast.ok and bounded.forecast_lines[0].startswith("Forecast: looks accurate")
+    assert state.preview("directions", eps=0.3, delta=1e-5).forecast.ok
+
+
+def test_describe_forecast_words_problems_for_the_page() -> None:
+    from dppca.forecast import Forecast
+
+    bad = Forecast("scree", 150, 4, 0.3, 1e-5, problems=(
+        "the clip level search may fail; give public bounds or a public "
+        "ClippedControl(clip=...), or raise trace_share.",
+    ))  # fmt: skip
+    before = describe_forecast(bad)
+    assert "The clip level search may fail" in before[0]
+    assert "a public clip level (method controls)." in before[0]
+    assert "ClippedControl" not in before[0] and "trace_share" not in before[0]
+    after = describe_forecast(bad, bounds_given=True, made=True)
+    assert "public bounds for every" not in after[1] and "publishing" in after[2]
+    good = Forecast("directions", 150, 4, 1.0, 1e-5)
+    assert describe_forecast(good) == describe_forecast(good, made=True)
+
+
+def test_the_scree_figure_shows_the_share_of_the_total_variance_by_default(state) -> None:
+    import inspect
+
+    assert inspect.signature(figures.scree_figure).parameters["kind"].default == "pve_total"

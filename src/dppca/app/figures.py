@@ -82,7 +82,7 @@ def loading_figure(
     return _figure_of(result.plot(**opts))
 
 
-def scree_figure(release: Release, *, kind: str = "pve") -> Any:
+def scree_figure(release: Release, *, kind: str = "pve_total") -> Any:
     """The scree or PVE curves of a scree release."""
     fig, ax = _new_axes((6.4, 4.4))
     release.result.plot(kind=kind, ax=ax)

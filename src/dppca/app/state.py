@@ -3,25 +3,25 @@
 Everything a browser session does to the data goes through :class:`AppState`:
 loading a table (its budget lives in a :class:`~dppca.ledger.Ledger`, keyed
 by the table's fingerprint, so every session of the app and every restart
-sees the same spending), choosing its columns, pricing a release before it
-runs, running it through the budget and keeping it so that every later plot
-of it is post-processing. The Shiny layer
-(:mod:`dppca.app.ui`) only reads and calls this module, which imports no
-Shiny, so it is tested without a browser.
+sees the same spending), choosing its columns and public bounds, pricing and
+forecasting a release from its data-free plan before it runs, running it
+through the budget and keeping it so that every later plot of it is
+post-processing. Reading and choosing data lives in :mod:`.data`, pricing
+and forecasting in :mod:`.plans`; the names are re-exported here. The Shiny
+layer (:mod:`dppca.app.ui`) only reads and calls these modules, which import
+no Shiny, so they are tested without a browser.
 """
 
 from __future__ import annotations
 
-import math
-import os
 import threading
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 
 from .._validation import check_delta, check_eps, post_processing_rng
 from ..accounting import Budget, PrivacyCost
@@ -29,8 +29,32 @@ from ..datasets import DATASETS, load_dataset
 from ..directions import DirectionsResult
 from ..ledger import Ledger, LedgerBudget, LedgerError, frame_fingerprint
 from ..loading import dp_loading
+from .data import (
+    MAX_UPLOAD_BYTES,
+    DataError,
+    Selection,
+    default_delta,
+    numeric_columns,
+    parse_labels,
+    read_csv_upload,
+    select_data,
+)
+from .plans import (
+    BOUNDS_HELP,
+    CLIPPED_NOTE,
+    Preview,
+    Release,
+    ReleaseRequest,
+    bounds_array,
+    describe_forecast,
+    page_sentence,
+    plan_request,
+    read_bound,
+)
 
 __all__ = [
+    "BOUNDS_HELP",
+    "CLIPPED_NOTE",
     "DEFAULT_EPS",
     "DEFAULT_SHARES",
     "MAX_UPLOAD_BYTES",
@@ -41,24 +65,19 @@ __all__ = [
     "Release",
     "Selection",
     "default_delta",
+    "describe_forecast",
     "numeric_columns",
     "parse_labels",
     "read_csv_upload",
     "select_data",
 ]
 
-#: Largest accepted upload, in bytes.
-MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 #: Total epsilon offered for a newly loaded dataset.
 DEFAULT_EPS = 1.0
 #: What the app can release, one tab each.
 RELEASE_KINDS = ("directions", "scree", "score")
 #: Share of the dataset's total budget suggested for each kind of release.
 DEFAULT_SHARES: Mapping[str, float] = {"directions": 0.4, "scree": 0.3, "score": 0.3}
-
-
-class DataError(ValueError):
-    """A data or settings problem, worded for the page (no traceback)."""
 
 
 # Releases of one dataset run one at a time within the process (the ledger's
@@ -74,259 +93,7 @@ def _release_lock(ledger: Ledger, fp: str) -> threading.Lock:
         return _RELEASE_LOCKS.setdefault(key, threading.Lock())
 
 
-# ----------------------------------------------------------------------------- data
-
-
-def default_delta(n: int) -> float:
-    """A conservative default delta for ``n`` rows: ``n ** -1.1`` rounded down.
-
-    The value is rounded down to one significant digit, so it is always
-    below ``1 / n`` (a delta near ``1 / n`` allows releasing a row outright).
-
-    Examples
-    --------
-    >>> default_delta(5000)
-    8e-05
-    >>> default_delta(100)
-    0.006
-    """
-    if n < 2:
-        raise ValueError(f"n must be at least 2; got {n}.")
-    target = float(n) ** -1.1
-    exponent = math.floor(math.log10(target))
-    digit = math.floor(target / 10.0**exponent)
-    value = float(f"{digit}e{exponent}")
-    while value > target:  # guard against rounding in the last digit
-        digit -= 1
-        value = float(f"{digit}e{exponent}") if digit > 0 else float(f"9e{exponent - 1}")
-    return value
-
-
-def numeric_columns(frame: pd.DataFrame) -> list[str]:
-    """Names of the real-valued columns (booleans and complex numbers excluded)."""
-    return [
-        str(c)
-        for c in frame.columns
-        if pd.api.types.is_numeric_dtype(frame[c])
-        and not pd.api.types.is_bool_dtype(frame[c])
-        and not pd.api.types.is_complex_dtype(frame[c])
-    ]
-
-
-def _megabytes(size: int) -> str:
-    return f"{size / 1024 / 1024:.3g} MB"
-
-
-def read_csv_upload(
-    path: str | os.PathLike[str],
-    *,
-    name: str | None = None,
-    size: int | None = None,
-    limit: int = MAX_UPLOAD_BYTES,
-) -> pd.DataFrame:
-    """Read an uploaded CSV file, or raise :class:`DataError` with a readable reason.
-
-    Parameters
-    ----------
-    path : path-like
-        Where the upload was stored.
-    name : str, optional
-        The file name the user chose (shown in messages); default the path's name.
-    size : int, optional
-        Its size in bytes as reported by the browser. The larger of it and
-        the measured size is checked, so a browser cannot understate it.
-    limit : int, default=MAX_UPLOAD_BYTES
-        Largest accepted size; checked before the file is parsed.
-
-    Returns
-    -------
-    pandas.DataFrame
-        With at least one row and one numeric column.
-    """
-    name = os.path.basename(os.fspath(path)) if name is None else str(name)
-    if not name.lower().endswith(".csv"):
-        raise DataError(f"{name!r} is not a CSV file: choose a file whose name ends in .csv.")
-    # The bytes actually stored count, whatever size the browser declared.
-    measured = os.path.getsize(path)
-    size = measured if size is None else max(int(size), measured)
-    if size > limit:
-        raise DataError(
-            f"{name!r} is too large ({_megabytes(size)}); the limit is {_megabytes(limit)}."
-        )
-    if size == 0:
-        raise DataError(f"{name!r} is empty.")
-    with open(path, "rb") as fh:
-        head = fh.read(8192)
-    if b"\x00" in head:
-        raise DataError(f"{name!r} is not a text CSV file (it holds binary data).")
-    from .._io import _raw_header, sniff_csv_layout
-    from .._validation import check_unique_columns
-
-    # European files (semicolons, decimal commas) are recognised and read as such.
-    sep, decimal = sniff_csv_layout(path)
-    try:
-        check_unique_columns(_raw_header(path, sep), repr(name))
-        frame = pd.read_csv(path, sep=sep, decimal=decimal)
-    except pd.errors.EmptyDataError:
-        raise DataError(f"{name!r} is empty.") from None
-    except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise DataError(f"{name!r} could not be read as CSV: {first}") from None
-    if frame.shape[0] == 0:
-        raise DataError(f"{name!r} has a header but no rows.")
-    if not numeric_columns(frame):
-        raise DataError(
-            f"{name!r} has no numeric columns; the analysis needs at least two columns "
-            "of numbers (check the separator: it must be a comma)."
-        )
-    return frame
-
-
-@dataclass(frozen=True, eq=False)
-class Selection:
-    """The analysed part of a table: numeric columns and optional group labels."""
-
-    X: pd.DataFrame
-    groups: np.ndarray | None = None
-    group_column: str | None = None
-    groups_public: bool = False
-    group_labels: tuple[str, ...] | None = None
-
-    @property
-    def n(self) -> int:
-        """Number of rows."""
-        return int(self.X.shape[0])
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        """The analysed columns, in order."""
-        return tuple(str(c) for c in self.X.columns)
-
-
-def select_data(
-    frame: pd.DataFrame,
-    columns: Sequence[str],
-    *,
-    group: str | None = None,
-    groups_public: bool = False,
-    group_labels: Sequence[str] | str | None = None,
-) -> Selection:
-    """Check a choice of columns and return what the analysis will use.
-
-    Raises :class:`DataError` when fewer than two numeric columns are chosen,
-    when the group column is also an analysed column, or when a chosen column
-    has missing values, or the group column has missing labels and no public
-    list of labels is given. ``group_labels`` (a sequence or comma-separated
-    text; empty means none) is the public list of possible labels: then the
-    released label set is that list, and rows with other labels belong to no
-    group. The message names the columns
-    only: the app runs on the data holder's machine, for the data holder.
-    """
-    columns = [str(c) for c in columns]
-    numeric = set(numeric_columns(frame))
-    unknown = [c for c in columns if c not in frame.columns]
-    if unknown:
-        raise DataError(f"unknown column(s): {', '.join(unknown)}.")
-    not_numeric = [c for c in columns if c not in numeric]
-    if not_numeric:
-        raise DataError(f"column(s) {', '.join(not_numeric)} are not numeric.")
-    if len(columns) < 2:
-        raise DataError("choose at least two numeric columns.")
-    if group is not None and group in columns:
-        raise DataError(
-            f"the group column {group!r} is also an analysed column; remove it from one of them."
-        )
-    X = frame[columns]
-    bad = [c for c in columns if not np.isfinite(X[c].to_numpy(dtype=np.float64)).all()]
-    if bad:
-        raise DataError(
-            f"column(s) {', '.join(bad)} have missing (NaN) or infinite values; remove those "
-            "rows from the file or choose other columns."
-        )
-    if X.shape[0] < 4:
-        raise DataError(f"the data need at least 4 rows; got {X.shape[0]}.")
-    labels = None
-    public_labels = parse_labels(group_labels)
-    if group is not None:
-        if group not in frame.columns:
-            raise DataError(f"unknown group column {group!r}.")
-        if public_labels is None and frame[group].isna().any():
-            raise DataError(
-                f"the group column {group!r} has missing labels; give the public list of "
-                "labels (rows with a missing label then belong to no group)."
-            )
-        labels = frame[group].astype(str).to_numpy()
-    return Selection(
-        X=X.reset_index(drop=True),
-        groups=labels,
-        group_column=group,
-        groups_public=bool(groups_public) and group is not None,
-        group_labels=public_labels if group is not None else None,
-    )
-
-
-def parse_labels(group_labels: Sequence[str] | str | None) -> tuple[str, ...] | None:
-    """A public list of group labels from a sequence or comma-separated text (None if empty)."""
-    if group_labels is None:
-        return None
-    items = group_labels.split(",") if isinstance(group_labels, str) else list(group_labels)
-    labels = tuple(str(x).strip() for x in items if str(x).strip())
-    if not labels:
-        return None
-    if len(set(labels)) != len(labels):
-        raise DataError("the list of group labels names a label twice.")
-    return labels
-
-
 # ------------------------------------------------------------------------- releases
-
-
-@dataclass(frozen=True)
-class Preview:
-    """The price of a release, worked out before it runs.
-
-    ``cost`` is None when the settings are invalid (``message`` says why).
-    """
-
-    kind: str
-    cost: PrivacyCost | None
-    affordable: bool
-    message: str
-    warnings: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, eq=False)
-class Release:
-    """One private release made in the app, kept for re-drawing at no cost."""
-
-    number: int
-    kind: str
-    result: Any
-    cost: PrivacyCost
-    settings: Mapping[str, Any]
-    columns: tuple[str, ...]
-    warnings: tuple[str, ...] = ()
-
-
-class _Priced(Exception):
-    def __init__(self, cost: PrivacyCost) -> None:
-        super().__init__(str(cost))
-        self.cost = cost
-
-
-class _CostProbe(Budget):
-    """A budget that stops the call at its check, handing back the cost.
-
-    Every release function checks the budget after validating its arguments
-    and before it touches the data, so this prices a release exactly (with the
-    function's own accounting) without computing or spending anything.
-    """
-
-    def __init__(self) -> None:
-        super().__init__(1.0, 0.5)
-
-    def check(self, cost: PrivacyCost) -> None:
-        raise _Priced(cost)
 
 
 def _fmt_cost(cost: PrivacyCost) -> str:
@@ -373,6 +140,8 @@ class AppState:
         self.budget: LedgerBudget | None = None
         self.releases: list[Release] = []
         self.generation = 0  # bumped whenever the dataset changes
+        # public bounds typed into the page: variable -> (lower, upper), None if blank
+        self.bounds_entries: dict[str, tuple[float | None, float | None]] = {}
 
     # -- data and budget -------------------------------------------------------------
     def load(self, name: str, frame: pd.DataFrame) -> str | None:
@@ -406,6 +175,7 @@ class AppState:
         self.releases = []
         self.generation += 1
         self.selection = None
+        self.bounds_entries = {}  # another table: its variables mean other things
         try:
             self.select(numeric_columns(frame))
         except DataError as exc:
@@ -485,59 +255,101 @@ class AppState:
                 return rel
         return None
 
-    def _call(self, kind: str, params: Mapping[str, Any], budget: Budget) -> Any:
+    # -- public bounds ---------------------------------------------------------------
+    def set_bounds(self, entries: Mapping[str, Sequence[object]] | None) -> None:
+        """Keep public bounds typed into the page's table.
+
+        ``entries`` maps a variable to ``(lower, upper)``; a blank (None, ""
+        or NaN) is an empty cell. Variables not named keep their entries;
+        None empties the whole table. The values are checked as a whole
+        when a release is priced or made (:meth:`public_bounds`).
+        """
+        if entries is None:
+            self.bounds_entries = {}
+            return
+        out = dict(self.bounds_entries)
+        for name, pair in entries.items():
+            values = tuple(pair)
+            if len(values) != 2:
+                raise DataError(f"the bounds of {name!r} need a lower and an upper value.")
+            out[str(name)] = (
+                read_bound(values[0], name, "lower"),
+                read_bound(values[1], name, "upper"),
+            )
+        self.bounds_entries = out
+
+    def public_bounds(self) -> NDArray[np.float64] | None:
+        """The public bounds of the analysed columns, (p, 2), or None if the table is empty.
+
+        Raises
+        ------
+        DataError
+            When only some cells are filled or the values are invalid
+            (:func:`dppca.app.plans.bounds_array`).
+        """
+        if self.selection is None:
+            return None
+        return bounds_array(self.bounds_entries, self.selection.columns)
+
+    def bounds_status(self) -> tuple[str, str]:
+        """A line about the bounds for the page, and its kind (secondary, success, danger)."""
+        try:
+            box = self.public_bounds()
+        except DataError as exc:
+            return (page_sentence(str(exc)), "danger")
+        if box is None:
+            return (
+                "No public bounds: each release finds the ranges it needs privately, "
+                "from its own eps.",
+                "secondary",
+            )
+        return (
+            f"Public bounds set for all {box.shape[0]} analysed variables: every release "
+            "clips the data to them first.",
+            "success",
+        )
+
+    # -- releases, priced from plans ---------------------------------------------------
+    def _request(self, kind: str, params: Mapping[str, Any]) -> ReleaseRequest:
+        """Plan a release from the selection's shape, the settings and the bounds."""
         if self.selection is None:
             raise DataError("load a dataset and choose at least two numeric columns first.")
-        sel = self.selection
-        p = dict(params)
-        eps, delta = p.pop("eps"), p.pop("delta")
-        calibration = p.pop("calibration", "analytic")
+        return plan_request(
+            kind, params, self.selection, self.public_bounds(), self.reusable_directions()
+        )
+
+    def _run(self, req: ReleaseRequest, params: Mapping[str, Any], budget: Budget) -> Any:
+        """Make the planned release from the data."""
+        assert self.selection is not None
+        X = self.selection.X
         # ties="zero": rows that (almost) coincide contribute nothing to the
         # Kendall matrix instead of stopping the release, which keeps the
-        # guarantee and avoids an error that depends on the data.
+        # guarantee and avoids an error that depends on the data. The page
+        # shows the forecast itself, so the library need not warn again.
         common = {
-            "eps": eps, "delta": delta, "calibration": calibration, "ties": "zero",
-            "random_state": self._rng, "budget": budget,
+            "eps": params["eps"], "delta": params["delta"],
+            "calibration": params.get("calibration", "analytic"), "ties": "zero",
+            "random_state": self._rng, "budget": budget, "bounds": req.bounds,
+            "accuracy": "ignore",
         }  # fmt: skip
-        reuse = p.pop("reuse_directions", True)
-        directions = self.reusable_directions() if reuse else None
-        if kind == "directions":
-            return _release_directions(sel.X, design=p.get("design", "exact"), **common)
-        if kind == "scree":
-            from ..scree import ClippedControl, HuberControl, PMWMControl, dp_scree
+        if req.kind == "directions":
+            return _release_directions(X, **req.options, **common)
+        if req.kind == "scree":
+            from ..scree import dp_scree
 
-            methods = tuple(p.pop("methods", ("clipped",)))
-            if not methods:
-                raise DataError("choose at least one scree method.")
-            control: dict[str, Any] = {}
-            if "clipped" in methods and p.get("clip") is not None:
-                control["clipped"] = ClippedControl(clip=p["clip"])
-            if "pmwm" in methods:
-                control["pmwm"] = PMWMControl(split=bool(p.get("pmwm_split", True)))
-            if "huber" in methods:
-                control["huber"] = HuberControl(m2_frac=float(p.get("huber_m2_frac", 0.25)))
-            return dp_scree(
-                sel.X, p.get("k"), method=list(methods), control=control or None,
-                directions=directions, mono=bool(p.get("mono", True)), **common,
-            )  # fmt: skip
-        if kind == "score":
-            from ..score import dp_score
+            opts = dict(req.options)
+            return dp_scree(X, opts.pop("k"), **opts, **common)
+        from ..score import dp_score
 
-            methods = tuple(p.pop("methods", ("add",)))
-            if not methods:
-                raise DataError("choose at least one histogram method.")
-            use_groups = bool(p.get("use_groups", True)) and sel.groups is not None
-            return dp_score(
-                sel.X, bins=p.get("bins"), components=tuple(p.get("components", (1, 2))),
-                method=list(methods), directions=directions,
-                groups=sel.groups if use_groups else None,
-                groups_public=sel.groups_public if use_groups else False,
-                group_labels=sel.group_labels if use_groups else None, **common,
-            )  # fmt: skip
-        raise DataError(f"unknown release kind {kind!r}.")
+        return dp_score(X, **req.options, **common)
 
     def preview(self, kind: str, **params: Any) -> Preview:
-        """Price a release with the current settings, without running it."""
+        """Price and forecast a release with the current settings, without running it.
+
+        Both come from the release's data-free plan (n, p, the settings and
+        the public bounds): the data are not read, so the preview is as
+        fast for a million rows as for a hundred.
+        """
         if self.budget is None or self.selection is None:
             return Preview(
                 kind, None, False, "Load a dataset and choose at least two usable columns first."
@@ -545,13 +357,10 @@ class AppState:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                self._call(kind, params, _CostProbe())
-            except _Priced as priced:
-                cost = priced.cost
+                req = self._request(kind, params)
             except (DataError, TypeError, ValueError) as exc:
                 return Preview(kind, None, False, f"Invalid settings: {exc}")
-            else:  # pragma: no cover - every release function checks its budget
-                raise RuntimeError(f"the {kind} release did not check its budget.")
+        cost = req.plan.cost
         notes = tuple(dict.fromkeys(str(w.message) for w in caught))
         sel = self.selection
         if (
@@ -566,18 +375,19 @@ class AppState:
                 "private); give the public list of labels in the data panel to avoid that.",
             )
         eps_left, delta_left = self.budget.remaining
+        extra = {"forecast": req.plan.forecast, "bounds_given": req.bounds is not None}
         if self.budget.can_afford(cost):
             message = (
                 f"This release will cost {_fmt_cost(cost)}. Remaining before it: "
                 f"eps = {eps_left:.4g}, delta = {delta_left:.3g}."
             )
-            return Preview(kind, cost, True, message, notes)
+            return Preview(kind, cost, True, message, notes, **extra)
         message = (
             f"This release would cost {_fmt_cost(cost)}, but only eps = {eps_left:.4g}, "
             f"delta = {delta_left:.3g} remain: it will be refused. Lower its eps/delta or "
             "re-draw an existing release (free)."
         )
-        return Preview(kind, cost, False, message, notes)
+        return Preview(kind, cost, False, message, notes, **extra)
 
     def release(self, kind: str, **params: Any) -> Release:
         """Run a release through the budget and keep it.
@@ -596,8 +406,9 @@ class AppState:
         with _release_lock(self.ledger, self.budget.fp):
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
+                req = self._request(kind, params)
                 try:
-                    result = self._call(kind, params, budget)
+                    result = self._run(req, params, budget)
                 except LedgerError as exc:
                     raise DataError(str(exc)) from None
         cost = result.cost
@@ -609,6 +420,8 @@ class AppState:
             settings=settings,
             columns=self.selection.columns,
             warnings=tuple(dict.fromkeys(str(w.message) for w in caught)),
+            forecast=req.plan.forecast,
+            bounds=req.bounds,
         )
         self.releases.append(rel)
         return rel

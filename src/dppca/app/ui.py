@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import tempfile
 from collections.abc import Callable
@@ -19,11 +20,13 @@ from ..ledger import Ledger
 from . import figures
 from ._limits import UploadLimitedApp
 from .state import (
+    BOUNDS_HELP,
     DEFAULT_EPS,
     MAX_UPLOAD_BYTES,
     AppState,
     DataError,
     Preview,
+    Release,
     numeric_columns,
     parse_labels,
     read_csv_upload,
@@ -84,7 +87,37 @@ def _download_buttons(prefix: str, table: str, enabled: bool) -> Any:
 _CSS = """
 #columns + .selectize-control .selectize-input { max-height: 7.5em; overflow-y: auto; }
 #columns + .selectize-control .selectize-input .item { font-size: 0.8em; padding: 0 4px; }
+.bounds-table td, .bounds-table th { padding: 2px 4px; vertical-align: middle; }
+.bounds-table .form-group { margin-bottom: 0; }
+.bounds-table input { padding: 2px 6px; }
 """
+
+
+def _bound_ids(variable: str) -> tuple[str, str]:
+    """Input ids of one row of the bounds table (from the name, so a row keeps its cells)."""
+    key = hashlib.sha1(variable.encode()).hexdigest()[:10]
+    return f"bound_lo_{key}", f"bound_hi_{key}"
+
+
+def _bounds_table(columns: tuple[str, ...], entries: dict[str, Any]) -> Any:
+    """One row per analysed variable: its name and two cells, empty unless typed in."""
+    if not columns:
+        return ui.p("Choose the columns first.", class_="text-muted small")
+    head = ui.tags.thead(
+        ui.tags.tr(ui.tags.th("variable"), ui.tags.th("lower"), ui.tags.th("upper"))
+    )
+    rows = []
+    for name in columns:
+        lo_id, hi_id = _bound_ids(name)
+        lo, hi = entries.get(name, (None, None))
+        rows.append(
+            ui.tags.tr(
+                ui.tags.td(name, class_="bound-variable"),
+                ui.tags.td(ui.input_numeric(lo_id, None, value=lo)),  # type: ignore[arg-type]
+                ui.tags.td(ui.input_numeric(hi_id, None, value=hi)),  # type: ignore[arg-type]
+            )
+        )
+    return ui.tags.table(head, ui.tags.tbody(*rows), class_="table table-sm bounds-table")
 
 
 def build_ui(provided: str | None = None, *, max_upload: int = MAX_UPLOAD_BYTES) -> Any:
@@ -127,6 +160,18 @@ def build_ui(provided: str | None = None, *, max_upload: int = MAX_UPLOAD_BYTES)
             "Group labels are",
             {"private": "private (sizes released with noise)", "public": "public"},
         ),
+        ui.accordion(
+            ui.accordion_panel(
+                "Public bounds (optional)",
+                ui.help_text(BOUNDS_HELP),
+                ui.output_ui("bounds_table"),
+                ui.input_action_button("clear_bounds", "Empty the table", class_="btn-sm"),
+                value="bounds",
+            ),
+            id="bounds_panel",
+            open=False,
+        ),
+        ui.output_ui("bounds_message"),
         ui.hr(),
         ui.h5("Privacy budget of this dataset (kept in the ledger)"),
         ui.layout_columns(
@@ -220,7 +265,12 @@ def build_ui(provided: str | None = None, *, max_upload: int = MAX_UPLOAD_BYTES)
         ui.input_radio_buttons(
             "scree_kind",
             "Plot kind",
-            {"pve": "PVE (k components)", "pve_total": "PVE (all)", "scree": "variances"},
+            {
+                "pve_total": "PVE (share of the total variance)",
+                "pve": "PVE (of the k components)",
+                "scree": "variances",
+            },
+            selected="pve_total",
             inline=True,
         ),
         ui.output_ui("scree_note"),
@@ -286,11 +336,30 @@ def _alert(text: str, kind: str) -> Any:
     return ui.div(text, class_=f"alert alert-{kind} py-2 my-2", role="alert")
 
 
+def _forecast_ui(lines: tuple[str, ...], ok: bool, cls: str) -> Any:
+    body = [ui.p(line, class_="mb-1") for line in lines]
+    kind = "success" if ok else "warning"
+    return ui.div(*body, class_=f"alert alert-{kind} py-2 my-2 {cls}", role="status")
+
+
 def _preview_ui(preview: Preview) -> Any:
     body = [ui.p(preview.message, class_="mb-1")]
     body += [ui.p(f"Note: {w}", class_="mb-1 small") for w in preview.warnings]
     kind = "secondary" if preview.cost is None else ("info" if preview.affordable else "warning")
-    return ui.div(*body, class_=f"alert alert-{kind} py-2 my-2 cost-preview", role="status")
+    cost = ui.div(*body, class_=f"alert alert-{kind} py-2 my-2 cost-preview", role="status")
+    if preview.forecast is None:
+        return cost
+    return ui.div(
+        cost, _forecast_ui(preview.forecast_lines, preview.forecast.ok, "forecast-preview")
+    )
+
+
+def _release_forecast(rel: Release) -> Any:
+    """The forecast a release was made under and the clipping policy, shown with it."""
+    if not rel.notes:
+        return None
+    ok = rel.forecast is None or rel.forecast.ok
+    return _forecast_ui(rel.notes, ok, "release-forecast")
 
 
 def _positive_or_none(value: Any) -> int | None:
@@ -330,6 +399,13 @@ def create_app(
         budget_msg: reactive.Value[tuple[str, str] | None] = reactive.value(None)
         status = {k: reactive.value(None) for k in ("directions", "scree", "score")}
         samples: dict[tuple[int, str, int], pd.DataFrame] = {}
+        # the analysed columns, and a counter that redraws the bounds table
+        # (new data or an emptied table) without waiting for a column change
+        bounds_columns: reactive.Value[tuple[str, ...]] = reactive.value(())
+        bounds_redraw = reactive.value(0)
+
+        def columns_changed() -> None:
+            bounds_columns.set(state.selection.columns if state.selection else ())
 
         def changed() -> None:
             tick.set(tick() + 1)
@@ -357,6 +433,8 @@ def create_app(
             else:
                 data_msg.set((f"{message} Choose the columns: {problem}", "warning"))
             budget_msg.set(None)
+            columns_changed()
+            bounds_redraw.set(bounds_redraw() + 1)
             changed()
 
         def reset_budget_inputs() -> None:
@@ -465,7 +543,47 @@ def create_app(
             else:
                 data_msg.set((f"Analysing {len(cols)} columns of {state.data_name}.", "success"))
                 ui.update_numeric("scree_k", max=len(cols))
+            columns_changed()
             changed()
+
+        # -- public bounds -----------------------------------------------------------
+        @render.ui
+        def bounds_table() -> Any:
+            bounds_redraw()
+            columns = bounds_columns()
+            with reactive.isolate():  # typing in a cell must not redraw the table
+                return _bounds_table(columns, dict(state.bounds_entries))
+
+        @reactive.effect
+        def _bounds_typed() -> None:
+            entries: dict[str, tuple[Any, Any]] = {}
+            for name in bounds_columns():
+                cells = []
+                for cell in _bound_ids(name):
+                    value = input[cell]
+                    cells.append(value() if value.is_set() else None)
+                entries[name] = (cells[0], cells[1])
+            with reactive.isolate():
+                old = {c: state.bounds_entries.get(c, (None, None)) for c in entries}
+                try:
+                    state.set_bounds(entries)
+                except DataError:  # a cell that is not a number counts as empty
+                    state.set_bounds({c: (None, None) for c in entries})
+                if {c: state.bounds_entries.get(c) for c in entries} != old:
+                    changed()
+
+        @reactive.effect
+        @reactive.event(input.clear_bounds)
+        def _clear_bounds() -> None:
+            state.set_bounds(None)
+            bounds_redraw.set(bounds_redraw() + 1)
+            changed()
+
+        @render.ui
+        def bounds_message() -> Any:
+            tick()
+            text, kind = state.bounds_status()
+            return ui.div(text, class_=f"alert alert-{kind} py-1 my-2 small", role="status")
 
         @render.ui
         def data_message() -> Any:
@@ -611,7 +729,13 @@ def create_app(
                     text += f"delta = {rel.cost.delta:.3g}."
                     if rel.warnings:
                         text += " Notes: " + " ".join(rel.warnings)
-                    status[kind].set((text, "success"))
+                    ok = rel.forecast is None or rel.forecast.ok
+                    if not ok:
+                        text += (
+                            " The forecast says this picture is likely wrong; see the "
+                            "note with the figure."
+                        )
+                    status[kind].set((text, "success" if ok else "warning"))
                 finally:
                     ui.notification_remove(note_id)
                 changed()
@@ -627,9 +751,12 @@ def create_app(
                     f"No {what} release yet: set its eps and delta and run it.",
                     class_="text-muted",
                 )
-            return ui.p(
-                f"Showing release #{rel.number}, which cost {rel.cost}. {_FREE}",
-                class_="text-muted small redraw-note",
+            return ui.div(
+                ui.p(
+                    f"Showing release #{rel.number}, which cost {rel.cost}. {_FREE}",
+                    class_="text-muted small redraw-note",
+                ),
+                _release_forecast(rel),
             )
 
         @render.ui

@@ -1,0 +1,313 @@
+"""Pricing a release in the app: data-free plans, forecasts in words, public bounds.
+
+Also what the page keeps of a release made (:class:`Release`) and says with it.
+
+Nothing here reads the data: a release is planned from the selection's shape
+(n, p), the page's settings and the public bounds, so the cost and the
+forecast shown before a release are free and as fast for 10^6 rows as for
+100. No Shiny either.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._validation import (
+    check_bins_cap,
+    check_bounds,
+    check_delta,
+    check_delta_for_n,
+    check_design,
+    check_design_m,
+    check_eps,
+)
+from ..accounting import PrivacyCost
+from ..directions import DirectionsResult, plan_directions
+from ..forecast import Forecast
+from .data import DataError, Selection
+
+__all__ = [
+    "BOUNDS_HELP",
+    "CLIPPED_NOTE",
+    "Preview",
+    "Release",
+    "ReleaseRequest",
+    "bounds_array",
+    "describe_forecast",
+    "page_sentence",
+    "plan_request",
+    "read_bound",
+]
+
+
+@dataclass(frozen=True)
+class Preview:
+    """The price and accuracy forecast of a release, worked out before it runs.
+
+    Both come from the release's data-free plan (n, p and the settings), so
+    nothing of the data is read. ``cost`` and ``forecast`` are None when the
+    settings are invalid (``message`` says why).
+    """
+
+    kind: str
+    cost: PrivacyCost | None
+    affordable: bool
+    message: str
+    warnings: tuple[str, ...] = ()
+    forecast: Forecast | None = None
+    bounds_given: bool = False
+
+    @property
+    def forecast_lines(self) -> tuple[str, ...]:
+        """The forecast in plain sentences (empty for invalid settings)."""
+        if self.forecast is None:
+            return ()
+        return describe_forecast(self.forecast, bounds_given=self.bounds_given)
+
+
+@dataclass(frozen=True, eq=False)
+class Release:
+    """One private release made in the app, kept for re-drawing at no cost.
+
+    ``forecast`` is the data-free forecast the release was made under;
+    ``bounds`` the public bounds the data were clipped to, (p, 2), or None.
+    """
+
+    number: int
+    kind: str
+    result: Any
+    cost: PrivacyCost
+    settings: Mapping[str, Any]
+    columns: tuple[str, ...]
+    warnings: tuple[str, ...] = ()
+    forecast: Forecast | None = None
+    bounds: NDArray[np.float64] | None = None
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What the page says with the result: the forecast and the clipping policy."""
+        lines: tuple[str, ...] = ()
+        if self.forecast is not None:
+            lines += describe_forecast(
+                self.forecast, bounds_given=self.bounds is not None, made=True
+            )
+        if self.bounds is not None:
+            lines += (CLIPPED_NOTE,)
+        return lines
+
+
+#: Said with every release made under public bounds. Never a count of the
+#: clipped values: that count depends on individual rows and is not private.
+CLIPPED_NOTE = (
+    "The data were clipped to the public bounds before this release (a value below its "
+    "lower bound counts as the bound, likewise above the upper bound). How many values "
+    "were clipped is not shown: that count is not private."
+)
+
+BOUNDS_HELP = (
+    "Optional: the range each variable can take, from a codebook, the units or an "
+    "instrument's range (for example 0 to 120 for an age in years). Never read them off "
+    "the data (its minimum and maximum): bounds taken from the data leak it. With bounds "
+    "for every analysed variable, each release clips the data to them and gets its clip "
+    "levels and plot frame from them for free; leave the table empty otherwise."
+)
+
+
+# The library's forecast names its own arguments; the page names its controls.
+_PAGE_WORDS = (
+    ("pass directions released earlier", "reuse the directions of a directions release"),
+    ("a public ClippedControl(clip=...)", "a public clip level (method controls)"),
+    ("give public bounds or frame=, or raise eps", "give public bounds or raise eps"),
+    (", or raise trace_share", ""),
+)
+
+
+def page_sentence(text: str) -> str:
+    text = text.strip()
+    for library, page in _PAGE_WORDS:
+        text = text.replace(library, page)
+    return text[:1].upper() + text[1:] if text else text
+
+
+def describe_forecast(
+    forecast: Forecast, *, bounds_given: bool = False, made: bool = False
+) -> tuple[str, ...]:
+    """The forecast of a release in plain sentences, for the page.
+
+    ``made`` words it for a release already made (shown with its result).
+    """
+    if forecast.ok:
+        return (
+            "Forecast: looks accurate (predicted from public settings only: n, p, eps, delta "
+            "and the options; no data were read).",
+        )
+    head = "this picture is likely wrong" if made else "the picture would likely be wrong"
+    lines = [f"Forecast: {head}. " + " ".join(page_sentence(t) for t in forecast.problems)]
+    helps = ["more eps for this release"]
+    if not bounds_given and forecast.release != "directions":
+        helps.append("public bounds for every analysed variable (in the sidebar)")
+    helps.append("more rows")
+    lines.append("What would help: " + ", ".join(helps[:-1]) + " or " + helps[-1] + ".")
+    if made:
+        lines.append("Check it before publishing it: it may show mostly noise.")
+    else:
+        lines.append("The release is allowed; its result will carry this warning.")
+    return tuple(lines)
+
+
+@dataclass(frozen=True, eq=False)
+class ReleaseRequest:
+    """A release's validated settings and its data-free plan (no data read)."""
+
+    kind: str
+    plan: Any
+    options: Mapping[str, Any]
+    bounds: NDArray[np.float64] | None
+
+
+def plan_request(
+    kind: str,
+    params: Mapping[str, Any],
+    sel: Selection,
+    box: NDArray[np.float64] | None,
+    directions: DirectionsResult | None,
+) -> ReleaseRequest:
+    """Check a release's settings and plan it from n, p and them alone.
+
+    ``box`` are the public bounds, ``directions`` a kept private directions
+    release to reuse (when the settings ask for reuse). Reads the
+    selection's shape, never its data.
+    """
+    n, p = sel.n, len(sel.columns)
+    opts = dict(params)
+    eps, delta = check_eps(opts.pop("eps")), check_delta(opts.pop("delta"))
+    check_delta_for_n(delta, n)
+    money = {"eps": eps, "delta": delta, "calibration": opts.pop("calibration", "analytic")}
+    if not opts.pop("reuse_directions", True):
+        directions = None
+    if kind == "directions":
+        design = check_design(opts.get("design", "exact"))
+        m = check_design_m(None, n) if design == "balanced" else None
+        plan: Any = plan_directions(n, p, design=design, m=m, **money)
+        return ReleaseRequest(kind, plan, {"design": design}, box)
+    if kind == "scree":
+        from ..scree import plan_scree
+
+        methods, control = _scree_methods(opts)
+        k = opts.get("k")
+        plan = plan_scree(
+            n, p, k, method=methods, control=control,
+            directions_given=directions is not None, bounds=box, **money,
+        )  # fmt: skip
+        options = {
+            "k": k, "method": methods, "control": control, "directions": directions,
+            "mono": bool(opts.get("mono", True)),
+        }  # fmt: skip
+        return ReleaseRequest(kind, plan, options, box)
+    if kind == "score":
+        from ..score import plan_score
+
+        methods = list(opts.pop("methods", ("add",)))
+        if not methods:
+            raise DataError("choose at least one histogram method.")
+        bins = opts.get("bins")
+        check_bins_cap(bins)
+        use_groups = bool(opts.get("use_groups", True)) and sel.groups is not None
+        _check_groups(sel, n, use_groups)
+        components = tuple(opts.get("components", (1, 2)))
+        groups_public = sel.groups_public if use_groups else False
+        plan = plan_score(
+            n, p, bins=bins, components=components, method=methods,
+            directions_given=directions is not None,
+            groups=sel.n_groups if use_groups else None, groups_public=groups_public,
+            bounds_given=box is not None, **money,
+        )  # fmt: skip
+        options = {
+            "bins": bins, "components": components, "method": methods,
+            "directions": directions, "groups": sel.groups if use_groups else None,
+            "groups_public": groups_public,
+            "group_labels": sel.group_labels if use_groups else None,
+        }  # fmt: skip
+        return ReleaseRequest(kind, plan, options, box)
+    raise DataError(f"unknown release kind {kind!r}.")
+
+
+def bounds_array(
+    entries: Mapping[str, tuple[float | None, float | None]], columns: Sequence[str]
+) -> NDArray[np.float64] | None:
+    """The public bounds of ``columns`` as a (p, 2) array, or None if none is filled.
+
+    Raises
+    ------
+    DataError
+        When only some cells are filled (every analysed variable needs
+        both values, or none has any) or the values are invalid
+        (:func:`dppca._validation.check_bounds`).
+    """
+    columns = tuple(columns)
+    cells = {c: entries.get(c, (None, None)) for c in columns}
+    if all(lo is None and hi is None for lo, hi in cells.values()):
+        return None
+    missing = [c for c, (lo, hi) in cells.items() if lo is None or hi is None]
+    if missing:
+        shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
+        raise DataError(
+            f"the public bounds table is only partly filled (missing for {shown}): every "
+            "analysed variable needs both a lower and an upper value, or leave the "
+            "whole table empty."
+        )
+    try:
+        box = check_bounds({c: cells[c] for c in columns}, columns)
+    except (TypeError, ValueError) as exc:
+        raise DataError(f"public bounds: {exc}") from None
+    assert box is not None
+    return np.column_stack(box)
+
+
+def read_bound(value: object, name: object, side: str) -> float | None:
+    """One cell of the bounds table: None when blank, else a float."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, bool):
+        raise DataError(f"the {side} bound of {name!r} must be a number; got {value!r}.")
+    try:
+        out = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise DataError(f"the {side} bound of {name!r} must be a number; got {value!r}.") from None
+    return None if math.isnan(out) else out
+
+
+def _check_groups(sel: Selection, n: int, use_groups: bool) -> None:
+    """The library's refusal of an identifier-like group column, from the label count."""
+    if not use_groups or sel.n_groups is None:
+        return
+    from ..score import _check_group_count
+
+    levels = tuple(range(sel.n_groups))
+    try:
+        _check_group_count(levels, levels, n)
+    except ValueError as exc:
+        raise DataError(str(exc)) from None
+
+
+def _scree_methods(opts: Mapping[str, Any]) -> tuple[list[str], dict[str, Any] | None]:
+    """The scree methods chosen on the page and their controls."""
+    from ..scree import ClippedControl, HuberControl, PMWMControl
+
+    methods = list(opts.get("methods", ("clipped",)))
+    if not methods:
+        raise DataError("choose at least one scree method.")
+    control: dict[str, Any] = {}
+    if "clipped" in methods and opts.get("clip") is not None:
+        control["clipped"] = ClippedControl(clip=opts["clip"])
+    if "pmwm" in methods:
+        control["pmwm"] = PMWMControl(split=bool(opts.get("pmwm_split", True)))
+    if "huber" in methods:
+        control["huber"] = HuberControl(m2_frac=float(opts.get("huber_m2_frac", 0.25)))
+    return methods, control or None
