@@ -156,12 +156,15 @@ def run(
     _require_shiny()
     import shiny
 
+    run_app = shiny.run_app
+    assert run_app is not None  # None only in Pyodide, where the app cannot serve
+
     app = create_app(data, max_upload_mb=max_upload_mb, ledger=ledger)
     _check_port(host, int(port))
     shown = f"[{host}]" if ":" in host else host
     print(f"dppca app: serving on http://{shown}:{int(port)}/ (press Ctrl+C to stop)", flush=True)
     try:
-        shiny.run_app(app, host=host, port=int(port), launch_browser=launch_browser, **kwargs)
+        run_app(app, host=host, port=int(port), launch_browser=launch_browser, **kwargs)
     except SystemExit as exc:  # uvicorn exits when it cannot bind (a race with _check_port)
         if exc.code not in (0, None):
             raise PortInUseError(

@@ -69,7 +69,8 @@ def loading_figure(
     """
     directions = _directions_of(release.result)
     _, ax = _new_axes((6.4, 5.6) if kind != "heatmap" else (6.4, 6.0))
-    result = LoadingResult.from_directions(directions, components=tuple(components))
+    pair = (int(components[0]), int(components[1]))
+    result = LoadingResult.from_directions(directions, components=pair)
     opts: dict[str, Any] = {"kind": kind, "ax": ax, "top": top}
     if color is not None and kind != "heatmap":
         opts["color"] = color

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -31,6 +31,10 @@ from ..accounting import PrivacyCost
 from ..directions import DirectionsResult, plan_directions
 from ..forecast import Forecast
 from .data import DataError, Selection
+
+if TYPE_CHECKING:
+    from ..score import ScoreMethod
+    from ..scree import ScreeMethod
 
 __all__ = [
     "BOUNDS_HELP",
@@ -202,7 +206,7 @@ def plan_request(
         methods, control = _scree_methods(opts)
         k = opts.get("k")
         plan = plan_scree(
-            n, p, k, method=methods, control=control,
+            n, p, k, method=cast("Sequence[ScreeMethod]", methods), control=control,
             directions_given=directions is not None, bounds=box, **money,
         )  # fmt: skip
         options = {
@@ -223,7 +227,8 @@ def plan_request(
         components = tuple(opts.get("components", (1, 2)))
         groups_public = sel.groups_public if use_groups else False
         plan = plan_score(
-            n, p, bins=bins, components=components, method=methods,
+            n, p, bins=bins, components=components,
+            method=cast("Sequence[ScoreMethod]", methods),
             directions_given=directions is not None,
             groups=sel.n_groups if use_groups else None, groups_public=groups_public,
             bounds_given=box is not None, **money,

@@ -113,8 +113,8 @@ def _bounds_table(columns: tuple[str, ...], entries: dict[str, Any]) -> Any:
         rows.append(
             ui.tags.tr(
                 ui.tags.td(name, class_="bound-variable"),
-                ui.tags.td(ui.input_numeric(lo_id, None, value=lo)),  # type: ignore[arg-type]
-                ui.tags.td(ui.input_numeric(hi_id, None, value=hi)),  # type: ignore[arg-type]
+                ui.tags.td(ui.input_numeric(lo_id, None, value=lo)),
+                ui.tags.td(ui.input_numeric(hi_id, None, value=hi)),
             )
         )
     return ui.tags.table(head, ui.tags.tbody(*rows), class_="table table-sm bounds-table")
@@ -397,7 +397,9 @@ def create_app(
         tick = reactive.value(0)
         data_msg: reactive.Value[tuple[str, str] | None] = reactive.value(None)
         budget_msg: reactive.Value[tuple[str, str] | None] = reactive.value(None)
-        status = {k: reactive.value(None) for k in ("directions", "scree", "score")}
+        status: dict[str, reactive.Value[tuple[str, str] | None]] = {
+            k: reactive.value(None) for k in ("directions", "scree", "score")
+        }
         samples: dict[tuple[int, str, int], pd.DataFrame] = {}
         # the analysed columns, and a counter that redraws the bounds table
         # (new data or an emptied table) without waiting for a column change
@@ -453,7 +455,7 @@ def create_app(
             assert frame is not None
             text = f"Loaded {name}: {frame.shape[0]} rows, {frame.shape[1]} columns. "
             releases = state.ledger_version()[0]
-            if releases:
+            if releases and state.budget is not None:
                 eps, delta = state.budget.spent
                 text += (
                     f"The ledger already holds {releases} release(s) of these data "
@@ -700,7 +702,7 @@ def create_app(
                 if preview.cost is None:
                     status[kind].set((preview.message, "danger"))
                     return
-                if not preview.affordable:
+                if not preview.affordable and state.budget is not None:
                     eps_left, delta_left = state.budget.remaining
                     status[kind].set((
                         f"Refused: this release would cost {preview.cost}, but only "
@@ -778,7 +780,7 @@ def create_app(
         # blocks another session.
         def draw_loading() -> Callable[[], Any]:
             tick()
-            rel = req(state.latest("directions"))
+            rel = _need(state.latest("directions"))
             p = len(rel.columns)
             heat_k = max(1, min(int(input.loading_heat_k() or 4), p))
             opts = {
@@ -793,13 +795,13 @@ def create_app(
 
         def draw_scree() -> Callable[[], Any]:
             tick()
-            rel = req(state.latest("scree"))
+            rel = _need(state.latest("scree"))
             kind = input.scree_kind()
             return lambda: figures.scree_figure(rel, kind=kind)
 
         def draw_score() -> Callable[[], Any]:
             tick()
-            rel = req(state.latest("score"))
+            rel = _need(state.latest("score"))
             kind = input.score_kind()
             method = input.score_method_shown()
             if method not in rel.result.methods:
@@ -874,7 +876,7 @@ def create_app(
                 download(f"dl_{prefix}_{fmt}", f"dppca-{prefix}.{fmt}", figure_job, media)
 
             def table_job(kind=kind) -> Callable[[], str]:
-                rel = req(state.latest(kind))
+                rel = _need(state.latest(kind))
                 return lambda: figures.csv_text(figures.release_table(rel))
 
             download(f"dl_{prefix}_csv", f"dppca-{prefix}.csv", table_job, "text/csv")
@@ -902,3 +904,10 @@ def create_app(
             return ui.download_button("dl_ledger_csv", "Ledger (CSV)")
 
     return UploadLimitedApp(page, server, max_upload=max_upload)
+
+
+def _need(release: Release | None) -> Release:
+    """The release, or stop the reactive computation quietly while there is none."""
+    req(release)
+    assert release is not None  # req raises a silent stop on None
+    return release
