@@ -334,24 +334,29 @@ class Ledger:
     def _costs(con: sqlite3.Connection, fp: str) -> list[PrivacyCost]:
         """The dataset's charges in order, each as the cost it was charged with."""
         rows = con.execute(
-            "SELECT c.id, p.eps, p.delta, p.mechanism, p.released, p.detail FROM charges c"
-            " JOIN parts p ON p.charge = c.id WHERE c.fp = ? ORDER BY c.id, p.rowid",
+            "SELECT c.id, c.eps, c.delta, p.eps, p.delta, p.mechanism, p.released, p.detail"
+            " FROM charges c JOIN parts p ON p.charge = c.id WHERE c.fp = ?"
+            " ORDER BY c.id, p.rowid",
             (fp,),
         ).fetchall()
         grouped: dict[int, list[PrivacyCost]] = {}
-        for charge, eps, delta, mechanism, released, detail in rows:
+        charged: dict[int, tuple[float, float]] = {}
+        for charge, c_eps, c_delta, eps, delta, mechanism, released, detail in rows:
             grouped.setdefault(charge, []).append(_leaf(eps, delta, mechanism, released, detail))
+            charged[charge] = (float(c_eps), float(c_delta))
+        # A charge counts what it was charged: a release composed tightly
+        # claims less than the basic sum of its parts.
         return [
             leaves[0]
             if len(leaves) == 1
             else PrivacyCost(
-                math.fsum(c.eps for c in leaves),
-                math.fsum(c.delta for c in leaves),
+                min(charged[charge][0], math.fsum(c.eps for c in leaves)),
+                min(charged[charge][1], math.fsum(c.delta for c in leaves)),
                 "composition",
                 "; ".join(c.released for c in leaves),
                 tuple(leaves),
             )
-            for leaves in grouped.values()
+            for charge, leaves in grouped.items()
         ]
 
     def total(self, fp: str) -> tuple[float, float] | None:
