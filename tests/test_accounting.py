@@ -246,6 +246,8 @@ def test_calibrate_rejects_bad_parts():
         (0.5, [("pure", 0.2), ("pure", 0.1), ("pure", 0.1)]),
         (0.2, [("approx", 0.3, 1e-7), ("laplace", 2.0), ("laplace", 5.0)]),
         (2.0, [("pure", 1.0), ("laplace", 1.0)]),
+        (0.0, [("pure", 0.1), ("laplace", 2.5)]),  # no Gaussian: Laplace in closed form
+        (0.0, [("approx", 0.2, 1e-7), ("laplace", 1.0)]),
     ],
 )
 def test_exact_composition_agrees_with_the_pld_accountant(mu, others):
@@ -257,9 +259,11 @@ def test_exact_composition_agrees_with_the_pld_accountant(mu, others):
 
     from dppca.accounting import _exact_eps
 
-    total = pld_mod.from_gaussian_mechanism(
-        standard_deviation=1 / mu, value_discretization_interval=1e-4
-    )
+    total = None
+    if mu > 0:
+        total = pld_mod.from_gaussian_mechanism(
+            standard_deviation=1 / mu, value_discretization_interval=1e-4
+        )
     for e in others:
         if e[0] == "laplace":
             part = pld_mod.from_laplace_mechanism(
@@ -268,7 +272,7 @@ def test_exact_composition_agrees_with_the_pld_accountant(mu, others):
         else:
             params = common.DifferentialPrivacyParameters(e[1], e[2] if len(e) > 2 else 0.0)
             part = pld_mod.from_privacy_parameters(params, value_discretization_interval=1e-4)
-        total = total.compose(part)
+        total = part if total is None else total.compose(part)
     exact = _exact_eps(mu, others, 1e-5)
     pld_eps = total.get_epsilon_for_delta(1e-5)
     assert exact is not None

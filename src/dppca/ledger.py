@@ -626,16 +626,9 @@ class LedgerBudget(Budget):
 
     @property
     def ledger(self) -> tuple[PrivacyCost, ...]:
-        """The charges so far, as costs (one per release)."""
-        frame = self._ledger_db.entries(self.fp)
-        out = []
-        for _, part in frame.groupby("release", sort=True):
-            leaves = tuple(
-                PrivacyCost(float(r.eps), float(r.delta), str(r.mechanism), str(r.released))
-                for r in part.itertuples()
-            )
-            out.append(leaves[0] if len(leaves) == 1 else _join(leaves))
-        return tuple(out)
+        """The charges so far, as costs (one per release, with every recorded field)."""
+        with self._ledger_db._connect() as con:
+            return tuple(self._ledger_db._costs(con, self.fp))
 
     @property
     def spent(self) -> tuple[float, float]:
@@ -670,9 +663,3 @@ class LedgerBudget(Budget):
             f"LedgerBudget({shown}, spent_eps={eps_spent:.6g}, spent_delta={delta_spent:.6g}, "
             f"fp={self.fp[:12]})"
         )
-
-
-def _join(leaves: tuple[PrivacyCost, ...]) -> PrivacyCost:
-    from .accounting import compose
-
-    return compose(leaves, released="; ".join(c.released for c in leaves))

@@ -996,7 +996,9 @@ def dp_score(
         (:func:`frame_failure_bound`) is 1 %, kept between 0.1 and 0.4 of eps
         (a function of n and eps only); the other weights share the rest.
         Delta goes to the directions and the histograms in proportion to their
-        weights.
+        weights. These shares are a basic split; with the analytic calibration
+        every eps share is then scaled up until the tight total is eps (see
+        Notes).
     score_range : float, default=1e6
         Public bound: scores are treated as lying in ``[-score_range,
         score_range]`` when the private frame is searched for.
@@ -1059,7 +1061,15 @@ def dp_score(
     Notes
     -----
     Privacy: neighbouring datasets have the same n and differ in one row; n is
-    public. The call releases, with basic composition over the parts:
+    public. The call releases the parts below. Their shares of ``split`` are a
+    basic split of (eps, delta); with the analytic calibration every eps share
+    is then multiplied by the largest factor ``t >= 1`` whose tight total
+    (:func:`dppca.accounting.tight_total`: Gaussian parts by their noise,
+    Laplace and pure parts exactly) is still eps at delta, deltas unchanged.
+    ``result.cost`` is (eps, delta) with these parts, whose own eps add up
+    to ``t`` eps; each carries less noise than the basic split gives it. A
+    "public" directions array equal to the data's own sample-covariance
+    directions is refused (:func:`dppca.directions.refuse_own_directions`).
 
     1. directions (unless given): the noisy spherical Kendall matrix,
        (eps_d, delta_d) as in :func:`dppca.dp_pc_dir`;

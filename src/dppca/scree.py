@@ -923,8 +923,9 @@ def dp_scree(
     public_directions : bool, default=False
         Confirms that a non-private ``DirectionsResult`` comes from public data.
     direction_share : float, default=0.5
-        Share of (eps, delta) for the internal directions, in (0, 1); unused
-        when ``directions`` is given.
+        Share of (eps, delta) for the internal directions, in (0, 1), as a
+        weight of the basic split (see Notes); unused when ``directions`` is
+        given.
     trace_share : float, default=None
         Share of eps for choosing the clip level of the variance release, in
         (0, 1); unused with a public ``ClippedControl(clip=...)``. None takes
@@ -1041,9 +1042,26 @@ def dp_scree(
     With public ``bounds`` the data are clipped to them row by row first, so
     neighbours stay neighbours. The monotone fit, the clipping at 0 and the PVE
     are post-processing. PVE over all p components divides by
-    ``max(trace, sum of the k values)``. The recorded cost is the sum of the
-    parts; directions passed in as an earlier private release are not counted
-    again. With ``compare=True`` the result also carries non-private values.
+    ``max(trace, sum of the k values)``. Directions passed in as an earlier
+    private release are not counted again. With ``compare=True`` the result
+    also carries non-private values.
+
+    Composition: the shares above are a basic split of (eps, delta). With
+    the analytic calibration every eps share is then multiplied by one
+    factor ``t >= 1``, the largest whose tight total
+    (:func:`dppca.accounting.tight_total`, which reads each part's noise) is
+    still eps at delta; deltas stay as split. ``result.cost`` is (eps, delta)
+    with the parts as ``parts`` (their own eps add up to ``t`` eps): every
+    part carries less noise than the basic split would give it. The clipped
+    moments' sensitivity is ``c C`` with ``C`` chosen privately, so their part
+    records the noise multiplier (noise over sensitivity), which is fixed
+    before any data are read. The classic calibration keeps the basic split.
+
+    A "public" directions array whose column equals (to 1e-8, up to sign) the
+    data's own sample-covariance direction of the same PC is refused before
+    anything is spent; see :func:`dppca.directions.refuse_own_directions` for
+    why that data-dependent check leaks nothing the caller had not already
+    given away.
 
     References
     ----------
