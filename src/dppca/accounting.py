@@ -296,12 +296,19 @@ _EXACT_ATOMS_MAX = 200_000
 _LEGENDRE_NODES = 96
 
 
+@functools.lru_cache(maxsize=4)
+def _legendre(nodes: int):
+    import numpy as np
+
+    return np.polynomial.legendre.leggauss(nodes)
+
+
 def _loss_atoms(others: Sequence[tuple[object, ...]], nodes: int):
     """Losses and masses (under P) of the non-Gaussian parts composed; mass of +inf."""
     import numpy as np
 
     losses, masses, keep = np.zeros(1), np.ones(1), 1.0
-    x, w = np.polynomial.legendre.leggauss(nodes)
+    x, w = _legendre(nodes)
     for e in others:
         if e[0] == "laplace":
             a = 1.0 / float(e[1])
