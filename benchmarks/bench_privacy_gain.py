@@ -7,10 +7,9 @@
 2. The total privacy cost of the app's default workflow (directions, scree,
    score at the app's suggested shares of its default budget, on gau) and of
    ``dp_score`` at its defaults, composed by basic composition and by the
-   tight accountant (``dppca.tight_total`` at the budget's delta). Parts that
-   record their noise (``kind``) are composed by the accountant from it;
-   others count as generic (eps, delta) parts, so the tight column improves
-   as more releases record their noise.
+   tight accountant (``dppca.tight_total`` at the budget's delta). Every
+   part records its noise (``kind``) except parallel compositions and the
+   sparse histogram, which count as generic (eps, delta) parts.
 3. Accuracy of the private directions at the same (eps, delta): the noisy
    Kendall matrix of gau and wine with the old sigma (classic, 4/n) and the new
    one (analytic, 2 sqrt(2)/n), the same noise draws scaled; median over
@@ -38,7 +37,6 @@ Run:  python benchmarks/bench_privacy_gain.py [--repeat 5] [--seeds 50] [--gain-
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import math
 import time
 import warnings
@@ -47,7 +45,7 @@ import numpy as np
 
 from dppca import dp_score, dp_scree, spherical_kendall
 from dppca._validation import HardenedGenerator
-from dppca.accounting import PrivacyCost, _tight_eps, basic_total, tight_total
+from dppca.accounting import _tight_eps, basic_total, tight_total
 from dppca.app.state import AppState
 from dppca.datasets import load_gau, load_wine
 from dppca.exceptions import AccuracyWarning
@@ -76,29 +74,6 @@ def sigma_table(delta: float) -> None:
           f"{2 * math.sqrt(2) / 4:.4f})\n")  # fmt: skip
 
 
-def _annotated(leaf: PrivacyCost) -> PrivacyCost:
-    """The record with its noise filled in from its mechanism name (what-if row).
-
-    A Gaussian part named "gaussian (<calibration>)" gets the noise multiplier
-    that calibration gives at its (eps, delta); a Laplace part scale / L1
-    sensitivity = 1 / eps; any other part with delta = 0 counts as pure.
-    Parts of other shapes (parallel compositions) stay generic.
-    """
-    if leaf.kind is not None:
-        return leaf
-    name = leaf.mechanism
-    if name.startswith("gaussian (") and leaf.delta > 0:
-        calibration = name[len("gaussian (") : name.index(")")]
-        calibrate = classic_gaussian_sigma if calibration == "classic" else analytic_gaussian_sigma
-        sigma = calibrate(1.0, leaf.eps, leaf.delta)
-        return dataclasses.replace(leaf, kind="gaussian", sensitivity=1.0, sigma=sigma)
-    if name == "laplace" and leaf.delta == 0:
-        return dataclasses.replace(leaf, kind="laplace", sensitivity=1.0, scale=1.0 / leaf.eps)
-    if leaf.delta == 0 and leaf.eps > 0:
-        return dataclasses.replace(leaf, kind="pure")
-    return leaf
-
-
 def _row(name: str, costs, delta: float) -> None:
     leaves = [leaf for c in costs for leaf in c.leaves()]
     kinds = sum(leaf.kind is not None for leaf in leaves)
@@ -125,23 +100,22 @@ def totals_table(seed: int) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", AccuracyWarning)
         res = dp_score(load_gau(), eps=1.0, delta=1e-5, random_state=seed)
-    score_parts = res.cost.parts or (res.cost,)
-    for label, convert in (("as recorded", None), ("noise filled in", _annotated)):
-        app = [leaf if convert is None else convert(leaf) for c in ledger for leaf in c.leaves()]
-        score = [leaf if convert is None else convert(leaf) for leaf in res.cost.leaves()]
-        _row(f"app defaults, gau ({label})", app if convert else ledger, budget.delta)
-        _row(f"dp_score defaults ({label})", score if convert else score_parts, 1e-5)
+    app = [leaf for c in ledger for leaf in c.leaves()]
+    _row("app defaults, gau", app, budget.delta)
+    _row("dp_score defaults", list(res.cost.leaves()), 1e-5)
+    charged = basic_total(ledger)
     print(
         f"   app: budget ({budget.eps:g}, {budget.delta:g}), shares of eps and delta "
-        "directions 0.4, scree 0.3, score 0.3; dp_score at (1, 1e-5)."
+        f"directions 0.4, scree 0.3, score 0.3 (charged {charged[0]:.4f}); dp_score at "
+        "(1, 1e-5)."
+    )
+    print(
+        "   eps basic = the parts' own claims added up (each release's parts are scaled so "
+        "that its tight total is what it is charged);"
     )
     print(
         "   kinds = parts that record their noise (the others count as generic "
-        "(eps, delta) parts);"
-    )
-    print(
-        "   'noise filled in' derives it from each part's mechanism name: what the "
-        "tight total becomes once scree and score record their noise.\n"
+        "(eps, delta) parts).\n"
     )
 
 
