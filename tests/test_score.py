@@ -636,3 +636,13 @@ def test_default_score_meets_the_tight_total_with_no_more_noise(n, eps, groups):
         assert g.kind == "laplace" and g.scale == pytest.approx(
             2 / (t * eps * plan.shares["groups"])
         )
+
+
+def test_the_score_release_draws_exactly_the_recorded_noise(medium: pd.DataFrame) -> None:
+    res = dp_score(medium, eps=1.0, delta=1e-6, method=["add", "sparse"], random_state=0)
+    leaves = {c.released.split(" (")[0]: c for c in res.cost.leaves()}
+    assert res.noise["add"]["sigma"] == pytest.approx(leaves["add histogram"].sigma, rel=1e-12)
+    sparse = leaves["sparse histogram"]
+    assert res.noise["sparse"]["scale"] == pytest.approx(2 / sparse.eps, rel=1e-12)
+    d = leaves["noisy spherical Kendall matrix"]
+    assert res.directions_result.sigma == pytest.approx(d.sigma, rel=1e-12)

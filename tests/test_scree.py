@@ -668,3 +668,21 @@ def test_classic_scree_keeps_the_basic_split():
     plan = scree_mod.plan_scree(500, 5, 2, eps=0.8, delta=1e-6, calibration="classic")
     assert math.fsum(c.eps for c in plan.cost.leaves()) == pytest.approx(0.8)
     assert plan.cost.leaves()[0].eps == pytest.approx(0.4)
+
+
+@pytest.mark.parametrize("n", [300, 5000])
+def test_the_release_draws_exactly_the_recorded_noise(n):
+    from dppca._pairs import moment_sensitivity
+
+    X = np.random.default_rng(3).normal(size=(n, 4)) * [3.0, 2.0, 1.0, 0.5]
+    res = dp_scree(X, 2, eps=1.0, delta=1e-6, random_state=0)
+    directions, _, joint = res.cost.leaves()
+    assert res.directions_release.sigma == pytest.approx(directions.sigma, rel=1e-12)
+    all_pairs = n <= 4000
+    if joint.kind == "laplace":  # sd sqrt(2) * scale, scale = multiplier * L1 sensitivity
+        sens = moment_sensitivity(n, res.clip_level, all_pairs=all_pairs, norm="l1")
+        expected = math.sqrt(2.0) * joint.multiplier * sens
+    else:
+        sens = moment_sensitivity(n, res.clip_level, all_pairs=all_pairs, norm="l2")
+        expected = joint.multiplier * sens
+    assert res.trace_sd == pytest.approx(expected, rel=1e-9)
