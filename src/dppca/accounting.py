@@ -19,6 +19,7 @@ import functools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ._lazy import pandas as pd
 from ._lazy import scipy_optimize as optimize
@@ -293,17 +294,19 @@ def _gaussian_eps(mu: float, delta: float) -> float:
 # combination of the other losses, so it is computed in closed form up to the
 # quadrature, whose error is checked by halving the nodes.
 _EXACT_ATOMS_MAX = 200_000
+# losses and their masses under P (arrays), and the mass of finite losses
+_Atoms = tuple[Any, Any, float]
 _LEGENDRE_NODES = 96
 
 
 @functools.lru_cache(maxsize=4)
-def _legendre(nodes: int):
+def _legendre(nodes: int) -> tuple[Any, Any]:
     import numpy as np
 
     return np.polynomial.legendre.leggauss(nodes)
 
 
-def _loss_atoms(others: Sequence[tuple[object, ...]], nodes: int):
+def _loss_atoms(others: Sequence[tuple[object, ...]], nodes: int) -> _Atoms | None:
     """Losses and masses (under P) of the non-Gaussian parts composed; mass of +inf."""
     import numpy as np
 
@@ -311,15 +314,15 @@ def _loss_atoms(others: Sequence[tuple[object, ...]], nodes: int):
     x, w = _legendre(nodes)
     for e in others:
         if e[0] == "laplace":
-            a = 1.0 / float(e[1])
+            a = 1.0 / float(e[1])  # type: ignore[arg-type]
             new_l = np.concatenate(([a, -a], a * x))
             new_m = np.concatenate(
                 ([0.5, 0.5 * math.exp(-a)], a * w * 0.25 * np.exp(0.5 * a * (x - 1.0)))
             )
         else:
-            eps_e = float(e[1])
+            eps_e = float(e[1])  # type: ignore[arg-type]
             if e[0] == "approx":
-                keep *= 1.0 - float(e[2])
+                keep *= 1.0 - float(e[2])  # type: ignore[arg-type]
             new_l = np.array([eps_e, -eps_e])
             new_m = np.array([1.0 / (1.0 + math.exp(-eps_e)), 1.0 / (1.0 + math.exp(eps_e))])
         losses = (losses[:, None] + new_l[None, :]).ravel()
@@ -329,7 +332,7 @@ def _loss_atoms(others: Sequence[tuple[object, ...]], nodes: int):
     return losses, masses, keep
 
 
-def _exact_delta(mu: float, atoms, e: float) -> float:
+def _exact_delta(mu: float, atoms: _Atoms, e: float) -> float:
     """Hockey-stick divergence at ``e`` of the Gaussian (``mu``) times the atoms' pair."""
     import numpy as np
 
@@ -346,7 +349,7 @@ def _exact_delta(mu: float, atoms, e: float) -> float:
     return (1.0 - keep) + keep * float(np.dot(np.clip(g, 0.0, 1.0), masses))
 
 
-def _laplace_delta(a: float, atoms, e: float) -> float:
+def _laplace_delta(a: float, atoms: _Atoms, e: float) -> float:
     """Hockey-stick divergence at ``e`` of a Laplace pair (``a``) times the atoms' pair.
 
     With ``c = e - l`` for an atom ``l``, the Laplace loss ``L`` contributes
@@ -383,25 +386,23 @@ def _exact_eps(mu: float, others: Sequence[tuple[object, ...]], delta: float) ->
     laplace = sum(e[0] == "laplace" for e in others)
     if laplace > 2 or (laplace > 1 and mu <= 0):
         return None
-    if laplace and mu <= 0:  # one Laplace part, no Gaussian: integrate it in closed form
-        (lap,) = [e for e in others if e[0] == "laplace"]
-        atoms = _loss_atoms([e for e in others if e[0] != "laplace"], 2)
-        a = 1.0 / float(lap[1])
-
-        def excess(e: float) -> float:
-            return _laplace_delta(a, atoms, e) - delta
-
-        laplace = 0  # no quadrature to check
-    else:
-        atoms = _loss_atoms(others, _LEGENDRE_NODES)
-
-        def excess(e: float) -> float:
-            return _exact_delta(mu, atoms, e) - delta
-
-    if atoms is None:
+    closed = bool(laplace) and mu <= 0  # one Laplace part, no Gaussian: in closed form
+    kept = [e for e in others if e[0] != "laplace"] if closed else others
+    found = _loss_atoms(kept, 2 if closed else _LEGENDRE_NODES)
+    if found is None:
         return None
+    atoms: _Atoms = found
     if 1.0 - atoms[2] >= delta:
         return math.inf
+    if closed:
+        (lap,) = [e for e in others if e[0] == "laplace"]
+        a = 1.0 / float(lap[1])  # type: ignore[arg-type]
+        laplace = 0  # no quadrature to check
+
+    def excess(e: float) -> float:
+        if closed:
+            return _laplace_delta(a, atoms, e) - delta
+        return _exact_delta(mu, atoms, e) - delta
 
     if excess(0.0) <= 0:
         return 0.0

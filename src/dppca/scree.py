@@ -1318,7 +1318,7 @@ class ScreePlan:
         m = n // 2
         ladder = _clip_ladder(box)
         all_pairs = pairing == "all"
-        args = dict(
+        args: dict[str, Any] = dict(
             n=n, p=p, k=k, eps=eps, delta=delta, extra=extra, controls=controls,
             direction_share=direction_share, trace_share=trace_share, all_pairs=all_pairs,
             calibration=calibration, public_clip=public_clip,
@@ -1329,9 +1329,11 @@ class ScreePlan:
             options = []
             for noise in ("laplace", "gaussian"):
                 split = _basic_split(**args, noise=noise)
-                t, costs = scale_to_tight(
-                    lambda t, s=split: _scree_costs(s, t, **args), eps, delta
-                )
+
+                def build(t: float, split: tuple = split) -> list[PrivacyCost]:
+                    return _scree_costs(split, t, **args)
+
+                t, costs = scale_to_tight(build, eps, delta)
                 sd = _unit_sd(noise, n, all_pairs, t * split[3], split[4], calibration)
                 options.append((sd, noise, t, split, costs))
             _, kind, t, split, costs = min(options, key=lambda o: (o[0], o[1] != kind))
@@ -1341,8 +1343,10 @@ class ScreePlan:
             )  # fmt: skip
         else:
             t, split = 1.0, _basic_split(**args, noise=kind)
-            costs = _scree_costs(split, 1.0, **args)
-            cost = compose(costs, released=f"private scree ({', '.join(methods)}; {k} components)")
+            cost = compose(
+                _scree_costs(split, 1.0, **args),
+                released=f"private scree ({', '.join(methods)}; {k} components)",
+            )
         eps_dir, delta_dir, eps_scan, eps_m, delta_m, _ = split
         eps_dir, eps_scan, eps_m = t * eps_dir, t * eps_scan, t * eps_m
         unit_sd = _unit_sd(kind, n, all_pairs, eps_m, delta_m, calibration)
@@ -1418,12 +1422,11 @@ def _scree_costs(
         mult, delta_joint = 1.0 / eps_m, 0.0
     else:
         mult, delta_joint = gaussian_sigma(1.0, eps_m, delta_m, calibration), delta_m
+    noise: dict[str, Any] = {}
     if public_clip is not None:
         norm = "l1" if kind == "laplace" else "l2"
         sens = moment_sensitivity(n, public_clip, all_pairs=all_pairs, norm=norm)
         noise = {"sensitivity": sens, "scale" if kind == "laplace" else "sigma": mult * sens}
-    else:
-        noise = {}
     mech = "laplace" if kind == "laplace" else f"gaussian ({calibration})"
     costs.append(
         PrivacyCost(eps_m, delta_joint, mech, released, kind=kind, multiplier=mult, **noise)
