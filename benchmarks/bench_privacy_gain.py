@@ -7,10 +7,9 @@
 2. The total privacy cost of the app's default workflow (directions, scree,
    score at the app's suggested shares of its default budget, on gau) and of
    ``dp_score`` at its defaults, composed by basic composition and by the
-   tight accountant (``dppca.tight_total`` at the budget's delta). Parts that
-   record their noise (``kind``) are composed by the accountant from it;
-   others count as generic (eps, delta) parts, so the tight column improves
-   as more releases record their noise.
+   tight accountant (``dppca.tight_total`` at the budget's delta). Every
+   part records its noise (``kind``) except parallel compositions and the
+   sparse histogram, which count as generic (eps, delta) parts.
 3. Accuracy of the private directions at the same (eps, delta): the noisy
    Kendall matrix of gau and wine with the old sigma (classic, 4/n) and the new
    one (analytic, 2 sqrt(2)/n), the same noise draws scaled; median over
@@ -20,23 +19,33 @@
 4. Time of one unseeded (OpenDP, hardened) and one seeded (numpy) draw of the
    noise of a p = 50 Kendall matrix and of a 1000-cell histogram, and their
    ratio, measured in this run (best of ``--repeat``).
+5. Shares re-derived for the tight total: ``dp_scree`` (k = 3) and ``dp_score``
+   at their defaults on gau and wine at (eps, 1e-6), with the basic split
+   (every share as the weights give it; the accountant then proves less than
+   eps) and with the re-derived one (every eps share times the factor t whose
+   tight total is eps), the same seeds. The tight total of each, the factor
+   t, the noise sd of the scree's joint release and of the score histogram
+   (relative to the basic split), and medians over ``--gain-seeds`` of: the
+   largest PVE error (PVE of the total along the released directions against
+   the sample values along them), the subspace error of the scree's and the
+   score's private top-2 directions (as in 3, against the noiseless Kendall
+   matrix) and the total-variation error of the score histogram.
 
-Run:  python benchmarks/bench_privacy_gain.py [--repeat 5] [--seeds 50]
+Run:  python benchmarks/bench_privacy_gain.py [--repeat 5] [--seeds 50] [--gain-seeds 30]
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import math
 import time
 import warnings
 
 import numpy as np
 
-from dppca import dp_score, spherical_kendall
+from dppca import dp_score, dp_scree, spherical_kendall
 from dppca._validation import HardenedGenerator
-from dppca.accounting import PrivacyCost, _tight_eps, basic_total, tight_total
+from dppca.accounting import _tight_eps, basic_total, tight_total
 from dppca.app.state import AppState
 from dppca.datasets import load_gau, load_wine
 from dppca.exceptions import AccuracyWarning
@@ -44,6 +53,7 @@ from dppca.mechanisms import (
     analytic_gaussian_sigma,
     classic_gaussian_sigma,
     gaussian_noise,
+    gaussian_sigma,
     laplace_noise,
     symmetric_gaussian_noise,
 )
@@ -62,29 +72,6 @@ def sigma_table(delta: float) -> None:
                   f"{mid / old:>8.3f} {new / old:>8.3f}")  # fmt: skip
     print("   (at the same calibration the sensitivity alone gives 2 sqrt(2)/4 = "
           f"{2 * math.sqrt(2) / 4:.4f})\n")  # fmt: skip
-
-
-def _annotated(leaf: PrivacyCost) -> PrivacyCost:
-    """The record with its noise filled in from its mechanism name (what-if row).
-
-    A Gaussian part named "gaussian (<calibration>)" gets the noise multiplier
-    that calibration gives at its (eps, delta); a Laplace part scale / L1
-    sensitivity = 1 / eps; any other part with delta = 0 counts as pure.
-    Parts of other shapes (parallel compositions) stay generic.
-    """
-    if leaf.kind is not None:
-        return leaf
-    name = leaf.mechanism
-    if name.startswith("gaussian (") and leaf.delta > 0:
-        calibration = name[len("gaussian (") : name.index(")")]
-        calibrate = classic_gaussian_sigma if calibration == "classic" else analytic_gaussian_sigma
-        sigma = calibrate(1.0, leaf.eps, leaf.delta)
-        return dataclasses.replace(leaf, kind="gaussian", sensitivity=1.0, sigma=sigma)
-    if name == "laplace" and leaf.delta == 0:
-        return dataclasses.replace(leaf, kind="laplace", sensitivity=1.0, scale=1.0 / leaf.eps)
-    if leaf.delta == 0 and leaf.eps > 0:
-        return dataclasses.replace(leaf, kind="pure")
-    return leaf
 
 
 def _row(name: str, costs, delta: float) -> None:
@@ -113,23 +100,22 @@ def totals_table(seed: int) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", AccuracyWarning)
         res = dp_score(load_gau(), eps=1.0, delta=1e-5, random_state=seed)
-    score_parts = res.cost.parts or (res.cost,)
-    for label, convert in (("as recorded", None), ("noise filled in", _annotated)):
-        app = [leaf if convert is None else convert(leaf) for c in ledger for leaf in c.leaves()]
-        score = [leaf if convert is None else convert(leaf) for leaf in res.cost.leaves()]
-        _row(f"app defaults, gau ({label})", app if convert else ledger, budget.delta)
-        _row(f"dp_score defaults ({label})", score if convert else score_parts, 1e-5)
+    app = [leaf for c in ledger for leaf in c.leaves()]
+    _row("app defaults, gau", app, budget.delta)
+    _row("dp_score defaults", list(res.cost.leaves()), 1e-5)
+    charged = basic_total(ledger)
     print(
         f"   app: budget ({budget.eps:g}, {budget.delta:g}), shares of eps and delta "
-        "directions 0.4, scree 0.3, score 0.3; dp_score at (1, 1e-5)."
+        f"directions 0.4, scree 0.3, score 0.3 (charged {charged[0]:.4f}); dp_score at "
+        "(1, 1e-5)."
+    )
+    print(
+        "   eps basic = the parts' own claims added up (each release's parts are scaled so "
+        "that its tight total is what it is charged);"
     )
     print(
         "   kinds = parts that record their noise (the others count as generic "
-        "(eps, delta) parts);"
-    )
-    print(
-        "   'noise filled in' derives it from each part's mechanism name: what the "
-        "tight total becomes once scree and score record their noise.\n"
+        "(eps, delta) parts).\n"
     )
 
 
@@ -191,15 +177,85 @@ def sampler_table(repeat: int) -> None:
         print(f"{name:<32} {t_np:>10.2e} {t_od:>10.2e} {t_od / t_np:>8.0f}")
 
 
+def _basic_split(build, eps, delta):
+    """Stand-in for scale_to_tight that keeps the basic split (t = 1)."""
+    return 1.0, tuple(build(1.0))
+
+
+def _gain_runs(frame, eps: float, seeds: int, basic: bool):
+    from dppca import score as score_mod
+    from dppca import scree as scree_mod
+
+    saved = scree_mod.scale_to_tight, score_mod.scale_to_tight
+    if basic:
+        scree_mod.scale_to_tight = score_mod.scale_to_tight = _basic_split
+    try:
+        x = np.asarray(frame, dtype=np.float64)
+        cov = np.cov(x, rowvar=False)
+        P = _projector(spherical_kendall(x), 2)
+        rows = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", AccuracyWarning)
+            for seed in range(seeds):
+                sc = dp_scree(frame, 3, eps=eps, delta=1e-6, random_state=seed)
+                v = np.asarray(sc.directions)
+                truth = np.einsum("jl,jk,kl->l", v, cov, v) / np.trace(cov)
+                pve = float(np.max(np.abs(np.asarray(sc.pve_total) - truth)))
+                sub = np.linalg.norm(v[:, :2] @ v[:, :2].T - P) / math.sqrt(2.0)
+                so = dp_score(frame, eps=eps, delta=1e-6, random_state=seed, compare=True)
+                w = np.asarray(so.directions)
+                sub_s = np.linalg.norm(w @ w.T - P) / math.sqrt(2.0)
+                tv = 0.5 * float(np.abs(so.probs["add"] - so.nonprivate.prob).sum())
+                rows.append((pve, sub, sub_s, tv))
+        n, p = x.shape
+        plan_sc = scree_mod.plan_scree(n, p, 3, eps=eps, delta=1e-6)
+        plan_so = score_mod.plan_score(n, p, eps=eps, delta=1e-6)
+        totals = (
+            tight_total(plan_sc.cost.leaves(), 1e-6)[0],
+            tight_total(plan_so.cost.leaves(), 1e-6)[0],
+            plan_sc.eps_dir / (0.5 * eps),
+            plan_sc.forecast.quantities["trace_noise_relative"],
+            gaussian_sigma(math.sqrt(2.0), plan_so.eps_method, plan_so.delta_method),
+        )
+    finally:
+        scree_mod.scale_to_tight, score_mod.scale_to_tight = saved
+    return totals, np.median(np.array(rows), axis=0)
+
+
+def gain_table(seeds: int) -> None:
+    print(f"5. re-derived shares: basic vs tight split, same seeds, medians over {seeds}")
+    print(f"{'data':<5} {'eps':>4} {'split':<6} {'scree tight':>11} {'score tight':>11} "
+          f"{'t':>6} {'joint sd':>8} {'hist sd':>8} {'PVE err':>8} {'scree sub':>9} "
+          f"{'score sub':>9} {'hist TV':>8}")  # fmt: skip
+    for name, loader in (("gau", load_gau), ("wine", load_wine)):
+        frame = loader()
+        for eps in (0.5, 1.0, 2.0):
+            ref = None
+            for label, basic in (("basic", True), ("tight", False)):
+                (t_scree, t_score, t, joint_sd, hist_sd), med = _gain_runs(
+                    frame, eps, seeds, basic
+                )
+                if ref is None:
+                    ref = (joint_sd, hist_sd)
+                print(f"{name:<5} {eps:>4g} {label:<6} {t_scree:>11.4f} {t_score:>11.4f} "
+                      f"{t:>6.3f} {joint_sd / ref[0]:>8.3f} {hist_sd / ref[1]:>8.3f} "
+                      f"{med[0]:>8.4f} {med[1]:>9.4f} {med[2]:>9.4f} {med[3]:>8.4f}")  # fmt: skip
+    print("   t: eps of the scree's directions over their basic share; sd columns: noise sd")
+    print("   of the scree's joint release (per unit clip level) and of each histogram count,")
+    print("   relative to the basic split.\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--seeds", type=int, default=50)
+    parser.add_argument("--gain-seeds", type=int, default=30)
     args = parser.parse_args()
     sigma_table(1e-5)
     totals_table(args.seed)
     accuracy_table(args.seeds)
+    gain_table(args.gain_seeds)
     sampler_table(args.repeat)
 
 

@@ -236,3 +236,104 @@ def test_calibrate_rejects_bad_parts():
         calibrate_noise([], 1.0, 1e-5)
     with pytest.raises(ValueError, match="eps"):
         calibrate_noise([{"kind": "pure"}], -1.0, 1e-5)
+
+
+@pytest.mark.parametrize(
+    "mu, others",
+    [
+        (0.3, [("pure", 0.1)]),
+        (0.3, [("pure", 0.1), ("laplace", 2.5)]),
+        (0.5, [("pure", 0.2), ("pure", 0.1), ("pure", 0.1)]),
+        (0.2, [("approx", 0.3, 1e-7), ("laplace", 2.0), ("laplace", 5.0)]),
+        (2.0, [("pure", 1.0), ("laplace", 1.0)]),
+        (0.0, [("pure", 0.1), ("laplace", 2.5)]),  # no Gaussian: Laplace in closed form
+        (0.0, [("approx", 0.2, 1e-7), ("laplace", 1.0)]),
+    ],
+)
+def test_exact_composition_agrees_with_the_pld_accountant(mu, others):
+    # The closed form (mixture of shifted Gaussian profiles) against
+    # dp-accounting's PLD with pessimistic rounding on a 1e-4 grid: the PLD is
+    # never below it (beyond root-search noise) and within a few grid steps.
+    pld_mod = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    from dp_accounting.pld import common
+
+    from dppca.accounting import _exact_eps
+
+    total = None
+    if mu > 0:
+        total = pld_mod.from_gaussian_mechanism(
+            standard_deviation=1 / mu, value_discretization_interval=1e-4
+        )
+    for e in others:
+        if e[0] == "laplace":
+            part = pld_mod.from_laplace_mechanism(
+                parameter=e[1], value_discretization_interval=1e-4
+            )
+        else:
+            params = common.DifferentialPrivacyParameters(e[1], e[2] if len(e) > 2 else 0.0)
+            part = pld_mod.from_privacy_parameters(params, value_discretization_interval=1e-4)
+        total = part if total is None else total.compose(part)
+    exact = _exact_eps(mu, others, 1e-5)
+    pld_eps = total.get_epsilon_for_delta(1e-5)
+    assert exact is not None
+    assert exact - 1e-8 <= pld_eps <= exact + 5e-4
+
+
+def test_exact_total_is_continuous_so_a_split_meets_it():
+    # the PLD's rounding makes its total jump with the eps of a pure part; the
+    # closed form does not, so a scaled split meets the total to 1e-9
+    from dppca.accounting import tight_factor
+
+    shares = (("gaussian", 0.35, 4e-7), ("pure", 0.1, 0.0), ("gaussian", 0.55, 6e-7))
+    t = tight_factor(shares, 1.0, 1e-6)
+    z1 = analytic_gaussian_sigma(1.0, 0.35 * t, 4e-7)
+    z2 = analytic_gaussian_sigma(1.0, 0.55 * t, 6e-7)
+    costs = [
+        PrivacyCost(0.35 * t, 4e-7, "g", "a", kind="gaussian", multiplier=z1),
+        PrivacyCost(0.1 * t, 0.0, "p", "b", kind="pure"),
+        PrivacyCost(0.55 * t, 6e-7, "g", "c", kind="gaussian", sensitivity=2.0, sigma=2 * z2),
+    ]
+    assert t > 1.3
+    assert tight_total(costs, 1e-6)[0] == pytest.approx(1.0, rel=1e-9)
+
+
+def test_multiplier_records_noise_relative_to_a_runtime_sensitivity():
+    g = PrivacyCost(0.5, 1e-6, "gaussian", "m", kind="gaussian", multiplier=4.0)
+    assert g.noise_multiplier == 4.0 and g.sensitivity is None
+    same = PrivacyCost(0.5, 1e-6, "gaussian", "m", kind="gaussian", sensitivity=0.5, sigma=2.0)
+    assert tight_total([g], 1e-5) == tight_total([same], 1e-5)
+    lap = PrivacyCost(0.5, 0.0, "laplace", "m", kind="laplace", multiplier=2.0)
+    assert lap.noise_multiplier == 2.0
+    with pytest.raises(ValueError, match="multiplier"):
+        PrivacyCost(0.5, 0.0, "pure", "m", kind="pure", multiplier=2.0)
+    with pytest.raises(ValueError, match="multiplier"):
+        PrivacyCost(0.5, 1e-6, "g", "m", kind="gaussian", multiplier=2.0, sensitivity=1.0)
+    with pytest.raises(ValueError, match="multiplier"):
+        PrivacyCost(0.5, 1e-6, "g", "m", kind="gaussian", multiplier=2.0, sensitivity=1.0,
+                    sigma=3.0)  # fmt: skip
+    with pytest.raises(ValueError, match="multiplier"):
+        PrivacyCost(0.5, 1e-6, "g", "m", kind="gaussian", multiplier=-1.0)
+
+
+def test_scale_to_tight_checks_what_it_builds():
+    from dppca.accounting import scale_to_tight
+
+    def build(t):
+        return [
+            PrivacyCost(0.5 * t, 5e-6, "g", "a", kind="gaussian",
+                        multiplier=analytic_gaussian_sigma(1.0, 0.5 * t, 5e-6)),
+            PrivacyCost(0.5 * t, 0.0, "p", "b", kind="pure"),
+        ]  # fmt: skip
+
+    t, parts = scale_to_tight(build, 1.0, 1e-5)
+    assert t > 1 and tight_total(parts, 1e-5)[0] == pytest.approx(1.0, rel=1e-9)
+
+    def wrong(t):  # less noise than its claim: the accountant reads the noise
+        return [
+            PrivacyCost(0.5 * t, 5e-6, "g", "a", kind="gaussian",
+                        multiplier=analytic_gaussian_sigma(1.0, t, 5e-6)),
+            PrivacyCost(0.5 * t, 0.0, "p", "b", kind="pure"),
+        ]  # fmt: skip
+
+    with pytest.raises(RuntimeError, match="exceeds"):
+        scale_to_tight(wrong, 1.0, 1e-5)

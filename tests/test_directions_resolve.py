@@ -82,6 +82,9 @@ def test_scree_and_score_apply_the_same_checks(data, caller):
         run(directions=np.ones((4, 2)))
     with pytest.raises(ValueError, match="public_directions"):
         run(directions=pc_dir(data))
-    res = run(directions=pc_dir(data), public_directions=True)
+    with pytest.raises(ValueError, match="these same data"):  # not public at all
+        run(directions=pc_dir(data), public_directions=True)
+    public = pc_dir(data[: len(data) // 2])  # stands in for directions from public data
+    res = run(directions=public, public_directions=True)
     assert res.directions_source in ("public", "public (caller)")
-    assert np.allclose(res.directions, pc_dir(data).directions[:, :2])
+    assert np.allclose(res.directions, public.directions[:, :2])

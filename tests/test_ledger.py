@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
@@ -212,3 +213,20 @@ def test_the_composition_rule_is_swappable_and_sees_whole_costs(path, monkeypatc
     led.charge("fp", _cost(0.6), kind="directions")  # fits under the stand-in rule
     assert led.spent("fp") == pytest.approx((0.6, 1e-6))
     assert seen[-1] == (2, 1)  # the first charge came back with its two parts
+
+
+def test_a_tightly_composed_release_counts_what_it_was_charged():
+    from dppca import tight_total
+    from dppca.scree import plan_scree
+
+    cost = plan_scree(1000, 5, 2, eps=0.8, delta=1e-6).cost  # parts claim more than 0.8
+    assert math.fsum(c.eps for c in cost.leaves()) > 0.8
+    led = Ledger(":memory:")
+    led.set_total("fp", 1.0, 1e-5)
+    budget = led.budget("fp")
+    budget.spend(cost)
+    assert led.spent("fp") == pytest.approx((0.8, 1e-6))
+    (kept,) = budget.ledger
+    assert kept.eps == pytest.approx(0.8)
+    assert [c.kind for c in kept.leaves()] == [c.kind for c in cost.leaves()]
+    assert tight_total(budget.ledger, 1e-6)[0] == pytest.approx(0.8, rel=1e-6)

@@ -286,3 +286,20 @@ def test_balanced_design_is_passed_to_the_release(small_frame):
     same = dp_pc_dir(small_frame, eps=0.5, delta=1e-5, design="balanced", m=3, random_state=0)
     np.testing.assert_array_equal(res.directions.noisy_matrix, same.noisy_matrix)
     assert "balanced" in res.cost.released
+
+
+def test_nonprivate_sign_reference_marks_the_dp_columns_nonprivate(small_data):
+    # Flipping the DP vectors by the non-private signs publishes one bit per PC.
+    res = dp_loading(small_data, eps=0.5, delta=1e-5, random_state=125, compare=True,
+                     sign_reference="nonprivate")  # fmt: skip
+    assert not res.main_private and not res.private
+    frame = res.to_frame()
+    assert list(frame.columns) == [
+        "nonprivate_signs_PC1", "nonprivate_signs_PC2", "nonprivate_PC1", "nonprivate_PC2",
+    ]  # fmt: skip
+    assert frame.attrs["nonprivate_columns"] == list(frame.columns)
+    assert list(res.heatmap_table(components=[1]).columns) == ["nonprivate_signs_PC1"]
+    # the private reference keeps the DP columns private
+    kept = dp_loading(small_data, eps=0.5, delta=1e-5, random_state=125, compare=True)
+    assert kept.main_private and list(kept.to_frame().columns)[:2] == ["PC1", "PC2"]
+    assert kept.to_frame().attrs["nonprivate_columns"] == ["nonprivate_PC1", "nonprivate_PC2"]

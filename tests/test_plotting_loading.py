@@ -290,3 +290,14 @@ def test_every_loading_panel_states_eps_delta_n_or_nonprivate(result, compared, 
     ax = plot_loading(plain, kind="point", title="mine")
     assert ax.get_title() == "mine"
     assert find_caption(ax).get_text() == "non-private, n=200"
+
+
+def test_dp_panel_with_nonprivate_signs_is_titled_and_captioned_nonprivate(small_frame):
+    res = dp_loading(small_frame, eps=0.5, delta=1e-5, random_state=125, compare=True,
+                     sign_reference="nonprivate")  # fmt: skip
+    for kind in ("vector", "heatmap"):
+        fig = plot_loading(res, kind=kind)
+        titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
+        assert titles[0] == "DP loadings with non-private signs (not DP)"
+        assert "DP loadings" not in titles
+        assert find_caption(fig.axes[0]).get_text().startswith("non-private")

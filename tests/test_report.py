@@ -75,8 +75,9 @@ def _check_page(text: str, eps: float, delta: float) -> Page:
     total = [r for r in rows if r[0] == "total"]
     parts = [r for r in rows if r[0] != "total"]
     assert len(total) == 1
-    assert math.isclose(sum(float(r[eps_col]) for r in parts), float(total[0][eps_col]),
-                        rel_tol=1e-3)  # fmt: skip
+    # each release composes its parts tightly, so their claims add up to more
+    # than the total (never less)
+    assert sum(float(r[eps_col]) for r in parts) >= float(total[0][eps_col]) * (1 - 1e-3)
     assert math.isclose(float(total[0][eps_col]), eps, rel_tol=1e-3)
     # a Laplace (pure) part, such as the scree's joint release, spends no delta
     assert float(total[0][delta_col]) <= delta * (1 + 1e-3)
@@ -158,7 +159,8 @@ def test_cli_report_on_bundled_data(dataset, tmp_path, capsys):
     _check_page(out.read_text(), 1.0, 1e-5)
     ledger = pd.read_csv(io.StringIO(captured.out))
     pd.testing.assert_frame_equal(ledger, pd.read_csv(tmp_path / "ledger.csv"))
-    assert ledger["eps"].sum() == pytest.approx(1.0)
+    # one row per part: tightly composed parts claim more than their release's total
+    assert ledger["eps"].sum() >= 1.0 * (1 - 1e-9)
     # the scree's joint release may be pure (Laplace): delta spent is at most 1e-5
     cost_line = next(ln for ln in captured.err.splitlines() if ln.startswith("privacy cost:"))
     assert cost_line.startswith("privacy cost: (eps=1, delta=")

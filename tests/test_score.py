@@ -22,11 +22,13 @@ from dppca import (
     pc_dir,
     sample_points,
 )
+from dppca.accounting import tight_total
 from dppca.datasets import load_gau_g
 from dppca.exceptions import InaccurateReleaseError
 from dppca.mechanisms import (
     classic_gaussian_sigma,
     gaussian_sigma,
+    kendall_sigma,
     signed_log_bin,
     signed_log_edges,
     signed_quantile,
@@ -38,6 +40,7 @@ from dppca.score import (
     bin_rule,
     frame_eps_needed,
     frame_failure_bound,
+    plan_score,
     sparse_counts,
 )
 
@@ -293,12 +296,15 @@ def test_cost_is_the_full_composed_total(medium: pd.DataFrame) -> None:
     assert frame_failure_bound(2000, 0.9 * f, 1e6) <= 0.01 * (1 + 1e-9) or f == 0.4
     hist_share = (1 - f) * 0.55 / 0.9
     hist = table[table["released"].str.contains("histogram")]
-    assert np.allclose(hist["eps"], 0.9 * hist_share / 2)
+    frame = table[table["released"].str.startswith("frame")]
+    # every eps share of the basic split grows by one factor t (tight composition)
+    t = frame["eps"].sum() / (0.9 * f)
+    assert t >= 1 and np.all(frame["delta"] == 0)
+    assert np.allclose(hist["eps"], t * 0.9 * hist_share / 2)
     delta_hist = 1e-5 * 0.55 / 0.9 / 2  # delta shares in proportion 0.35 : 0.55
     assert np.allclose(hist["delta"], delta_hist)
-    frame = table[table["released"].str.startswith("frame")]
-    assert frame["eps"].sum() == pytest.approx(0.9 * f) and np.all(frame["delta"] == 0)
-    eps_m = 0.9 * hist_share / 2
+    assert tight_total(res.cost.parts, 1e-5)[0] == pytest.approx(0.9, rel=1e-6)
+    eps_m = t * 0.9 * hist_share / 2
     assert res.noise["add"]["sigma"] == pytest.approx(
         gaussian_sigma(math.sqrt(2), eps_m, delta_hist, "analytic")
     )
@@ -315,9 +321,12 @@ def test_custom_split_is_normalised(medium: pd.DataFrame) -> None:
         medium, eps=0.5, delta=1e-6,
         split={"directions": 1, "frame": 1, "histogram": 2}, random_state=0,
     )  # fmt: skip
-    eps = res.cost.to_frame().groupby(lambda i: i < 1)["eps"].sum()
-    assert eps[True] == pytest.approx(0.125)  # directions
-    assert res.cost.eps == pytest.approx(0.5)
+    table = res.cost.to_frame()
+    directions, frame = table["eps"].iloc[0], table["eps"].iloc[1:4].sum()
+    hist = table["eps"].iloc[4]
+    t = directions / 0.125  # the basic split 0.125 : 0.125 : 0.25, scaled by t >= 1
+    assert t >= 1 and frame == pytest.approx(0.125 * t) and hist == pytest.approx(0.25 * t)
+    assert res.cost.eps == 0.5
     with pytest.raises(ValueError, match="split keys"):
         dp_score(medium, eps=0.5, delta=1e-6, split={"scree": 1.0})
     with pytest.raises(ValueError, match="split"):
@@ -327,9 +336,9 @@ def test_custom_split_is_normalised(medium: pd.DataFrame) -> None:
 def test_budget_is_checked_before_and_spent_after(medium: pd.DataFrame) -> None:
     budget = Budget(eps=1.0, delta=1e-5)
     dp_score(medium, eps=0.6, delta=5e-6, random_state=0, budget=budget)
-    assert budget.spent[0] == pytest.approx(0.6)
-    with pytest.raises(BudgetExceededError):
-        dp_score(medium, eps=0.6, delta=5e-6, random_state=0, budget=budget)
+    assert tight_total(budget.ledger, 5e-6)[0] == pytest.approx(0.6, rel=1e-6)
+    with pytest.raises(BudgetExceededError):  # even tightly, 0.6 + 0.9 is above 1
+        dp_score(medium, eps=0.9, delta=5e-6, random_state=0, budget=budget)
     assert len(budget.ledger) == 1  # the refused call spent nothing
 
 
@@ -354,6 +363,20 @@ def test_public_directions_and_refused_nonprivate_ones(medium: pd.DataFrame) -> 
     with pytest.raises(ValueError, match="PC3"):
         dp_score(medium, eps=0.4, delta=1e-6, directions=np.eye(5)[:, :2],
                  components=(1, 3))  # fmt: skip
+
+
+@pytest.mark.parametrize("public_directions", [False, True])
+def test_the_datas_own_directions_are_refused_as_public(medium, public_directions):
+    own = pc_dir(medium, 3)
+    given = own if public_directions else np.array(own.directions) * [-1.0, 1.0, 1.0]
+    with pytest.raises(ValueError, match="PC1 of these same data"):
+        dp_score(medium, eps=0.4, delta=1e-6, directions=given, components=(1, 3),
+                 public_directions=public_directions)  # fmt: skip
+    # other data's directions are fine
+    public = pc_dir(medium.to_numpy() ** 3, 3)
+    res = dp_score(medium, eps=0.4, delta=1e-6, directions=public, public_directions=True,
+                   random_state=0)  # fmt: skip
+    assert res.directions_source == "public"
 
 
 def test_private_result_holds_nothing_row_level(gauss2: np.ndarray) -> None:
@@ -478,7 +501,9 @@ def test_groups_from_a_column_private_sizes(grouped: pd.DataFrame) -> None:
     sizes = res.cost.to_frame()
     row = sizes[sizes["released"].str.startswith("group sizes")]
     eps_g = row["eps"].iloc[0]
-    assert len(row) == 1 and 0.05 < eps_g <= 0.1 + 1e-12  # weight 0.1 of what the frame leaves
+    share = plan_score(3000, 2, eps=1.0, delta=1e-5, groups=3).shares["groups"]
+    assert 0.05 < share <= 0.1 + 1e-12  # weight 0.1 of what the frame leaves
+    assert len(row) == 1 and eps_g >= share  # times the tight factor t >= 1
     # Laplace(2 / eps_g): |noise| <= (2 / eps_g) ln(1e6) with probability 1 - 1e-6 each
     bound = 2 / eps_g * math.log(1e6)
     assert np.all(np.abs(res.group_sizes - [1000, 1500, 500]) <= bound)
@@ -585,3 +610,39 @@ def test_private_frame_is_never_absurd_at_moderate_n() -> None:
             c, r = (lim[0] + lim[1]) / 2, (lim[1] - lim[0]) / 2
             assert abs(c) <= 130.0 + 0.5 * (r / 3 / 4 + 0.2 * 130.0)
             assert 40.0 <= r <= 1750.0
+
+
+@pytest.mark.parametrize("n, eps, groups", [(178, 1.0, None), (2000, 0.5, 3), (5000, 2.0, None)])
+def test_default_score_meets_the_tight_total_with_no_more_noise(n, eps, groups):
+    delta = 1e-6
+    plan = plan_score(n, 13, eps=eps, delta=delta, groups=groups)
+    leaves = plan.cost.leaves()
+    assert (plan.cost.eps, plan.cost.delta) == (eps, delta)
+    assert tight_total(leaves, delta)[0] == pytest.approx(eps, rel=1e-6)
+    # plan.shares are the basic split (the weights); each part gets at least it
+    t = plan.eps_directions / (eps * plan.shares["directions"])
+    assert t > 1
+    assert plan.eps_frame == pytest.approx(t * eps * plan.shares["frame"])
+    assert plan.eps_method == pytest.approx(t * eps * plan.shares["histogram"])
+    basic_delta = {c.released: c.delta for c in leaves}
+    d, h = leaves[0], leaves[-1]
+    assert d.kind == "gaussian" and h.kind == "gaussian"
+    assert d.sigma <= kendall_sigma(n, eps * plan.shares["directions"], basic_delta[d.released])
+    basic_hist = gaussian_sigma(math.sqrt(2), eps * plan.shares["histogram"], h.delta, "analytic")
+    assert h.sigma <= basic_hist
+    assert all(c.kind == "pure" for c in leaves if c.released.startswith("frame"))
+    if groups:
+        (g,) = [c for c in leaves if c.released.startswith("group")]
+        assert g.kind == "laplace" and g.scale == pytest.approx(
+            2 / (t * eps * plan.shares["groups"])
+        )
+
+
+def test_the_score_release_draws_exactly_the_recorded_noise(medium: pd.DataFrame) -> None:
+    res = dp_score(medium, eps=1.0, delta=1e-6, method=["add", "sparse"], random_state=0)
+    leaves = {c.released.split(" (")[0]: c for c in res.cost.leaves()}
+    assert res.noise["add"]["sigma"] == pytest.approx(leaves["add histogram"].sigma, rel=1e-12)
+    sparse = leaves["sparse histogram"]
+    assert res.noise["sparse"]["scale"] == pytest.approx(2 / sparse.eps, rel=1e-12)
+    d = leaves["noisy spherical Kendall matrix"]
+    assert res.directions_result.sigma == pytest.approx(d.sigma, rel=1e-12)

@@ -22,7 +22,9 @@ from dppca import (
     pc_dir,
 )
 from dppca import scree as scree_mod
-from dppca.mechanisms import gaussian_sigma, unbounded_quantile_upper
+from dppca.accounting import tight_total
+from dppca.forecast import CLIP_RATIO
+from dppca.mechanisms import gaussian_sigma, kendall_sigma, unbounded_quantile_upper
 
 # --------------------------------------------------------------------------
 # helpers
@@ -319,32 +321,32 @@ def test_result_is_translation_invariant(rng):
 # --------------------------------------------------------------------------
 
 
-def test_cost_is_the_sum_of_its_parts(rng):
+def test_cost_parts_are_a_basic_split_scaled_to_the_tight_total(rng):
     X = rng.normal(size=(200, 4))
     res = dp_scree(
         X, 2, eps=0.9, delta=1e-5, method=["clipped", "pmwm", "huber"], random_state=0,
         direction_share=0.4, trace_share=0.2,
     )  # fmt: skip
     leaves = res.cost.leaves()
-    assert res.cost.eps == pytest.approx(0.9)
-    # the joint release may use Laplace noise (no delta): at most the budget
-    assert res.cost.delta <= 1e-5 * (1 + 1e-12)
-    assert math.fsum(c.eps for c in leaves) == pytest.approx(0.9)
-    assert math.fsum(c.delta for c in leaves) == pytest.approx(res.cost.delta)
-    assert leaves[0].eps == pytest.approx(0.36)  # directions
-    assert leaves[1].eps == pytest.approx(0.18)  # clip-level scan (trace_share)
-    assert res.directions_release.eps == pytest.approx(0.36)
-    frame = res.cost.to_frame()
-    assert frame["eps"].sum() == pytest.approx(0.9)
+    assert res.cost.eps == 0.9 and res.cost.delta == 1e-5 and res.cost.kind == "composed"
+    # the parts' deltas are a basic split (the joint release may use Laplace noise)
+    assert math.fsum(c.delta for c in leaves) <= 1e-5 * (1 + 1e-12)
+    # every eps share of the basic split (0.36, 0.18, ...) grows by one factor t
+    t = leaves[0].eps / 0.36  # directions
+    assert t > 1
+    assert leaves[1].eps == pytest.approx(0.18 * t)  # clip-level scan (trace_share)
+    assert math.fsum(c.eps for c in leaves) == pytest.approx(0.9 * t)
+    assert res.directions_release.eps == pytest.approx(leaves[0].eps)
+    assert tight_total(leaves, 1e-5)[0] == pytest.approx(0.9, rel=1e-6)
 
 
 def test_budget_refuses_overspending_before_touching_data(rng):
     X = rng.normal(size=(200, 4))
     budget = Budget(eps=1.0, delta=1e-5)
     dp_scree(X, 2, eps=0.6, delta=5e-6, random_state=0, budget=budget)
-    assert budget.spent[0] == pytest.approx(0.6)
-    with pytest.raises(BudgetExceededError):
-        dp_scree(X, 2, eps=0.6, delta=5e-6, random_state=0, budget=budget)
+    assert tight_total(budget.ledger, 5e-6)[0] == pytest.approx(0.6, rel=1e-6)
+    with pytest.raises(BudgetExceededError):  # even tightly, 0.6 + 0.9 is above 1
+        dp_scree(X, 2, eps=0.9, delta=5e-6, random_state=0, budget=budget)
     assert len(budget.ledger) == 1
 
 
@@ -363,10 +365,30 @@ def test_nonprivate_directions_are_refused_unless_declared_public(rng):
     X = rng.normal(size=(200, 4))
     with pytest.raises(ValueError, match="public_directions"):
         dp_scree(X, 2, eps=0.5, delta=1e-5, directions=pc_dir(X))
+    public = pc_dir(rng.normal(size=(200, 4)))  # from other (public) data
     res = dp_scree(
-        X, 2, eps=0.5, delta=1e-5, directions=pc_dir(X), public_directions=True, random_state=0
+        X, 2, eps=0.5, delta=1e-5, directions=public, public_directions=True, random_state=0
     )
     assert res.directions_source == "public (caller)"
+
+
+@pytest.mark.parametrize("form", ["array", "flipped", "result"])
+def test_the_datas_own_nonprivate_directions_are_refused_as_public(rng, form):
+    X = rng.normal(size=(200, 4)) * [3.0, 2.0, 1.0, 0.5]
+    own = pc_dir(X, 3)
+    directions = {
+        "array": np.array(own.directions),
+        "flipped": np.array(own.directions) * [1.0, -1.0, 1.0],
+        "result": own,
+    }[form]
+    budget = Budget(eps=1.0, delta=1e-5)
+    with pytest.raises(ValueError, match="non-private direction"):
+        dp_scree(X, 2, eps=0.5, delta=1e-5, directions=directions, public_directions=True,
+                 budget=budget)  # fmt: skip
+    assert budget.ledger == ()  # refused before spending
+    # a direction a hair (above 1e-8) away, or of other data, is accepted as public
+    other = np.linalg.qr(np.array(own.directions) + 1e-6)[0]
+    assert dp_scree(X, 2, eps=0.5, delta=1e-5, directions=other, random_state=0).private
 
 
 @pytest.mark.parametrize(
@@ -600,10 +622,14 @@ def test_pmwm_without_split_divides_its_budget_and_records_both_parts(rng):
         random_state=0, trace_share=0.1,
     )  # fmt: skip
     leaves = res.cost.leaves()[1:]  # after the clip scan
-    # scan 0.05 (trace_share given); the joint moments and pmwm share 0.45:
-    # joint 0.225, pmwm 0.225 = quantiles 0.05625 (pure DP) + mean 0.16875
-    assert [c.eps for c in leaves[1:]] == pytest.approx([0.05625, 0.16875])
-    assert leaves[0].eps == pytest.approx(0.225)
+    # basic split: scan 0.05 (trace_share given); the joint moments and pmwm
+    # share 0.45: joint 0.225, pmwm 0.225 = quantiles 0.05625 (pure DP) + mean
+    # 0.16875; the tight accountant scales every share by one factor t >= 1
+    t = res.cost.leaves()[0].eps / 0.05
+    assert t >= 1
+    assert [c.eps for c in leaves[1:]] == pytest.approx([0.05625 * t, 0.16875 * t])
+    assert leaves[0].eps == pytest.approx(0.225 * t)
+    assert [c.kind for c in leaves] == ["laplace", "pure", "gaussian"]
     # the joint release uses Laplace noise, so pmwm's mean gets all of delta
     assert [c.delta for c in leaves] == pytest.approx([0.0, 0.0, 1e-5])
     assert np.all(np.isfinite(res.scree)) and np.all(res.scree >= 0)
@@ -612,3 +638,51 @@ def test_pmwm_without_split_divides_its_budget_and_records_both_parts(rng):
 def test_k_none_means_all_components(small_data):
     res = dp_scree(small_data, eps=0.5, delta=1e-5, random_state=0)
     assert res.k == 5 and res.directions.shape == (5, 5)
+
+
+@pytest.mark.parametrize("n, eps", [(178, 1.0), (569, 0.5), (5000, 1.0), (5000, 3.0)])
+def test_default_scree_meets_the_tight_total_with_no_more_noise(n, eps):
+    delta = 1e-6
+    plan = scree_mod.plan_scree(n, 13, 3, eps=eps, delta=delta)
+    leaves = plan.cost.leaves()
+    assert (plan.cost.eps, plan.cost.delta) == (eps, delta)
+    assert tight_total(leaves, delta)[0] == pytest.approx(eps, rel=1e-6)
+    assert math.fsum(c.delta for c in leaves) <= delta * (1 + 1e-12)
+    # the basic split of the defaults: directions 0.5, the automatic scan share,
+    # the joint release the rest; every part gets at least that much eps
+    scan = scree_mod._auto_scan_share(n, eps, scree_mod._clip_ladder(None).size) * eps
+    basic = [0.5 * eps, scan, 0.5 * eps - scan]
+    assert [c.kind for c in leaves][:2] == ["gaussian", "pure"]
+    assert all(c.eps >= b * (1 - 1e-12) for c, b in zip(leaves, basic, strict=True))
+    # and no more noise: directions at their basic (eps, delta), the joint release
+    # at the noise of the basic split (its choice of Laplace or Gaussian)
+    assert leaves[0].sigma <= kendall_sigma(n, basic[0], leaves[0].delta) * (1 + 1e-12)
+    pairs = n <= 4000
+    before = scree_mod._joint_noise(n, n // 2, pairs, basic[2], delta / 2, "analytic")[1]
+    after = plan.forecast.quantities["trace_noise_relative"] / CLIP_RATIO
+    assert after <= before * (1 + 1e-12)
+    assert leaves[2].noise_multiplier is not None and leaves[2].sensitivity is None
+
+
+def test_classic_scree_keeps_the_basic_split():
+    plan = scree_mod.plan_scree(500, 5, 2, eps=0.8, delta=1e-6, calibration="classic")
+    assert math.fsum(c.eps for c in plan.cost.leaves()) == pytest.approx(0.8)
+    assert plan.cost.leaves()[0].eps == pytest.approx(0.4)
+
+
+@pytest.mark.parametrize("n", [300, 5000])
+def test_the_release_draws_exactly_the_recorded_noise(n):
+    from dppca._pairs import moment_sensitivity
+
+    X = np.random.default_rng(3).normal(size=(n, 4)) * [3.0, 2.0, 1.0, 0.5]
+    res = dp_scree(X, 2, eps=1.0, delta=1e-6, random_state=0)
+    directions, _, joint = res.cost.leaves()
+    assert res.directions_release.sigma == pytest.approx(directions.sigma, rel=1e-12)
+    all_pairs = n <= 4000
+    if joint.kind == "laplace":  # sd sqrt(2) * scale, scale = multiplier * L1 sensitivity
+        sens = moment_sensitivity(n, res.clip_level, all_pairs=all_pairs, norm="l1")
+        expected = math.sqrt(2.0) * joint.multiplier * sens
+    else:
+        sens = moment_sensitivity(n, res.clip_level, all_pairs=all_pairs, norm="l2")
+        expected = joint.multiplier * sens
+    assert res.trace_sd == pytest.approx(expected, rel=1e-9)

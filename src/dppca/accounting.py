@@ -3,9 +3,12 @@
 Every release records a :class:`PrivacyCost`. A cost that also says which
 noise it carries (``kind`` with ``sensitivity`` and ``sigma`` or ``scale``)
 can be composed tightly: Gaussian parts exactly (a composition of Gaussian
-mechanisms is one Gaussian mechanism), everything else with the privacy loss
-distribution (PLD) accountant of ``dp-accounting`` (Google's differential
-privacy library). Records without noise fields are treated as generic
+mechanisms is one Gaussian mechanism); with a few pure, (eps, delta) or
+Laplace parts beside them, exactly as well, by mixing the Gaussian's privacy
+profile over the other parts' privacy losses (their dominating pairs are known
+in closed form); anything larger with the privacy loss distribution (PLD)
+accountant of ``dp-accounting`` (Google's differential privacy library), which
+also checks the closed form in the tests. Records without noise fields are treated as generic
 (eps, delta)-DP events, so old records keep their basic-composition meaning.
 Basic composition (adding eps and delta) stays available as the upper bound.
 """
@@ -14,11 +17,13 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ._lazy import pandas as pd
 from ._lazy import scipy_optimize as optimize
+from ._lazy import scipy_special as special
 from ._validation import check_delta, check_eps
 from .exceptions import BudgetExceededError
 from .mechanisms import _analytic_delta, analytic_gaussian_sigma
@@ -32,6 +37,8 @@ __all__ = [
     "calibrate_noise",
     "compose",
     "compose_tight",
+    "scale_to_tight",
+    "tight_factor",
     "tight_total",
 ]
 
@@ -86,6 +93,16 @@ class PrivacyCost:
         Keyword only. The noise of a Gaussian (``sigma``) or Laplace
         (``scale``) part and the sensitivity it was calibrated to, all under
         replacement of one row.
+    multiplier : float or None, default=None
+        Keyword only. For a Gaussian or Laplace part whose sensitivity is set
+        at run time by an earlier private output (a privately chosen clip
+        level, say) while the noise is always ``multiplier`` times that
+        sensitivity: the noise multiplier (``sigma / sensitivity`` or
+        ``scale / sensitivity``), fixed and public before any data are read.
+        Such a part is, given the earlier outputs, a Gaussian (Laplace)
+        mechanism with this multiplier, so adaptive composition treats it as
+        one. Give either ``multiplier`` or ``sensitivity`` with ``sigma``
+        (``scale``); with all of them they must agree.
 
     Notes
     -----
@@ -104,6 +121,7 @@ class PrivacyCost:
     sensitivity: float | None = field(default=None, kw_only=True)
     sigma: float | None = field(default=None, kw_only=True)
     scale: float | None = field(default=None, kw_only=True)
+    multiplier: float | None = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.eps) and self.eps >= 0):
@@ -114,9 +132,29 @@ class PrivacyCost:
         if kind is not None and kind not in _KINDS:
             raise ValueError(f"kind must be one of {_KINDS} or None; got {kind!r}.")
         needs = {"gaussian": ("sensitivity", "sigma"), "laplace": ("sensitivity", "scale")}
+        mult = self.multiplier
+        relative = False  # noise known only relative to a run-time sensitivity
+        if mult is not None:
+            if kind not in needs:
+                raise ValueError(
+                    f"multiplier applies to kind 'gaussian' or 'laplace'; got kind={kind!r}."
+                )
+            if not (math.isfinite(mult) and mult > 0):
+                raise ValueError(f"multiplier must be finite and > 0; got {mult!r}.")
+            given = [getattr(self, name) for name in needs[kind]]
+            relative = given == [None, None]
+            if not relative and (
+                None in given or not math.isclose(given[1] / given[0], mult, rel_tol=1e-9)
+            ):
+                raise ValueError(
+                    f"a {kind} cost with multiplier needs both or neither of "
+                    f"{' and '.join(needs[kind])}, agreeing with it; got {given!r}."
+                )
         for name in ("sensitivity", "sigma", "scale"):
             value = getattr(self, name)
             if name in needs.get(kind or "", ()):
+                if relative:
+                    continue
                 if value is None or not (math.isfinite(value) and value > 0):
                     raise ValueError(f"a {kind} cost needs {name} finite and > 0; got {value!r}.")
             elif value is not None:
@@ -129,6 +167,8 @@ class PrivacyCost:
     @property
     def noise_multiplier(self) -> float | None:
         """Noise scale over sensitivity (``sigma`` or ``scale``), None if not recorded."""
+        if self.multiplier is not None:
+            return self.multiplier
         if self.kind == "gaussian":
             return self.sigma / self.sensitivity  # type: ignore[operator]
         if self.kind == "laplace":
@@ -244,6 +284,143 @@ def _gaussian_eps(mu: float, delta: float) -> float:
     return eps
 
 
+# Exact composition of one merged Gaussian with a few pure, (eps, delta) and
+# Laplace parts. Their dominating pairs are known: randomized response at eps
+# for a pure part (two losses, +-eps), the same plus a loss of +inf with mass
+# delta for an (eps, delta) part, and for Laplace noise with ``a = sensitivity
+# / scale`` the losses +a (mass 1/2), -a (mass e^-a / 2) and a density
+# e^((L - a) / 2) / 4 on (-a, a) (Gauss-Legendre nodes). The profile of the
+# product pair is the mixture of the Gaussian profile shifted by each
+# combination of the other losses, so it is computed in closed form up to the
+# quadrature, whose error is checked by halving the nodes.
+_EXACT_ATOMS_MAX = 200_000
+# losses and their masses under P (arrays), and the mass of finite losses
+_Atoms = tuple[Any, Any, float]
+_LEGENDRE_NODES = 96
+
+
+@functools.lru_cache(maxsize=4)
+def _legendre(nodes: int) -> tuple[Any, Any]:
+    import numpy as np
+
+    return np.polynomial.legendre.leggauss(nodes)
+
+
+def _loss_atoms(others: Sequence[tuple[object, ...]], nodes: int) -> _Atoms | None:
+    """Losses and masses (under P) of the non-Gaussian parts composed; mass of +inf."""
+    import numpy as np
+
+    losses, masses, keep = np.zeros(1), np.ones(1), 1.0
+    x, w = _legendre(nodes)
+    for e in others:
+        if e[0] == "laplace":
+            a = 1.0 / float(e[1])  # type: ignore[arg-type]
+            new_l = np.concatenate(([a, -a], a * x))
+            new_m = np.concatenate(
+                ([0.5, 0.5 * math.exp(-a)], a * w * 0.25 * np.exp(0.5 * a * (x - 1.0)))
+            )
+        else:
+            eps_e = float(e[1])  # type: ignore[arg-type]
+            if e[0] == "approx":
+                keep *= 1.0 - float(e[2])  # type: ignore[arg-type]
+            new_l = np.array([eps_e, -eps_e])
+            new_m = np.array([1.0 / (1.0 + math.exp(-eps_e)), 1.0 / (1.0 + math.exp(eps_e))])
+        losses = (losses[:, None] + new_l[None, :]).ravel()
+        masses = (masses[:, None] * new_m[None, :]).ravel()
+        if losses.size > _EXACT_ATOMS_MAX:
+            return None
+    return losses, masses, keep
+
+
+def _exact_delta(mu: float, atoms: _Atoms, e: float) -> float:
+    """Hockey-stick divergence at ``e`` of the Gaussian (``mu``) times the atoms' pair."""
+    import numpy as np
+
+    losses, masses, keep = atoms
+    shifted = e - losses
+    if mu > 0:
+        la = special.log_ndtr(0.5 * mu - shifted / mu)
+        lb = special.log_ndtr(-0.5 * mu - shifted / mu)
+        with np.errstate(over="ignore", invalid="ignore"):
+            g = np.exp(la) * -np.expm1(shifted + lb - la)
+        g = np.where(np.isfinite(g), g, 0.0)
+    else:
+        g = -np.expm1(np.minimum(shifted, 0.0))
+    return (1.0 - keep) + keep * float(np.dot(np.clip(g, 0.0, 1.0), masses))
+
+
+def _laplace_delta(a: float, atoms: _Atoms, e: float) -> float:
+    """Hockey-stick divergence at ``e`` of a Laplace pair (``a``) times the atoms' pair.
+
+    With ``c = e - l`` for an atom ``l``, the Laplace loss ``L`` contributes
+    ``E[(1 - e^(c - L))_+]``: ``(1 - e^(c - a))_+ / 2`` from ``L = a``,
+    ``e^-a (1 - e^(c + a))_+ / 2`` from ``L = -a`` and, from the density
+    ``e^((L - a) / 2) / 4`` on ``(lo, a)`` with ``lo = max(c, -a)``,
+    ``e^(-a/2) (e^(a/2) - e^(lo/2) - e^c (e^(-lo/2) - e^(-a/2))) / 2``.
+    """
+    import numpy as np
+
+    losses, masses, keep = atoms
+    c = e - losses
+    with np.errstate(over="ignore", invalid="ignore"):
+        top = 0.5 * -np.expm1(np.minimum(c - a, 0.0))
+        bottom = 0.5 * math.exp(-a) * -np.expm1(np.minimum(c + a, 0.0))
+        lo = np.clip(c, -a, a)
+        middle = (
+            0.5
+            * math.exp(-a / 2)
+            * (math.exp(a / 2) - np.exp(lo / 2) - np.exp(c) * (np.exp(-lo / 2) - math.exp(-a / 2)))
+        )
+    g = np.where(c < a, top + bottom + np.maximum(middle, 0.0), 0.0)
+    g = np.where(np.isfinite(g), g, 0.0)
+    return (1.0 - keep) + keep * float(np.dot(np.clip(g, 0.0, 1.0), masses))
+
+
+def _exact_eps(mu: float, others: Sequence[tuple[object, ...]], delta: float) -> float | None:
+    """Tight eps at ``delta`` of a Gaussian (``mu``, 0 for none) composed with ``others``.
+
+    None when the closed form does not apply (too many combinations, or
+    Laplace parts without a Gaussian to smooth the quadrature, or a
+    quadrature error that matters); the caller then uses the PLD accountant.
+    """
+    laplace = sum(e[0] == "laplace" for e in others)
+    if laplace > 2 or (laplace > 1 and mu <= 0):
+        return None
+    closed = bool(laplace) and mu <= 0  # one Laplace part, no Gaussian: in closed form
+    kept = [e for e in others if e[0] != "laplace"] if closed else others
+    found = _loss_atoms(kept, 2 if closed else _LEGENDRE_NODES)
+    if found is None:
+        return None
+    atoms: _Atoms = found
+    if 1.0 - atoms[2] >= delta:
+        return math.inf
+    if closed:
+        (lap,) = [e for e in others if e[0] == "laplace"]
+        a = 1.0 / float(lap[1])  # type: ignore[arg-type]
+        laplace = 0  # no quadrature to check
+
+    def excess(e: float) -> float:
+        if closed:
+            return _laplace_delta(a, atoms, e) - delta
+        return _exact_delta(mu, atoms, e) - delta
+
+    if excess(0.0) <= 0:
+        return 0.0
+    hi = 1.0
+    while excess(hi) > 0:
+        hi *= 2.0
+        if hi > 1e6:
+            return None
+    eps = optimize.brentq(excess, 0.0, hi, xtol=1e-14, rtol=1e-14)
+    while excess(eps) > 0:
+        eps = eps * (1 + 1e-13) + 1e-300
+    if laplace:
+        coarse = _loss_atoms(others, _LEGENDRE_NODES // 2)
+        if abs(_exact_delta(mu, coarse, eps) - delta) > 1e-7 * delta:  # type: ignore[arg-type]
+            return None
+    return float(eps)
+
+
 @functools.lru_cache(maxsize=4096)
 def _tight_eps(events: tuple[tuple[object, ...], ...], delta: float) -> float:
     """Tight eps at ``delta`` of the composition of ``events`` (sorted, hashable).
@@ -251,15 +428,22 @@ def _tight_eps(events: tuple[tuple[object, ...], ...], delta: float) -> float:
     Gaussian events are merged exactly first: composing Gaussian mechanisms with
     ``mu_i = sensitivity_i / sigma_i`` is equivalent to one with
     ``mu = sqrt(sum mu_i^2)`` (Dong, Roth and Su 2022, Corollary 3.3), whose
-    profile is known in closed form. With nothing else that is the answer;
-    otherwise the merged Gaussian, the Laplace parts and the (eps, delta) parts
-    are composed as privacy loss distributions with pessimistic rounding
-    (Doroshenko et al. 2022) and the eps for ``delta`` is read off.
+    profile is known in closed form. With nothing else that is the answer.
+    With up to two Laplace parts and any few pure or (eps, delta) parts, the
+    composed profile is the Gaussian profile mixed over their losses
+    (:func:`_exact_eps`): exact, continuous in the parts' noise (so a split
+    can be scaled to meet a total precisely) and fast. Otherwise the merged
+    Gaussian, the Laplace parts and the (eps, delta) parts are composed as
+    privacy loss distributions with pessimistic rounding (Doroshenko et al.
+    2022) and the eps for ``delta`` is read off.
     """
     mu2 = math.fsum(1.0 / float(e[1]) ** 2 for e in events if e[0] == "gaussian")
     others = [e for e in events if e[0] != "gaussian"]
     if not others:
         return _gaussian_eps(math.sqrt(mu2), delta) if mu2 > 0 else 0.0
+    exact = _exact_eps(math.sqrt(mu2), others, delta)
+    if exact is not None:
+        return exact
     from dp_accounting.pld import common
     from dp_accounting.pld import privacy_loss_distribution as pld
 
@@ -315,8 +499,11 @@ def tight_total(costs: Iterable[PrivacyCost], delta: float) -> tuple[float, floa
     Elementary parts are read by ``kind``: Gaussian parts by their noise
     multiplier ``sigma / sensitivity`` (composed exactly), Laplace parts by
     ``scale / sensitivity``, pure parts as (eps, 0)-DP and records without a
-    kind as (eps, delta)-DP, through the PLD accountant of ``dp-accounting``.
-    Results are cached, so pricing the same ledger again is free.
+    kind as (eps, delta)-DP; beside the Gaussian, a few of them are composed
+    in closed form and more through the PLD accountant of ``dp-accounting``.
+    A Laplace record stands for noise on a vector of any length with that L1
+    sensitivity: the one-dimensional pair dominates it. Results are cached,
+    so pricing the same ledger again is free.
 
     Examples
     --------
@@ -531,6 +718,115 @@ def calibrate_noise(
     while gap(log_t) > 0:
         log_t -= 1e-10
     return _parts_at(specs, math.exp(log_t), delta)
+
+
+def _shares_at(shares: tuple[tuple[str, float, float], ...], t: float) -> list[PrivacyCost]:
+    out = []
+    for kind, e, d in shares:
+        if kind == "gaussian":
+            z = analytic_gaussian_sigma(1.0, t * e, d)
+            out.append(PrivacyCost(t * e, d, kind, "part", kind=kind, multiplier=z))
+        elif kind == "laplace":
+            out.append(PrivacyCost(t * e, 0.0, kind, "part", kind=kind, multiplier=1 / (t * e)))
+        elif kind == "pure":
+            out.append(PrivacyCost(t * e, 0.0, kind, "part", kind=kind))
+        else:
+            out.append(PrivacyCost(t * e, d, kind, "part"))
+    return out
+
+
+@functools.lru_cache(maxsize=1024)
+def tight_factor(shares: tuple[tuple[str, float, float], ...], eps: float, delta: float) -> float:
+    """The factor by which a basic split's eps shares can grow under tight composition.
+
+    Parameters
+    ----------
+    shares : tuple of (kind, eps_i, delta_i)
+        A basic split of ``(eps, delta)``: ``eps_i`` add up to at most ``eps``
+        and ``delta_i`` to at most ``delta``. ``kind`` is ``"gaussian"`` (noise
+        from the analytic calibration at ``(t eps_i, delta_i)``), ``"laplace"``
+        (scale ``sensitivity / (t eps_i)``), ``"pure"`` (an ``t eps_i``-DP
+        part) or ``"approx"`` (a generic ``(t eps_i, delta_i)`` part).
+    eps, delta : float
+        The total the tight composition must meet.
+
+    Returns
+    -------
+    float
+        The largest ``t >= 1`` (to a relative 1e-12) whose parts, each at
+        ``(t eps_i, delta_i)``, have :func:`tight_total` at most ``eps`` at
+        ``delta``. Every part then has at least its basic share of eps, so no
+        more noise than the basic split, and the deltas are unchanged.
+
+    Notes
+    -----
+    Data-free and cached by its (public) arguments. ``t = 1`` always
+    qualifies: there the claims add up to ``(eps, delta)`` by basic
+    composition, which :func:`tight_total` never exceeds.
+
+    Examples
+    --------
+    >>> from dppca.accounting import tight_factor
+    >>> t = tight_factor((("gaussian", 0.5, 5e-6), ("gaussian", 0.5, 5e-6)), 1.0, 1e-5)
+    >>> round(t, 4)
+    1.433
+    """
+
+    def gap(log_t: float) -> float:
+        return tight_total(_shares_at(shares, math.exp(log_t)), delta)[0] - eps
+
+    if gap(0.0) >= 0:
+        return 1.0
+    step = math.log(1.5)
+    lo, hi = 0.0, step
+    while gap(hi) <= 0:
+        lo, hi = hi, hi + step
+        if hi > 50:  # a part that costs nothing at any eps; cannot happen for real parts
+            return 1.0
+    log_t = optimize.brentq(gap, lo, hi, xtol=1e-11, rtol=1e-11)
+    while log_t > 0 and gap(log_t) > 0:
+        log_t -= 1e-12
+    return math.exp(max(log_t, 0.0))
+
+
+def _share_of(leaf: PrivacyCost) -> tuple[str, float, float]:
+    if leaf.kind in ("gaussian", "laplace", "pure"):
+        return (leaf.kind, leaf.eps, leaf.delta)
+    return ("approx", leaf.eps, leaf.delta)
+
+
+def scale_to_tight(
+    build: Callable[[float], Sequence[PrivacyCost]], eps: float, delta: float
+) -> tuple[float, tuple[PrivacyCost, ...]]:
+    """Scale a release's basic split up until its tight total is ``(eps, delta)``.
+
+    Parameters
+    ----------
+    build : callable
+        ``build(t)`` returns the release's parts with every eps share
+        multiplied by ``t`` and the deltas unchanged; ``build(1.0)`` is a
+        basic split of ``(eps, delta)``. Gaussian parts must be calibrated
+        analytically at their recorded ``(eps, delta)`` and Laplace parts
+        with ``scale = sensitivity / eps``.
+    eps, delta : float
+        The total the call is charged.
+
+    Returns
+    -------
+    t : float
+        :func:`tight_factor` of the basic split (>= 1).
+    parts : tuple of PrivacyCost
+        ``build(t)``, whose :func:`tight_total` at ``delta`` is at most ``eps``
+        (checked; equal to it up to the root finder's tolerance).
+    """
+    basic = tuple(build(1.0))
+    shares = tuple(_share_of(leaf) for c in basic for leaf in c.leaves())
+    t = tight_factor(shares, eps, delta)
+    parts = tuple(build(t)) if t != 1.0 else basic
+    total = tight_total(parts, delta)[0]
+    if total > eps * (1 + _REL_SLACK):  # a part not built as the docstring asks
+        raise RuntimeError(f"tight total {total!r} exceeds eps={eps!r} after scaling.")
+    return t, parts
 
 
 class Budget:

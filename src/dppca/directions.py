@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -515,6 +516,72 @@ def pc_dir(X: Data, k: int | None = None) -> DirectionsResult:
         calibration=None,
         private=False,
     )
+
+
+# A "public" direction closer than this (max abs entry, up to sign) to the
+# data's own sample-covariance direction of the same PC is taken to be it.
+_OWN_DIRECTION_TOL = 1e-8
+
+
+def refuse_own_directions(
+    data: NDArray[np.float64], matrix: NDArray[np.float64], pcs: Sequence[int]
+) -> None:
+    """Refuse public directions that are the data's own non-private directions (internal).
+
+    Parameters
+    ----------
+    data : ndarray of shape (n, p)
+        The validated data of the call (before any clipping to bounds).
+    matrix : ndarray of shape (p, len(pcs))
+        The caller's "public" directions, as the release would use them.
+    pcs : sequence of int
+        The PC number (from 1) each column stands for.
+
+    Raises
+    ------
+    ValueError
+        If a column equals, to 1e-8 in every entry and up to its sign, the
+        direction of the same PC that :func:`pc_dir` computes from ``data``.
+
+    Notes
+    -----
+    Privacy: this is a check on the data, so its outcome is itself a function
+    of the data; here is why it costs nothing that the caller had not already
+    given away. The release treats ``matrix`` as fixed and public, and its
+    (eps, delta) guarantee is for neighbouring datasets with the same
+    ``matrix``. The check fires only on the data whose own sample-covariance
+    direction lies within 1e-8 of a column: a caller who passes such a column
+    has, except by a coincidence of probability zero for directions chosen
+    without the data, computed it from these data, and the release (which
+    publishes ``matrix`` as its directions) would have published a
+    non-private statistic, so the guarantee was already void; the refusal
+    stops that before anything is spent or drawn. For every other
+    ``matrix`` the check passes on both neighbours alike and the guarantee is
+    untouched. The residual: a ``matrix`` crafted by someone who knows every
+    other row turns the refusal into a yes/no answer to "is the remaining row
+    (almost exactly) this guess?"; only pass directions you trust to be
+    public. No warning or error here depends on the data otherwise (a
+    non-finite covariance, for example, simply passes).
+    """
+    if matrix.size == 0:
+        return
+    with np.errstate(all="ignore"):
+        cov = np.cov(data, rowvar=False).reshape(data.shape[1], data.shape[1])
+        if not np.isfinite(cov).all():
+            return
+        values, vectors = np.linalg.eigh(cov)
+    order = np.argsort(values)[::-1]
+    for j, pc in enumerate(pcs):
+        own = vectors[:, order[pc - 1]]
+        col = matrix[:, j]
+        gap = min(np.max(np.abs(col - own)), np.max(np.abs(col + own)))
+        if gap <= _OWN_DIRECTION_TOL:
+            raise ValueError(
+                "directions: a column passed as public equals the non-private direction "
+                f"(pc_dir) of PC{pc} of these same data, so the release would not be "
+                "private. Pass directions from public data, or a private release from "
+                "dp_pc_dir (or directions=None to release them here)."
+            )
 
 
 def resolve_directions(

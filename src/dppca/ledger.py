@@ -334,24 +334,29 @@ class Ledger:
     def _costs(con: sqlite3.Connection, fp: str) -> list[PrivacyCost]:
         """The dataset's charges in order, each as the cost it was charged with."""
         rows = con.execute(
-            "SELECT c.id, p.eps, p.delta, p.mechanism, p.released, p.detail FROM charges c"
-            " JOIN parts p ON p.charge = c.id WHERE c.fp = ? ORDER BY c.id, p.rowid",
+            "SELECT c.id, c.eps, c.delta, p.eps, p.delta, p.mechanism, p.released, p.detail"
+            " FROM charges c JOIN parts p ON p.charge = c.id WHERE c.fp = ?"
+            " ORDER BY c.id, p.rowid",
             (fp,),
         ).fetchall()
         grouped: dict[int, list[PrivacyCost]] = {}
-        for charge, eps, delta, mechanism, released, detail in rows:
+        charged: dict[int, tuple[float, float]] = {}
+        for charge, c_eps, c_delta, eps, delta, mechanism, released, detail in rows:
             grouped.setdefault(charge, []).append(_leaf(eps, delta, mechanism, released, detail))
+            charged[charge] = (float(c_eps), float(c_delta))
+        # A charge counts what it was charged: a release composed tightly
+        # claims less than the basic sum of its parts.
         return [
             leaves[0]
             if len(leaves) == 1
             else PrivacyCost(
-                math.fsum(c.eps for c in leaves),
-                math.fsum(c.delta for c in leaves),
+                min(charged[charge][0], math.fsum(c.eps for c in leaves)),
+                min(charged[charge][1], math.fsum(c.delta for c in leaves)),
                 "composition",
                 "; ".join(c.released for c in leaves),
                 tuple(leaves),
             )
-            for leaves in grouped.values()
+            for charge, leaves in grouped.items()
         ]
 
     def total(self, fp: str) -> tuple[float, float] | None:
@@ -621,16 +626,9 @@ class LedgerBudget(Budget):
 
     @property
     def ledger(self) -> tuple[PrivacyCost, ...]:
-        """The charges so far, as costs (one per release)."""
-        frame = self._ledger_db.entries(self.fp)
-        out = []
-        for _, part in frame.groupby("release", sort=True):
-            leaves = tuple(
-                PrivacyCost(float(r.eps), float(r.delta), str(r.mechanism), str(r.released))
-                for r in part.itertuples()
-            )
-            out.append(leaves[0] if len(leaves) == 1 else _join(leaves))
-        return tuple(out)
+        """The charges so far, as costs (one per release, with every recorded field)."""
+        with self._ledger_db._connect() as con:
+            return tuple(self._ledger_db._costs(con, self.fp))
 
     @property
     def spent(self) -> tuple[float, float]:
@@ -665,9 +663,3 @@ class LedgerBudget(Budget):
             f"LedgerBudget({shown}, spent_eps={eps_spent:.6g}, spent_delta={delta_spent:.6g}, "
             f"fp={self.fp[:12]})"
         )
-
-
-def _join(leaves: tuple[PrivacyCost, ...]) -> PrivacyCost:
-    from .accounting import compose
-
-    return compose(leaves, released="; ".join(c.released for c in leaves))

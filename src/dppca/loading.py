@@ -141,7 +141,11 @@ class LoadingResult:
         Computed without noise: not private.
     sign_reference : {"private", "nonprivate"}
         In comparisons, which side keeps its signs; the other side's vectors are
-        flipped, one by one, to point the same way. Display only.
+        flipped, one by one, to point the same way. With ``"nonprivate"`` the
+        displayed DP vectors carry one bit per PC of the non-private
+        directions (their signs), so they are no longer private: their columns
+        are named ``nonprivate_signs_PC1``, ... and their panel is titled as
+        non-private (:attr:`main_private` is False).
 
     Notes
     -----
@@ -230,6 +234,19 @@ class LoadingResult:
         return self.directions.private and self.nonprivate is None
 
     @property
+    def main_private(self) -> bool:
+        """Whether the main vectors as displayed are private.
+
+        False for non-private directions, and for private ones whose signs are
+        taken from the non-private comparison (``sign_reference="nonprivate"``):
+        flipping a column by the sign of its match in the non-private
+        directions publishes that sign, one bit per PC about the data.
+        """
+        return self.directions.private and not (
+            self.nonprivate is not None and self.sign_reference == "nonprivate"
+        )
+
+    @property
     def compare(self) -> bool:
         """Whether a non-private comparison is included."""
         return self.nonprivate is not None
@@ -261,7 +278,9 @@ class LoadingResult:
         return check_components((a, b), self.k)
 
     def _prefix(self) -> str:
-        return "" if self.directions.private else "nonprivate_"
+        if not self.directions.private:
+            return "nonprivate_"
+        return "" if self.main_private else "nonprivate_signs_"
 
     def coordinates(self, a: int | None = None, b: int | None = None) -> pd.DataFrame:
         """Loading coordinates ``(v_ja, v_jb)``, one row per variable.
@@ -276,7 +295,9 @@ class LoadingResult:
         pandas.DataFrame
             Index: the variables. Columns ``PC{a}`` and ``PC{b}`` hold the
             entries of the private directions (named ``nonprivate_PC{a}`` ...
-            if the main directions are not private). With a comparison, the
+            if the main directions are not private, ``nonprivate_signs_PC{a}``
+            ... if their signs come from the non-private comparison, which
+            makes them non-private). With a comparison, the
             columns ``nonprivate_PC{a}`` and ``nonprivate_PC{b}`` follow; they
             are computed without noise and ``frame.attrs["nonprivate_columns"]``
             lists them.

@@ -40,8 +40,13 @@ from ._validation import (
     check_real,
     check_ties,
 )
-from .accounting import Budget, PrivacyCost, compose
-from .directions import DirectionsResult, dp_pc_dir, resolve_directions
+from .accounting import Budget, PrivacyCost, compose, scale_to_tight
+from .directions import (
+    DirectionsResult,
+    dp_pc_dir,
+    refuse_own_directions,
+    resolve_directions,
+)
 from .forecast import (
     DIRECTION_NOISE_LIMIT,
     FAILURE_TOLERANCE,
@@ -54,6 +59,7 @@ from .mechanisms import (
     em_quantile,
     gaussian_noise,
     gaussian_sigma,
+    kendall_sensitivity,
     kendall_sigma,
     laplace_noise,
     random_pairing,
@@ -824,40 +830,71 @@ def plan_score(
     delta_users = [k for k in ("directions", "histogram") if k in shares]
     delta_total = math.fsum(shares[k] for k in delta_users)
     delta_share = {k: delta * shares[k] / delta_total for k in delta_users}
-
-    parts: list[PrivacyCost] = []
-    eps_d, delta_d = eps * shares.get("directions", 0.0), delta_share.get("directions", 0.0)
-    if not directions_given:
-        parts.append(
-            PrivacyCost(eps_d, delta_d, mechanism=f"gaussian ({calibration})",
-                        released=f"noisy spherical Kendall matrix ({p} x {p})")
-        )  # fmt: skip
-    eps_g = eps * shares.get("groups", 0.0)
-    if private_groups:
-        parts.append(PrivacyCost(eps_g, 0.0, "laplace", f"group sizes ({n_groups})"))
-    eps_f = eps * shares.get("frame", 0.0)
-    if frame_private:
-        parts.append(
-            compose(
-                [
-                    PrivacyCost(eps_f * _SCALE_SHARE, 0.0, "exponential mechanism",
-                                "frame scale (median pair difference)"),
-                    *(
-                        PrivacyCost(eps_f * (1 - _SCALE_SHARE) / 2, 0.0,
-                                    "exponential mechanism", f"frame centre PC{c} (median)")
-                        for c in components
-                    ),
-                ],
-                released="private frame",
-            )
-        )  # fmt: skip
-    eps_m = eps * shares["histogram"] / len(methods)
+    delta_d = delta_share.get("directions", 0.0)
     delta_m = delta_share["histogram"] / len(methods)
     grid = f"{n_groups} x {mx} x {my} cells"
-    for m in methods:
-        mech = f"gaussian ({calibration})" if m == "add" else "laplace + threshold"
-        parts.append(PrivacyCost(eps_m, delta_m, mech, f"{m} histogram ({grid})"))
-    cost = compose(parts, released="private score plot")
+
+    def build(t: float) -> list[PrivacyCost]:
+        """The parts with every eps share of the basic split times ``t``."""
+        parts: list[PrivacyCost] = []
+        if not directions_given:
+            eps_d = t * eps * shares["directions"]
+            parts.append(
+                PrivacyCost(eps_d, delta_d, mechanism=f"gaussian ({calibration})",
+                            released=f"noisy spherical Kendall matrix ({p} x {p})",
+                            kind="gaussian", sensitivity=kendall_sensitivity(n),
+                            sigma=kendall_sigma(n, eps_d, delta_d, calibration))
+            )  # fmt: skip
+        if private_groups:
+            eps_g = t * eps * shares["groups"]
+            parts.append(
+                PrivacyCost(eps_g, 0.0, "laplace", f"group sizes ({n_groups})",
+                            kind="laplace", sensitivity=2.0, scale=2.0 / eps_g)
+            )  # fmt: skip
+        if frame_private:
+            eps_f = t * eps * shares["frame"]
+            parts.append(
+                compose(
+                    [
+                        PrivacyCost(eps_f * _SCALE_SHARE, 0.0, "exponential mechanism",
+                                    "frame scale (median pair difference)", kind="pure"),
+                        *(
+                            PrivacyCost(eps_f * (1 - _SCALE_SHARE) / 2, 0.0,
+                                        "exponential mechanism", f"frame centre PC{c} (median)",
+                                        kind="pure")
+                            for c in components
+                        ),
+                    ],
+                    released="private frame",
+                )
+            )  # fmt: skip
+        eps_m = t * eps * shares["histogram"] / len(methods)
+        for m in methods:
+            if m == "add":  # L2 sensitivity sqrt(2): one row moves two cells by one
+                sigma = gaussian_sigma(math.sqrt(2.0), eps_m, delta_m, calibration)
+                parts.append(
+                    PrivacyCost(eps_m, delta_m, f"gaussian ({calibration})",
+                                f"{m} histogram ({grid})", kind="gaussian",
+                                sensitivity=math.sqrt(2.0), sigma=sigma)
+                )  # fmt: skip
+            else:  # a release threshold: a generic (eps, delta) part
+                parts.append(PrivacyCost(eps_m, delta_m, "laplace + threshold",
+                                         f"{m} histogram ({grid})"))  # fmt: skip
+        return parts
+
+    released = "private score plot"
+    if calibration == "analytic":
+        t, parts = scale_to_tight(build, eps, delta)
+        cost = PrivacyCost(
+            eps, delta, "tight composition (accountant)", released, parts, kind="composed"
+        )
+    else:
+        t = 1.0
+        cost = compose(build(1.0), released=released)
+    eps_d = t * eps * shares.get("directions", 0.0)
+    eps_g = t * eps * shares.get("groups", 0.0)
+    eps_f = t * eps * shares.get("frame", 0.0)
+    eps_m = t * eps * shares["histogram"] / len(methods)
     forecast = _forecast_score(
         n=n, p=p, eps=eps, delta=delta, eps_f=eps_f if frame_private else 0.0, bound=bound,
         sigma_dir=None if directions_given else kendall_sigma(n, eps_d, delta_d, calibration),
@@ -959,7 +996,9 @@ def dp_score(
         (:func:`frame_failure_bound`) is 1 %, kept between 0.1 and 0.4 of eps
         (a function of n and eps only); the other weights share the rest.
         Delta goes to the directions and the histograms in proportion to their
-        weights.
+        weights. These shares are a basic split; with the analytic calibration
+        every eps share is then scaled up until the tight total is eps (see
+        Notes).
     score_range : float, default=1e6
         Public bound: scores are treated as lying in ``[-score_range,
         score_range]`` when the private frame is searched for.
@@ -1022,7 +1061,15 @@ def dp_score(
     Notes
     -----
     Privacy: neighbouring datasets have the same n and differ in one row; n is
-    public. The call releases, with basic composition over the parts:
+    public. The call releases the parts below. Their shares of ``split`` are a
+    basic split of (eps, delta); with the analytic calibration every eps share
+    is then multiplied by the largest factor ``t >= 1`` whose tight total
+    (:func:`dppca.accounting.tight_total`: Gaussian parts by their noise,
+    Laplace and pure parts exactly) is still eps at delta, deltas unchanged.
+    ``result.cost`` is (eps, delta) with these parts, whose own eps add up
+    to ``t`` eps; each carries less noise than the basic split gives it. A
+    "public" directions array equal to the data's own sample-covariance
+    directions is refused (:func:`dppca.directions.refuse_own_directions`).
 
     1. directions (unless given): the noisy spherical Kendall matrix,
        (eps_d, delta_d) as in :func:`dppca.dp_pc_dir`;
@@ -1119,6 +1166,8 @@ def dp_score(
     enforce(forecast, accuracy)
     if budget is not None:
         budget.check(cost)
+    if matrix is not None and dir_result is None:
+        refuse_own_directions(data, matrix, components)
     if box is not None:
         data = apply_bounds(data, box)
 

@@ -45,8 +45,13 @@ from ._validation import (
     check_random_state,
     check_real,
 )
-from .accounting import Budget, PrivacyCost, compose
-from .directions import DirectionsResult, dp_pc_dir, resolve_directions
+from .accounting import Budget, PrivacyCost, compose, scale_to_tight
+from .directions import (
+    DirectionsResult,
+    dp_pc_dir,
+    refuse_own_directions,
+    resolve_directions,
+)
 from .forecast import (
     CLIP_RATIO,
     DIRECTION_NOISE_LIMIT,
@@ -61,6 +66,7 @@ from .mechanisms import (
     exponential_mechanism,
     gaussian_noise,
     gaussian_sigma,
+    kendall_sensitivity,
     kendall_sigma,
     ladder_failure_bound,
     ladder_quantile,
@@ -759,7 +765,17 @@ def _huber(
 def _method_cost(
     method: str, control: Any, *, eps: float, delta: float, k: int, calibration: str
 ) -> PrivacyCost:
+    """The record of one extra method at ``(eps, delta)``, each part with its noise.
+
+    Gaussian parts whose sensitivity is set by an earlier private output (the
+    winsorizing levels, the Huber clipping levels) record their noise
+    multiplier; the split PMWM (parallel composition) stays a generic part.
+    """
     gauss = f"gaussian ({calibration})"
+
+    def multiplier(e: float) -> float:
+        return gaussian_sigma(1.0, e, delta, calibration)
+
     if method == "pmwm":
         if control.split:
             return PrivacyCost(
@@ -771,22 +787,25 @@ def _method_cost(
         return compose(
             [
                 PrivacyCost(eps_q, 0.0, "unbounded quantile (pure DP)",
-                            "PMWM winsorizing levels"),
-                PrivacyCost(eps - eps_q, delta, gauss, f"PMWM scree ({k} values)"),
+                            "PMWM winsorizing levels", kind="pure"),
+                PrivacyCost(eps - eps_q, delta, gauss, f"PMWM scree ({k} values)",
+                            kind="gaussian", multiplier=multiplier(eps - eps_q)),
             ],
             released=f"PMWM scree ({k} values)",
         )  # fmt: skip
     eps_m2 = eps * control.m2_frac
-    m2_mechanism = (
-        "exponential mechanism (median bin)"
-        if control.m2_rule == "median"
-        else "laplace (noisy arg-max)"
-    )
+    if control.m2_rule == "median":
+        m2 = PrivacyCost(eps_m2, 0.0, "exponential mechanism (median bin)",
+                         "Huber scale proxies", kind="pure")  # fmt: skip
+    else:  # k histograms, each with L1 sensitivity 2, Laplace scale 2 k / eps_m2
+        m2 = PrivacyCost(eps_m2, 0.0, "laplace (noisy arg-max)", "Huber scale proxies",
+                         kind="laplace", sensitivity=2.0 * k, scale=2.0 * k / eps_m2)  # fmt: skip
     return compose(
         [
-            PrivacyCost(eps_m2, 0.0, m2_mechanism, "Huber scale proxies"),
+            m2,
             PrivacyCost(eps - eps_m2, delta, f"{gauss}, gradient steps composed as one",
-                        f"Huber scree ({k} values)"),
+                        f"Huber scree ({k} values)", kind="gaussian",
+                        multiplier=multiplier(eps - eps_m2)),
         ],
         released=f"Huber scree ({k} values)",
     )  # fmt: skip
@@ -904,8 +923,9 @@ def dp_scree(
     public_directions : bool, default=False
         Confirms that a non-private ``DirectionsResult`` comes from public data.
     direction_share : float, default=0.5
-        Share of (eps, delta) for the internal directions, in (0, 1); unused
-        when ``directions`` is given.
+        Share of (eps, delta) for the internal directions, in (0, 1), as a
+        weight of the basic split (see Notes); unused when ``directions`` is
+        given.
     trace_share : float, default=None
         Share of eps for choosing the clip level of the variance release, in
         (0, 1); unused with a public ``ClippedControl(clip=...)``. None takes
@@ -1022,9 +1042,26 @@ def dp_scree(
     With public ``bounds`` the data are clipped to them row by row first, so
     neighbours stay neighbours. The monotone fit, the clipping at 0 and the PVE
     are post-processing. PVE over all p components divides by
-    ``max(trace, sum of the k values)``. The recorded cost is the sum of the
-    parts; directions passed in as an earlier private release are not counted
-    again. With ``compare=True`` the result also carries non-private values.
+    ``max(trace, sum of the k values)``. Directions passed in as an earlier
+    private release are not counted again. With ``compare=True`` the result
+    also carries non-private values.
+
+    Composition: the shares above are a basic split of (eps, delta). With
+    the analytic calibration every eps share is then multiplied by one
+    factor ``t >= 1``, the largest whose tight total
+    (:func:`dppca.accounting.tight_total`, which reads each part's noise) is
+    still eps at delta; deltas stay as split. ``result.cost`` is (eps, delta)
+    with the parts as ``parts`` (their own eps add up to ``t`` eps): every
+    part carries less noise than the basic split would give it. The clipped
+    moments' sensitivity is ``c C`` with ``C`` chosen privately, so their part
+    records the noise multiplier (noise over sensitivity), which is fixed
+    before any data are read. The classic calibration keeps the basic split.
+
+    A "public" directions array whose column equals (to 1e-8, up to sign) the
+    data's own sample-covariance direction of the same PC is refused before
+    anything is spent; see :func:`dppca.directions.refuse_own_directions` for
+    why that data-dependent check leaks nothing the caller had not already
+    given away.
 
     References
     ----------
@@ -1085,6 +1122,8 @@ def dp_scree(
     enforce(plan.forecast, accuracy)
     if budget is not None:
         budget.check(plan.cost)
+    if given is not None and release is None:
+        refuse_own_directions(data, given, range(1, k + 1))
 
     if box is not None:
         data = apply_bounds(data, box)
@@ -1266,45 +1305,52 @@ class ScreePlan:
         controls: dict[str, Any], direction_share: float, trace_share: float, pairing: str,
         calibration: str, box: Any, public_clip: float | None,
     ) -> ScreePlan:  # fmt: skip
-        eps_dir, delta_dir = eps * direction_share, delta * direction_share
-        eps_scan = eps * trace_share
+        """The plan for validated arguments.
+
+        The shares give a basic split of ``(eps, delta)``. With the analytic
+        calibration every eps share is then multiplied by the largest factor
+        whose tight total (:func:`dppca.accounting.tight_total`) is still
+        ``eps`` at ``delta`` (:func:`dppca.accounting.scale_to_tight`), and the
+        noise of the joint release (Laplace or Gaussian) is the one with less
+        noise after that scaling. The classic calibration keeps the basic split.
+        """
         extra = [name for name in methods if name != "clipped"]
-        eps_m = (eps - eps_dir - eps_scan) / (1 + len(extra))
-        delta_m = (delta - delta_dir) / (1 + len(extra))
         m = n // 2
         ladder = _clip_ladder(box)
-        level = _scan_level(m, eps_scan, eps_m) if public_clip is None else _CLIP_QUANTILE
         all_pairs = pairing == "all"
-        kind, unit_sd = _joint_noise(n, m, all_pairs, eps_m, delta_m, calibration)
-        if kind == "laplace" and (direction_share > 0 or extra):
-            # the joint release needs no delta: the other Gaussian parts share it
-            # in proportion to their eps (the choice above used the smaller
-            # delta_m, so it stands)
-            weights = [eps_dir] + [eps_m] * len(extra)
-            delta_dir = delta * eps_dir / math.fsum(weights)
-            delta_m = delta * eps_m / math.fsum(weights) if extra else delta_m
-        costs: list[PrivacyCost] = []
-        if direction_share > 0:
-            costs.append(
-                PrivacyCost(eps_dir, delta_dir, f"gaussian ({calibration})",
-                            f"noisy spherical Kendall matrix ({p} x {p})")
-            )  # fmt: skip
-        if public_clip is None:
-            costs.append(
-                PrivacyCost(eps_scan, 0.0, "ladder quantile scan (pure DP)",
-                            "clip level of the squared pair norms")
-            )  # fmt: skip
-        mech = "laplace" if kind == "laplace" else f"gaussian ({calibration})"
-        costs.append(
-            PrivacyCost(eps_m, 0.0 if kind == "laplace" else delta_m, mech,
-                        f"clipped moments: {k} variances and the total variance")
+        args: dict[str, Any] = dict(
+            n=n, p=p, k=k, eps=eps, delta=delta, extra=extra, controls=controls,
+            direction_share=direction_share, trace_share=trace_share, all_pairs=all_pairs,
+            calibration=calibration, public_clip=public_clip,
         )  # fmt: skip
-        for name in extra:
-            costs.append(
-                _method_cost(name, controls[name], eps=eps_m, delta=delta_m, k=k,
-                             calibration=calibration)
+        basic = _basic_split(**args, noise=None)
+        kind = _joint_noise(n, m, all_pairs, basic[3], basic[4], calibration)[0]
+        if calibration == "analytic":
+            options = []
+            for noise in ("laplace", "gaussian"):
+                split = _basic_split(**args, noise=noise)
+
+                def build(t: float, split: tuple = split) -> list[PrivacyCost]:
+                    return _scree_costs(split, t, **args)
+
+                t, costs = scale_to_tight(build, eps, delta)
+                sd = _unit_sd(noise, n, all_pairs, t * split[3], split[4], calibration)
+                options.append((sd, noise, t, split, costs))
+            _, kind, t, split, costs = min(options, key=lambda o: (o[0], o[1] != kind))
+            cost = PrivacyCost(
+                eps, delta, "tight composition (accountant)",
+                f"private scree ({', '.join(methods)}; {k} components)", costs, kind="composed",
             )  # fmt: skip
-        cost = compose(costs, released=f"private scree ({', '.join(methods)}; {k} components)")
+        else:
+            t, split = 1.0, _basic_split(**args, noise=kind)
+            cost = compose(
+                _scree_costs(split, 1.0, **args),
+                released=f"private scree ({', '.join(methods)}; {k} components)",
+            )
+        eps_dir, delta_dir, eps_scan, eps_m, delta_m, _ = split
+        eps_dir, eps_scan, eps_m = t * eps_dir, t * eps_scan, t * eps_m
+        unit_sd = _unit_sd(kind, n, all_pairs, eps_m, delta_m, calibration)
+        level = _scan_level(m, eps_scan, eps_m) if public_clip is None else _CLIP_QUANTILE
         forecast = _forecast_scree(
             n=n, p=p, eps=eps, delta=delta, eps_dir=eps_dir, delta_dir=delta_dir,
             calibration=calibration, unit_sd=unit_sd, kind=kind, ladder_bins=ladder.size,
@@ -1313,6 +1359,84 @@ class ScreePlan:
         return cls(
             eps_dir, delta_dir, eps_scan, eps_m, delta_m, ladder, level, kind, cost, forecast
         )
+
+
+def _basic_split(
+    *, n: int, eps: float, delta: float, extra: list[str], direction_share: float,
+    trace_share: float, all_pairs: bool, calibration: str, noise: str | None, **_: Any,
+) -> tuple[float, float, float, float, float, str]:  # fmt: skip
+    """Basic split: eps and delta of directions, scan eps, each method's (eps, delta), noise.
+
+    ``noise=None`` takes the joint release's noise with the smaller standard
+    deviation at this split. A Laplace joint release needs no delta: then the
+    other Gaussian parts share it in proportion to their eps.
+    """
+    eps_dir, delta_dir = eps * direction_share, delta * direction_share
+    eps_scan = eps * trace_share
+    eps_m = (eps - eps_dir - eps_scan) / (1 + len(extra))
+    delta_m = (delta - delta_dir) / (1 + len(extra))
+    if noise is None:
+        noise = _joint_noise(n, n // 2, all_pairs, eps_m, delta_m, calibration)[0]
+    if noise == "laplace" and (direction_share > 0 or extra):
+        weights = [eps_dir] + [eps_m] * len(extra)
+        delta_dir = delta * eps_dir / math.fsum(weights)
+        delta_m = delta * eps_m / math.fsum(weights) if extra else delta_m
+    return eps_dir, delta_dir, eps_scan, eps_m, delta_m, noise
+
+
+def _unit_sd(
+    kind: str, n: int, all_pairs: bool, eps: float, delta: float, calibration: str
+) -> float:
+    """Noise sd of the joint release per unit clip level."""
+    if kind == "laplace":
+        return math.sqrt(2.0) * moment_sensitivity(n, 1.0, all_pairs=all_pairs, norm="l1") / eps
+    l2 = moment_sensitivity(n, 1.0, all_pairs=all_pairs, norm="l2")
+    return gaussian_sigma(l2, eps, delta, calibration)
+
+
+def _scree_costs(
+    split: tuple[float, float, float, float, float, str], t: float, *, n: int, p: int, k: int,
+    extra: list[str], controls: dict[str, Any], direction_share: float, all_pairs: bool,
+    calibration: str, public_clip: float | None, **_: Any,
+) -> list[PrivacyCost]:  # fmt: skip
+    """The parts of a scree release with every eps share of ``split`` times ``t``."""
+    eps_dir, delta_dir, eps_scan, eps_m, delta_m, kind = split
+    eps_dir, eps_scan, eps_m = t * eps_dir, t * eps_scan, t * eps_m
+    costs: list[PrivacyCost] = []
+    if direction_share > 0:
+        costs.append(
+            PrivacyCost(eps_dir, delta_dir, f"gaussian ({calibration})",
+                        f"noisy spherical Kendall matrix ({p} x {p})", kind="gaussian",
+                        sensitivity=kendall_sensitivity(n),
+                        sigma=kendall_sigma(n, eps_dir, delta_dir, calibration))
+        )  # fmt: skip
+    if public_clip is None:
+        costs.append(
+            PrivacyCost(eps_scan, 0.0, "ladder quantile scan (pure DP)",
+                        "clip level of the squared pair norms", kind="pure")
+        )  # fmt: skip
+    released = f"clipped moments: {k} variances and the total variance"
+    # The sensitivity is c C with the clip level C chosen privately above (or
+    # public): the noise is a fixed multiple of it, known before any data.
+    if kind == "laplace":
+        mult, delta_joint = 1.0 / eps_m, 0.0
+    else:
+        mult, delta_joint = gaussian_sigma(1.0, eps_m, delta_m, calibration), delta_m
+    noise: dict[str, Any] = {}
+    if public_clip is not None:
+        norm = "l1" if kind == "laplace" else "l2"
+        sens = moment_sensitivity(n, public_clip, all_pairs=all_pairs, norm=norm)
+        noise = {"sensitivity": sens, "scale" if kind == "laplace" else "sigma": mult * sens}
+    mech = "laplace" if kind == "laplace" else f"gaussian ({calibration})"
+    costs.append(
+        PrivacyCost(eps_m, delta_joint, mech, released, kind=kind, multiplier=mult, **noise)
+    )
+    for name in extra:
+        costs.append(
+            _method_cost(name, controls[name], eps=eps_m, delta=delta_m, k=k,
+                         calibration=calibration)
+        )  # fmt: skip
+    return costs
 
 
 def _forecast_scree(

@@ -50,6 +50,8 @@ def _tag(private: bool) -> str:
 
 def _privacy_title(result: LoadingResult) -> str:
     d = result.directions
+    if d.private and d.cost is not None and not result.main_private:
+        return "DP loadings with non-private signs (not DP)"
     if d.private and d.cost is not None:
         return "DP loadings"  # eps, delta and n are in the caption under the title
     return "Non-private loadings (not DP)"
@@ -433,7 +435,7 @@ def plot_loading(
     text_kws = {"fontsize": label_size, **(text_kws or {})}
     main, other = result.display_vectors()
     panels: list[tuple[np.ndarray, bool, str, str]] = [
-        (main, result.directions.private, color, title or _privacy_title(result))
+        (main, result.main_private, color, title or _privacy_title(result))
     ]
     if show_compare:
         assert other is not None
