@@ -659,7 +659,9 @@ def test_default_scree_meets_the_tight_total_with_no_more_noise(n, eps):
     assert leaves[0].sigma <= kendall_sigma(n, basic[0], leaves[0].delta) * (1 + 1e-12)
     pairs = n <= 4000
     before = scree_mod._joint_noise(n, n // 2, pairs, basic[2], delta / 2, "analytic")[1]
-    after = plan.forecast.quantities["trace_noise_relative"] / CLIP_RATIO
+    # the forecast's clip ratio: CLIP_RATIO at the 0.9 level, more for higher aims
+    ratio = CLIP_RATIO * math.sqrt(max(1.0, 0.1 / (1.0 - plan.scan_level)))
+    after = plan.forecast.quantities["trace_noise_relative"] / ratio
     assert after <= before * (1 + 1e-12)
     assert leaves[2].noise_multiplier is not None and leaves[2].sensitivity is None
 

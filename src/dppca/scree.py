@@ -1448,8 +1448,12 @@ def _forecast_scree(
 
     The noise on the total variance, relative to it, is ``unit_sd * C / trace``
     with the clip level ``C`` assumed to be :data:`dppca.forecast.CLIP_RATIO`
-    times the total variance; a PVE is a ratio of two such noisy values, so
-    its noise is about ``sqrt(2)`` times that. The clip scan fails when it
+    times the total variance when the scan aims at the 0.9 quantile, and
+    ``sqrt(0.1 / (1 - level))`` times more for a higher level: the quantiles
+    of a tail with index 2 (heavy, with a finite mean, as real tables with a
+    few dominant variables have) grow like that, so a higher aim is not
+    assumed to cost nothing. A PVE is a ratio of two such noisy values, so its
+    noise is about ``sqrt(2)`` times that. The clip scan fails when it
     stops below all the data (:func:`dppca.mechanisms.ladder_failure_bound`)
     or runs two bins or more (a factor 4) past the level
     (:func:`dppca.mechanisms.quantile_overshoot_bound`).
@@ -1466,11 +1470,12 @@ def _forecast_scree(
                 f"the directions' noise (operator norm about {norm:.2g}) swamps any table's "
                 "structure."
             )
-    relative = unit_sd * CLIP_RATIO
+    ratio = CLIP_RATIO * math.sqrt(max(1.0, (1.0 - _CLIP_QUANTILE) / (1.0 - level)))
+    relative = unit_sd * ratio
     quantities["trace_noise_relative"] = relative
     descriptions["trace_noise_relative"] = (
         f"noise sd over the total variance ({kind}), assuming a clip level "
-        f"{CLIP_RATIO:g} times the total variance"
+        f"{ratio:.2g} times the total variance"
     )
     pve_sd = math.sqrt(2.0) * relative
     quantities["pve_sd"] = pve_sd
@@ -1488,9 +1493,12 @@ def _forecast_scree(
             "bound on the chance that the clip level lands below the data or 4x too high"
         )
         if below + over > FAILURE_TOLERANCE:
+            help_ = "raise eps or trace_share, or give a public ClippedControl(clip=...)"
+            if ladder_bins > _LADDER_BOUNDED + 1:  # the unbounded ladder: bounds would help
+                help_ = "give public bounds, " + help_
             problems.append(
-                f"the clip level search may fail with probability up to {below + over:.2g}; "
-                "give public bounds or a public ClippedControl(clip=...), or raise trace_share."
+                f"the clip level search may fail with probability up to "
+                f"{min(1.0, below + over):.2g}; {help_}."
             )
     return Forecast(
         "scree", n, p, eps, delta, quantities=quantities, descriptions=descriptions,
