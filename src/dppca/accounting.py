@@ -234,7 +234,7 @@ def basic_total(costs: Iterable[PrivacyCost]) -> tuple[float, float]:
     return math.fsum(c.eps for c in costs), math.fsum(c.delta for c in costs)
 
 
-def _event(leaf: PrivacyCost) -> tuple[object, ...] | None:
+def _event(leaf: PrivacyCost) -> tuple[Any, ...] | None:
     """A hashable description of one elementary release for the accountant."""
     if leaf.kind == "gaussian":
         return ("gaussian", leaf.noise_multiplier)
@@ -306,7 +306,7 @@ def _legendre(nodes: int) -> tuple[Any, Any]:
     return np.polynomial.legendre.leggauss(nodes)
 
 
-def _loss_atoms(others: Sequence[tuple[object, ...]], nodes: int) -> _Atoms | None:
+def _loss_atoms(others: Sequence[tuple[Any, ...]], nodes: int) -> _Atoms | None:
     """Losses and masses (under P) of the non-Gaussian parts composed; mass of +inf."""
     import numpy as np
 
@@ -314,15 +314,15 @@ def _loss_atoms(others: Sequence[tuple[object, ...]], nodes: int) -> _Atoms | No
     x, w = _legendre(nodes)
     for e in others:
         if e[0] == "laplace":
-            a = 1.0 / float(e[1])  # type: ignore[arg-type]
+            a = 1.0 / float(e[1])
             new_l = np.concatenate(([a, -a], a * x))
             new_m = np.concatenate(
                 ([0.5, 0.5 * math.exp(-a)], a * w * 0.25 * np.exp(0.5 * a * (x - 1.0)))
             )
         else:
-            eps_e = float(e[1])  # type: ignore[arg-type]
+            eps_e = float(e[1])
             if e[0] == "approx":
-                keep *= 1.0 - float(e[2])  # type: ignore[arg-type]
+                keep *= 1.0 - float(e[2])
             new_l = np.array([eps_e, -eps_e])
             new_m = np.array([1.0 / (1.0 + math.exp(-eps_e)), 1.0 / (1.0 + math.exp(eps_e))])
         losses = (losses[:, None] + new_l[None, :]).ravel()
@@ -376,7 +376,7 @@ def _laplace_delta(a: float, atoms: _Atoms, e: float) -> float:
     return (1.0 - keep) + keep * float(np.dot(np.clip(g, 0.0, 1.0), masses))
 
 
-def _exact_eps(mu: float, others: Sequence[tuple[object, ...]], delta: float) -> float | None:
+def _exact_eps(mu: float, others: Sequence[tuple[Any, ...]], delta: float) -> float | None:
     """Tight eps at ``delta`` of a Gaussian (``mu``, 0 for none) composed with ``others``.
 
     None when the closed form does not apply (too many combinations, or
@@ -396,7 +396,7 @@ def _exact_eps(mu: float, others: Sequence[tuple[object, ...]], delta: float) ->
         return math.inf
     if closed:
         (lap,) = [e for e in others if e[0] == "laplace"]
-        a = 1.0 / float(lap[1])  # type: ignore[arg-type]
+        a = 1.0 / float(lap[1])
         laplace = 0  # no quadrature to check
 
     def excess(e: float) -> float:
@@ -422,7 +422,7 @@ def _exact_eps(mu: float, others: Sequence[tuple[object, ...]], delta: float) ->
 
 
 @functools.lru_cache(maxsize=4096)
-def _tight_eps(events: tuple[tuple[object, ...], ...], delta: float) -> float:
+def _tight_eps(events: tuple[tuple[Any, ...], ...], delta: float) -> float:
     """Tight eps at ``delta`` of the composition of ``events`` (sorted, hashable).
 
     Gaussian events are merged exactly first: composing Gaussian mechanisms with

@@ -12,7 +12,16 @@ from numpy.typing import NDArray
 from ._lazy import is_dataframe
 from ._lazy import pandas as pd
 from ._progress import ProgressLike, resolve_progress
-from ._typing import Accuracy, Calibration, Data, Design, RandomStateLike, Sensitivity, Ties
+from ._typing import (
+    Accuracy,
+    Calibration,
+    Data,
+    Design,
+    LoadingKind,
+    RandomStateLike,
+    Sensitivity,
+    Ties,
+)
 from ._validation import (
     apply_bounds,
     check_accuracy,
@@ -45,6 +54,7 @@ from .mechanisms import (
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = [
     "DirectionsPlan",
@@ -142,7 +152,7 @@ class DirectionsResult:
             np.array(self.directions), index=list(self.variables), columns=list(self.pc_labels)
         )
 
-    def plot(self, kind: str = "vector", **kwargs: Any) -> Axes:
+    def plot(self, kind: LoadingKind = "vector", **kwargs: Any) -> Axes | Figure:
         """Draw a loading plot of these directions (no new privacy cost).
 
         Keyword arguments go to :func:`dppca.plotting.plot_loading`.

@@ -592,6 +592,7 @@ def dp_loading(
     if directions is None:
         if eps is None or delta is None:
             raise TypeError("eps and delta are required (pass both as numbers).")
+        assert data is not None and variables is not None  # X is required here (above)
         p = data.shape[1]
         k = check_k(k, p)
         check_components(components, k)
@@ -622,7 +623,10 @@ def dp_loading(
                 private=True, sensitivity=res.sensitivity, bounds=res.bounds,
                 forecast=res.forecast,
             )  # fmt: skip
-    nonprivate = pc_dir(pd.DataFrame(data, columns=list(variables)), k) if compare else None
+    nonprivate = None
+    if compare:
+        assert data is not None and variables is not None  # compare needs X (above)
+        nonprivate = pc_dir(pd.DataFrame(data, columns=list(variables)), k)
     return LoadingResult(
         directions=res,
         components=tuple(int(c) for c in components),  # type: ignore[arg-type]

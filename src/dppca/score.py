@@ -13,7 +13,7 @@ import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -574,7 +574,7 @@ def frame_eps_needed(n: int, bound: float, target: float = 0.01) -> float:
 def _check_frame(frame: object) -> tuple[tuple[float, float], tuple[float, float]]:
     try:
         (x0, x1), (y0, y1) = frame  # type: ignore[misc]
-        values = [float(v) for v in (x0, x1, y0, y1)]
+        values = [float(v) for v in (x0, x1, y0, y1)]  # type: ignore[has-type]
     except (TypeError, ValueError):
         raise TypeError(
             f"frame must be ((xmin, xmax), (ymin, ymax)) of public numbers; got {frame!r}."
@@ -1155,7 +1155,8 @@ def dp_score(
 
     private_groups = levels is not None and not groups_public
     plan = plan_score(
-        n, p, eps=eps, delta=delta, bins=(mx, my), components=components, method=methods,
+        n, p, eps=eps, delta=delta, bins=(mx, my), components=components,
+        method=cast("Sequence[ScoreMethod]", methods),
         directions_given=matrix is not None, groups=None if levels is None else n_groups,
         groups_public=groups_public, frame_given=public_frame is not None,
         bounds_given=box is not None, split=split, score_range=bound, calibration=calibration,

@@ -465,7 +465,8 @@ class ScreeResult:
             np_values = np.array(self.nonprivate_values)
             columns["scree_nonprivate"] = np_values
             columns["pve_nonprivate"] = _pve(np_values)
-            columns["pve_total_nonprivate"] = _pve_total(np_values, float(self.nonprivate_trace))
+            trace = self.nonprivate_trace
+            columns["pve_total_nonprivate"] = _pve_total(np_values, float(trace or 0.0))
         return pd.DataFrame(columns, index=list(self.pc_labels))
 
     def plot(self, kind: str = "pve_total", **kwargs: Any) -> Axes:
@@ -1095,9 +1096,8 @@ def dp_scree(
     methods = _resolve_methods(method)
     controls = _resolve_controls(control, methods)
     calibration = check_calibration(calibration)
-    if pairing is None:
-        pairing = "all" if n <= _ALL_PAIRS_MAX_N else "random"
-    pairing = check_choice(pairing, "pairing", ("all", "random", "consecutive"))
+    pairing_rule = pairing or ("all" if n <= _ALL_PAIRS_MAX_N else "random")
+    pairing_rule = check_choice(pairing_rule, "pairing", ("all", "random", "consecutive"))
     if trace_share is not None:
         trace_share = check_open_unit(trace_share, "trace_share")
     mono = check_bool(mono, "mono")
@@ -1115,7 +1115,7 @@ def dp_scree(
     rng = check_random_state(random_state)
     plan = _make_plan(
         n, p, k, eps=eps, delta=delta, methods=methods, controls=controls,
-        direction_share=direction_share, trace_share=trace_share, pairing=pairing,
+        direction_share=direction_share, trace_share=trace_share, pairing=pairing_rule,
         calibration=calibration, box=box,
     )  # fmt: skip
     public_clip = controls["clipped"].clip if "clipped" in controls else None
@@ -1135,10 +1135,10 @@ def dp_scree(
         vectors = np.array(release.directions)
     else:
         vectors = given
-    if pairing == "consecutive":
+    if pairing_rule == "consecutive":
         orders = [np.arange(n, dtype=np.int64)]
     else:
-        orders = [random_pairing(n, rng) for _ in range(1 if pairing == "all" else _PAIRINGS)]
+        orders = [random_pairing(n, rng) for _ in range(1 if pairing_rule == "all" else _PAIRINGS)]
     z = _paired_differences(data, orders[0])
     with np.errstate(over="ignore", invalid="ignore"):
         sq = np.nan_to_num(np.einsum("ij,ij->i", z, z), nan=np.inf)
@@ -1150,7 +1150,7 @@ def dp_scree(
     else:
         clip = float(public_clip)
     moments, trace, trace_sd = _moment_release(
-        data, orders, vectors, clip, all_pairs=pairing == "all",
+        data, orders, vectors, clip, all_pairs=pairing_rule == "all",
         shift=None if box is None else 0.5 * (box[0] + box[1]), kind=plan.noise, eps=plan.eps_m,
         delta=plan.delta_m, calibration=calibration, rng=rng,
     )  # fmt: skip
@@ -1158,13 +1158,14 @@ def dp_scree(
         w = np.nan_to_num((z @ vectors) ** 2, nan=np.inf)
     rows, sds = [], []
     for name in methods:
-        kw = {"eps": plan.eps_m, "delta": plan.delta_m, "calibration": calibration, "rng": rng}
         if name == "clipped":
             est, sd = moments, trace_sd
         elif name == "pmwm":
-            est, sd = _pmwm(w, controls[name], **kw)
+            est, sd = _pmwm(w, controls[name], eps=plan.eps_m, delta=plan.delta_m,
+                            calibration=calibration, rng=rng)  # fmt: skip
         else:
-            est, sd = _huber(w, controls[name], tau_cap=clip, **kw)
+            est, sd = _huber(w, controls[name], tau_cap=clip, eps=plan.eps_m,
+                             delta=plan.delta_m, calibration=calibration, rng=rng)  # fmt: skip
         rows.append(_mono(est) if mono else est)
         sds.append(np.full(k, sd))
 
@@ -1263,9 +1264,8 @@ def plan_scree(
     methods = _resolve_methods(method)
     controls = _resolve_controls(control, methods)
     calibration = check_calibration(calibration)
-    if pairing is None:
-        pairing = "all" if n <= _ALL_PAIRS_MAX_N else "random"
-    pairing = check_choice(pairing, "pairing", ("all", "random", "consecutive"))
+    pairing_rule = pairing or ("all" if n <= _ALL_PAIRS_MAX_N else "random")
+    pairing_rule = check_choice(pairing_rule, "pairing", ("all", "random", "consecutive"))
     if trace_share is not None:
         trace_share = check_open_unit(trace_share, "trace_share")
     if check_bool(directions_given, "directions_given"):
@@ -1275,7 +1275,7 @@ def plan_scree(
     box = check_bounds(bounds, tuple(f"V{j + 1}" for j in range(p)))
     return _make_plan(
         n, p, k, eps=eps, delta=delta, methods=methods, controls=controls,
-        direction_share=direction_share, trace_share=trace_share, pairing=pairing,
+        direction_share=direction_share, trace_share=trace_share, pairing=pairing_rule,
         calibration=calibration, box=box,
     )  # fmt: skip
 
