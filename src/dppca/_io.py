@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TypedDict
@@ -259,3 +260,29 @@ def _read_parquet(
             out[row : row + size, j] = column
         row += size
     return out, tuple(names)
+
+
+def write_text_atomically(path: str | os.PathLike[str], text: str) -> Path:
+    """Write ``text`` to ``path`` so that a reader never sees a partial file.
+
+    The text goes to a temporary file beside the target, which is then moved
+    into place with ``os.replace`` (atomic); on any failure it is removed and
+    an existing target is left untouched. The file gets the usual mode
+    (``mkstemp`` would leave it readable by its owner only).
+    """
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    if not directory.is_dir():
+        raise ValueError(f"output directory {str(directory)!r} does not exist.")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target

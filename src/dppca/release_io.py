@@ -37,7 +37,6 @@ import importlib
 import json
 import math
 import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
@@ -45,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from ._io import write_text_atomically
 from ._lazy import pandas as pd
 from ._version import __version__
 from .directions import DirectionsResult
@@ -354,20 +354,7 @@ def save_release(
         "result": _encode(result, kind),
     }
     text = json.dumps(document, indent=1, allow_nan=False)
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text + "\n")
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
+    return write_text_atomically(path, text + "\n")
 
 
 def _version() -> str:

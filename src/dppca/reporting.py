@@ -15,7 +15,6 @@ import html
 import io
 import math
 import os
-import tempfile
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ._io import write_text_atomically
 from ._lazy import pandas as pd
 from ._typing import Calibration, Data, RandomStateLike, Ties
 from ._validation import check_data, check_delta, check_eps, check_random_state
@@ -448,19 +448,4 @@ def render_html(
 
 
 def _write_text(path: str | os.PathLike[str], text: str) -> Path:
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    if not directory.is_dir():
-        raise ValueError(f"output directory {str(directory)!r} does not exist.")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
+    return write_text_atomically(path, text)
