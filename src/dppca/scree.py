@@ -12,7 +12,8 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -1093,13 +1094,6 @@ def dp_scree(
     delta = check_delta_for_n(
         check_delta(delta), n, check_bool(allow_large_delta, "allow_large_delta")
     )
-    methods = _resolve_methods(method)
-    controls = _resolve_controls(control, methods)
-    calibration = check_calibration(calibration)
-    pairing_rule = pairing or ("all" if n <= _ALL_PAIRS_MAX_N else "random")
-    pairing_rule = check_choice(pairing_rule, "pairing", ("all", "random", "consecutive"))
-    if trace_share is not None:
-        trace_share = check_open_unit(trace_share, "trace_share")
     mono = check_bool(mono, "mono")
     compare = check_bool(compare, "compare")
     accuracy = check_accuracy(accuracy)
@@ -1108,16 +1102,17 @@ def dp_scree(
     given, release = resolve_directions(directions, p=p, k=k, public_directions=public_directions)
     if given is None:
         source = "private (this call)"
-        direction_share = check_open_unit(direction_share, "direction_share")
     else:
         source = "public (caller)" if release is None else "private (earlier release)"
-        direction_share = 0.0
     rng = check_random_state(random_state)
-    plan = _make_plan(
-        n, p, k, eps=eps, delta=delta, methods=methods, controls=controls,
-        direction_share=direction_share, trace_share=trace_share, pairing=pairing_rule,
-        calibration=calibration, box=box,
+    plan = plan_scree(
+        n, p, k, eps=eps, delta=delta, method=method, control=control,
+        directions_given=given is not None, direction_share=direction_share,
+        trace_share=trace_share, pairing=pairing, calibration=calibration,
+        bounds=None if box is None else np.column_stack(box),
     )  # fmt: skip
+    methods, controls, pairing_rule = plan.methods, plan.controls, plan.pairing
+    calibration = check_calibration(calibration)
     public_clip = controls["clipped"].clip if "clipped" in controls else None
     enforce(plan.forecast, accuracy)
     if budget is not None:
@@ -1298,6 +1293,9 @@ class ScreePlan:
     noise: str
     cost: PrivacyCost
     forecast: Forecast
+    methods: tuple[str, ...] = ()
+    controls: Mapping[str, Any] = field(default_factory=dict)
+    pairing: str = "all"
 
     @classmethod
     def make(
@@ -1357,8 +1355,9 @@ class ScreePlan:
             eps_scan=eps_scan if public_clip is None else 0.0, level=level, m=m,
         )  # fmt: skip
         return cls(
-            eps_dir, delta_dir, eps_scan, eps_m, delta_m, ladder, level, kind, cost, forecast
-        )
+            eps_dir, delta_dir, eps_scan, eps_m, delta_m, ladder, level, kind, cost, forecast,
+            methods, MappingProxyType(dict(controls)), pairing,
+        )  # fmt: skip
 
 
 def _basic_split(
