@@ -235,8 +235,8 @@ def dp_pc_dir(
     calibration : {"analytic", "classic"}, default="analytic"
         Gaussian noise calibration; see :func:`dppca.mechanisms.gaussian_sigma`.
     ties : {"zero", "error"}, default="zero"
-        Handling of rows closer than about 1.49e-8; see
-        :func:`dppca.spherical_kendall`.
+        Handling of duplicate rows (a difference that cannot be normalised in
+        float64, whatever the units); see :func:`dppca.spherical_kendall`.
     budget : Budget, optional
         If given, the cost is checked against it before the data are touched
         and recorded in it afterwards.

@@ -574,26 +574,27 @@ def spherical_kendall(
     (see :func:`dppca.dp_pc_dir`), an error raised under ``ties="error"`` is
     itself data-dependent: it tells whoever sees it that two rows almost
     coincide, how many such pairs there are, and where one is. With
-    ``ties="zero"`` there is no such error and the sensitivity bound ``4/n``
-    still holds, because a zero term is as bounded as a unit one.
+    ``ties="zero"`` there is no such error and the sensitivity bound still
+    holds, because a zero term is as bounded as a unit one.
 
     *Balanced design and its sensitivity.* Let ``pi`` be a uniformly random
     order of ``0, ..., n-1``, drawn from ``random_state`` alone (never from the
-    data), and pair position ``q`` with positions ``q + 1, ..., q + m``
-    (mod n). The estimate is ``K_B = 1/(n m) * sum_q sum_{k=1..m} u u^T`` for
-    the rows ``pi[q]`` and ``pi[q + k]``. Because ``m <= (n - 1)/2``, two
-    offsets satisfy ``k + k' <= 2m < n``, so no pair occurs twice, no row is
-    paired with itself, and every position takes part in exactly ``2m`` pairs
-    (``m`` as the first member, ``m`` as the second). Fix ``pi``: replacing
-    one row changes exactly those ``2m`` terms, each by
-    ``(1/(n m)) (u u^T - w w^T)`` whose Frobenius norm is at most
-    ``(1/(n m)) (1 + 1) = 2/(n m)`` (a tie's zero term included). The change
-    is therefore at most ``2m * 2/(n m) = 4/n``, the same bound as for the
-    exact design, so the Gaussian calibration of :func:`dppca.dp_pc_dir`
-    applies unchanged. Since ``pi`` does not depend on the data, the bound
-    holds for every ``pi``: the release is (eps, delta)-DP conditionally on
-    ``pi`` (so even someone who learned ``pi`` gains nothing), and hence also
-    as a mixture over ``pi``. ``pi`` itself is never released.
+    data), and pair position ``q`` with positions ``q + 1, ..., q + m`` (mod
+    n). The estimate is ``K_B = 1/(n m) * sum_q sum_{k=1..m} u u^T`` for the
+    rows ``pi[q]`` and ``pi[q + k]``. Because ``m <= (n - 1)/2``, two offsets
+    satisfy ``k + k' <= 2m < n``, so no pair occurs twice, no row is paired
+    with itself, and every position takes part in exactly ``2m`` pairs (``m``
+    as the first member, ``m`` as the second). Fix ``pi``: replacing one row
+    changes exactly those ``2m`` terms, each by ``(1/(n m)) (u u^T - w w^T)``
+    whose Frobenius norm is at most ``sqrt(2)/(n m)`` (``||u u^T - w w^T||_F^2
+    = 2 - 2 (u^T w)^2``; a tie's zero term has norm 1 at most). The change is
+    therefore at most ``2m * sqrt(2)/(n m) = 2 sqrt(2)/n``, the same bound as
+    for the exact design (:func:`dppca.mechanisms.kendall_sensitivity`), so the
+    Gaussian calibration of :func:`dppca.dp_pc_dir` applies unchanged. Since
+    ``pi`` does not depend on the data, the bound holds for every ``pi``: the
+    release is (eps, delta)-DP conditionally on ``pi`` (so even someone who
+    learned ``pi`` gains nothing), and hence also as a mixture over ``pi``.
+    ``pi`` itself is never released.
 
     *Variance.* ``K_B`` is unbiased for the population matrix, like ``K``.
     For a U-statistic with kernel variance ``zeta_2`` and first-order

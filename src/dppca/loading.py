@@ -558,7 +558,8 @@ def dp_loading(
     Privacy: neighbouring datasets have the same ``n`` and differ in one row.
     The only release is that of :func:`dp_pc_dir`, the spherical Kendall
     matrix plus symmetric Gaussian noise calibrated to its Frobenius
-    sensitivity ``4/n``, costing (eps, delta). The loading coordinates are
+    sensitivity ``2 sqrt(2)/n`` (``4/n`` with ``sensitivity="seed"``), costing
+    (eps, delta). The loading coordinates are
     entries of its eigenvectors, so they and every plot of them are
     post-processing. The sign of each private vector follows the rule of
     :func:`dp_pc_dir` (largest-magnitude entry positive), which looks at the
