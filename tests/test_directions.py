@@ -242,7 +242,7 @@ def test_large_delta_is_refused_unless_allowed(small_data):
 
 
 def test_forecast_warns_or_refuses_before_reading_the_data():
-    # n = 20, p = 10, eps = 0.1: sigma_K * sqrt(2 p) is far above 1/2 for any table,
+    # n = 20, p = 10, eps = 0.1: sigma_K * sqrt(2 p) is far above the limit 0.15,
     # so the forecast refuses before the Kendall matrix is computed (which would
     # raise on these exact duplicate rows under ties="error").
     X = np.ones((20, 10))

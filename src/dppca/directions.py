@@ -43,7 +43,7 @@ from ._validation import (
     check_ties,
 )
 from .accounting import Budget, PrivacyCost
-from .forecast import DIRECTION_NOISE_LIMIT, Forecast, direction_noise_norm, enforce
+from .forecast import Forecast, direction_noise_norm, direction_problem, enforce
 from .kendall import kendall_matrix, validate_kendall_input
 from .mechanisms import (
     kendall_sensitivity,
@@ -400,7 +400,7 @@ def plan_directions(
     --------
     >>> plan = plan_directions(178, 13, eps=1.0, delta=1e-6)
     >>> round(plan.forecast.quantities["direction_noise_norm"], 2), plan.forecast.ok
-    (0.34, True)
+    (0.34, False)
     """
     n, p = check_positive_int(n, "n"), check_positive_int(p, "p")
     eps, delta = check_eps(eps), check_delta(delta)
@@ -423,17 +423,13 @@ def forecast_directions(n: int, p: int, eps: float, delta: float, sigma: float) 
     The spherical Kendall matrix has eigenvalues adding up to 1; the noise's
     operator norm is about ``sigma sqrt(2 p)``
     (:func:`dppca.forecast.direction_noise_norm`). Directions separated by an
-    eigenvalue gap ``g`` move by about that norm over ``g``, so above
-    ``1 / 2`` no table keeps recognisable directions.
+    eigenvalue gap ``g`` move by about that norm over ``g``; above
+    :data:`dppca.forecast.DIRECTION_NOISE_LIMIT` the directions of a typical
+    real table are forecast to be mostly noise.
     """
     norm = direction_noise_norm(p, sigma)
-    problems = []
-    if norm > DIRECTION_NOISE_LIMIT:
-        problems.append(
-            f"the Kendall noise has operator norm about {norm:.2g}, more than "
-            f"{DIRECTION_NOISE_LIMIT:g} of the matrix's total eigenvalue 1, so the "
-            "directions would be mostly noise for any table; raise eps or use more rows."
-        )
+    problem = direction_problem(norm)
+    problems = [] if problem is None else [problem]
     return Forecast(
         "directions", n, p, eps, delta,
         quantities={"kendall_sigma": sigma, "direction_noise_norm": norm},

@@ -48,10 +48,10 @@ from .directions import (
     resolve_directions,
 )
 from .forecast import (
-    DIRECTION_NOISE_LIMIT,
     FAILURE_TOLERANCE,
     Forecast,
     direction_noise_norm,
+    direction_problem,
     em_failure_bound,
     enforce,
 )
@@ -716,11 +716,9 @@ def _forecast_score(
         norm = direction_noise_norm(p, sigma_dir)
         quantities["direction_noise_norm"] = norm
         descriptions["direction_noise_norm"] = "typical operator norm of the Kendall noise"
-        if norm > DIRECTION_NOISE_LIMIT:
-            problems.append(
-                f"the directions' noise (operator norm about {norm:.2g}) swamps any table's "
-                "structure, so the axes would be arbitrary."
-            )
+        problem = direction_problem(norm)
+        if problem is not None:
+            problems.append(problem)
     if eps_f > 0:
         fail = frame_failure_bound(n, eps_f, bound)
         quantities["frame_failure"] = fail

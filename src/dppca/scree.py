@@ -55,11 +55,11 @@ from .directions import (
 )
 from .forecast import (
     CLIP_RATIO,
-    DIRECTION_NOISE_LIMIT,
     FAILURE_TOLERANCE,
     PVE_TOLERANCE,
     Forecast,
     direction_noise_norm,
+    direction_problem,
     enforce,
 )
 from .mechanisms import (
@@ -1464,11 +1464,9 @@ def _forecast_scree(
         norm = direction_noise_norm(p, kendall_sigma(n, eps_dir, delta_dir, calibration))
         quantities["direction_noise_norm"] = norm
         descriptions["direction_noise_norm"] = "typical operator norm of the Kendall noise"
-        if norm > DIRECTION_NOISE_LIMIT:
-            problems.append(
-                f"the directions' noise (operator norm about {norm:.2g}) swamps any table's "
-                "structure."
-            )
+        problem = direction_problem(norm)
+        if problem is not None:
+            problems.append(problem)
     ratio = CLIP_RATIO * math.sqrt(max(1.0, (1.0 - _CLIP_QUANTILE) / (1.0 - level)))
     relative = unit_sd * ratio
     quantities["trace_noise_relative"] = relative

@@ -575,9 +575,15 @@ def print_plan(plan: Any) -> int:
     return 0
 
 
-def forecast_line(result: Any) -> None:
-    """With a forecast problem, one stderr line; ``--dry-run`` prints the whole forecast."""
+def forecast_line(args: argparse.Namespace, result: Any) -> None:
+    """After the warning of ``--accuracy warn``, one stderr line saying the release went ahead.
+
+    Nothing is added with ``--accuracy ignore`` (the caller asked for silence) or
+    when the forecast found no problem; ``--dry-run`` prints the whole forecast.
+    """
     forecast = getattr(result, "forecast", None)
+    if getattr(args, "accuracy", "warn") != "warn":
+        return
     if forecast is not None and not forecast.ok:
         info("the forecast made before this release found it likely inaccurate (see above)")
 

@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         accuracy=args.accuracy, budget=budget,
     )  # fmt: skip
     report_spending(budget)
-    forecast_line(result)
+    forecast_line(args, result)
     result = dataclasses.replace(result, variables=variables)  # labels: post-processing
     emit_table(args, result.to_frame().rename_axis("variable"))
     assert result.cost is not None  # dp_pc_dir always releases privately

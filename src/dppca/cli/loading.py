@@ -162,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
             accuracy=args.accuracy, budget=budget,
         )  # fmt: skip
         report_spending(budget)
-        forecast_line(result.directions)
+        forecast_line(args, result.directions)
 
     if heatmap:
         table = result.heatmap_table(components=list(pcs) if pcs else None)

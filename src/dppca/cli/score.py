@@ -158,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
         accuracy=args.accuracy, budget=budget,
     )  # fmt: skip
     report_spending(budget)
-    forecast_line(result)
+    forecast_line(args, result)
     samples = None
     if args.sample:
         post = post_processing_rng(args.seed)

@@ -58,7 +58,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--clip", type=float, default=None,
-        help="public clipping level for the clipped method (default: private, from the data)",
+        help="public clip level for the squared norms of pair differences, in squared "
+        "data units (default: chosen privately by a scan)",
     )  # fmt: skip
     parser.add_argument(
         "--kind", choices=("pve_total", "pve", "scree"), default="pve_total",
@@ -113,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         budget=budget,
     )  # fmt: skip
     report_spending(budget)
-    forecast_line(result)
+    forecast_line(args, result)
     emit_table(args, result.to_frame().rename_axis("component"))
     info(f"total variance (private): {result.trace:.4g}")
     report_cost(args, result, reused)
