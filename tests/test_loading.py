@@ -32,7 +32,7 @@ def test_same_seed_gives_the_dp_pc_dir_release(small_frame):
     np.testing.assert_array_equal(res.directions.directions, ref.directions)
     np.testing.assert_array_equal(res.directions.noisy_matrix, ref.noisy_matrix)
     assert (res.eps, res.delta) == (0.5, 1e-5) and res.cost == ref.cost
-    assert res.private and not res.compare
+    assert res.private and not res.has_comparison
     assert repr(res) == "LoadingResult(p=5, k=5, components=(1, 2), n=200, eps=0.5, delta=1e-05)"
 
 
@@ -56,7 +56,7 @@ def test_compare_values_are_covariance_eigenvectors_up_to_sign(small_data):
     # The private columns are untouched by the display sign matching.
     np.testing.assert_array_equal(frame["PC1"].to_numpy(), res.directions.directions[:, 0])
     assert frame.attrs["nonprivate_columns"] == ["nonprivate_PC1", "nonprivate_PC3"]
-    assert not res.private and res.compare and res.nonprivate is not None
+    assert not res.private and res.has_comparison and res.nonprivate is not None
     assert not res.nonprivate.private and "non-private" in repr(res)
 
 

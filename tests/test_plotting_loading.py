@@ -232,7 +232,7 @@ def test_uncertainty_is_repeatable_with_a_seed(result):
 @pytest.mark.parametrize("kind", ["vector", "point", "heatmap"])
 @pytest.mark.parametrize("fmt", ["png", "svg", "pdf"])
 def test_every_kind_renders_to_a_file(compared, tmp_path, kind, fmt):
-    fig = compared.plot(kind=kind)
+    fig = compared.plot(kind=kind).figure
     path = tmp_path / f"plot.{fmt}"
     fig.savefig(path, format=fmt)
     assert path.stat().st_size > 1000

@@ -95,7 +95,9 @@ def test_panels_figure_layout(result) -> None:
     assert titles == ["Add DP histogram", "Sparse DP histogram"]
     assert not any("NON-PRIVATE" in t for t in titles)
     samples = {"add": sample_points(result, size=30, random_state=1)}
-    fig = result.plot("panels", samples=samples, compare=True)
+    first = result.plot("panels", samples=samples, compare=True)
+    fig = first.figure
+    assert first is fig.axes[0] and first.get_title() == "NON-PRIVATE scores"
     titles = [ax.get_title() for ax in _panels(fig) if ax.axison]
     assert sum("NON-PRIVATE" in t for t in titles) == 2
     assert "Sample from add DP histogram" in titles
@@ -133,7 +135,7 @@ def test_group_facets_one_panel_per_group(grouped_result) -> None:
     assert [ax.get_title() for ax in visible][1:] == ["x", "y", "z"]
     for ax in visible:
         assert ax.get_xlim() == pytest.approx(grouped_result.xlim)
-    fig = grouped_result.plot("groups", overlay=False, ncols=2)
+    fig = grouped_result.plot("groups", overlay=False, ncols=2).figure
     assert sum(ax.axison for ax in _panels(fig)) == 3
 
 

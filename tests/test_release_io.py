@@ -10,6 +10,7 @@ import pytest
 
 from dppca import (
     DirectionsResult,
+    ScoreResult,
     ScreeResult,
     data_fingerprint,
     dp_loading,
@@ -128,3 +129,42 @@ def test_fingerprint_sees_values_shape_and_names(small_frame):
     changed = small_frame.copy()
     changed.iloc[5, 2] = np.nextafter(changed.iloc[5, 2], np.inf)
     assert base != data_fingerprint(changed)
+
+
+def test_files_from_before_the_result_protocol_still_load(tmp_path, small_frame, directions):
+    # Older files stored a "private" flag, ScoreResult.directions_result, ScreeResult's
+    # long directions_source spellings, and no ScoreResult.variables or groups_source.
+    scree = dp_scree(small_frame, 3, directions=directions, random_state=2, **PRIV)
+    score = dp_score(small_frame, directions=directions, random_state=3,
+                     frame=((-9, 9), (-9, 9)), **PRIV)  # fmt: skip
+    for res in (directions, scree, score):
+        path = save_release(res, tmp_path / "r.json")
+        doc = json.loads(path.read_text())
+        fields = doc["result"]["fields"]
+        assert "private" not in fields  # computed now, so not written
+        fields["private"] = True
+        if isinstance(res, ScreeResult):
+            fields["directions_source"] = "private (earlier release)"
+        if isinstance(res, ScoreResult):
+            fields["directions_result"] = fields.pop("directions_release")
+            del fields["variables"], fields["groups_source"]
+        path.write_text(json.dumps(doc))
+        loaded = load_release(path)
+        _same(loaded, res)
+        assert loaded.private and loaded.variables == tuple(small_frame.columns)
+        if not isinstance(res, DirectionsResult):
+            assert loaded.directions_source == "private release"
+            assert loaded.directions_release.cost == directions.cost
+
+
+def test_grouped_score_from_an_older_file_is_not_taken_to_be_private(tmp_path):
+    res = dp_score(load_gau_g(), groups="group", group_labels=[f"group{i}" for i in range(1, 6)],
+                   random_state=0, **PRIV)  # fmt: skip
+    assert res.private and res.groups_source == "public"
+    path = save_release(res, tmp_path / "s.json")
+    assert load_release(path).private
+    doc = json.loads(path.read_text())
+    del doc["result"]["fields"]["groups_source"]  # not recorded before
+    path.write_text(json.dumps(doc))
+    loaded = load_release(path)
+    assert not loaded.private and loaded.nonprivate_parts() == ("groups",)

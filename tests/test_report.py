@@ -96,7 +96,7 @@ def test_report_spends_one_budget_and_pays_directions_once(tmp_path):
     _check_page(rep.html, 1.0, 1e-5)
     assert rep.cost.eps == pytest.approx(1.0) and rep.cost.delta <= 1e-5 * (1 + 1e-12)
     assert rep.scree.directions_release is rep.directions
-    assert rep.score.directions_result is rep.directions
+    assert rep.score.directions_release is rep.directions
     costs = [rep.directions.cost, rep.scree.cost, rep.score.cost]
     assert rep.budget.ledger == tuple(costs)
     assert math.fsum(c.eps for c in costs) == pytest.approx(1.0, abs=1e-12)

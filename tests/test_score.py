@@ -313,7 +313,7 @@ def test_cost_is_the_full_composed_total(medium: pd.DataFrame) -> None:
         stability_threshold(eps_m, delta_hist)
     )
     assert res.directions_source == "private"
-    assert res.directions_result is not None and res.directions_result.private
+    assert res.directions_release is not None and res.directions_release.private
 
 
 def test_custom_split_is_normalised(medium: pd.DataFrame) -> None:
@@ -346,7 +346,7 @@ def test_given_private_directions_cost_nothing_more(medium: pd.DataFrame) -> Non
     dirs = dp_pc_dir(medium, 3, eps=0.5, delta=1e-6, random_state=1)
     res = dp_score(medium, eps=0.4, delta=1e-6, components=(1, 3), directions=dirs, random_state=2)
     assert res.directions_source == "private release"
-    assert res.directions_result is dirs
+    assert res.directions_release is dirs
     assert np.array_equal(res.directions, dirs.directions[:, [0, 2]])
     assert not any("Kendall" in r for r in res.cost.to_frame()["released"])
     assert res.cost.eps == pytest.approx(0.4)
@@ -355,7 +355,7 @@ def test_given_private_directions_cost_nothing_more(medium: pd.DataFrame) -> Non
 
 def test_public_directions_and_refused_nonprivate_ones(medium: pd.DataFrame) -> None:
     res = dp_score(medium, eps=0.4, delta=1e-6, directions=np.eye(5), random_state=0)
-    assert res.directions_source == "public" and res.directions_result is None
+    assert res.directions_source == "public" and res.directions_release is None
     with pytest.raises(ValueError, match="non-private"):
         dp_score(medium, eps=0.4, delta=1e-6, directions=pc_dir(medium))
     with pytest.raises(ValueError, match="one row per variable"):
@@ -645,4 +645,4 @@ def test_the_score_release_draws_exactly_the_recorded_noise(medium: pd.DataFrame
     sparse = leaves["sparse histogram"]
     assert res.noise["sparse"]["scale"] == pytest.approx(2 / sparse.eps, rel=1e-12)
     d = leaves["noisy spherical Kendall matrix"]
-    assert res.directions_result.sigma == pytest.approx(d.sigma, rel=1e-12)
+    assert res.directions_release.sigma == pytest.approx(d.sigma, rel=1e-12)

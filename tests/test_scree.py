@@ -270,7 +270,7 @@ def test_private_directions_end_to_end_recover_the_spectrum():
     rng = np.random.default_rng(3)
     X, _ = _gaussian_data(rng, 3000, LAMBDA)
     res = dp_scree(X, 2, eps=20.0, delta=1e-5, random_state=1, calibration="analytic")
-    assert res.directions_source == "private (this call)"
+    assert res.directions_source == "private"
     # m = 1500 pairs: sd of the mean 0.037 lambda; the private directions at eps=10
     # are close to the true ones (v' Sigma v >= lambda_1 cos^2 ...); allow 0.2.
     np.testing.assert_allclose(res.scree, LAMBDA[:2], rtol=0.2)
@@ -354,7 +354,7 @@ def test_private_directions_are_reused_at_no_cost(rng):
     X = rng.normal(size=(200, 4))
     dirs = dp_pc_dir(X, 3, eps=0.5, delta=1e-5, random_state=1)
     res = dp_scree(X, 2, eps=0.5, delta=1e-5, directions=dirs, random_state=2)
-    assert res.directions_source == "private (earlier release)"
+    assert res.directions_source == "private release"
     assert res.directions_release is dirs
     np.testing.assert_array_equal(res.directions, dirs.directions[:, :2])
     assert res.cost.eps == pytest.approx(0.5)
@@ -369,7 +369,7 @@ def test_nonprivate_directions_are_refused_unless_declared_public(rng):
     res = dp_scree(
         X, 2, eps=0.5, delta=1e-5, directions=public, public_directions=True, random_state=0
     )
-    assert res.directions_source == "public (caller)"
+    assert res.directions_source == "public"
 
 
 @pytest.mark.parametrize("form", ["array", "flipped", "result"])

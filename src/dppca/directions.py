@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import InitVar, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -12,6 +12,7 @@ from numpy.typing import NDArray
 from ._lazy import is_dataframe
 from ._lazy import pandas as pd
 from ._progress import ProgressLike, resolve_progress
+from ._results import ResultMixin, computed_private
 from ._typing import (
     Accuracy,
     Calibration,
@@ -54,7 +55,6 @@ from .mechanisms import (
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
 
 __all__ = [
     "DirectionsPlan",
@@ -66,8 +66,9 @@ __all__ = [
 ]
 
 
+@computed_private
 @dataclass(frozen=True, eq=False, repr=False)
-class DirectionsResult:
+class DirectionsResult(ResultMixin):
     """PC directions and the matrix they were computed from.
 
     Attributes
@@ -92,8 +93,10 @@ class DirectionsResult:
     calibration : str or None
         ``"classic"`` or ``"analytic"`` for private results.
     private : bool
-        False for :func:`pc_dir`, whose output is computed from the sample
-        covariance without any noise.
+        Computed: True for a release (it has a ``cost``), False for
+        :func:`pc_dir`, whose output is computed from the sample covariance
+        without any noise. Passing ``private=`` to the constructor is
+        deprecated and has no effect.
     sensitivity : str or None
         ``"tight"`` (``2 sqrt(2) / n``) or ``"seed"`` (``4 / n``): the Frobenius
         sensitivity the noise was calibrated to.
@@ -111,15 +114,24 @@ class DirectionsResult:
     variables: tuple[str, ...]
     cost: PrivacyCost | None
     calibration: str | None = None
-    private: bool = True
+    private: InitVar[bool | None] = None  # deprecated and ignored: computed from cost
     sensitivity: str | None = None
     bounds: NDArray[np.float64] | None = None
     forecast: Forecast | None = None
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, private: bool | None) -> None:
         for a in (self.directions, self.eigenvalues, self.noisy_matrix, self.bounds):
             if a is not None:
                 a.setflags(write=False)
+
+    def nonprivate_parts(self) -> tuple[str, ...]:
+        """``("directions",)`` for non-private directions (:func:`pc_dir`), else empty."""
+        return () if self.cost is not None else ("directions",)
+
+    @property
+    def has_comparison(self) -> bool:
+        """Always False: directions carry no comparison part."""
+        return False
 
     @property
     def p(self) -> int:
@@ -152,14 +164,26 @@ class DirectionsResult:
             np.array(self.directions), index=list(self.variables), columns=list(self.pc_labels)
         )
 
-    def plot(self, kind: LoadingKind = "vector", **kwargs: Any) -> Axes | Figure:
+    def plot(self, kind: LoadingKind = "vector", *, ax: Any = None, **kwargs: Any) -> Axes:
         """Draw a loading plot of these directions (no new privacy cost).
 
-        Keyword arguments go to :func:`dppca.plotting.plot_loading`.
+        Parameters
+        ----------
+        kind : {"vector", "point", "heatmap"}, default="vector"
+            The display; see :func:`dppca.plotting.plot_loading`.
+        ax : matplotlib Axes, optional
+            Where to draw; a new figure by default.
+        **kwargs
+            Passed to :func:`dppca.plotting.plot_loading`.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The Axes drawn on, as for every result's ``plot()``.
         """
         from .loading import LoadingResult
 
-        return LoadingResult.from_directions(self).plot(kind=kind, **kwargs)
+        return LoadingResult.from_directions(self).plot(kind=kind, ax=ax, **kwargs)
 
     def __repr__(self) -> str:
         head = f"DirectionsResult(p={self.p}, k={self.k}, n={self.n}"
@@ -474,7 +498,6 @@ def release_directions(
         variables=variables,
         cost=cost,
         calibration=calibration,
-        private=True,
     )
 
 
@@ -520,7 +543,6 @@ def pc_dir(X: Data, k: int | None = None) -> DirectionsResult:
         variables=variables,
         cost=None,
         calibration=None,
-        private=False,
     )
 
 

@@ -16,6 +16,7 @@ from numpy.typing import NDArray
 
 from ._lazy import pandas as pd
 from ._progress import ProgressLike
+from ._results import ResultMixin, deprecated_name, first_panel
 from ._typing import (
     Accuracy,
     Calibration,
@@ -46,7 +47,8 @@ from .mechanisms import reperturbed_matrices
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
+
+    from .forecast import Forecast
 
 __all__ = ["LoadingResult", "NoiseSensitivity", "dp_loading", "match_signs"]
 
@@ -126,7 +128,7 @@ class NoiseSensitivity:
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class LoadingResult:
+class LoadingResult(ResultMixin):
     """Loading coordinates of PC directions, ready to tabulate and plot.
 
     Attributes
@@ -149,10 +151,12 @@ class LoadingResult:
 
     Notes
     -----
-    ``private`` is True only when the object holds nothing but the release:
-    with a non-private comparison inside it is False, although the DP part on
-    its own (``directions``, and the DP columns of the tables) keeps its
-    (eps, delta) guarantee.
+    ``private`` (computed) is True only when the object holds nothing but the
+    release: with a non-private comparison inside, or non-private
+    ``directions``, it is False, although the DP part on its own
+    (``directions``, and the DP columns of the tables) keeps its (eps, delta)
+    guarantee. ``cost``, ``eps``, ``delta``, ``n``, ``variables``, ``bounds``
+    and ``forecast`` are those of ``directions``.
     """
 
     directions: DirectionsResult
@@ -229,9 +233,19 @@ class LoadingResult:
         return self.directions.delta
 
     @property
-    def private(self) -> bool:
-        """True when everything in this object is private (no comparison part)."""
-        return self.directions.private and self.nonprivate is None
+    def bounds(self) -> NDArray[np.float64] | None:
+        """The public bounds the data were clipped to before the release, if any."""
+        return self.directions.bounds
+
+    @property
+    def forecast(self) -> Forecast | None:
+        """The data-free accuracy forecast of the direction release."""
+        return self.directions.forecast
+
+    def nonprivate_parts(self) -> tuple[str, ...]:
+        """``"directions"`` if they are not private, ``"nonprivate"`` with a comparison."""
+        parts = self.directions.nonprivate_parts()
+        return parts + (("nonprivate",) if self.nonprivate is not None else ())
 
     @property
     def main_private(self) -> bool:
@@ -247,9 +261,15 @@ class LoadingResult:
         )
 
     @property
-    def compare(self) -> bool:
-        """Whether a non-private comparison is included."""
+    def has_comparison(self) -> bool:
+        """Whether a non-private comparison is included (``compare=True``)."""
         return self.nonprivate is not None
+
+    @property
+    def compare(self) -> bool:
+        """Deprecated alias of :attr:`has_comparison`."""
+        deprecated_name(self, "compare", "has_comparison")
+        return self.has_comparison
 
     # -- coordinates -------------------------------------------------------------------
     def display_vectors(self) -> tuple[NDArray[np.float64], NDArray[np.float64] | None]:
@@ -416,15 +436,34 @@ class LoadingResult:
         )
 
     # -- drawing -----------------------------------------------------------------------
-    def plot(self, kind: LoadingKind = "vector", **kwargs: Any) -> Axes | Figure:
-        """Draw a loading plot; keyword arguments go to :func:`dppca.plotting.plot_loading`."""
+    def plot(self, kind: LoadingKind = "vector", *, ax: Any = None, **kwargs: Any) -> Axes:
+        """Draw a loading plot (no new privacy cost).
+
+        Parameters
+        ----------
+        kind : {"vector", "point", "heatmap"}, default="vector"
+            The display; see :func:`dppca.plotting.plot_loading`.
+        ax : matplotlib Axes or pair of Axes, optional
+            Where to draw; a new figure by default. A comparison draws two
+            panels, so it takes a pair.
+        **kwargs
+            Passed to :func:`dppca.plotting.plot_loading`.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The Axes drawn on; with a comparison, that of the first (DP)
+            panel, the other panel being in ``ax.figure.axes``. Unlike
+            :func:`~dppca.plotting.plot_loading`, which returns the Figure
+            of a two-panel plot, every result's ``plot()`` returns an Axes.
+        """
         from .plotting import plot_loading
 
-        return plot_loading(self, kind=kind, **kwargs)
+        return first_panel(plot_loading(self, kind=kind, ax=ax, **kwargs), ax)
 
     def __repr__(self) -> str:
         head = f"LoadingResult(p={self.p}, k={self.k}, components={self.components}, n={self.n}"
-        if self.directions.cost is None:
+        if self.cost is None:
             head += ", non-private"
         else:
             head += f", eps={self.eps:g}, delta={self.delta:g}"
@@ -621,8 +660,7 @@ def dp_loading(
                 eigenvalues=np.array(res.eigenvalues[:k]),
                 noisy_matrix=np.array(res.noisy_matrix), sigma=res.sigma, n=res.n,
                 variables=res.variables, cost=res.cost, calibration=res.calibration,
-                private=True, sensitivity=res.sensitivity, bounds=res.bounds,
-                forecast=res.forecast,
+                sensitivity=res.sensitivity, bounds=res.bounds, forecast=res.forecast,
             )  # fmt: skip
     nonprivate = None
     if compare:

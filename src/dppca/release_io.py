@@ -72,6 +72,14 @@ _KINDS: dict[str, type[DirectionsResult | LoadingResult | ScreeResult | ScoreRes
     "ScreeResult": ScreeResult,
     "ScoreResult": ScoreResult,
 }
+# Fields renamed since files were first written: old name -> current name, per
+# type. Files keep loading; new files use the current names. (Values written
+# under old spellings, such as ScreeResult's directions_source, are accepted
+# by the result classes themselves; a stored "private" flag is ignored, the
+# results compute it.)
+_RENAMED_FIELDS: dict[str, dict[str, str]] = {
+    "dppca.score:ScoreResult": {"directions_result": "directions_release"},
+}
 
 
 # --------------------------------------------------------------------------- fingerprint
@@ -201,7 +209,9 @@ def _decode(value: Any) -> Any:
     if "$dataclass" in value:
         cls = _dppca_class(value["$dataclass"])
         known = {f.name for f in dataclasses.fields(cls) if f.init}
-        fields = {k: _decode(v) for k, v in value["fields"].items() if k in known}
+        renamed = _RENAMED_FIELDS.get(value["$dataclass"], {})
+        stored = {renamed.get(k, k): v for k, v in value["fields"].items()}
+        fields = {k: _decode(v) for k, v in stored.items() if k in known}
         return cls(**fields)
     raise ValueError(f"release file holds an unknown value: {sorted(value)!r}.")
 
@@ -225,22 +235,15 @@ def _strip_nonprivate(result: Any) -> Any:
 
 def _reused(result: Any, reused_directions: bool) -> DirectionsResult | None:
     """The earlier private directions release a result builds on, if any."""
-    if isinstance(result, ScreeResult) and result.directions_source.startswith("private (earlier"):
-        return result.directions_release
-    if isinstance(result, ScoreResult) and result.directions_source == "private release":
-        return result.directions_result
+    if isinstance(result, ScreeResult | ScoreResult):
+        return result.directions_release if result.directions_source == "private release" else None
     if isinstance(result, LoadingResult) and reused_directions:
         return result.directions
     return None
 
 
 def _result_facts(result: Any) -> tuple[int, tuple[str, ...]]:
-    if isinstance(result, DirectionsResult | LoadingResult | ScreeResult):
-        return int(result.n), tuple(result.variables)
-    variables = ()
-    if result.directions_result is not None:
-        variables = tuple(result.directions_result.variables)
-    return int(result.n), variables
+    return int(result.n), tuple(result.variables)
 
 
 # --------------------------------------------------------------------------- public API
@@ -273,7 +276,10 @@ def save_release(
         Column names of ``data`` (default: those of a DataFrame).
     drop_nonprivate : bool, default=False
         A result with non-private parts (``compare=True``) is refused unless
-        this is True; then those parts are left out of the file.
+        this is True; then those parts are left out of the file. Group labels
+        read from the data (a score result made without ``group_labels``) are
+        part of the result and are written; ``result.private`` is False for
+        such a result, and the file then holds the label set of the data.
     reused_directions : bool, default=False
         For a ``LoadingResult``: its directions are an earlier release
         reused at no new cost (recorded so that ``new_cost`` is empty).
@@ -321,8 +327,7 @@ def save_release(
         )
     if not isinstance(drop_nonprivate, bool):
         raise TypeError(f"drop_nonprivate must be True or False; got {drop_nonprivate!r}.")
-    core = result.directions if isinstance(result, LoadingResult) else result
-    if not core.private or core.cost is None:
+    if result.cost is None:
         raise ValueError(
             f"result is not private ({kind} from a non-private function); only private "
             "releases are saved."

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import InitVar, dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, cast
 
@@ -20,6 +20,13 @@ from numpy.typing import ArrayLike, NDArray
 
 from ._lazy import is_dataframe
 from ._lazy import pandas as pd
+from ._results import (
+    ResultMixin,
+    computed_private,
+    deprecated_name,
+    directions_source_name,
+    first_panel,
+)
 from ._typing import Accuracy, Calibration, Data, RandomStateLike, Ties
 from ._validation import (
     apply_bounds,
@@ -69,7 +76,6 @@ from .mechanisms import (
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
 
 __all__ = [
     "NonPrivateScores",
@@ -151,8 +157,9 @@ class NonPrivateScores:
         return f"NonPrivateScores(n={self.scores.shape[0]}, non-private)"
 
 
+@computed_private
 @dataclass(frozen=True, eq=False, repr=False)
-class ScoreResult:
+class ScoreResult(ResultMixin):
     """A private score plot: frame, grid and DP bin probabilities.
 
     Attributes
@@ -173,7 +180,7 @@ class ScoreResult:
         Each row sums to 1, or is all zero when the noise removed every bin.
     groups : tuple or None
         The group labels: the caller's ``group_labels``, or else the labels
-        found in the data, sorted (then not private).
+        found in the data, sorted (then not private; see ``groups_source``).
     group_sizes : ndarray of shape (G,) or None
         Exact sizes if ``groups_public``; otherwise privately released sizes
         (Laplace noise, rounded and clipped at zero).
@@ -181,29 +188,43 @@ class ScoreResult:
         Whether the caller declared the group labels public.
     directions : ndarray of shape (p, 2)
         The two directions the scores were computed on.
-    directions_source : str
+    directions_source : {"private", "private release", "public"}
         ``"private"`` (released in this call), ``"private release"`` (an existing
-        private result was given) or ``"public"`` (vouched for by the caller).
-    directions_result : DirectionsResult or None
-        The private directions release, when there is one.
+        private result was given) or ``"public"`` (vouched for by the caller);
+        the same names as :attr:`ScreeResult.directions_source`.
+    directions_release : DirectionsResult or None
+        The private directions release, when there is one (the same name as
+        :attr:`ScreeResult.directions_release`; ``directions_result`` is a
+        deprecated alias).
     noise : mapping
         Per method, the noise parameters on the count scale (``sigma`` for
         ``"add"``; ``scale`` and ``threshold`` for ``"sparse"``).
     cost : PrivacyCost
         Everything this call released, composed; a given private directions
-        release is not counted again (its cost is ``directions_result.cost``).
+        release is not counted again (its cost is ``directions_release.cost``).
     nonprivate : NonPrivateScores or None
         Only with ``compare=True``: raw scores and exact histograms, NOT private.
     frame_source : str
         ``"private"`` (estimated in this call), ``"public"`` (given by the
         caller) or ``"bounds"`` (the range of the scores over public bounds).
     private : bool
-        True: every field except ``nonprivate`` is a DP release or
-        post-processing of one.
+        Computed: True when every field is a DP release, post-processing of
+        one, or public; False with the non-private comparison
+        (``compare=True``) or with group labels read from the data
+        (``groups_source="data"`` without ``groups_public``). Passing
+        ``private=`` to the constructor is deprecated and has no effect.
     bounds : ndarray of shape (p, 2) or None
         The public bounds the data were clipped to, if any.
     forecast : Forecast or None
         The data-free accuracy forecast made before the release.
+    variables : tuple of str
+        The variable labels (rows of ``directions``).
+    groups_source : {"public", "data"} or None
+        Where the group labels came from: the caller's ``group_labels``
+        (``"public"``) or the labels found in the data (``"data"``, not
+        private unless ``groups_public``); None without groups or when not
+        recorded (a release file from an earlier version, then not taken to
+        be private).
     """
 
     components: tuple[int, int]
@@ -219,21 +240,56 @@ class ScoreResult:
     groups_public: bool
     directions: NDArray[np.float64]
     directions_source: str
-    directions_result: DirectionsResult | None
+    directions_release: DirectionsResult | None
     noise: Mapping[str, Mapping[str, float]]
     cost: PrivacyCost
     nonprivate: NonPrivateScores | None = None
     frame_source: str = "private"
-    private: bool = True
+    private: InitVar[bool | None] = None  # deprecated and ignored: computed
     bounds: NDArray[np.float64] | None = None
     forecast: Forecast | None = None
+    variables: tuple[str, ...] = ()
+    groups_source: str | None = None
 
-    def __post_init__(self) -> None:
-        for a in (self.x_edges, self.y_edges, self.directions, self.group_sizes):
+    def __post_init__(self, private: bool | None) -> None:
+        source = directions_source_name(self.directions_source)
+        object.__setattr__(self, "directions_source", source)
+        if not self.variables and self.directions_release is not None:
+            object.__setattr__(self, "variables", tuple(self.directions_release.variables))
+        object.__setattr__(self, "variables", tuple(self.variables))
+        for a in (self.x_edges, self.y_edges, self.directions, self.group_sizes, self.bounds):
             if a is not None:
                 a.setflags(write=False)
         for a in self.probs.values():
             a.setflags(write=False)
+
+    @property
+    def p(self) -> int:
+        """Number of variables."""
+        return int(self.directions.shape[0])
+
+    @property
+    def directions_result(self) -> DirectionsResult | None:
+        """Deprecated alias of :attr:`directions_release`."""
+        deprecated_name(self, "directions_result", "directions_release")
+        return self.directions_release
+
+    @property
+    def has_comparison(self) -> bool:
+        """Whether the non-private comparison is attached (``compare=True``)."""
+        return self.nonprivate is not None
+
+    def nonprivate_parts(self) -> tuple[str, ...]:
+        """``"nonprivate"`` with a comparison; ``"groups"`` for labels read from the data.
+
+        Labels count as read from the data unless the caller passed them
+        (``group_labels``, ``groups_source="public"``) or declared them
+        public (``groups_public=True``).
+        """
+        parts: tuple[str, ...] = ("nonprivate",) if self.nonprivate is not None else ()
+        if self.groups is not None and self.groups_source != "public" and not self.groups_public:
+            parts += ("groups",)
+        return parts
 
     @property
     def bins(self) -> tuple[int, int]:
@@ -268,7 +324,12 @@ class ScoreResult:
             raise ValueError(f"group must be one of {list(self.groups)!r}; got {group!r}.")
         return self.groups.index(group)
 
-    def _bin_frame(self) -> pd.DataFrame:
+    def bins_frame(self) -> pd.DataFrame:
+        """The grid's bins, one row each (x varying fastest): ``xmin, xmax, ymin, ymax``.
+
+        A function of the frame and the bin counts only (no probabilities),
+        the rows in the order of the columns of ``probs``.
+        """
         mx, my = self.bins
         jx = np.tile(np.arange(mx), my)
         jy = np.repeat(np.arange(my), mx)
@@ -290,7 +351,7 @@ class ScoreResult:
         method = self.methods[0] if method is None else method
         if method not in self.probs:
             raise ValueError(f"method must be one of {list(self.methods)!r}; got {method!r}.")
-        frame = self._bin_frame()
+        frame = self.bins_frame()
         frame["prob"] = self.probs[method][self._group_row(group)]
         return frame
 
@@ -311,20 +372,41 @@ class ScoreResult:
         """Synthetic points from a released histogram; see :func:`sample_points`."""
         return sample_points(self, **kwargs)
 
-    def plot(self, kind: str = "histogram", **kwargs: Any) -> Axes | Figure:
+    def plot(self, kind: str = "histogram", *, ax: Any = None, **kwargs: Any) -> Axes:
         """Draw the result (no new privacy cost).
 
-        ``kind="panels"`` calls :func:`dppca.plotting.plot_score_panels` and
-        ``kind="groups"`` :func:`dppca.plotting.plot_score_groups`, both returning
-        a Figure; any other kind goes to :func:`dppca.plotting.plot_score`.
+        Parameters
+        ----------
+        kind : {"histogram", "sample", "nonprivate", "scatter", "panels", "groups"}
+            One panel by :func:`dppca.plotting.plot_score` (the default
+            ``"histogram"`` and the other single-panel kinds), or a figure of
+            several: ``"panels"`` (:func:`dppca.plotting.plot_score_panels`)
+            or ``"groups"`` (:func:`dppca.plotting.plot_score_groups`).
+        ax : matplotlib Axes, optional
+            Where to draw a single panel; a new figure by default. The
+            multi-panel kinds lay out a figure of their own and refuse ``ax``.
+        **kwargs
+            Passed to the plotting function.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The Axes drawn on; for ``"panels"`` and ``"groups"`` that of the
+            first panel, the others being in ``ax.figure.axes``. Every
+            result's ``plot()`` returns an Axes (the two figure functions
+            themselves return the Figure).
         """
         from .plotting.score import plot_score, plot_score_groups, plot_score_panels
 
-        if kind == "panels":
-            return plot_score_panels(self, **kwargs)
-        if kind == "groups":
-            return plot_score_groups(self, **kwargs)
-        return plot_score(self, kind=kind, **kwargs)
+        if kind in ("panels", "groups"):
+            if ax is not None:
+                raise TypeError(
+                    f"kind={kind!r} lays out a figure of its own; ax= is for single panels. "
+                    "Call plot() without ax and use the returned Axes' figure."
+                )
+            draw = plot_score_panels if kind == "panels" else plot_score_groups
+            return first_panel(draw(self, **kwargs))
+        return plot_score(self, kind=kind, ax=ax, **kwargs)
 
     def __repr__(self) -> str:
         groups = "" if self.groups is None else f", groups={len(self.groups)}"
@@ -972,7 +1054,8 @@ def dp_score(
         Group label per row, or the name of a column of the DataFrame ``X``
         (then removed from the features). Without ``group_labels`` the set of
         labels found in the data is released as it is, sorted (not private:
-        a label held by one row reveals that row).
+        a label held by one row reveals that row; ``result.private`` is then
+        False).
     groups_public : bool, default=False
         False: the group sizes are released with Laplace noise (a share of the
         budget) and only those are used. True: the caller declares the labels,
@@ -1013,7 +1096,8 @@ def dp_score(
         budget share goes to the other parts. None estimates it privately.
     compare : bool, default=False
         Also attach the raw scores and exact histograms as ``nonprivate``
-        (NOT private, for the analyst's own comparison; never publish them).
+        (NOT private, for the analyst's own comparison; never publish them);
+        ``result.private`` is then False.
     random_state : None, int or numpy.random.Generator, default=None
         Source of all noise. None draws fresh OS entropy, which a release meant
         for publication should use.
@@ -1242,7 +1326,7 @@ def dp_score(
         groups_public=groups_public,
         directions=matrix,
         directions_source=dir_source,
-        directions_result=dir_result,
+        directions_release=dir_result,
         noise=MappingProxyType(noise),
         cost=cost,
         nonprivate=nonprivate,
@@ -1251,6 +1335,8 @@ def dp_score(
         ),
         bounds=None if box is None else np.column_stack(box),
         forecast=forecast,
+        variables=_variables,
+        groups_source=None if levels is None else "data" if public_levels is None else "public",
     )
 
 

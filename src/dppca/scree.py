@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -27,6 +27,7 @@ from ._pairs import (
     moment_sensitivity,
     paired_differences,
 )
+from ._results import ResultMixin, computed_private, directions_source_name
 from ._typing import Accuracy, Calibration, Data, RandomStateLike, Ties
 from ._validation import (
     apply_bounds,
@@ -313,8 +314,9 @@ def _pve_total(values: NDArray[np.float64], trace: float) -> NDArray[np.float64]
         return np.where(denom > 0, values / np.where(denom > 0, denom, 1.0), 0.0)
 
 
+@computed_private
 @dataclass(frozen=True, eq=False, repr=False)
-class ScreeResult:
+class ScreeResult(ResultMixin):
     """Private variance estimates along PC directions.
 
     Attributes
@@ -329,9 +331,13 @@ class ScreeResult:
         ``pve_total``.
     directions : ndarray of shape (p, k)
         The unit directions the variances refer to.
-    directions_source : str
-        ``"private (this call)"``, ``"private (earlier release)"`` or
-        ``"public (caller)"``.
+    directions_source : {"private", "private release", "public"}
+        Where the directions came from: released privately in this call, an
+        earlier private release passed in, or public directions the caller
+        vouched for (the same names as :attr:`ScoreResult.directions_source`).
+        The old spellings ``"private (this call)"``, ``"private (earlier
+        release)"`` and ``"public (caller)"`` are accepted and still compare
+        equal, with a ``FutureWarning``.
     directions_release : DirectionsResult or None
         The private direction release used, if any.
     n, n_pairs : int
@@ -350,6 +356,10 @@ class ScreeResult:
         covariance matrix, computed without noise (not private).
     nonprivate_trace : float or None
         Only with ``compare=True``: the sample total variance (not private).
+    private : bool
+        Computed: False when the non-private comparison is attached
+        (``compare=True``), else True. Passing ``private=`` to the
+        constructor is deprecated and has no effect.
     noise_sd : ndarray of shape (n_methods, k) or None
         Standard deviation of the noise added to each released variance
         (before the monotone fit); public, for intervals on the figure.
@@ -377,18 +387,28 @@ class ScreeResult:
     mono: bool
     nonprivate_values: NDArray[np.float64] | None = None
     nonprivate_trace: float | None = None
-    private: bool = True
+    private: InitVar[bool | None] = None  # deprecated and ignored: computed
     noise_sd: NDArray[np.float64] | None = None
     trace_sd: float | None = None
     clip_level: float | None = None
     bounds: NDArray[np.float64] | None = None
     forecast: Forecast | None = None
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, private: bool | None) -> None:
+        source = directions_source_name(self.directions_source)
+        object.__setattr__(self, "directions_source", source)
         arrays = (self.values, self.directions, self.nonprivate_values, self.noise_sd, self.bounds)
         for a in arrays:
             if a is not None:
                 a.setflags(write=False)
+
+    def nonprivate_parts(self) -> tuple[str, ...]:
+        """The comparison fields present (``nonprivate_values``, ``nonprivate_trace``)."""
+        return tuple(
+            name
+            for name in ("nonprivate_values", "nonprivate_trace")
+            if getattr(self, name) is not None
+        )
 
     @property
     def k(self) -> int:
@@ -448,8 +468,23 @@ class ScreeResult:
 
     @property
     def has_comparison(self) -> bool:
-        """Whether non-private comparison values are attached."""
+        """Whether non-private comparison values are attached (``compare=True``)."""
         return self.nonprivate_values is not None
+
+    @property
+    def nonprivate_pve(self) -> NDArray[np.float64] | None:
+        """PVE of the k sample-covariance eigenvalues (not private); None without comparison."""
+        if self.nonprivate_values is None:
+            return None
+        return _pve(np.asarray(self.nonprivate_values))
+
+    @property
+    def nonprivate_pve_total(self) -> NDArray[np.float64] | None:
+        """Proportions of the sample total variance (not private); None without comparison."""
+        if self.nonprivate_values is None:
+            return None
+        trace = float(self.nonprivate_trace or 0.0)
+        return _pve_total(np.asarray(self.nonprivate_values), trace)
 
     def to_frame(self) -> pd.DataFrame:
         """A table with PCs as index and columns ``scree_<m>``, ``pve_<m>``, ``pve_total_<m>``.
@@ -470,11 +505,26 @@ class ScreeResult:
             columns["pve_total_nonprivate"] = _pve_total(np_values, float(trace or 0.0))
         return pd.DataFrame(columns, index=list(self.pc_labels))
 
-    def plot(self, kind: str = "pve_total", **kwargs: Any) -> Axes:
-        """Draw the scree or PVE curves; see :func:`dppca.plotting.plot_scree`."""
+    def plot(self, kind: str = "pve_total", *, ax: Any = None, **kwargs: Any) -> Axes:
+        """Draw the scree or PVE curves (no new privacy cost).
+
+        Parameters
+        ----------
+        kind : {"pve_total", "pve", "scree"}, default="pve_total"
+            What to draw; see :func:`dppca.plotting.plot_scree`.
+        ax : matplotlib Axes, optional
+            Where to draw; a new figure by default.
+        **kwargs
+            Passed to :func:`dppca.plotting.plot_scree`.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The Axes drawn on, as for every result's ``plot()``.
+        """
         from .plotting.scree import plot_scree
 
-        return plot_scree(self, kind=kind, **kwargs)  # type: ignore[arg-type]
+        return plot_scree(self, kind=kind, ax=ax, **kwargs)  # type: ignore[arg-type]
 
     def __repr__(self) -> str:
         text = (

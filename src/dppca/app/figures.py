@@ -100,7 +100,7 @@ def score_figure(
     """A score plot of a score release: histogram, synthetic sample or group panels."""
     result = release.result
     if kind == "groups":
-        return result.plot(kind="groups", method=method)
+        return result.plot(kind="groups", method=method).figure
     fig, ax = _new_axes((6.4, 5.2))
     if kind == "sample":
         result.plot(kind="sample", method=method, sample=sample, ax=ax)

@@ -168,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
     if args.out is not None:
         import matplotlib.pyplot as plt
 
-        fig = cast("Figure", result.plot("panels", samples=samples))
+        fig = cast("Figure", result.plot("panels", samples=samples).figure)
         try:
             save_figure(fig, args.out)
         finally:

@@ -1,8 +1,9 @@
 """Drawing of dppca results with matplotlib (results only, never raw data).
 
-Plot functions read result objects only. Each takes ``ax=None`` (a new
-figure) and returns the Axes it drew on, or the Figure for a multi-panel
-display. Nothing is shown, saved or printed here. Every panel states the
+Plot functions read public attributes of result objects only. Each takes
+``ax=None`` (a new figure) and returns the Axes it drew on, or the Figure for a
+multi-panel display; a result's own ``plot()`` always returns an Axes (of the
+first panel, for several). Nothing is shown, saved or printed here. Every panel states the
 eps, delta and n of what it shows (or says "non-private") in a small grey
 caption under its title (:func:`privacy_caption`). The only random draws are
 post-processing of released values: the loading uncertainty view (from the

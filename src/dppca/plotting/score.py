@@ -64,6 +64,15 @@ def _default_palette(k: int) -> list[Any]:
     return [cmap(i % cmap.N) for i in range(k)]
 
 
+def _labels_private(result: ScoreResult) -> bool:
+    """Whether a panel of released values may be captioned private.
+
+    Such a panel shows no comparison part, but a grouped panel shows the group
+    labels; labels read from the data make it non-private.
+    """
+    return "groups" not in result.nonprivate_parts()
+
+
 def _frame_axes(ax: Axes, result: ScoreResult, title: str | None) -> None:
     ax.set_xlim(*result.xlim)
     ax.set_ylim(*result.ylim)
@@ -75,7 +84,7 @@ def _frame_axes(ax: Axes, result: ScoreResult, title: str | None) -> None:
 
 
 def _rectangles(result: ScoreResult) -> np.ndarray:
-    table = result._bin_frame()
+    table = result.bins_frame()
     x0, x1 = table["xmin"].to_numpy(), table["xmax"].to_numpy()
     y0, y1 = table["ymin"].to_numpy(), table["ymax"].to_numpy()
     return np.stack([np.column_stack(c) for c in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))], axis=1)
@@ -195,7 +204,8 @@ def plot_score(
     Notes
     -----
     Under the title, a small grey caption states eps, delta and n (or
-    "non-private" for the comparison kinds) and, for the private kinds, that
+    "non-private" for the comparison kinds, and for group labels read from
+    the data, ``result.nonprivate_parts()``) and, for the private kinds, that
     no individual data point is shown: a histogram panel draws only released
     bins, a sample panel only synthetic points. The colour bar's scale is
     released values only.
@@ -251,7 +261,8 @@ def plot_score(
         ax.scatter(pts[:, 0], pts[:, 1], c=point_colors, **kwargs)
     _frame_axes(ax, result, default if title is None else title)
     private = kind in ("histogram", "sample")
-    add_privacy_caption(ax, result, private=private and result.private, note=_NOTES.get(kind))
+    caption_private = private and _labels_private(result)
+    add_privacy_caption(ax, result, private=caption_private, note=_NOTES.get(kind))
     if top is not None and colorbar:
         _colorbar(
             ax, top, _BAR_COLOR if grouped else color, alpha_range,
@@ -373,7 +384,7 @@ def plot_score_groups(
         top = _histogram(ax, result, prob[g : g + 1], [cmap[label]], alpha_range, **kwargs)
         empty = "" if prob[g].any() else " (all bins removed by noise)"
         _frame_axes(ax, result, f"{label}{empty}")
-        add_privacy_caption(ax, result, private=result.private, note=_NOTES["histogram"])
+        add_privacy_caption(ax, result, private=_labels_private(result), note=_NOTES["histogram"])
         _colorbar(ax, top, cmap[label], alpha_range)
     for ax in flat:
         ax.set_axis_off()

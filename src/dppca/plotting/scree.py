@@ -197,15 +197,13 @@ def plot_scree(
             ax.fill_between(x, bands[0][i], bands[1][i], **opts)
             plotted.append(bands[1][i][None, :])
     if compare:
-        from ..scree import _pve, _pve_total
-
-        values = np.asarray(result.nonprivate_values)
-        assert result.nonprivate_trace is not None  # attached with the values
         curve = {
-            "pve": _pve(values),
-            "pve_total": _pve_total(values, float(result.nonprivate_trace)),
-            "scree": values,
+            "pve": result.nonprivate_pve,
+            "pve_total": result.nonprivate_pve_total,
+            "scree": result.nonprivate_values,
         }[kind]
+        assert curve is not None  # has_comparison was checked above
+        curve = np.asarray(curve)
         plotted.append(curve[None, :])
         ax.plot(x, curve, marker="x", linestyle="--", color="black", label="Non-private",
                 **kwargs)  # fmt: skip

@@ -1,0 +1,211 @@
+"""The protocol every result follows, and the shared pieces that implement it.
+
+:class:`~dppca.DirectionsResult`, :class:`~dppca.LoadingResult`,
+:class:`~dppca.ScreeResult` and :class:`~dppca.ScoreResult` use the same names
+for the same things (:class:`ReleaseResult`): ``cost``, ``eps``, ``delta``,
+``n``, ``variables``, a computed ``private``, ``has_comparison``,
+``nonprivate_parts()``, ``to_frame()`` and ``plot()``, which always returns
+the matplotlib Axes of the (first) panel it drew on.
+
+This module is neutral ground: it imports no estimate module and no plotting
+code, so the estimate modules and the plotting package can both use it.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+    from ._lazy import pandas as pd
+    from .accounting import PrivacyCost
+
+__all__ = [
+    "DIRECTIONS_SOURCES",
+    "DirectionsSource",
+    "ReleaseResult",
+    "ResultMixin",
+    "SourceName",
+    "computed_private",
+    "deprecated_name",
+    "directions_source_name",
+    "first_panel",
+]
+
+#: Where the directions of a scree or score release came from: released
+#: privately in the call itself, an earlier private release passed in, or
+#: public directions the caller vouched for.
+DirectionsSource = Literal["private", "private release", "public"]
+DIRECTIONS_SOURCES: tuple[str, ...] = ("private", "private release", "public")
+# The spellings ScreeResult used before both results shared one set.
+_LEGACY_SOURCES = {
+    "private (this call)": "private",
+    "private (earlier release)": "private release",
+    "public (caller)": "public",
+}
+
+_C = TypeVar("_C", bound=type)
+
+
+@runtime_checkable
+class ReleaseResult(Protocol):
+    """What every dppca result provides (for type hints and ``isinstance`` checks).
+
+    Attributes
+    ----------
+    cost : PrivacyCost or None
+        What the call that made the result spent; None for non-private results.
+    eps, delta : float or None
+        Read from ``cost``.
+    n : int
+        Number of rows of the data (public).
+    variables : tuple of str
+        The variable labels.
+    private : bool
+        True only when nothing in the result is non-private: no ``nonprivate*``
+        comparison part and no label read from the data (see
+        :meth:`nonprivate_parts`).
+    has_comparison : bool
+        Whether a non-private comparison (``compare=True``) is attached.
+    """
+
+    @property
+    def cost(self) -> PrivacyCost | None: ...  # pragma: no cover - protocol
+
+    @property
+    def eps(self) -> float | None: ...  # pragma: no cover - protocol
+
+    @property
+    def delta(self) -> float | None: ...  # pragma: no cover - protocol
+
+    @property
+    def n(self) -> int: ...  # pragma: no cover - protocol
+
+    @property
+    def variables(self) -> tuple[str, ...]: ...  # pragma: no cover - protocol
+
+    @property
+    def private(self) -> bool: ...  # pragma: no cover - protocol
+
+    @property
+    def has_comparison(self) -> bool: ...  # pragma: no cover - protocol
+
+    def nonprivate_parts(self) -> tuple[str, ...]: ...  # pragma: no cover - protocol
+
+    def to_frame(self) -> pd.DataFrame: ...  # pragma: no cover - protocol
+
+    def plot(
+        self, kind: Any = ..., *, ax: Any = None, **kwargs: Any
+    ) -> Axes: ...  # pragma: no cover
+
+
+class ResultMixin:
+    """The computed ``private`` flag, shared by every result class.
+
+    A subclass says what in it is not private (:meth:`nonprivate_parts`);
+    ``private`` is True exactly when that list is empty. It is computed, not
+    stored, so it cannot disagree with what the result holds.
+    """
+
+    def nonprivate_parts(self) -> tuple[str, ...]:
+        """Names of the parts of this result that are not private (empty if none)."""
+        return ()
+
+    @property
+    def private(self) -> bool:
+        """True when everything in this result is private or public.
+
+        False as soon as one part is not: a non-private comparison
+        (``compare=True``), directions computed without noise
+        (:func:`dppca.pc_dir`), or labels read from the data. The private
+        parts keep their (eps, delta) guarantee either way; the flag is about
+        the object as a whole (what could be published as it is).
+        :meth:`nonprivate_parts` names what makes it False.
+        """
+        return not self.nonprivate_parts()
+
+
+def computed_private(cls: _C) -> _C:
+    """Let the computed ``private`` of :class:`ResultMixin` show on a dataclass.
+
+    Result classes keep a deprecated ``private`` argument (an ``InitVar``, so
+    old calls and ``dataclasses.replace`` still work; its value is ignored).
+    ``dataclass`` leaves the argument's default on the class, where it would
+    hide the inherited property; this removes it. Apply above ``@dataclass``.
+    """
+    if "private" in cls.__dict__ and not isinstance(cls.__dict__["private"], property):
+        delattr(cls, "private")
+    return cls
+
+
+class SourceName(str):
+    """A ``directions_source`` value that still equals its deprecated spelling.
+
+    ``ScreeResult`` once said ``"private (this call)"``, ``"private (earlier
+    release)"`` and ``"public (caller)"`` where ``ScoreResult`` said
+    ``"private"``, ``"private release"`` and ``"public"``. Both now use the
+    short names; comparing with an old spelling still works, with a
+    ``FutureWarning``.
+    """
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str) and not str.__eq__(self, other):
+            if _LEGACY_SOURCES.get(str(other)) == str(self):
+                warnings.warn(
+                    f"directions_source {other!r} is a deprecated spelling; compare with "
+                    f"{str(self)!r} (one of {DIRECTIONS_SOURCES!r}).",
+                    FutureWarning,
+                    stacklevel=2,
+                )
+                return True
+            return False
+        return str.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    __hash__ = str.__hash__
+
+
+def directions_source_name(value: object) -> SourceName:
+    """The canonical ``directions_source`` for ``value`` (old spellings accepted).
+
+    Raises
+    ------
+    ValueError
+        For a value that is neither a current nor an old spelling.
+    """
+    text = _LEGACY_SOURCES.get(str(value), str(value))
+    if text not in DIRECTIONS_SOURCES:
+        raise ValueError(
+            f"directions_source must be one of {DIRECTIONS_SOURCES!r}; got {value!r}."
+        )
+    return SourceName(text)
+
+
+def deprecated_name(owner: object, old: str, new: str) -> None:
+    """Warn that ``owner.old`` was read where ``owner.new`` is the current name."""
+    warnings.warn(
+        f"{type(owner).__name__}.{old} is deprecated and will be removed; use .{new}.",
+        FutureWarning,
+        stacklevel=3,
+    )
+
+
+def first_panel(drawn: Any, ax: Any = None) -> Axes:
+    """The Axes of the first panel of what a plotting function returned.
+
+    Plotting functions return an Axes for one panel and a Figure for several;
+    results' ``plot()`` methods always return an Axes: the one given (the
+    first of those given), or else the first panel of the new figure. The
+    other panels are in ``ax.figure.axes``.
+    """
+    if not hasattr(drawn, "savefig"):
+        return drawn
+    if ax is not None:
+        return ax if hasattr(ax, "figure") else next(iter(ax))
+    return drawn.axes[0]
