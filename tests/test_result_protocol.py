@@ -23,6 +23,7 @@ import pytest
 from matplotlib.axes import Axes
 
 import dppca
+import dppca.plotting
 from dppca import (
     DirectionsResult,
     LoadingResult,
@@ -185,13 +186,17 @@ def test_plot_returns_the_axes_it_drew_on(case):
         assert res.plot(ax=given) is given
 
 
-@pytest.mark.parametrize("kind", ["panels", "groups"])
-def test_multi_panel_score_plots_return_their_first_axes(small_frame, kind):
+@pytest.mark.parametrize(("kind", "panels"), [("panels", 1), ("groups", 3)])
+def test_multi_panel_score_plots_return_their_first_axes(small_frame, kind, panels):
     res = _score(small_frame, groups=LABELS, group_labels=["u", "v"])
     ax = res.plot(kind)
-    assert isinstance(ax, Axes) and ax is ax.figure.axes[0]
-    with pytest.raises(TypeError, match="ax="):
-        res.plot(kind, ax=ax)
+    assert isinstance(ax, Axes) and ax is ax.figure.axes[0] and ax.has_data()
+    fig, given = plt.subplots(1, panels, squeeze=False)
+    assert res.plot(kind, ax=given) is given[0, 0]
+    assert all(a.has_data() for a in given.ravel())
+    assert getattr(dppca.plotting, f"plot_score_{kind}")(res, ax=list(given.ravel())) is fig
+    with pytest.raises(ValueError, match="ax must be"):
+        res.plot(kind, ax=given[0, :1] if panels > 1 else [given[0, 0], given[0, 0]])
 
 
 def test_deprecated_names_still_work_and_warn(small_frame):

@@ -207,5 +207,15 @@ def first_panel(drawn: Any, ax: Any = None) -> Axes:
     if not hasattr(drawn, "savefig"):
         return drawn
     if ax is not None:
-        return ax if hasattr(ax, "figure") else next(iter(ax))
+        return ax if hasattr(ax, "figure") else _flat(ax)[0]
     return drawn.axes[0]
+
+
+def _flat(axes: Any) -> list[Any]:
+    """The Axes of a nested sequence or array of them, row by row."""
+    if hasattr(axes, "ravel"):
+        return list(axes.ravel())
+    out: list[Any] = []
+    for item in axes:
+        out += [item] if hasattr(item, "figure") else _flat(item)
+    return out

@@ -383,8 +383,9 @@ class ScoreResult(ResultMixin):
             several: ``"panels"`` (:func:`dppca.plotting.plot_score_panels`)
             or ``"groups"`` (:func:`dppca.plotting.plot_score_groups`).
         ax : matplotlib Axes, optional
-            Where to draw a single panel; a new figure by default. The
-            multi-panel kinds lay out a figure of their own and refuse ``ax``.
+            Where to draw; a new figure by default. The multi-panel kinds
+            take their panels as a sequence or array of Axes (see
+            :func:`~dppca.plotting.plot_score_panels`).
         **kwargs
             Passed to the plotting function.
 
@@ -399,13 +400,8 @@ class ScoreResult(ResultMixin):
         from .plotting.score import plot_score, plot_score_groups, plot_score_panels
 
         if kind in ("panels", "groups"):
-            if ax is not None:
-                raise TypeError(
-                    f"kind={kind!r} lays out a figure of its own; ax= is for single panels. "
-                    "Call plot() without ax and use the returned Axes' figure."
-                )
             draw = plot_score_panels if kind == "panels" else plot_score_groups
-            return first_panel(draw(self, **kwargs))
+            return first_panel(draw(self, ax=ax, **kwargs), ax)
         return plot_score(self, kind=kind, ax=ax, **kwargs)
 
     def __repr__(self) -> str:

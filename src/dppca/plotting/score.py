@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 from matplotlib.cm import ScalarMappable
 from matplotlib.collections import PolyCollection
 from matplotlib.colors import LinearSegmentedColormap, Normalize, to_rgba
@@ -24,7 +25,6 @@ from matplotlib.ticker import MaxNLocator
 from ._caption import add_privacy_caption
 
 if TYPE_CHECKING:
-    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
     from ..score import ScoreResult
@@ -138,6 +138,19 @@ def _colorbar(
     bar.locator = MaxNLocator(nbins=4)
     bar.ax.tick_params(labelsize=7)
     return bar
+
+
+def _grid(ax: Any, nrows: int, ncols: int, *, figsize: tuple[float, float]) -> tuple[Any, Any]:
+    """The figure and the ``(nrows, ncols)`` array of panels: new, or the caller's ``ax``."""
+    if ax is None:
+        return plt.subplots(nrows, ncols, figsize=figsize, squeeze=False, layout="constrained")
+    flat = list(np.ravel(np.asarray(ax, dtype=object)))
+    if len(flat) != nrows * ncols or not all(isinstance(a, Axes) for a in flat):
+        raise ValueError(
+            f"ax must be {nrows * ncols} matplotlib Axes here ({nrows} x {ncols} panels, "
+            f"row by row); got {len(flat)} item(s)."
+        )
+    return flat[0].figure, np.array(flat, dtype=object).reshape(nrows, ncols)
 
 
 def _legend(ax: Axes, cmap: Mapping[Any, Any]) -> None:
@@ -282,6 +295,7 @@ def plot_score_panels(
     group_colors: Mapping[Any, Any] | Sequence[Any] | None = None,
     legend: bool = True,
     panel_size: float = 3.6,
+    ax: Any = None,
     **kwargs: Any,
 ) -> Figure:
     """All panels of a score result in one figure.
@@ -291,9 +305,18 @@ def plot_score_panels(
     panels; with ``compare=True`` (result made with ``compare=True``) a first
     column with the non-private scores and histogram, titled as such.
 
+    Parameters
+    ----------
+    ax : sequence or array of matplotlib Axes, optional
+        The panels to draw on, row by row: one row of ``len(methods)``
+        columns (one more with ``compare``), two rows with ``samples`` or
+        ``compare``. By default a new figure of that layout (``panel_size``
+        inches a panel).
+
     Returns
     -------
     matplotlib.figure.Figure
+        The figure drawn on (that of ``ax`` when given).
     """
     if compare and result.nonprivate is None:
         raise ValueError("compare=True needs a result made with dp_score(..., compare=True).")
@@ -308,9 +331,7 @@ def plot_score_panels(
     height = (panel_size - 0.6) * min(max(ratio, 0.25), 4.0) + 1.3  # title, caption, axis labels
     extra = 1.5 if result.groups is not None and legend else 0.0
     width = (panel_size + 0.7) * ncols + extra  # 0.7 inch per panel for its colour bar
-    fig, axes = plt.subplots(
-        nrows, ncols, figsize=(width, height * nrows), squeeze=False, layout="constrained"
-    )
+    fig, axes = _grid(ax, nrows, ncols, figsize=(width, height * nrows))
     opts = {"group_colors": group_colors, **kwargs}
     col0 = 0
     if compare:
@@ -343,6 +364,7 @@ def plot_score_groups(
     ncols: int = 3,
     panel_size: float = 3.2,
     alpha_range: tuple[float, float] = (0.0, 1.0),
+    ax: Any = None,
     **kwargs: Any,
 ) -> Figure:
     """One histogram panel per group on the shared private frame.
@@ -352,9 +374,17 @@ def plot_score_groups(
     ``overlay=True`` the first panel shows all groups together (opacity
     scaled jointly), as :func:`plot_score` does.
 
+    Parameters
+    ----------
+    ax : sequence or array of matplotlib Axes, optional
+        The panels to draw on, row by row: ``ncols`` columns and as many rows
+        as the groups (plus the overlay) need; spare panels are switched off.
+        By default a new figure of that layout.
+
     Returns
     -------
     matplotlib.figure.Figure
+        The figure drawn on (that of ``ax`` when given).
     """
     if result.groups is None:
         raise ValueError("plot_score_groups needs a grouped result (dp_score(..., groups=...)).")
@@ -368,10 +398,7 @@ def plot_score_groups(
     nrows = -(-n_panels // ncols)
     ratio = (result.ylim[1] - result.ylim[0]) / (result.xlim[1] - result.xlim[0])
     height = (panel_size - 0.6) * min(max(ratio, 0.25), 4.0) + 1.3  # title, caption, axis labels
-    fig, axes = plt.subplots(
-        nrows, ncols, figsize=((panel_size + 0.7) * ncols, height * nrows), squeeze=False,
-        layout="constrained",
-    )  # fmt: skip
+    fig, axes = _grid(ax, nrows, ncols, figsize=((panel_size + 0.7) * ncols, height * nrows))
     flat = list(axes.ravel())
     if overlay:
         plot_score(
