@@ -36,7 +36,6 @@ KNOWN_LONG_MODULES = {
     "kendall.py",
     "ledger.py",
     "loading.py",
-    "mechanisms.py",
     "plotting/loading.py",
     "score.py",
     "scree.py",
