@@ -32,7 +32,6 @@ KNOWN_LONG_MODULES = {
     "cli/_common.py",
     "directions.py",
     "kendall.py",
-    "ledger.py",
     "loading.py",
     "plotting/loading.py",
     "score.py",
