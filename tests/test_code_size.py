@@ -33,7 +33,6 @@ KNOWN_LONG_MODULES = {
     "app/ui.py",
     "cli/_common.py",
     "directions.py",
-    "kendall.py",
     "loading.py",
     "plotting/loading.py",
     "score.py",
