@@ -4,6 +4,10 @@ Each ``check_*`` function either returns the normalised value or raises a
 ``TypeError``/``ValueError`` whose message names the argument, states the
 requirement and what was received, and where possible the fix. Messages never
 quote data values.
+
+The checks of data tables, their column names and public bounds live in
+:mod:`dppca._check_data` and are re-exported here, so every check is still
+imported from this module.
 """
 
 from __future__ import annotations
@@ -11,13 +15,19 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Sequence
-from typing import Any, TypeVar, cast
+from typing import TypeVar, cast
 
 import numpy as np
-from numpy.typing import NDArray
 
-from ._lazy import is_dataframe, is_series
-from ._lazy import pandas as pd
+from ._check_data import _is_numeric_dtype as _is_numeric_dtype  # _io, _dask, ledger use it
+from ._check_data import (
+    apply_bounds,
+    check_bounds,
+    check_data,
+    check_finite_matrix,
+    check_unique_columns,
+    check_variable_names,
+)
 from ._typing import Accuracy, Calibration, Design, RandomStateLike, Ties
 
 __all__ = [
@@ -142,19 +152,6 @@ def repel_iterations(labels: int, max_iter: int) -> int:
     return max_iter if labels <= MAX_REPEL_LABELS else 0
 
 
-def check_finite_matrix(matrix: NDArray[np.float64], name: str = "matrix") -> None:
-    """Refuse a matrix with NaN or infinite entries before an eigendecomposition.
-
-    Such a matrix comes from data whose products overflow (values near 1e154
-    or beyond); its eigenvectors would be garbage.
-    """
-    if not np.isfinite(matrix).all():
-        raise ValueError(
-            f"the {name} has infinite or NaN entries (the data are too large in magnitude "
-            "for float64 products); rescale the columns by public constants first."
-        )
-
-
 def check_budget(budget: object) -> None:
     """Require None or an object with ``check(cost)`` and ``spend(cost)`` (a Budget)."""
     if budget is None:
@@ -164,20 +161,6 @@ def check_budget(budget: object) -> None:
             "budget must be a dppca.Budget (or a ledger's budget) or None; got "
             f"{_type_name(budget)}."
         )
-
-
-def check_unique_columns(columns: Sequence[object], name: str = "X") -> None:
-    """Refuse repeated column names (a table with two columns called 'a' is ambiguous)."""
-    seen: set[str] = set()
-    repeated = []
-    for c in columns:
-        key = str(c)
-        if key in seen and key not in repeated:
-            repeated.append(key)
-        seen.add(key)
-    if repeated:
-        shown = ", ".join(repr(c) for c in repeated[:5]) + (" ..." if len(repeated) > 5 else "")
-        raise ValueError(f"{name} has repeated column names ({shown}); rename them first.")
 
 
 def check_positive_int(value: object, name: str) -> int:
@@ -327,100 +310,6 @@ def post_processing_rng(random_state: RandomStateLike) -> np.random.Generator:
     return check_random_state(random_state)  # raises the usual TypeError
 
 
-def _is_numeric_dtype(dtype: Any) -> bool:
-    return (
-        pd.api.types.is_numeric_dtype(dtype)
-        and not pd.api.types.is_bool_dtype(dtype)
-        and not pd.api.types.is_complex_dtype(dtype)
-    )
-
-
-def check_data(
-    X: object, *, name: str = "X", min_rows: int = 2, min_cols: int = 1, copy: bool = True
-) -> tuple[NDArray[np.float64], tuple[str, ...]]:
-    """Validate a data table and return a fresh float64 copy and the variable names.
-
-    Parameters
-    ----------
-    X : array-like of shape (n, p) or pandas.DataFrame
-        Numeric data. DataFrame column names become the variable names; for
-        arrays they are ``V1, ..., Vp``.
-    name : str, default="X"
-        The argument name used in error messages.
-    min_rows, min_cols : int
-        The smallest accepted number of rows and columns.
-    copy : bool, default=True
-        With False, a C-contiguous float64 array is used as it is (no copy);
-        the caller must then only read the result. For large tables.
-
-    Returns
-    -------
-    data : ndarray of shape (n, p)
-        A C-contiguous float64 copy; the caller's object is never modified.
-    variables : tuple of str
-        One label per column.
-    """
-    if is_series(X):
-        raise TypeError(
-            f"{name} must be two-dimensional; got a pandas Series. "
-            "Use series.to_frame() for a single variable."
-        )
-    if isinstance(X, np.ma.MaskedArray):
-        raise TypeError(
-            f"{name} is a masked array, whose mask would be ignored; drop the masked rows "
-            f"first, for example {name}[~{name}.mask.any(axis=1)].data."
-        )
-    if is_dataframe(X):
-        check_unique_columns(list(X.columns), name)
-        bad = [str(c) for c in X.columns if not _is_numeric_dtype(X[c].dtype)]
-        if bad:
-            shown = ", ".join(repr(c) for c in bad[:5]) + (" ..." if len(bad) > 5 else "")
-            raise TypeError(
-                f"{name} must have only numeric columns; non-numeric: {shown}. "
-                "Drop or encode them first."
-            )
-        variables = tuple(str(c) for c in X.columns)
-        try:
-            data = X.to_numpy(dtype=np.float64, na_value=np.nan, copy=True)
-        except (TypeError, ValueError) as exc:  # pragma: no cover - exotic extension dtypes
-            raise TypeError(f"{name} could not be converted to float64: {exc}") from None
-    else:
-        if X is None or isinstance(X, str | bytes | numbers.Number):
-            raise TypeError(
-                f"{name} must be a 2-D array or a pandas DataFrame; got {_type_name(X)}."
-            )
-        arr = np.asarray(X)
-        if arr.dtype == object or not (
-            np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
-        ):
-            raise TypeError(
-                f"{name} must hold real numbers (integer or float); got dtype {arr.dtype}."
-            )
-        if arr.ndim != 2:
-            raise ValueError(
-                f"{name} must be two-dimensional (rows are observations); got {arr.ndim} "
-                "dimension(s). Use X.reshape(-1, 1) for a single variable."
-            )
-        if copy:
-            data = np.array(arr, dtype=np.float64, order="C", copy=True)
-        else:
-            data = np.asarray(arr, dtype=np.float64, order="C")
-        variables = tuple(f"V{j + 1}" for j in range(data.shape[1]))
-    n, p = data.shape
-    if n < min_rows:
-        raise ValueError(f"{name} must have at least {min_rows} rows; got {n}.")
-    if p < min_cols:
-        raise ValueError(f"{name} must have at least {min_cols} column(s); got {p}.")
-    if not np.isfinite(data).all():
-        cols = np.flatnonzero(~np.isfinite(data).all(axis=0))
-        shown = ", ".join(repr(variables[j]) for j in cols[:5]) + (" ..." if len(cols) > 5 else "")
-        raise ValueError(
-            f"{name} contains NaN or infinite values (columns {shown}); "
-            "remove or impute them before the analysis."
-        )
-    return np.ascontiguousarray(data), variables
-
-
 def check_positive_float(value: object, name: str) -> float:
     """Return ``value`` as a float, requiring a finite number > 0."""
     return check_real(value, name, low=0.0, low_open=True)
@@ -479,26 +368,6 @@ def check_pc_list(components: object, k: int, name: str = "components") -> tuple
     return tuple(out)
 
 
-def check_variable_names(
-    variables: object, available: Sequence[str], name: str = "variables"
-) -> tuple[str, ...]:
-    """Return the requested variable labels, each one of ``available``, without repeats."""
-    if isinstance(variables, str):
-        variables = [variables]
-    if not isinstance(variables, Sequence | np.ndarray | pd.Index):
-        raise TypeError(f"{name} must be a list of variable names; got {_type_name(variables)}.")
-    items = [str(v) for v in variables]
-    if not items:
-        raise ValueError(f"{name} must name at least one variable.")
-    unknown = [v for v in items if v not in available]
-    if unknown:
-        shown = ", ".join(repr(v) for v in unknown[:5]) + (" ..." if len(unknown) > 5 else "")
-        raise ValueError(f"{name} names unknown variable(s) {shown}; known: the data's columns.")
-    if len(set(items)) != len(items):
-        raise ValueError(f"{name} must not repeat a variable.")
-    return tuple(items)
-
-
 def _interval_text(low: float, high: float, low_open: bool, high_open: bool) -> str:
     """``"finite and > 0"``, ``"in the open interval (0, 1)"``, ``"finite and in [0, 1)"``."""
     if math.isinf(low) and math.isinf(high):
@@ -552,93 +421,6 @@ def check_design_m(m: object, n: int) -> int:
             f"rows repeats; got {m}."
         )
     return m
-
-
-def check_bounds(
-    bounds: object, variables: Sequence[str]
-) -> tuple[NDArray[np.float64], NDArray[np.float64]] | None:
-    """Return public per-variable bounds as ``(lower, upper)`` arrays, or None.
-
-    Parameters
-    ----------
-    bounds : None, (float, float), array-like of shape (p, 2), mapping or DataFrame
-        The public data domain. A pair applies to every variable; an array has
-        one ``(lower, upper)`` row per variable in column order; a mapping
-        ``{variable: (lower, upper)}`` or a DataFrame with columns ``lower`` and
-        ``upper`` (index, or a ``variable`` column, naming the variables) must
-        name every analysed variable and nothing else.
-    variables : sequence of str
-        The analysed variables, in column order.
-
-    Notes
-    -----
-    Bounds must come from public knowledge (a codebook, units, an instrument's
-    range), never from the data: bounds read off the data (its minimum and
-    maximum) are themselves an unaccounted release.
-    """
-    if bounds is None:
-        return None
-    p = len(variables)
-    hint = (
-        "pass (lower, upper) for all variables, a (p, 2) array, or a mapping "
-        "{variable: (lower, upper)} naming every variable"
-    )
-    if is_dataframe(bounds):
-        frame = bounds.set_index("variable") if "variable" in bounds.columns else bounds
-        missing = {"lower", "upper"} - {str(c) for c in frame.columns}
-        if missing:
-            raise ValueError(f"bounds needs columns 'lower' and 'upper'; {hint}.")
-        bounds = {
-            str(k): (lo, hi)
-            for k, lo, hi in zip(frame.index, frame["lower"], frame["upper"], strict=True)
-        }
-    if isinstance(bounds, dict):
-        bounds = {str(k): v for k, v in bounds.items()}
-        names = list(bounds)
-        unknown = [k for k in names if k not in variables]
-        absent = [v for v in variables if v not in names]
-        if unknown or absent:
-            parts = []
-            if absent:
-                parts.append("no bounds for " + ", ".join(repr(v) for v in absent[:5]))
-            if unknown:
-                parts.append("unknown variables " + ", ".join(repr(v) for v in unknown[:5]))
-            raise ValueError(f"bounds must name every analysed variable: {'; '.join(parts)}.")
-        rows: Any = [bounds[v] for v in variables]
-    else:
-        rows = bounds
-    try:
-        arr = np.array(rows, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(f"bounds must hold real numbers; {hint}.") from None
-    if arr.shape == (2,):
-        arr = np.tile(arr, (p, 1))
-    if arr.shape != (p, 2):
-        raise ValueError(f"bounds must give (lower, upper) for each of the {p} variables; {hint}.")
-    lower, upper = np.ascontiguousarray(arr[:, 0]), np.ascontiguousarray(arr[:, 1])
-    if not (np.isfinite(lower).all() and np.isfinite(upper).all()):
-        raise ValueError("bounds must be finite numbers.")
-    bad = np.flatnonzero(~(lower < upper))
-    if bad.size:
-        raise ValueError(
-            f"bounds need lower < upper for every variable; not so for {variables[bad[0]]!r}."
-        )
-    if not np.isfinite(upper - lower).all():
-        raise ValueError("bounds are too wide: upper - lower overflows float64.")
-    return lower, upper
-
-
-def apply_bounds(
-    data: NDArray[np.float64], bounds: tuple[NDArray[np.float64], NDArray[np.float64]] | None
-) -> NDArray[np.float64]:
-    """Clip each column of ``data`` (in place) to its public bounds; a row-wise map.
-
-    Clipping is applied to every row on its own, so neighbouring datasets stay
-    neighbours and every sensitivity argument holds for the clipped data.
-    """
-    if bounds is not None:
-        np.clip(data, bounds[0], bounds[1], out=data)
-    return data
 
 
 def check_accuracy(accuracy: object) -> Accuracy:

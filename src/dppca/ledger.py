@@ -14,15 +14,16 @@ once are serialised and together can never spend more than the total.
 
 How costs add up is decided by :func:`compose_costs` alone (basic composition
 today), so a tighter accountant can replace it in one place.
+
+The error type, the dataset keys, the file's default place and the stored
+form of a cost are in :mod:`dppca._ledger_base`, and :class:`LedgerBudget` in
+:mod:`dppca._ledger_budget`; both are re-exported here.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import datetime as _dt
-import hashlib
-import json
 import math
 import os
 import sqlite3
@@ -31,10 +32,18 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from ._lazy import pandas as pd
-from .accounting import Budget, PrivacyCost
+from ._ledger_base import (
+    LedgerError,
+    _check_fp,
+    _detail,
+    _leaf,
+    default_ledger_path,
+    fingerprint,
+    frame_fingerprint,
+)
+from ._ledger_budget import LedgerBudget
+from .accounting import PrivacyCost
 from .exceptions import BudgetExceededError
 
 __all__ = [
@@ -55,88 +64,6 @@ _TIMEOUT = 60.0  # seconds a writer waits for another one before giving up
 _ENTRY_COLUMNS = [
     "release", "time", "dataset", "kind", "released", "mechanism", "eps", "delta",
 ]  # fmt: skip
-
-
-class LedgerError(ValueError):
-    """A ledger cannot do what was asked (no total set, a fixed total, a bad file)."""
-
-
-# ----------------------------------------------------------------------------- keys
-
-
-def fingerprint(data: Any, columns: Sequence[str]) -> str:
-    """A hex digest that identifies a dataset: its values, shape and column names.
-
-    Parameters
-    ----------
-    data : array-like of shape (n, p)
-        The numeric data, converted to float64 (``-0.0`` counts as ``0.0``).
-    columns : sequence of str
-        One name per column.
-
-    Returns
-    -------
-    str
-        64 hexadecimal digits (SHA-256).
-
-    Notes
-    -----
-    The digest is stored on the data holder's machine only. It is not a
-    private release: anyone who can guess the whole table can confirm the
-    guess with it, so do not publish it.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> a = fingerprint(np.eye(3), ["x", "y", "z"])
-    >>> a == fingerprint(np.eye(3), ["x", "y", "w"]), len(a)
-    (False, 64)
-    """
-    arr = np.asarray(data)
-    if arr.ndim != 2:
-        raise ValueError(f"data must be two-dimensional; got {arr.ndim} dimension(s).")
-    names = [str(c) for c in columns]
-    if len(names) != arr.shape[1]:
-        raise ValueError(
-            f"columns must name every column of data ({arr.shape[1]}); got {len(names)}."
-        )
-    values = np.ascontiguousarray(arr, dtype="<f8") + 0.0  # one bit pattern for zero
-    h = hashlib.sha256(b"dppca-fingerprint-v1\0")
-    h.update(json.dumps(names, ensure_ascii=False).encode("utf-8") + b"\0")
-    h.update(np.asarray(values.shape, dtype="<i8").tobytes())
-    h.update(values.data.cast("B"))
-    return h.hexdigest()
-
-
-def frame_fingerprint(frame: pd.DataFrame) -> str:
-    """The :func:`fingerprint` of a table's numeric columns (all of them).
-
-    The app and the command line key their budgets with this: analysing other
-    columns of the same table spends from the same budget, because the rows
-    are the same people.
-    """
-    from ._validation import _is_numeric_dtype
-
-    names = [c for c in frame.columns if _is_numeric_dtype(frame[c].dtype)]
-    values = frame[names].to_numpy(dtype=np.float64, na_value=np.nan)
-    return fingerprint(values, [str(c) for c in names])
-
-
-def default_ledger_path() -> Path:
-    """Where the ledger lives unless told otherwise.
-
-    ``$DPPCA_LEDGER`` if set; else ``$XDG_STATE_HOME/dppca/ledger.sqlite``;
-    else ``~/.local/state/dppca/ledger.sqlite`` (on Windows under
-    ``%LOCALAPPDATA%``).
-    """
-    override = os.environ.get("DPPCA_LEDGER")
-    if override:
-        return Path(override).expanduser()
-    state = os.environ.get("XDG_STATE_HOME")
-    if not state and os.name == "nt" and os.environ.get("LOCALAPPDATA"):
-        state = os.environ["LOCALAPPDATA"]
-    base = Path(state).expanduser() if state else Path.home() / ".local" / "state"
-    return base / "dppca" / "ledger.sqlite"
 
 
 # ---------------------------------------------------------------------- composition
@@ -162,32 +89,6 @@ def _fits(spent: Sequence[PrivacyCost], cost: PrivacyCost, total: tuple[float, f
     return eps <= total[0] * (1 + _REL_SLACK) and delta <= total[1] * (1 + _REL_SLACK)
 
 
-_BASIC_FIELDS = ("eps", "delta", "mechanism", "released", "parts")
-
-
-def _detail(leaf: PrivacyCost) -> str | None:
-    """Fields of a cost beyond the basic ones (an accountant's parameters), as JSON."""
-    extra = {
-        f.name: getattr(leaf, f.name)
-        for f in dataclasses.fields(leaf)
-        if f.name not in _BASIC_FIELDS
-    }
-    if not extra:
-        return None
-    return json.dumps(extra, default=repr)
-
-
-def _leaf(
-    eps: float, delta: float, mechanism: str, released: str, detail: str | None
-) -> PrivacyCost:
-    known = {f.name for f in dataclasses.fields(PrivacyCost)}
-    extra = {k: v for k, v in json.loads(detail).items() if k in known} if detail else {}
-    try:
-        return PrivacyCost(float(eps), float(delta), mechanism, released, **extra)
-    except (TypeError, ValueError):  # a field of another version: keep the basic cost
-        return PrivacyCost(float(eps), float(delta), mechanism, released)
-
-
 def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
@@ -196,12 +97,6 @@ def _check_total(eps: object, delta: object) -> tuple[float, float]:
     from ._validation import check_delta, check_eps
 
     return check_eps(eps, "total eps"), check_delta(delta, "total delta")
-
-
-def _check_fp(fp: object) -> str:
-    if not isinstance(fp, str) or not fp:
-        raise TypeError(f"fp must be a fingerprint string; got {type(fp).__name__}.")
-    return fp
 
 
 # --------------------------------------------------------------------------- ledger
@@ -589,77 +484,3 @@ def _refusal(cost: PrivacyCost, total: tuple[float, float], costs: Sequence[Priv
         f"remains of the dataset's budget (eps={total[0]:g}, delta={total[1]:g}); reuse an "
         "existing release or lower its cost."
     )
-
-
-class LedgerBudget(Budget):
-    """One dataset's budget in a :class:`Ledger`, usable wherever a ``Budget`` is.
-
-    ``check`` asks the ledger; ``spend`` charges it (check and record in one
-    transaction, so a release that passed ``check`` is still refused if
-    another process spent the budget meanwhile). Every spend is recorded with
-    ``kind`` and ``name``.
-    """
-
-    def __init__(self, ledger: Ledger, fp: str, *, kind: str = "release", name: str | None = None):
-        # Budget.__init__ is not called: the totals live in the ledger.
-        self._ledger_db = ledger
-        self.fp = _check_fp(fp)
-        self.kind = kind
-        self.name = name
-        self.last_release: int | None = None  # number of the latest release charged here
-
-    @property
-    def eps(self) -> float:  # type: ignore[override]
-        """Total epsilon of the dataset."""
-        return self._total()[0]
-
-    @property
-    def delta(self) -> float:  # type: ignore[override]
-        """Total delta of the dataset."""
-        return self._total()[1]
-
-    def _total(self) -> tuple[float, float]:
-        total = self._ledger_db.total(self.fp)
-        if total is None:
-            raise LedgerError("this dataset has no total budget in the ledger; set one first.")
-        return total
-
-    @property
-    def ledger(self) -> tuple[PrivacyCost, ...]:
-        """The charges so far, as costs (one per release, with every recorded field)."""
-        with self._ledger_db._connect() as con:
-            return tuple(self._ledger_db._costs(con, self.fp))
-
-    @property
-    def spent(self) -> tuple[float, float]:
-        return self._ledger_db.spent(self.fp)
-
-    @property
-    def remaining(self) -> tuple[float, float]:
-        return self._ledger_db.remaining(self.fp)
-
-    def can_afford(self, cost: PrivacyCost) -> bool:
-        try:
-            self._ledger_db.check(self.fp, cost)
-        except BudgetExceededError:
-            return False
-        return True
-
-    def check(self, cost: PrivacyCost) -> None:
-        self._ledger_db.check(self.fp, cost)
-
-    def spend(self, cost: PrivacyCost) -> None:
-        self.last_release = self._ledger_db.charge(self.fp, cost, kind=self.kind, name=self.name)
-
-    def to_frame(self) -> pd.DataFrame:
-        """The dataset's ledger (see :meth:`Ledger.entries`)."""
-        return self._ledger_db.entries(self.fp)
-
-    def __repr__(self) -> str:
-        total = self._ledger_db.total(self.fp)
-        eps_spent, delta_spent = self.spent
-        shown = "unset" if total is None else f"eps={total[0]:g}, delta={total[1]:g}"
-        return (
-            f"LedgerBudget({shown}, spent_eps={eps_spent:.6g}, spent_delta={delta_spent:.6g}, "
-            f"fp={self.fp[:12]})"
-        )

@@ -1,13 +1,14 @@
-"""Pieces shared by the ``dppca`` subcommands: data input, privacy options, safe output."""
+"""Pieces shared by the ``dppca`` subcommands: data input, privacy options, safe output.
+
+What the commands write (stderr messages, atomic files, tables, figures and
+release files) lives in :mod:`dppca.cli._output` and is re-exported here.
+"""
 
 from __future__ import annotations
 
 import argparse
 import math
 import os
-import sys
-import tempfile
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal, overload
 
@@ -17,7 +18,24 @@ from .._io import add_csv_arguments, csv_options, read_csv_checked
 from .._lazy import pandas as pd
 from ..datasets import DATASETS, load_dataset
 from ..kendall import default_m
-from . import _safety
+from ._output import (
+    add_output_argument,
+    add_release_arguments,
+    add_table_argument,
+    check_figure_path,
+    check_release_path,
+    check_table_path,
+    emit_table,
+    forecast_line,
+    info,
+    load_directions,
+    note,
+    print_plan,
+    report_cost,
+    save_figure,
+    save_release_file,
+    write_atomically,
+)
 from ._safety import CLIError
 
 __all__ = [
@@ -32,14 +50,20 @@ __all__ = [
     "add_ties_argument",
     "apply_scale",
     "check_figure_path",
+    "check_release_path",
+    "check_table_path",
     "emit_table",
+    "forecast_line",
     "info",
     "load_directions",
     "note",
     "parse_int_list",
+    "print_plan",
     "progress_for",
     "read_data",
     "read_design_input",
+    "report_cost",
+    "save_figure",
     "save_release_file",
     "write_atomically",
 ]
@@ -191,48 +215,6 @@ def numeric_part(
     return data
 
 
-def note(message: str) -> None:
-    """A message for the user on stderr (stdout carries only the result table)."""
-    print(f"dppca: {message}", file=sys.stderr)
-
-
-def info(message: str) -> None:
-    """A plain line on stderr: cost lines, files written."""
-    print(message, file=sys.stderr)
-
-
-def write_atomically(path: str | os.PathLike[str], write: Callable[[str], None]) -> None:
-    """Call ``write(tmp_path)`` and move the file into place only once it is complete.
-
-    The temporary file sits beside the target so that ``os.replace`` is atomic;
-    on any failure it is removed and an existing target is left untouched.
-    """
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    if not directory.is_dir():
-        raise CLIError(f"output directory {str(directory)!r} does not exist.")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=target.suffix, dir=directory)
-    os.close(fd)
-    _safety.track(tmp)  # removed even if SIGTERM or Ctrl+C stops the process meanwhile
-    try:
-        write(tmp)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the usual file mode
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    finally:
-        _safety.untrack(tmp)
-
-
-def save_figure(fig, path: str) -> None:
-    """Save ``fig`` atomically; the format follows the extension (png, svg, pdf)."""
-    suffix = check_figure_path(path)
-    write_atomically(path, lambda tmp: fig.savefig(tmp, format=suffix, bbox_inches="tight"))
-
-
 def add_ties_argument(parser: argparse.ArgumentParser) -> None:
     """``--ties``: what the private directions do with (almost) coinciding rows."""
     parser.add_argument(
@@ -242,22 +224,6 @@ def add_ties_argument(parser: argparse.ArgumentParser) -> None:
         help="duplicate rows (a difference that cannot be normalised): let them contribute "
         "nothing (default) or stop with an error (which reveals that duplicates exist)",
     )
-
-
-def add_output_argument(parser: argparse.ArgumentParser, *, required: bool, help: str) -> None:
-    """``--out FILE``, a figure file whose extension picks the format."""
-    parser.add_argument("--out", required=required, default=None, metavar="FILE", help=help)
-
-
-def check_figure_path(path: str) -> str:
-    """The format of a figure file (png, svg or pdf), from its extension.
-
-    Call it before the release, so a typo in the name spends no budget.
-    """
-    suffix = Path(path).suffix.lower().lstrip(".")
-    if suffix not in {"png", "svg", "pdf"}:
-        raise CLIError(f"--out must end in .png, .svg or .pdf; got {path!r}.")
-    return suffix
 
 
 # The CLI draws a progress bar when the pair sum is expected to take more than a couple
@@ -391,111 +357,7 @@ def apply_scale(args: argparse.Namespace, data: Any, variables: tuple[str, ...])
     return data / parse_scales(args.scale, list(variables))
 
 
-# --------------------------------------------------------------------------- tables
-
-
-def add_table_argument(parser: argparse.ArgumentParser) -> None:
-    """``--table FILE.csv``: also write the printed table to a file."""
-    parser.add_argument(
-        "--table", default=None, metavar="FILE.csv",
-        help="also write the result table to FILE.csv (it is always printed as CSV on stdout)",
-    )  # fmt: skip
-
-
-def check_table_path(args: argparse.Namespace) -> None:
-    """Fail before the release if ``--table`` cannot be written."""
-    path = getattr(args, "table", None)
-    if path is None:
-        return
-    directory = Path(path).parent
-    if str(directory) and not directory.is_dir():
-        raise CLIError(f"output directory {str(directory)!r} does not exist.")
-
-
-def emit_table(args: argparse.Namespace, table: pd.DataFrame, *, index: bool = True) -> None:
-    """Print ``table`` as CSV on stdout, and write it to ``--table`` if given."""
-    table.to_csv(sys.stdout, index=index)
-    path = getattr(args, "table", None)
-    if path is not None:
-        write_atomically(path, lambda tmp: table.to_csv(tmp, index=index))
-        info(f"wrote {path}")
-
-
-# --------------------------------------------------------------------------- releases
-
-
-def add_release_arguments(parser: argparse.ArgumentParser, *, reuse: bool) -> None:
-    """``--save-release FILE`` and, with ``reuse``, ``--directions FILE``."""
-    parser.add_argument(
-        "--save-release", default=None, metavar="FILE.json",
-        help="also save the private release to FILE.json (the released values, cost, n, "
-        "column names and a fingerprint of the data; never the seed). The fingerprint is "
-        "a hash of the data: keep the file for your own records",
-    )  # fmt: skip
-    if reuse:
-        parser.add_argument(
-            "--directions", default=None, metavar="FILE.json",
-            help="reuse the private directions saved by 'dppca directions --save-release' "
-            "on the same data and columns: no new direction cost",
-        )  # fmt: skip
-
-
-def check_release_path(args: argparse.Namespace) -> None:
-    """Fail before the release if ``--save-release`` cannot be written."""
-    path = getattr(args, "save_release", None)
-    if path is None:
-        return
-    directory = Path(path).parent
-    if str(directory) and not directory.is_dir():
-        raise CLIError(f"output directory {str(directory)!r} does not exist.")
-    for given in (getattr(args, "data", None), getattr(args, "directions", None)):
-        if given is not None and Path(given).resolve() == Path(path).resolve():
-            raise CLIError(f"--save-release would overwrite an input file: {path!r}.")
-
-
-def load_directions(args: argparse.Namespace, data: Any, variables: tuple[str, ...]) -> Any:
-    """The DirectionsResult of ``--directions FILE`` checked against the data, or None.
-
-    With ``data=None`` nothing is checked (a release drawn without its data).
-    """
-    path = getattr(args, "directions", None)
-    if path is None:
-        return None
-    from ..directions import DirectionsResult
-    from ..release_io import load_release
-
-    if not Path(path).is_file():
-        raise CLIError(f"--directions file {path!r} does not exist or is not a file.")
-    try:
-        columns = list(variables) if data is not None else None
-        return load_release(path, kind=DirectionsResult, data=data, columns=columns)
-    except ValueError as exc:
-        raise CLIError(f"--directions: {exc}") from None
-
-
-def save_release_file(
-    args: argparse.Namespace,
-    result: Any,
-    data: Any,
-    variables: tuple[str, ...],
-    *,
-    reused_directions: bool = False,
-) -> None:
-    """Write ``--save-release`` if asked, dropping non-private comparison parts with a note."""
-    path = getattr(args, "save_release", None)
-    if path is None:
-        return
-    from ..release_io import save_release
-
-    drop = not getattr(result, "private", True)
-    save_release(
-        result, path, data=data, columns=list(variables), drop_nonprivate=drop,
-        reused_directions=reused_directions,
-    )  # fmt: skip
-    info(f"wrote {path}" + (" (without the non-private comparison)" if drop else ""))
-
-
-# --------------------------------------------------------------------------- bounds, forecast
+# --------------------------------------------------------------------------- bounds
 
 
 def add_accuracy_arguments(parser: argparse.ArgumentParser) -> None:
@@ -565,32 +427,3 @@ def read_bounds(args: argparse.Namespace, variables: tuple[str, ...]) -> Any:
         bounds = {v: (lo / scales.get(v, 1.0), hi / scales.get(v, 1.0)) for v, (lo, hi)
                   in bounds.items()}  # fmt: skip
     return bounds
-
-
-def print_plan(plan: Any) -> int:
-    """``--dry-run``: the cost and the forecast on stdout; nothing was released."""
-    print(f"privacy cost (not spent): {plan.cost}")
-    print(plan.cost.to_frame().to_string(index=False))
-    print(plan.forecast.summary())
-    return 0
-
-
-def forecast_line(args: argparse.Namespace, result: Any) -> None:
-    """After the warning of ``--accuracy warn``, one stderr line saying the release went ahead.
-
-    Nothing is added with ``--accuracy ignore`` (the caller asked for silence) or
-    when the forecast found no problem; ``--dry-run`` prints the whole forecast.
-    """
-    forecast = getattr(result, "forecast", None)
-    if getattr(args, "accuracy", "warn") != "warn":
-        return
-    if forecast is not None and not forecast.ok:
-        info("the forecast made before this release found it likely inaccurate (see above)")
-
-
-def report_cost(args: argparse.Namespace, result: Any, reused: Any) -> None:
-    """The release's cost on stderr: the total, whether directions were reused, the parts."""
-    info(f"privacy cost: {result.cost}")
-    if reused is not None:
-        info(f"(directions reused from {args.directions}: no new direction cost)")
-    info(result.cost.to_frame().to_string(index=False))

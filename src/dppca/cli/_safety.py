@@ -4,7 +4,7 @@
   input (the data file, a release read back, the ledger) or another output,
   and each output's directory must exist and be writable.
 - :func:`track` records the temporary files of :func:`write_atomically
-  <dppca.cli._common.write_atomically>`; they are removed when the write fails,
+  <dppca.cli._output.write_atomically>`; they are removed when the write fails,
   when the process is stopped by SIGTERM or Ctrl+C, and at exit.
 - :func:`guard` turns SIGTERM into an exception (so ``finally`` blocks run)
   for the duration of one command.

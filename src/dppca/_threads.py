@@ -1,0 +1,78 @@
+"""Threads for the kernels: how many, and a task runner that keeps results in order.
+
+The in-memory kernels (:mod:`dppca.kendall`, :mod:`dppca._exact_pairs`) run
+their row blocks or chunks through :func:`_runner`, which holds BLAS to one
+thread and yields results in task order, so serial and threaded runs give
+bit-identical results. Split out of :mod:`dppca.kendall`.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import itertools
+import os
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from typing import Any
+
+__all__ = ["resolve_n_jobs"]
+
+
+def resolve_n_jobs(n_jobs: int | None) -> int:
+    """Threads for the kernels: ``n_jobs``, or every core this process may use."""
+    if n_jobs is not None:
+        return n_jobs
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+@contextmanager
+def _runner(n_jobs: int | None, n_tasks: int) -> Iterator[Callable[..., Iterator[Any]]]:
+    """A ``map`` that yields results in task order, on a thread pool when it pays.
+
+    BLAS is held to one thread for the whole computation (with threadpoolctl,
+    when installed): the tiles supply the parallelism, and every product is
+    then computed the same way whatever ``n_jobs`` is, so serial and threaded
+    runs give bit-identical results. Without threadpoolctl the tasks run
+    serially (BLAS may then use its own threads). A single task runs as it is
+    (setting the limit costs about 0.4 ms, most of a small call).
+    """
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        yield map
+        return
+    if n_tasks <= 1:
+        yield map
+        return
+    workers = min(resolve_n_jobs(n_jobs), n_tasks)
+    with threadpool_limits(limits=1, user_api="blas"):
+        if workers <= 1:
+            yield map
+            return
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dppca") as pool:
+            yield functools.partial(_ordered_map, pool, 4 * workers)
+
+
+def _ordered_map(
+    pool: ThreadPoolExecutor, window: int, fn: Callable[[Any], Any], items: Iterable[Any]
+) -> Iterator[Any]:
+    """``pool.map(fn, items)`` with at most ``window`` tasks submitted ahead of the consumer.
+
+    ``Executor.map`` submits every task at once and keeps each result until it
+    is consumed in order, so while the first (largest) row block runs, the
+    results of all the others would pile up: O(n p) memory. A window of a few
+    tasks per thread keeps every thread busy (later tasks are smaller) and
+    memory small.
+    """
+    todo = iter(items)
+    pending = collections.deque(pool.submit(fn, x) for x in itertools.islice(todo, window))
+    while pending:
+        result = pending.popleft().result()
+        for x in itertools.islice(todo, 1):
+            pending.append(pool.submit(fn, x))
+        yield result
