@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import math
 
 import numpy as np
@@ -648,10 +649,12 @@ def test_default_scree_meets_the_tight_total_with_no_more_noise(n, eps):
     assert (plan.cost.eps, plan.cost.delta) == (eps, delta)
     assert tight_total(leaves, delta)[0] == pytest.approx(eps, rel=1e-6)
     assert math.fsum(c.delta for c in leaves) <= delta * (1 + 1e-12)
-    # the basic split of the defaults: directions 0.5, the automatic scan share,
+    # the basic split of the defaults: directions 0.35, the automatic scan share,
     # the joint release the rest; every part gets at least that much eps
+    share = inspect.signature(scree_mod.plan_scree).parameters["direction_share"].default
+    assert share == 0.35
     scan = scree_mod._auto_scan_share(n, eps, scree_mod._clip_ladder(None).size) * eps
-    basic = [0.5 * eps, scan, 0.5 * eps - scan]
+    basic = [share * eps, scan, (1 - share) * eps - scan]
     assert [c.kind for c in leaves][:2] == ["gaussian", "pure"]
     assert all(c.eps >= b * (1 - 1e-12) for c, b in zip(leaves, basic, strict=True))
     # and no more noise: directions at their basic (eps, delta), the joint release
@@ -669,7 +672,7 @@ def test_default_scree_meets_the_tight_total_with_no_more_noise(n, eps):
 def test_classic_scree_keeps_the_basic_split():
     plan = scree_mod.plan_scree(500, 5, 2, eps=0.8, delta=1e-6, calibration="classic")
     assert math.fsum(c.eps for c in plan.cost.leaves()) == pytest.approx(0.8)
-    assert plan.cost.leaves()[0].eps == pytest.approx(0.4)
+    assert plan.cost.leaves()[0].eps == pytest.approx(0.35 * 0.8)  # direction_share
 
 
 @pytest.mark.parametrize("n", [300, 5000])

@@ -85,7 +85,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     variances : bool, default=False
         Also release private variances (``explained_variance_`` and
         ``explained_variance_ratio_``), sharing (eps, delta) with the directions.
-    direction_share : float, default=0.5
+    direction_share : float, default=0.35
         With ``variances=True``, the share of (eps, delta) for the directions.
     public_transform : bool, default=False
         The caller's declaration that the data passed to ``transform`` are
@@ -158,7 +158,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         ties: Ties = "zero",
         bounds: Any = None,
         variances: bool = False,
-        direction_share: float = 0.5,
+        direction_share: float = 0.35,
         public_transform: bool = False,
     ) -> None:
         self.n_components = n_components
