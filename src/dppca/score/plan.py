@@ -190,9 +190,7 @@ def plan_score(
         split, n=n, eps=eps, bound=bound, directions_given=directions_given,
         frame_private=frame_private, private_groups=private_groups,
     )  # fmt: skip
-    delta_users = [k for k in ("directions", "histogram") if k in shares]
-    delta_total = math.fsum(shares[k] for k in delta_users)
-    delta_share = {k: delta * shares[k] / delta_total for k in delta_users}
+    delta_share = _delta_split(shares, delta)
     parts = _ScoreParts(
         n=n, p=p, eps=eps, components=components, methods=methods, calibration=calibration,
         shares=shares, delta_d=delta_share.get("directions", 0.0),
@@ -200,15 +198,7 @@ def plan_score(
         directions_given=directions_given, private_groups=private_groups,
         frame_private=frame_private,
     )  # fmt: skip
-    released = "private score plot"
-    if calibration == "analytic":
-        t, leaves = scale_to_tight(parts.costs, eps, delta)
-        cost = PrivacyCost(
-            eps, delta, "tight composition (accountant)", released, leaves, kind="composed"
-        )
-    else:
-        t = 1.0
-        cost = compose(parts.costs(1.0), released=released)
+    t, cost = parts.price(delta)
     eps_d, eps_f, eps_m = parts.eps_of("directions", t), parts.eps_of("frame", t), parts.eps_m(t)
     forecast = _forecast_score(
         n=n, p=p, eps=eps, delta=delta, eps_f=eps_f if frame_private else 0.0, bound=bound,
@@ -218,17 +208,11 @@ def plan_score(
         if "add" in methods else None,
         cells=mx * my, groups=n_groups,
     )  # fmt: skip
+    eps_g = parts.eps_of("groups", t)
     return ScorePlan(
-        MappingProxyType(dict(shares)),
-        eps_d,
-        parts.delta_d,
-        parts.eps_of("groups", t),
-        eps_f,
-        eps_m,
-        parts.delta_m,
-        cost,
-        forecast,
-    )
+        MappingProxyType(dict(shares)), eps_d, parts.delta_d, eps_g, eps_f, eps_m,
+        parts.delta_m, cost, forecast,
+    )  # fmt: skip
 
 
 def _shares(
@@ -253,6 +237,13 @@ def _shares(
     if frame_private:
         defaults = _with_frame_weight(defaults, used, n, eps, bound)
     return _check_split(split, used, defaults)
+
+
+def _delta_split(shares: Mapping[str, float], delta: float) -> dict[str, float]:
+    """Delta for the directions and the histograms, in proportion to their eps shares."""
+    delta_users = [k for k in ("directions", "histogram") if k in shares]
+    delta_total = math.fsum(shares[k] for k in delta_users)
+    return {k: delta * shares[k] / delta_total for k in delta_users}
 
 
 @dataclass(frozen=True, eq=False)
@@ -291,6 +282,22 @@ class _ScoreParts:
     def eps_m(self, t: float) -> float:
         """The eps of each histogram method at scaling ``t``."""
         return t * self.eps * self.shares["histogram"] / len(self.methods)
+
+    def price(self, delta: float) -> tuple[float, PrivacyCost]:
+        """The scaling ``t`` and the composed cost; tight with the analytic calibration.
+
+        Analytic: every eps share is scaled by the largest ``t`` whose tight
+        total is still (eps, delta). Classic: the basic split, ``t = 1``.
+        """
+        released = "private score plot"
+        if self.calibration == "analytic":
+            t, leaves = scale_to_tight(self.costs, self.eps, delta)
+            cost = PrivacyCost(
+                self.eps, delta, "tight composition (accountant)", released, leaves,
+                kind="composed",
+            )  # fmt: skip
+            return t, cost
+        return 1.0, compose(self.costs(1.0), released=released)
 
     def costs(self, t: float) -> list[PrivacyCost]:
         """Every part's cost with the eps shares times ``t``."""

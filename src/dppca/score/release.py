@@ -119,33 +119,55 @@ def _given_directions(
     return np.ascontiguousarray(given[:, [c - 1 for c in components]]), dir_result
 
 
-def _check_call(X: Data, groups: object, args: dict[str, Any]) -> _ScoreCall:
+def _check_call(
+    X: Data,
+    *,
+    eps: object,
+    delta: object,
+    bins: object,
+    components: object,
+    method: object,
+    directions: object,
+    groups: object,
+    groups_public: object,
+    group_labels: object,
+    public_directions: bool,
+    score_range: object,
+    inflate: object,
+    calibration: object,
+    ties: object,
+    compare: object,
+    frame: object,
+    random_state: RandomStateLike,
+    bounds: object,
+    accuracy: object,
+    allow_large_delta: object,
+) -> _ScoreCall:
     """Every argument check of :func:`dp_score`, in its order, before any work."""
     X, labels = _resolve_groups(X, groups)
     data, variables = check_data(X, min_cols=2)
     n, p = data.shape
-    eps = check_eps(args["eps"])
-    allow = check_bool(args["allow_large_delta"], "allow_large_delta")
-    delta = check_delta_for_n(check_delta(args["delta"]), n, allow)
-    components = check_components(args["components"], p)
-    bins = _check_bins(args["bins"], n)
-    methods = _check_methods(args["method"])
-    groups_public = check_bool(args["groups_public"], "groups_public")
-    compare = check_bool(args["compare"], "compare")
-    bound = check_positive_float(args["score_range"], "score_range")
-    inflate = check_real(args["inflate"], "inflate", low=0.0)
-    accuracy = check_accuracy(args["accuracy"])
-    box = check_bounds(args["bounds"], variables)
-    calibration = check_calibration(args["calibration"])
-    ties = check_ties(args["ties"])
-    public_frame = None if args["frame"] is None else _check_frame(args["frame"])
-    matrix, dir_result = _given_directions(
-        args["directions"], p, components, args["public_directions"]
+    eps = check_eps(eps)
+    delta = check_delta_for_n(
+        check_delta(delta), n, check_bool(allow_large_delta, "allow_large_delta")
     )
-    public_levels, levels, codes = resolve_group_codes(labels, args["group_labels"], n)
-    rng = check_random_state(args["random_state"])
+    components = check_components(components, p)
+    mx, my = _check_bins(bins, n)
+    methods = _check_methods(method)
+    groups_public = check_bool(groups_public, "groups_public")
+    compare = check_bool(compare, "compare")
+    bound = check_positive_float(score_range, "score_range")
+    inflate = check_real(inflate, "inflate", low=0.0)
+    accuracy = check_accuracy(accuracy)
+    box = check_bounds(bounds, variables)
+    calibration = check_calibration(calibration)
+    ties = check_ties(ties)
+    public_frame = None if frame is None else _check_frame(frame)
+    matrix, dir_result = _given_directions(directions, p, components, public_directions)
+    public_levels, levels, codes = resolve_group_codes(labels, group_labels, n)
+    rng = check_random_state(random_state)
     return _ScoreCall(
-        data, variables, eps, delta, components, bins, methods, groups_public, compare, bound,
+        data, variables, eps, delta, components, (mx, my), methods, groups_public, compare, bound,
         inflate, accuracy, box, calibration, ties, public_frame, matrix, dir_result,
         public_levels, levels, codes, rng,
     )  # fmt: skip
@@ -381,14 +403,14 @@ def dp_score(
     """  # noqa: E501
     check_bins_cap(bins)  # before any work (issue 14)
     check_budget(budget)
-    call = _check_call(X, groups, args={
-        "eps": eps, "delta": delta, "bins": bins, "components": components, "method": method,
-        "directions": directions, "groups_public": groups_public, "group_labels": group_labels,
-        "public_directions": public_directions, "score_range": score_range, "inflate": inflate,
-        "calibration": calibration, "ties": ties, "compare": compare, "frame": frame,
-        "random_state": random_state, "bounds": bounds, "accuracy": accuracy,
-        "allow_large_delta": allow_large_delta,
-    })  # fmt: skip
+    call = _check_call(
+        X, eps=eps, delta=delta, bins=bins, components=components, method=method,
+        directions=directions, groups=groups, groups_public=groups_public,
+        group_labels=group_labels, public_directions=public_directions,
+        score_range=score_range, inflate=inflate, calibration=calibration, ties=ties,
+        compare=compare, frame=frame, random_state=random_state, bounds=bounds,
+        accuracy=accuracy, allow_large_delta=allow_large_delta,
+    )  # fmt: skip
     plan = _plan_call(call, split)
     enforce(plan.forecast, call.accuracy)
     if budget is not None:

@@ -345,6 +345,35 @@ def _allocate(total: int, weights: NDArray[np.float64]) -> NDArray[np.int64]:
     return out
 
 
+def _check_sample(
+    result: object, method: str | None, size: int | None, kind: str, bandwidth: float | None
+) -> tuple[str, int, float]:
+    """The checked method, size and bandwidth of :func:`sample_points`."""
+    if not isinstance(result, ScoreResult):
+        raise TypeError(f"result must be a ScoreResult; got {type(result).__name__}.")
+    method = result.methods[0] if method is None else method
+    if method not in result.probs:
+        raise ValueError(f"method must be one of {list(result.methods)!r}; got {method!r}.")
+    size = result.n if size is None else check_positive_int(size, "size")
+    if kind not in _DEFAULT_BANDWIDTH:
+        raise ValueError(f"kind must be 'center' or 'uniform'; got {kind!r}.")
+    if bandwidth is None:
+        return method, size, _DEFAULT_BANDWIDTH[kind]
+    return method, size, check_real(bandwidth, "bandwidth", low=0.0)
+
+
+def _points_per_group(
+    result: ScoreResult, alive: NDArray[np.bool_], size: int
+) -> NDArray[np.int64]:
+    """Points per group: by released size among groups with a non-zero histogram."""
+    if result.groups is None:
+        return np.array([size])
+    weights = np.where(alive, np.maximum(np.asarray(result.group_sizes), 0.0), 0.0)
+    if weights.sum() <= 0:
+        weights = alive.astype(np.float64)
+    return _allocate(size, weights)
+
+
 def sample_points(
     result: ScoreResult,
     *,
@@ -397,18 +426,7 @@ def sample_points(
     >>> sample_points(res, size=100, random_state=1).shape
     (100, 2)
     """
-    if not isinstance(result, ScoreResult):
-        raise TypeError(f"result must be a ScoreResult; got {type(result).__name__}.")
-    method = result.methods[0] if method is None else method
-    if method not in result.probs:
-        raise ValueError(f"method must be one of {list(result.methods)!r}; got {method!r}.")
-    size = result.n if size is None else check_positive_int(size, "size")
-    if kind not in _DEFAULT_BANDWIDTH:
-        raise ValueError(f"kind must be 'center' or 'uniform'; got {kind!r}.")
-    if bandwidth is None:
-        bandwidth = _DEFAULT_BANDWIDTH[kind]
-    else:
-        bandwidth = check_real(bandwidth, "bandwidth", low=0.0)
+    method, size, bandwidth = _check_sample(result, method, size, kind, bandwidth)
     rng = check_random_state(random_state)
     prob = np.asarray(result.probs[method])
     alive = prob.sum(axis=1) > 0
@@ -417,13 +435,7 @@ def sample_points(
             f"the {method!r} histogram is all zero (the noise removed every bin); nothing "
             "to sample. Try a larger eps, fewer bins or another method."
         )
-    if result.groups is None:
-        counts = np.array([size])
-    else:
-        weights = np.where(alive, np.maximum(np.asarray(result.group_sizes), 0.0), 0.0)
-        if weights.sum() <= 0:
-            weights = alive.astype(np.float64)
-        counts = _allocate(size, weights)
+    counts = _points_per_group(result, alive, size)
     pieces, labels = [], []
     for g, count in enumerate(counts):
         if count == 0:
