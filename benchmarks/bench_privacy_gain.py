@@ -183,12 +183,12 @@ def _basic_split(build, eps, delta):
 
 
 def _gain_runs(frame, eps: float, seeds: int, basic: bool):
-    from dppca import score as score_mod
     from dppca import scree as scree_mod
+    from dppca.score import plan as score_plan
 
-    saved = scree_mod.scale_to_tight, score_mod.scale_to_tight
+    saved = scree_mod.scale_to_tight, score_plan.scale_to_tight
     if basic:
-        scree_mod.scale_to_tight = score_mod.scale_to_tight = _basic_split
+        scree_mod.scale_to_tight = score_plan.scale_to_tight = _basic_split
     try:
         x = np.asarray(frame, dtype=np.float64)
         cov = np.cov(x, rowvar=False)
@@ -209,7 +209,7 @@ def _gain_runs(frame, eps: float, seeds: int, basic: bool):
                 rows.append((pve, sub, sub_s, tv))
         n, p = x.shape
         plan_sc = scree_mod.plan_scree(n, p, 3, eps=eps, delta=1e-6)
-        plan_so = score_mod.plan_score(n, p, eps=eps, delta=1e-6)
+        plan_so = score_plan.plan_score(n, p, eps=eps, delta=1e-6)
         totals = (
             tight_total(plan_sc.cost.leaves(), 1e-6)[0],
             tight_total(plan_so.cost.leaves(), 1e-6)[0],
@@ -218,7 +218,7 @@ def _gain_runs(frame, eps: float, seeds: int, basic: bool):
             gaussian_sigma(math.sqrt(2.0), plan_so.eps_method, plan_so.delta_method),
         )
     finally:
-        scree_mod.scale_to_tight, score_mod.scale_to_tight = saved
+        scree_mod.scale_to_tight, score_plan.scale_to_tight = saved
     return totals, np.median(np.array(rows), axis=0)
 
 

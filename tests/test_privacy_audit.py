@@ -15,10 +15,10 @@ import pytest
 
 from dppca import dp_score, dp_scree
 from dppca import mechanisms as mech
-from dppca import score as score_mod
 from dppca import scree as scree_mod
 from dppca.exceptions import AccuracyWarning
 from dppca.score import bin_counts
+from dppca.score import groups as score_groups
 
 _DBL_MAX = float(np.finfo(np.float64).max)
 
@@ -46,7 +46,7 @@ def test_group_size_noise_is_the_one_the_cost_records(
         scales.append(scale)
         return mech.laplace_noise(value, scale, gen)
 
-    monkeypatch.setattr(score_mod, "laplace_noise", spy)
+    monkeypatch.setattr(score_groups, "laplace_noise", spy)
     kwargs = {}
     if given_directions:
         kwargs["directions"] = np.linalg.qr(rng.normal(size=(3, 2)))[0]

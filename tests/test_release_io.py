@@ -53,6 +53,21 @@ def test_every_result_round_trips_exactly(tmp_path, small_frame, directions):
     assert again.cost == directions.cost
 
 
+def test_files_name_the_public_module_of_each_type(tmp_path, small_frame, directions):
+    # The estimate modules are packages now; a file must still name the public
+    # path (dppca.score:ScoreResult), so that the layout inside a package can
+    # change without changing the file format.
+    loading = dp_loading(small_frame, directions=directions)
+    score = dp_score(small_frame, directions=directions, random_state=3, **PRIV)
+    for res, name in [
+        (directions, "dppca.directions:DirectionsResult"),
+        (loading, "dppca.loading:LoadingResult"),
+        (score, "dppca.score:ScoreResult"),
+    ]:
+        doc = json.loads(save_release(res, tmp_path / "r.json").read_text())
+        assert doc["result"]["$dataclass"] == name
+
+
 def test_grouped_score_round_trips(tmp_path):
     res = dp_score(load_gau_g(), groups="group", method=["add", "sparse"], random_state=0, **PRIV)
     loaded = load_release(save_release(res, tmp_path / "s.json"))

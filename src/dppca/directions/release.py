@@ -1,29 +1,29 @@
-"""Principal component directions: private (g-DPPCA, spherical) and ordinary."""
+"""The private direction release (:func:`dp_pc_dir`), its plan, and :func:`pc_dir`.
+
+The spherical Kendall matrix gets symmetric Gaussian noise once
+(:func:`release_directions`, shared by every way of computing the matrix) and
+the directions are the leading eigenvectors of the noisy matrix.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import InitVar, dataclass, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from ._lazy import is_dataframe
-from ._lazy import pandas as pd
-from ._progress import ProgressLike, resolve_progress
-from ._results import ResultMixin, computed_private
-from ._typing import (
+from .._progress import ProgressLike, resolve_progress
+from .._typing import (
     Accuracy,
     Calibration,
     Data,
     Design,
-    LoadingKind,
     RandomStateLike,
     Sensitivity,
     Ties,
 )
-from ._validation import (
+from .._validation import (
     apply_bounds,
     check_accuracy,
     check_bool,
@@ -43,168 +43,25 @@ from ._validation import (
     check_random_state,
     check_ties,
 )
-from .accounting import Budget, PrivacyCost
-from .forecast import Forecast, direction_noise_norm, direction_problem, enforce
-from .kendall import kendall_matrix, validate_kendall_input
-from .mechanisms import (
+from ..accounting import Budget, PrivacyCost
+from ..forecast import Forecast, direction_noise_norm, direction_problem, enforce
+from ..kendall import kendall_matrix, validate_kendall_input
+from ..mechanisms import (
     kendall_sensitivity,
     kendall_sigma,
     random_pairing,
     symmetric_gaussian_noise,
 )
-
-if TYPE_CHECKING:
-    from matplotlib.axes import Axes
+from .result import DirectionsResult, orient_signs
 
 __all__ = [
     "DirectionsPlan",
-    "DirectionsResult",
     "dp_pc_dir",
-    "orient_signs",
+    "forecast_directions",
     "pc_dir",
     "plan_directions",
+    "release_directions",
 ]
-
-
-@computed_private
-@dataclass(frozen=True, eq=False, repr=False)
-class DirectionsResult(ResultMixin):
-    """PC directions and the matrix they were computed from.
-
-    Attributes
-    ----------
-    directions : ndarray of shape (p, k)
-        Orthonormal columns, PC1 first, ordered by decreasing eigenvalue.
-    eigenvalues : ndarray of shape (k,)
-        Eigenvalues of ``matrix`` for the returned columns. For a private
-        result these belong to the noisy spherical Kendall matrix: they are
-        not variances and do not measure explained variance.
-    noisy_matrix : ndarray of shape (p, p) or None
-        The released noisy spherical Kendall matrix K-tilde (private results
-        only). Any function of it is post-processing.
-    sigma : float or None
-        Standard deviation of the diagonal noise (sigma_K); None if not private.
-    n : int
-        Number of rows of the data (public under the replacement model).
-    variables : tuple of str
-        Variable labels, one per row of ``directions``.
-    cost : PrivacyCost or None
-        The privacy cost of the release; None if not private.
-    calibration : str or None
-        ``"classic"`` or ``"analytic"`` for private results.
-    private : bool
-        Computed: True for a release (it has a ``cost``), False for
-        :func:`pc_dir`, whose output is computed from the sample covariance
-        without any noise. Passing ``private=`` to the constructor is
-        deprecated and has no effect.
-    sensitivity : str or None
-        ``"tight"`` (``2 sqrt(2) / n``) or ``"seed"`` (``4 / n``): the Frobenius
-        sensitivity the noise was calibrated to.
-    bounds : ndarray of shape (p, 2) or None
-        The public bounds the data were clipped to before the release, if any.
-    forecast : Forecast or None
-        The data-free accuracy forecast made before the release.
-    """
-
-    directions: NDArray[np.float64]
-    eigenvalues: NDArray[np.float64]
-    noisy_matrix: NDArray[np.float64] | None
-    sigma: float | None
-    n: int
-    variables: tuple[str, ...]
-    cost: PrivacyCost | None
-    calibration: str | None = None
-    private: InitVar[bool | None] = None  # deprecated and ignored: computed from cost
-    sensitivity: str | None = None
-    bounds: NDArray[np.float64] | None = None
-    forecast: Forecast | None = None
-
-    def __post_init__(self, private: bool | None) -> None:
-        for a in (self.directions, self.eigenvalues, self.noisy_matrix, self.bounds):
-            if a is not None:
-                a.setflags(write=False)
-
-    def nonprivate_parts(self) -> tuple[str, ...]:
-        """``("directions",)`` for non-private directions (:func:`pc_dir`), else empty."""
-        return () if self.cost is not None else ("directions",)
-
-    @property
-    def has_comparison(self) -> bool:
-        """Always False: directions carry no comparison part."""
-        return False
-
-    @property
-    def p(self) -> int:
-        """Number of variables."""
-        return int(self.directions.shape[0])
-
-    @property
-    def k(self) -> int:
-        """Number of directions kept."""
-        return int(self.directions.shape[1])
-
-    @property
-    def eps(self) -> float | None:
-        """Epsilon spent on this release (None if not private)."""
-        return None if self.cost is None else self.cost.eps
-
-    @property
-    def delta(self) -> float | None:
-        """Delta spent on this release (None if not private)."""
-        return None if self.cost is None else self.cost.delta
-
-    @property
-    def pc_labels(self) -> tuple[str, ...]:
-        """Column labels ``PC1, ..., PCk``."""
-        return tuple(f"PC{i + 1}" for i in range(self.k))
-
-    def to_frame(self) -> pd.DataFrame:
-        """The directions as a table: variables as index, columns ``PC1``, ``PC2``, ..."""
-        return pd.DataFrame(
-            np.array(self.directions), index=list(self.variables), columns=list(self.pc_labels)
-        )
-
-    def plot(self, kind: LoadingKind = "vector", *, ax: Any = None, **kwargs: Any) -> Axes:
-        """Draw a loading plot of these directions (no new privacy cost).
-
-        Parameters
-        ----------
-        kind : {"vector", "point", "heatmap"}, default="vector"
-            The display; see :func:`dppca.plotting.plot_loading`.
-        ax : matplotlib Axes, optional
-            Where to draw; a new figure by default.
-        **kwargs
-            Passed to :func:`dppca.plotting.plot_loading`.
-
-        Returns
-        -------
-        matplotlib.axes.Axes
-            The Axes drawn on, as for every result's ``plot()``.
-        """
-        from .loading import LoadingResult
-
-        return LoadingResult.from_directions(self).plot(kind=kind, ax=ax, **kwargs)
-
-    def __repr__(self) -> str:
-        head = f"DirectionsResult(p={self.p}, k={self.k}, n={self.n}"
-        if self.cost is None:
-            return head + ", non-private)"
-        return head + f", eps={self.cost.eps:g}, delta={self.cost.delta:g})"
-
-
-def orient_signs(vectors: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Flip each column so that its largest-magnitude entry is positive.
-
-    The rule looks only at the vectors themselves (ties go to the first such
-    entry), so applied to private vectors it is post-processing.
-    """
-    vectors = np.array(vectors, dtype=np.float64, copy=True)
-    if vectors.size == 0:
-        return vectors
-    lead = np.argmax(np.abs(vectors), axis=0)
-    signs = np.sign(vectors[lead, np.arange(vectors.shape[1])])
-    signs[signs == 0] = 1.0
-    return vectors * signs
 
 
 def _top_eigen(matrix: NDArray[np.float64], k: int) -> tuple[NDArray, NDArray]:
@@ -546,149 +403,5 @@ def pc_dir(X: Data, k: int | None = None) -> DirectionsResult:
     )
 
 
-# A "public" direction closer than this (max abs entry, up to sign) to the
-# data's own sample-covariance direction of the same PC is taken to be it.
-_OWN_DIRECTION_TOL = 1e-8
-
-
-def refuse_own_directions(
-    data: NDArray[np.float64], matrix: NDArray[np.float64], pcs: Sequence[int]
-) -> None:
-    """Refuse public directions that are the data's own non-private directions (internal).
-
-    Parameters
-    ----------
-    data : ndarray of shape (n, p)
-        The validated data of the call (before any clipping to bounds).
-    matrix : ndarray of shape (p, len(pcs))
-        The caller's "public" directions, as the release would use them.
-    pcs : sequence of int
-        The PC number (from 1) each column stands for.
-
-    Raises
-    ------
-    ValueError
-        If a column equals, to 1e-8 in every entry and up to its sign, the
-        direction of the same PC that :func:`pc_dir` computes from ``data``.
-
-    Notes
-    -----
-    Privacy: this is a check on the data, so its outcome is itself a function
-    of the data; here is why it costs nothing that the caller had not already
-    given away. The release treats ``matrix`` as fixed and public, and its
-    (eps, delta) guarantee is for neighbouring datasets with the same
-    ``matrix``. The check fires only on the data whose own sample-covariance
-    direction lies within 1e-8 of a column: a caller who passes such a column
-    has, except by a coincidence of probability zero for directions chosen
-    without the data, computed it from these data, and the release (which
-    publishes ``matrix`` as its directions) would have published a
-    non-private statistic, so the guarantee was already void; the refusal
-    stops that before anything is spent or drawn. For every other
-    ``matrix`` the check passes on both neighbours alike and the guarantee is
-    untouched. The residual: a ``matrix`` crafted by someone who knows every
-    other row turns the refusal into a yes/no answer to "is the remaining row
-    (almost exactly) this guess?"; only pass directions you trust to be
-    public. No warning or error here depends on the data otherwise (a
-    non-finite covariance, for example, simply passes).
-    """
-    if matrix.size == 0:
-        return
-    with np.errstate(all="ignore"):
-        cov = np.cov(data, rowvar=False).reshape(data.shape[1], data.shape[1])
-        if not np.isfinite(cov).all():
-            return
-        values, vectors = np.linalg.eigh(cov)
-    order = np.argsort(values)[::-1]
-    for j, pc in enumerate(pcs):
-        own = vectors[:, order[pc - 1]]
-        col = matrix[:, j]
-        gap = min(np.max(np.abs(col - own)), np.max(np.abs(col + own)))
-        if gap <= _OWN_DIRECTION_TOL:
-            raise ValueError(
-                "directions: a column passed as public equals the non-private direction "
-                f"(pc_dir) of PC{pc} of these same data, so the release would not be "
-                "private. Pass directions from public data, or a private release from "
-                "dp_pc_dir (or directions=None to release them here)."
-            )
-
-
-def resolve_directions(
-    directions: object, *, p: int, k: int, public_directions: bool = False
-) -> tuple[NDArray[np.float64] | None, DirectionsResult | None]:
-    """Check the directions a private summary is asked to use (internal).
-
-    Shared by :func:`dppca.dp_scree` and :func:`dppca.dp_score`.
-
-    Parameters
-    ----------
-    directions : None, DirectionsResult or array-like of shape (p, >=k)
-        None: the caller releases private directions itself. A private
-        ``DirectionsResult`` is an earlier release. A non-private one (from
-        :func:`pc_dir`) is refused unless ``public_directions`` is True. An
-        array is taken as public directions.
-    p : int
-        Number of variables of the data.
-    k : int
-        Number of leading columns needed (for example the largest PC shown).
-    public_directions : bool, default=False
-        The caller's confirmation that a non-private ``DirectionsResult``
-        comes from public data.
-
-    Returns
-    -------
-    matrix : ndarray of shape (p, k) or None
-        A fresh copy of the first k columns; None when ``directions`` is None.
-    release : DirectionsResult or None
-        The private release used, if one was given.
-
-    Notes
-    -----
-    Privacy: every check looks at the directions and the shapes only, never at
-    the data. The private summaries treat the directions as fixed, so they must
-    be a private release (whose cost was counted when it was made) or truly
-    public. A matrix must have orthonormal columns: the scree's default
-    clipping level assumes unit directions, and scores on other axes are not
-    PC scores (the score histograms would stay private either way).
-    """
-    if directions is None:
-        return None, None
-    if not isinstance(public_directions, bool):
-        raise TypeError(f"public_directions must be True or False; got {public_directions!r}.")
-    need = (
-        f"shape (p, >= k) = ({p}, >= {k}): one row per variable and a column for each "
-        f"PC up to PC{k}"
-    )
-    if isinstance(directions, DirectionsResult):
-        if not directions.private and not public_directions:
-            raise ValueError(
-                "directions is a non-private result (from pc_dir); using it would make the "
-                "release non-private. Pass a private release from dp_pc_dir, or "
-                "public_directions=True if the directions come from public data."
-            )
-        if directions.p != p or directions.k < k:
-            raise ValueError(
-                f"directions must have {need}; got a result with p={directions.p}, "
-                f"k={directions.k}. Release directions for these columns and enough PCs."
-            )
-        release = directions if directions.private else None
-        return np.array(directions.directions[:, :k], dtype=np.float64), release
-    if is_dataframe(directions):
-        directions = directions.to_numpy()
-    try:
-        matrix = np.array(directions, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(
-            "directions must be None, a DirectionsResult or a (p, k) numeric matrix; "
-            f"got {type(directions).__name__}."
-        ) from None
-    if matrix.ndim != 2 or matrix.shape[0] != p or matrix.shape[1] < k:
-        raise ValueError(f"directions must have {need}; got shape {matrix.shape}.")
-    matrix = np.ascontiguousarray(matrix[:, :k])
-    if not np.isfinite(matrix).all() or not np.allclose(
-        matrix.T @ matrix, np.eye(k), rtol=0.0, atol=1e-6
-    ):
-        raise ValueError(
-            "directions must be finite with orthonormal columns (unit length, mutually "
-            "orthogonal); orthonormalise them first, e.g. with numpy.linalg.qr."
-        )
-    return matrix, None
+# Pickles and release files name the public path, which stays the same.
+DirectionsPlan.__module__ = "dppca.directions"

@@ -1,0 +1,28 @@
+"""Principal component directions: private (g-DPPCA, spherical) and ordinary.
+
+:mod:`~dppca.directions.result` holds :class:`DirectionsResult`,
+:mod:`~dppca.directions.release` the private release (:func:`dp_pc_dir`, its
+plan and forecast) and the ordinary :func:`pc_dir`, and
+:mod:`~dppca.directions.given` the checks on directions that a caller hands to
+another release (:func:`dppca.dp_scree`, :func:`dppca.dp_score`).
+"""
+
+from __future__ import annotations
+
+# The ``name as name`` imports keep internal names that other modules and the
+# tests import from dppca.directions importable from it.
+from .given import refuse_own_directions as refuse_own_directions
+from .given import resolve_directions as resolve_directions
+from .release import DirectionsPlan, dp_pc_dir, pc_dir, plan_directions
+from .release import forecast_directions as forecast_directions
+from .release import release_directions as release_directions
+from .result import DirectionsResult, orient_signs
+
+__all__ = [
+    "DirectionsPlan",
+    "DirectionsResult",
+    "dp_pc_dir",
+    "orient_signs",
+    "pc_dir",
+    "plan_directions",
+]

@@ -1,0 +1,20 @@
+"""Loading coordinates of private PC directions, for loading plots and heatmaps.
+
+Everything here is post-processing of a released :class:`DirectionsResult`
+(its directions, noisy matrix and noise scale), apart from the optional
+non-private comparison, which is marked as such wherever it appears.
+
+:mod:`~dppca.loading.result` holds :class:`LoadingResult`,
+:mod:`~dppca.loading.sensitivity` the re-perturbation view
+(:class:`NoiseSensitivity`) and :mod:`~dppca.loading.release`
+:func:`dp_loading`.
+"""
+
+from __future__ import annotations
+
+from .release import dp_loading
+from .result import LoadingResult
+from .sensitivity import MAX_DRAWS as MAX_DRAWS
+from .sensitivity import NoiseSensitivity, match_signs
+
+__all__ = ["LoadingResult", "NoiseSensitivity", "dp_loading", "match_signs"]

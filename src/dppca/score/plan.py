@@ -1,0 +1,364 @@
+"""The data-free side of a score release: budget split, cost and forecast.
+
+:func:`plan_score` prices a :func:`~dppca.score.dp_score` call from public
+quantities only (n, p, the options, eps and delta); the release runs exactly
+this plan.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from .._typing import Calibration
+from .._validation import (
+    check_calibration,
+    check_components,
+    check_delta,
+    check_eps,
+    check_positive_float,
+    check_positive_int,
+)
+from ..accounting import PrivacyCost, compose, scale_to_tight
+from ..forecast import FAILURE_TOLERANCE, Forecast, direction_noise_norm, direction_problem
+from ..mechanisms import gaussian_sigma, kendall_sensitivity, kendall_sigma
+from .frame import _SCALE_SHARE, frame_eps_needed, frame_failure_bound
+from .histograms import ScoreMethod, _check_bins, _check_methods
+
+__all__ = ["ScorePlan", "plan_score"]
+
+_SPLIT_KEYS = ("directions", "frame", "groups", "histogram")
+# The default frame share is the smallest whose failure bound is _FRAME_TARGET,
+# between _FRAME_SHARE_MIN and _FRAME_SHARE_MAX of eps.
+_FRAME_TARGET = 0.01
+_FRAME_SHARE_MIN, _FRAME_SHARE_MAX = 0.1, 0.4
+
+
+def _check_split(split: object, used: tuple[str, ...], defaults: dict[str, float]) -> dict:
+    """Epsilon fractions of the parts in ``used`` (weights, normalised to sum 1)."""
+    weights = dict(defaults)
+    if split is not None:
+        if not isinstance(split, Mapping):
+            raise TypeError(f"split must be a mapping such as {defaults!r}; got {split!r}.")
+        for key, value in split.items():
+            if key not in _SPLIT_KEYS:
+                raise ValueError(f"split keys must be among {_SPLIT_KEYS!r}; got {key!r}.")
+            weights[key] = check_positive_float(value, f"split[{key!r}]")
+    total = math.fsum(weights[k] for k in used)
+    return {k: weights[k] / total for k in used}
+
+
+def _with_frame_weight(
+    defaults: dict[str, float], used: tuple[str, ...], n: int, eps: float, bound: float
+) -> dict[str, float]:
+    """Default weights with the frame's share set from its failure bound (public).
+
+    The frame gets the smallest share of eps whose :func:`frame_failure_bound`
+    is ``_FRAME_TARGET``, kept between ``_FRAME_SHARE_MIN`` and
+    ``_FRAME_SHARE_MAX``; the other parts keep their relative weights.
+    """
+    share = frame_eps_needed(n, bound, _FRAME_TARGET) / eps
+    share = min(max(share, _FRAME_SHARE_MIN), _FRAME_SHARE_MAX)
+    others = [key for key in used if key != "frame"]
+    total = math.fsum(defaults[key] for key in others)
+    out = {key: defaults[key] * (1.0 - share) / total for key in others}
+    out["frame"] = share
+    return out
+
+
+def _forecast_score(
+    *, n: int, p: int, eps: float, delta: float, eps_f: float, bound: float,
+    sigma_dir: float | None, sigma_add: float | None, cells: int, groups: int,
+) -> Forecast:  # fmt: skip
+    """Data-free forecast of a score release (see :mod:`dppca.forecast`).
+
+    ``frame_failure`` is :func:`frame_failure_bound` for a private frame.
+    ``histogram_tv`` predicts the total-variation distance that the ``"add"``
+    noise alone puts between released and exact bin probabilities, for rows
+    spread evenly over the groups: about ``0.3 * cells * sigma / n_g`` (a
+    normal error clipped at zero has mean absolute size about ``0.6 sigma``,
+    and total variation is half the summed error).
+    """
+    quantities: dict[str, float] = {}
+    descriptions: dict[str, str] = {}
+    problems: list[str] = []
+    if sigma_dir is not None:
+        norm = direction_noise_norm(p, sigma_dir)
+        quantities["direction_noise_norm"] = norm
+        descriptions["direction_noise_norm"] = "typical operator norm of the Kendall noise"
+        problem = direction_problem(norm)
+        if problem is not None:
+            problems.append(problem)
+    if eps_f > 0:
+        fail = frame_failure_bound(n, eps_f, bound)
+        quantities["frame_failure"] = fail
+        descriptions["frame_failure"] = (
+            "bound on the chance that the private frame misses most rows"
+        )
+        if fail > FAILURE_TOLERANCE:
+            problems.append(
+                f"the private frame may miss most rows with probability up to {fail:.2g} "
+                f"(frame eps {eps_f:.3g} for n={n}); give public bounds or frame=, or "
+                "raise eps."
+            )
+    if sigma_add is not None:
+        tv = min(1.0, 0.3 * cells * sigma_add * groups / n)
+        quantities["histogram_tv"] = tv
+        descriptions["histogram_tv"] = (
+            "predicted total-variation error of the add histogram from noise alone"
+        )
+        if tv > 0.5:
+            problems.append(
+                f"the histogram noise alone would move about {tv:.0%} of the probability; "
+                "use fewer bins, a larger eps or more rows."
+            )
+    return Forecast(
+        "score", n, p, eps, delta, quantities=quantities, descriptions=descriptions,
+        problems=tuple(problems),
+    )  # fmt: skip
+
+
+@dataclass(frozen=True, eq=False)
+class ScorePlan:
+    """The data-free side of a score release: budget split, cost and forecast.
+
+    Built by :func:`plan_score` from public quantities only; :func:`dp_score`
+    runs exactly this plan.
+    """
+
+    shares: Mapping[str, float]
+    eps_directions: float
+    delta_directions: float
+    eps_groups: float
+    eps_frame: float
+    eps_method: float
+    delta_method: float
+    cost: PrivacyCost
+    forecast: Forecast
+
+
+def plan_score(
+    n: int,
+    p: int,
+    *,
+    eps: float,
+    delta: float,
+    bins: int | str | tuple[int, int] | None = None,
+    components: tuple[int, int] = (1, 2),
+    method: ScoreMethod | Sequence[ScoreMethod] = "add",
+    directions_given: bool = False,
+    groups: int | None = None,
+    groups_public: bool = False,
+    frame_given: bool = False,
+    bounds_given: bool = False,
+    split: Mapping[str, float] | None = None,
+    score_range: float = 1e6,
+    calibration: Calibration = "analytic",
+) -> ScorePlan:
+    """Price and forecast a :func:`dp_score` call without any data.
+
+    Parameters are those of :func:`dp_score` that shape the release, with the
+    data replaced by its public size ``n`` x ``p``: whether directions, a
+    public frame or public bounds are given, and the number of groups (None
+    without groups).
+
+    Returns
+    -------
+    ScorePlan
+        ``cost`` (what the call would record) and ``forecast``.
+
+    Examples
+    --------
+    >>> plan = plan_score(178, 13, eps=1.0, delta=1e-6)
+    >>> plan.forecast.ok, round(plan.cost.eps, 6)
+    (False, 1.0)
+    """
+    n = check_positive_int(n, "n")
+    p = check_positive_int(p, "p")
+    eps, delta = check_eps(eps), check_delta(delta)
+    components = check_components(components, p)
+    mx, my = _check_bins(bins, n)
+    methods = _check_methods(method)
+    calibration = check_calibration(calibration)
+    bound = check_positive_float(score_range, "score_range")
+    n_groups = 1 if groups is None else check_positive_int(groups, "groups")
+    private_groups = groups is not None and not groups_public
+    frame_private = not frame_given and not bounds_given
+    shares = _shares(
+        split, n=n, eps=eps, bound=bound, directions_given=directions_given,
+        frame_private=frame_private, private_groups=private_groups,
+    )  # fmt: skip
+    delta_share = _delta_split(shares, delta)
+    parts = _ScoreParts(
+        n=n, p=p, eps=eps, components=components, methods=methods, calibration=calibration,
+        shares=shares, delta_d=delta_share.get("directions", 0.0),
+        delta_m=delta_share["histogram"] / len(methods), n_groups=n_groups, bins=(mx, my),
+        directions_given=directions_given, private_groups=private_groups,
+        frame_private=frame_private,
+    )  # fmt: skip
+    t, cost = parts.price(delta)
+    eps_d, eps_f, eps_m = parts.eps_of("directions", t), parts.eps_of("frame", t), parts.eps_m(t)
+    forecast = _forecast_score(
+        n=n, p=p, eps=eps, delta=delta, eps_f=eps_f if frame_private else 0.0, bound=bound,
+        sigma_dir=None if directions_given
+        else kendall_sigma(n, eps_d, parts.delta_d, calibration),
+        sigma_add=gaussian_sigma(math.sqrt(2.0), eps_m, parts.delta_m, calibration)
+        if "add" in methods else None,
+        cells=mx * my, groups=n_groups,
+    )  # fmt: skip
+    eps_g = parts.eps_of("groups", t)
+    return ScorePlan(
+        MappingProxyType(dict(shares)), eps_d, parts.delta_d, eps_g, eps_f, eps_m,
+        parts.delta_m, cost, forecast,
+    )  # fmt: skip
+
+
+def _shares(
+    split: object,
+    *,
+    n: int,
+    eps: float,
+    bound: float,
+    directions_given: bool,
+    frame_private: bool,
+    private_groups: bool,
+) -> dict[str, float]:
+    """The basic eps split over the parts used: defaults, or the caller's weights."""
+    used = (
+        *(("directions",) if not directions_given else ()),
+        *(("frame",) if frame_private else ()),
+        *(("groups",) if private_groups else ()),
+        "histogram",
+    )
+    defaults = {"directions": 0.35, "groups": 0.1}
+    defaults["histogram"] = 0.45 if private_groups else 0.55
+    if frame_private:
+        defaults = _with_frame_weight(defaults, used, n, eps, bound)
+    return _check_split(split, used, defaults)
+
+
+def _delta_split(shares: Mapping[str, float], delta: float) -> dict[str, float]:
+    """Delta for the directions and the histograms, in proportion to their eps shares."""
+    delta_users = [k for k in ("directions", "histogram") if k in shares]
+    delta_total = math.fsum(shares[k] for k in delta_users)
+    return {k: delta * shares[k] / delta_total for k in delta_users}
+
+
+@dataclass(frozen=True, eq=False)
+class _ScoreParts:
+    """The parts of a score release and their costs at a given scaling (internal).
+
+    ``costs(t)`` gives the parts with every eps share of the basic split
+    times ``t``, in the release's order: directions, group sizes, frame,
+    histograms (method order).
+    """
+
+    n: int
+    p: int
+    eps: float
+    components: tuple[int, int]
+    methods: tuple[str, ...]
+    calibration: Calibration
+    shares: Mapping[str, float]
+    delta_d: float
+    delta_m: float
+    n_groups: int
+    bins: tuple[int, int]
+    directions_given: bool
+    private_groups: bool
+    frame_private: bool
+
+    @property
+    def grid(self) -> str:
+        """The histogram grid in words, for the cost records."""
+        return f"{self.n_groups} x {self.bins[0]} x {self.bins[1]} cells"
+
+    def eps_of(self, part: str, t: float) -> float:
+        """The eps of a part (0 for a part not used) at scaling ``t``."""
+        return t * self.eps * self.shares.get(part, 0.0)
+
+    def eps_m(self, t: float) -> float:
+        """The eps of each histogram method at scaling ``t``."""
+        return t * self.eps * self.shares["histogram"] / len(self.methods)
+
+    def price(self, delta: float) -> tuple[float, PrivacyCost]:
+        """The scaling ``t`` and the composed cost; tight with the analytic calibration.
+
+        Analytic: every eps share is scaled by the largest ``t`` whose tight
+        total is still (eps, delta). Classic: the basic split, ``t = 1``.
+        """
+        released = "private score plot"
+        if self.calibration == "analytic":
+            t, leaves = scale_to_tight(self.costs, self.eps, delta)
+            cost = PrivacyCost(
+                self.eps, delta, "tight composition (accountant)", released, leaves,
+                kind="composed",
+            )  # fmt: skip
+            return t, cost
+        return 1.0, compose(self.costs(1.0), released=released)
+
+    def costs(self, t: float) -> list[PrivacyCost]:
+        """Every part's cost with the eps shares times ``t``."""
+        parts: list[PrivacyCost] = []
+        if not self.directions_given:
+            parts.append(self._directions(t))
+        if self.private_groups:
+            parts.append(self._groups(t))
+        if self.frame_private:
+            parts.append(self._frame(t))
+        parts.extend(self._histograms(t))
+        return parts
+
+    def _directions(self, t: float) -> PrivacyCost:
+        eps_d, delta_d, p = t * self.eps * self.shares["directions"], self.delta_d, self.p
+        return PrivacyCost(
+            eps_d, delta_d, mechanism=f"gaussian ({self.calibration})",
+            released=f"noisy spherical Kendall matrix ({p} x {p})", kind="gaussian",
+            sensitivity=kendall_sensitivity(self.n),
+            sigma=kendall_sigma(self.n, eps_d, delta_d, self.calibration),
+        )  # fmt: skip
+
+    def _groups(self, t: float) -> PrivacyCost:
+        eps_g = t * self.eps * self.shares["groups"]
+        return PrivacyCost(
+            eps_g, 0.0, "laplace", f"group sizes ({self.n_groups})", kind="laplace",
+            sensitivity=2.0, scale=2.0 / eps_g,
+        )  # fmt: skip
+
+    def _frame(self, t: float) -> PrivacyCost:
+        eps_f = t * self.eps * self.shares["frame"]
+        return compose(
+            [
+                PrivacyCost(eps_f * _SCALE_SHARE, 0.0, "exponential mechanism",
+                            "frame scale (median pair difference)", kind="pure"),
+                *(
+                    PrivacyCost(eps_f * (1 - _SCALE_SHARE) / 2, 0.0,
+                                "exponential mechanism", f"frame centre PC{c} (median)",
+                                kind="pure")
+                    for c in self.components
+                ),
+            ],
+            released="private frame",
+        )  # fmt: skip
+
+    def _histograms(self, t: float) -> list[PrivacyCost]:
+        eps_m, delta_m, calibration = self.eps_m(t), self.delta_m, self.calibration
+        parts: list[PrivacyCost] = []
+        for m in self.methods:
+            if m == "add":  # L2 sensitivity sqrt(2): one row moves two cells by one
+                sigma = gaussian_sigma(math.sqrt(2.0), eps_m, delta_m, calibration)
+                parts.append(
+                    PrivacyCost(eps_m, delta_m, f"gaussian ({calibration})",
+                                f"{m} histogram ({self.grid})", kind="gaussian",
+                                sensitivity=math.sqrt(2.0), sigma=sigma)
+                )  # fmt: skip
+            else:  # a release threshold: a generic (eps, delta) part
+                parts.append(PrivacyCost(eps_m, delta_m, "laplace + threshold",
+                                         f"{m} histogram ({self.grid})"))  # fmt: skip
+        return parts
+
+
+# Release files and pickles name the public path, which stays the same.
+ScorePlan.__module__ = "dppca.score"

@@ -1,0 +1,492 @@
+"""The public score release, :func:`dp_score`: checks, plan, then each part.
+
+The call checks every argument, prices itself with :func:`plan_score`, checks
+the budget and then runs the parts in a fixed order, each drawing from the
+one generator: directions, group sizes, frame, histograms (in method order).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, cast
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .._typing import Accuracy, Calibration, Data, RandomStateLike, Ties
+from .._validation import (
+    apply_bounds,
+    check_accuracy,
+    check_bins_cap,
+    check_bool,
+    check_bounds,
+    check_budget,
+    check_calibration,
+    check_components,
+    check_data,
+    check_delta,
+    check_delta_for_n,
+    check_eps,
+    check_positive_float,
+    check_random_state,
+    check_real,
+    check_ties,
+)
+from ..accounting import Budget
+from ..directions import (
+    DirectionsResult,
+    dp_pc_dir,
+    refuse_own_directions,
+    resolve_directions,
+)
+from ..forecast import enforce
+from .frame import _check_frame, choose_frame
+from .groups import _resolve_groups, release_group_sizes, resolve_group_codes
+from .histograms import (
+    ScoreMethod,
+    _check_bins,
+    _check_methods,
+    _normalise,
+    bin_counts,
+    release_histograms,
+)
+from .plan import ScorePlan, plan_score
+from .result import NonPrivateScores, ScoreResult
+
+__all__ = ["dp_score"]
+
+Box = tuple[NDArray[np.float64], NDArray[np.float64]]
+Limits = tuple[tuple[float, float], tuple[float, float]]
+
+
+@dataclass(frozen=True, eq=False)
+class _ScoreCall:
+    """The checked arguments of one :func:`dp_score` call (internal, never returned)."""
+
+    data: NDArray[np.float64]
+    variables: tuple[str, ...]
+    eps: float
+    delta: float
+    components: tuple[int, int]
+    bins: tuple[int, int]
+    methods: tuple[str, ...]
+    groups_public: bool
+    compare: bool
+    bound: float
+    inflate: float
+    accuracy: Accuracy
+    box: Box | None
+    calibration: Calibration
+    ties: Ties
+    public_frame: Limits | None
+    matrix: NDArray[np.float64] | None
+    dir_result: DirectionsResult | None
+    public_levels: tuple[Any, ...] | None
+    levels: tuple[Any, ...] | None
+    codes: NDArray[np.int64] | None
+    rng: np.random.Generator
+
+    @property
+    def n(self) -> int:
+        return int(self.data.shape[0])
+
+    @property
+    def n_groups(self) -> int:
+        return 1 if self.levels is None else len(self.levels)
+
+    @property
+    def private_groups(self) -> bool:
+        return self.levels is not None and not self.groups_public
+
+    @property
+    def dir_source(self) -> str:
+        if self.matrix is None:
+            return "private"
+        return "public" if self.dir_result is None else "private release"
+
+
+def _given_directions(
+    directions: object, p: int, components: tuple[int, int], public_directions: bool
+) -> tuple[NDArray[np.float64] | None, DirectionsResult | None]:
+    """The two given directions used (None to release them) and the given result."""
+    given, dir_result = resolve_directions(
+        directions, p=p, k=max(components), public_directions=public_directions
+    )
+    if given is None:
+        return None, dir_result
+    return np.ascontiguousarray(given[:, [c - 1 for c in components]]), dir_result
+
+
+def _check_call(
+    X: Data,
+    *,
+    eps: object,
+    delta: object,
+    bins: object,
+    components: object,
+    method: object,
+    directions: object,
+    groups: object,
+    groups_public: object,
+    group_labels: object,
+    public_directions: bool,
+    score_range: object,
+    inflate: object,
+    calibration: object,
+    ties: object,
+    compare: object,
+    frame: object,
+    random_state: RandomStateLike,
+    bounds: object,
+    accuracy: object,
+    allow_large_delta: object,
+) -> _ScoreCall:
+    """Every argument check of :func:`dp_score`, in its order, before any work."""
+    X, labels = _resolve_groups(X, groups)
+    data, variables = check_data(X, min_cols=2)
+    n, p = data.shape
+    eps = check_eps(eps)
+    delta = check_delta_for_n(
+        check_delta(delta), n, check_bool(allow_large_delta, "allow_large_delta")
+    )
+    components = check_components(components, p)
+    mx, my = _check_bins(bins, n)
+    methods = _check_methods(method)
+    groups_public = check_bool(groups_public, "groups_public")
+    compare = check_bool(compare, "compare")
+    bound = check_positive_float(score_range, "score_range")
+    inflate = check_real(inflate, "inflate", low=0.0)
+    accuracy = check_accuracy(accuracy)
+    box = check_bounds(bounds, variables)
+    calibration = check_calibration(calibration)
+    ties = check_ties(ties)
+    public_frame = None if frame is None else _check_frame(frame)
+    matrix, dir_result = _given_directions(directions, p, components, public_directions)
+    public_levels, levels, codes = resolve_group_codes(labels, group_labels, n)
+    rng = check_random_state(random_state)
+    return _ScoreCall(
+        data, variables, eps, delta, components, (mx, my), methods, groups_public, compare, bound,
+        inflate, accuracy, box, calibration, ties, public_frame, matrix, dir_result,
+        public_levels, levels, codes, rng,
+    )  # fmt: skip
+
+
+def _plan_call(call: _ScoreCall, split: Mapping[str, float] | None) -> ScorePlan:
+    """The data-free plan of a checked call."""
+    return plan_score(
+        call.n, call.data.shape[1], eps=call.eps, delta=call.delta, bins=call.bins,
+        components=call.components, method=cast("Sequence[ScoreMethod]", call.methods),
+        directions_given=call.matrix is not None,
+        groups=None if call.levels is None else call.n_groups,
+        groups_public=call.groups_public, frame_given=call.public_frame is not None,
+        bounds_given=call.box is not None, split=split, score_range=call.bound,
+        calibration=call.calibration,
+    )  # fmt: skip
+
+
+def _release_directions(
+    call: _ScoreCall, data: NDArray[np.float64], plan: ScorePlan
+) -> tuple[NDArray[np.float64], DirectionsResult | None]:
+    """The two directions of the plot: given, or released now with the plan's share."""
+    if call.matrix is not None:
+        return call.matrix, call.dir_result
+    dir_result = dp_pc_dir(
+        data, max(call.components), eps=plan.eps_directions, delta=plan.delta_directions,
+        random_state=call.rng, calibration=call.calibration, ties=call.ties,
+        accuracy="ignore", allow_large_delta=True,
+    )  # fmt: skip
+    columns = [c - 1 for c in call.components]
+    return np.ascontiguousarray(dir_result.directions[:, columns]), dir_result
+
+
+def dp_score(
+    X: Data,
+    *,
+    eps: float,
+    delta: float,
+    bins: int | str | tuple[int, int] | None = None,
+    components: tuple[int, int] = (1, 2),
+    method: ScoreMethod | Sequence[ScoreMethod] = "add",
+    directions: DirectionsResult | ArrayLike | None = None,
+    groups: ArrayLike | str | None = None,
+    groups_public: bool = False,
+    group_labels: Sequence[Any] | None = None,
+    public_directions: bool = False,
+    split: Mapping[str, float] | None = None,
+    score_range: float = 1e6,
+    inflate: float = 0.2,
+    calibration: Calibration = "analytic",
+    ties: Ties = "zero",
+    compare: bool = False,
+    frame: tuple[tuple[float, float], tuple[float, float]] | None = None,
+    random_state: RandomStateLike = None,
+    budget: Budget | None = None,
+    bounds: Any = None,
+    accuracy: Accuracy = "warn",
+    allow_large_delta: bool = False,
+) -> ScoreResult:
+    """A differentially private score plot: frame, grid and noisy 2-D histograms.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, p) or pandas.DataFrame
+        Numeric data (plus the group column if ``groups`` names one). Not
+        modified, centred or scaled.
+    eps, delta : float
+        Total privacy budget of the call, eps > 0 and 0 < delta < 1.
+    bins : None, {"W", "J"}, int or (int, int), default=None
+        Bins along x and y. None means the ``"W"`` rule ``round(n ** (1/4))``;
+        ``"J"`` is ``round((n / ln n) ** (1/3))``. Both depend on n only.
+    components : (int, int), default=(1, 2)
+        The PCs on the x and y axes, numbered from 1.
+    method : {"add", "sparse"} or a list of them, default="add"
+        ``"add"``: Gaussian noise on every count. ``"sparse"``: stability
+        histogram, Laplace noise on non-empty bins and a release threshold.
+        Several methods share the histogram budget equally.
+    directions : DirectionsResult, array of shape (p, k) or None, default=None
+        None releases private directions in this call (:func:`dppca.dp_pc_dir`
+        with a share of the budget). A private ``DirectionsResult`` (from an
+        earlier release on the same data) costs nothing more. A non-private
+        ``DirectionsResult`` (from :func:`dppca.pc_dir`) is refused unless
+        ``public_directions=True``. An array with orthonormal columns is taken
+        as public directions; the caller vouches that it does not depend on
+        the data. Columns ``components`` are used.
+    groups : array-like of shape (n,) or str, default=None
+        Group label per row, or the name of a column of the DataFrame ``X``
+        (then removed from the features). Without ``group_labels`` the set of
+        labels found in the data is released as it is, sorted (not private:
+        a label held by one row reveals that row; ``result.private`` is then
+        False).
+    groups_public : bool, default=False
+        False: the group sizes are released with Laplace noise (a share of the
+        budget) and only those are used. True: the caller declares the labels,
+        and so the group sizes, public; the exact sizes are used and shown.
+    group_labels : sequence, default=None
+        The public list of possible group labels, in the order to show them.
+        The released label set is then this list, whatever the data hold
+        (groups no row belongs to get a histogram of noise only); rows with
+        other or missing labels belong to no group and count only for the
+        frame. This is the DP-safe way to use groups whose label set is not
+        public.
+    public_directions : bool, default=False
+        Confirms that a non-private ``DirectionsResult`` comes from public data.
+    split : mapping, default=None
+        Epsilon weights of the parts, normalised over the parts that are used:
+        ``directions`` (0.35), ``frame``, ``groups`` (0.1) and ``histogram``
+        (0.55, or 0.45 when private group sizes are released). The default frame
+        weight is the smallest share of eps whose failure bound
+        (:func:`frame_failure_bound`) is 1 %, kept between 0.1 and 0.4 of eps
+        (a function of n and eps only); the other weights share the rest.
+        Delta goes to the directions and the histograms in proportion to their
+        weights. These shares are a basic split; with the analytic calibration
+        every eps share is then scaled up until the tight total is eps (see
+        Notes).
+    score_range : float, default=1e6
+        Public bound: scores are treated as lying in ``[-score_range,
+        score_range]`` when the private frame is searched for.
+    inflate : float, default=0.2
+        The frame's half width of three scale units is multiplied by
+        ``1 + inflate``.
+    calibration : {"analytic", "classic"}, default="analytic"
+        Gaussian calibration for the directions and the ``"add"`` histogram.
+    ties : {"zero", "error"}, default="zero"
+        Near-duplicate rows in the direction step; see :func:`dppca.dp_pc_dir`.
+    frame : ((float, float), (float, float)), default=None
+        A public frame ``((xmin, xmax), (ymin, ymax))`` the caller vouches for
+        (for example from a known data domain). It costs nothing, and its
+        budget share goes to the other parts. None estimates it privately.
+    compare : bool, default=False
+        Also attach the raw scores and exact histograms as ``nonprivate``
+        (NOT private, for the analyst's own comparison; never publish them);
+        ``result.private`` is then False.
+    random_state : None, int or numpy.random.Generator, default=None
+        Source of all noise. None draws fresh OS entropy, which a release meant
+        for publication should use.
+    budget : Budget, optional
+        Checked for the call's cost before the data are touched; charged after.
+    bounds : None, (lower, upper), array of shape (p, 2) or mapping, default=None
+        Public data domain per variable (see :func:`dppca.dp_pc_dir`). The data
+        are clipped to it, and the frame is the exact range of the scores over
+        the bounded domain, at no privacy cost (unless ``frame=`` is given).
+    accuracy : {"warn", "error", "ignore"}, default="warn"
+        What to do when the data-free forecast (``result.forecast``) says the
+        picture would be wrong: warn, refuse before reading any data, or nothing.
+    allow_large_delta : bool, default=False
+        Permit ``delta >= 1/n``.
+
+    Returns
+    -------
+    ScoreResult
+
+    Raises
+    ------
+    TypeError, ValueError
+        For invalid arguments (checked before any computation).
+    TiedRowsError
+        From the direction step with ``ties="error"``.
+    BudgetExceededError
+        When ``budget`` cannot afford the call.
+
+    Warns
+    -----
+    PrivacyWarning
+        With ``calibration="classic"`` when a Gaussian part gets eps >= 1.
+    AccuracyWarning
+        With ``accuracy="warn"`` when the forecast finds a problem (for
+        example n and the frame's share of eps too small for a reliable
+        private frame, :func:`frame_failure_bound` > 0.05).
+
+    See Also
+    --------
+    sample_points : synthetic points from a released histogram.
+    dppca.plotting.plot_score, dppca.plotting.plot_score_panels
+
+    Notes
+    -----
+    Privacy: neighbouring datasets have the same n and differ in one row; n is
+    public. The call releases the parts below. Their shares of ``split`` are a
+    basic split of (eps, delta); with the analytic calibration every eps share
+    is then multiplied by the largest factor ``t >= 1`` whose tight total
+    (:func:`dppca.accounting.tight_total`: Gaussian parts by their noise,
+    Laplace and pure parts exactly) is still eps at delta, deltas unchanged.
+    ``result.cost`` is (eps, delta) with these parts, whose own eps add up
+    to ``t`` eps; each carries less noise than the basic split gives it. A
+    "public" directions array equal to the data's own sample-covariance
+    directions is refused (:func:`dppca.directions.refuse_own_directions`).
+
+    1. directions (unless given): the noisy spherical Kendall matrix,
+       (eps_d, delta_d) as in :func:`dppca.dp_pc_dir`;
+    2. group sizes (private groups only): counts per group with Laplace(2 /
+       eps_g) noise; a row that changes group moves two counts by one (L1
+       sensitivity 2), so this is eps_g-DP;
+    3. the frame (unless public bounds or a public ``frame`` give it): three
+       exponential-mechanism choices on public ladders (:func:`private_frame`):
+       a scale from disjoint pair differences, then the two medians; each
+       count moves by at most one under replacement, so the frame is
+       eps_f-DP. No sample mean, no smooth-sensitivity median;
+    4. per method, on the grid fixed by the frame before any histogram noise,
+       the counts of all groups together: one replaced row moves at most two
+       cells by one (L1 2, L2 sqrt(2)), even across groups, so each group's
+       histogram does not need its own budget. ``"add"`` adds N(0, sigma^2)
+       with sigma for L2 sensitivity sqrt(2); ``"sparse"`` adds Laplace(2 /
+       eps_m) to non-empty cells and keeps those above
+       :func:`dppca.mechanisms.stability_threshold`, (eps_m, delta_m)-DP
+       since, for an ordered pair of neighbours, only the cell the replaced
+       row leaves can be non-empty in one and empty in the other.
+
+    Probabilities (negative counts set to 0, then normalised per group) are
+    post-processing. The scores depend on the directions, which are private
+    or public, and on one row each. Without ``group_labels`` the label set
+    found in the data is revealed, and a missing label raises an error; with
+    it, the released labels are the caller's list and neither happens. With ``ties="error"`` the
+    error reveals that near-duplicate rows exist. ``result.cost`` is what this
+    call spent: a private directions release passed in was paid for earlier.
+
+    The frame is in the scores' own coordinates (no centring), which is safe
+    because its centre and radii are themselves private outputs; the number of
+    bins depends on n only and the edges on the frame only, so the grid is
+    fixed before any histogram noise. Noise is drawn in a fixed order
+    (directions, group sizes, frame, then each method), so the same data and
+    seed give the same result.
+
+    Examples
+    --------
+    >>> from dppca import dp_score
+    >>> from dppca.datasets import load_gau_g
+    >>> res = dp_score(load_gau_g(), eps=1.0, delta=1e-5, groups="group", random_state=0)
+    >>> res
+    ScoreResult(n=5000, components=(1, 2), bins=(8, 8), methods=('add',), groups=5, eps=1, delta=1e-05)
+    >>> res.table("add", "group1").shape
+    (64, 5)
+    """  # noqa: E501
+    check_bins_cap(bins)  # before any work (issue 14)
+    check_budget(budget)
+    call = _check_call(
+        X, eps=eps, delta=delta, bins=bins, components=components, method=method,
+        directions=directions, groups=groups, groups_public=groups_public,
+        group_labels=group_labels, public_directions=public_directions,
+        score_range=score_range, inflate=inflate, calibration=calibration, ties=ties,
+        compare=compare, frame=frame, random_state=random_state, bounds=bounds,
+        accuracy=accuracy, allow_large_delta=allow_large_delta,
+    )  # fmt: skip
+    plan = _plan_call(call, split)
+    enforce(plan.forecast, call.accuracy)
+    if budget is not None:
+        budget.check(plan.cost)
+    data = call.data
+    if call.matrix is not None and call.dir_result is None:
+        refuse_own_directions(data, call.matrix, call.components)
+    if call.box is not None:
+        data = apply_bounds(data, call.box)
+    result = _run(call, data, plan)
+    if budget is not None:
+        budget.spend(plan.cost)
+    return result
+
+
+def _run(call: _ScoreCall, data: NDArray[np.float64], plan: ScorePlan) -> ScoreResult:
+    """Draw every part of a checked, planned and paid-for call; build the result.
+
+    Randomness order: directions, group sizes, frame, histograms (method
+    order), all from ``call.rng``.
+    """
+    matrix, dir_result = _release_directions(call, data, plan)
+    with np.errstate(over="ignore", invalid="ignore"):  # no warning may depend on the data
+        scores = data @ matrix
+    exact_sizes, group_sizes = release_group_sizes(
+        call.codes, call.levels, call.n, private=call.private_groups, eps_g=plan.eps_groups,
+        rng=call.rng,
+    )  # fmt: skip
+    (xlim, ylim), frame_source = choose_frame(
+        scores, matrix, public_frame=call.public_frame, box=call.box, eps=plan.eps_frame,
+        bound=call.bound, inflate=call.inflate, rng=call.rng,
+    )  # fmt: skip
+    mx, my = call.bins
+    x_edges = np.linspace(xlim[0], xlim[1], mx + 1)
+    y_edges = np.linspace(ylim[0], ylim[1], my + 1)
+    counts = bin_counts(scores, x_edges, y_edges, call.codes, call.n_groups)
+    probs, noise = release_histograms(
+        counts, call.methods, eps_m=plan.eps_method, delta_m=plan.delta_method,
+        calibration=call.calibration, rng=call.rng,
+    )  # fmt: skip
+    nonprivate = None
+    if call.compare:
+        nonprivate = NonPrivateScores(
+            scores=scores,
+            group_codes=call.codes,
+            prob=_normalise(counts.astype(np.float64)),
+            group_sizes=exact_sizes,
+        )
+    return ScoreResult(
+        components=call.components,
+        n=call.n,
+        xlim=(float(xlim[0]), float(xlim[1])),
+        ylim=(float(ylim[0]), float(ylim[1])),
+        x_edges=x_edges,
+        y_edges=y_edges,
+        methods=call.methods,
+        probs=MappingProxyType(probs),
+        groups=call.levels,
+        group_sizes=group_sizes,
+        groups_public=call.groups_public,
+        directions=matrix,
+        directions_source=call.dir_source,
+        directions_release=dir_result,
+        noise=MappingProxyType(noise),
+        cost=plan.cost,
+        nonprivate=nonprivate,
+        frame_source=frame_source,
+        bounds=None if call.box is None else np.column_stack(call.box),
+        forecast=plan.forecast,
+        variables=call.variables,
+        groups_source=_groups_source(call),
+    )
+
+
+def _groups_source(call: _ScoreCall) -> str | None:
+    """``"public"`` for the caller's label list, ``"data"`` for labels read from the data."""
+    if call.levels is None:
+        return None
+    return "data" if call.public_levels is None else "public"
