@@ -35,7 +35,6 @@ KNOWN_LONG_MODULES = {
     "loading.py",
     "plotting/loading.py",
     "score.py",
-    "scree.py",
 }
 
 # Known functions over MAX_FUNCTION_LINES, as (path, qualified name).
@@ -46,7 +45,6 @@ KNOWN_LONG_FUNCTIONS = {
     ("reporting.py", "report"),
     ("score.py", "dp_score"),
     ("score.py", "plan_score"),
-    ("scree.py", "dp_scree"),
 }
 
 
