@@ -39,10 +39,7 @@ KNOWN_LONG_MODULES = {
 
 # Known functions over MAX_FUNCTION_LINES, as (path, qualified name).
 KNOWN_LONG_FUNCTIONS = {
-    ("cli/loading.py", "run"),
-    ("cli/score.py", "run"),
     ("plotting/loading.py", "plot_loading"),
-    ("reporting.py", "report"),
     ("score.py", "dp_score"),
     ("score.py", "plan_score"),
 }
