@@ -30,7 +30,6 @@ UI_LAYOUT = {"app/ui.py"}
 
 # Known modules over MAX_MODULE_LINES, by path under src/dppca.
 KNOWN_LONG_MODULES = {
-    "app/ui.py",
     "directions.py",
     "loading.py",
     "plotting/loading.py",
