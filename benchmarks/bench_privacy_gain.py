@@ -185,10 +185,11 @@ def _basic_split(build, eps, delta):
 def _gain_runs(frame, eps: float, seeds: int, basic: bool):
     from dppca import scree as scree_mod
     from dppca.score import plan as score_plan
+    from dppca.scree import _plan as scree_plan  # where the scree plan calls it
 
-    saved = scree_mod.scale_to_tight, score_plan.scale_to_tight
+    saved = scree_plan.scale_to_tight, score_plan.scale_to_tight
     if basic:
-        scree_mod.scale_to_tight = score_plan.scale_to_tight = _basic_split
+        scree_plan.scale_to_tight = score_plan.scale_to_tight = _basic_split
     try:
         x = np.asarray(frame, dtype=np.float64)
         cov = np.cov(x, rowvar=False)
@@ -218,7 +219,7 @@ def _gain_runs(frame, eps: float, seeds: int, basic: bool):
             gaussian_sigma(math.sqrt(2.0), plan_so.eps_method, plan_so.delta_method),
         )
     finally:
-        scree_mod.scale_to_tight, score_plan.scale_to_tight = saved
+        scree_plan.scale_to_tight, score_plan.scale_to_tight = saved
     return totals, np.median(np.array(rows), axis=0)
 
 

@@ -691,3 +691,13 @@ def test_the_release_draws_exactly_the_recorded_noise(n):
         sens = moment_sensitivity(n, res.clip_level, all_pairs=all_pairs, norm="l2")
         expected = joint.multiplier * sens
     assert res.trace_sd == pytest.approx(expected, rel=1e-9)
+
+
+def test_scree_names_keep_their_public_home():
+    # Release files and pickles name a class by its module; the code lives in
+    # the scree package's modules, but the names stay those of dppca.scree.
+    for cls in (ScreeResult, ClippedControl, PMWMControl, HuberControl, scree_mod.ScreePlan):
+        assert cls.__module__ == "dppca.scree"
+        assert getattr(scree_mod, cls.__name__) is cls
+    for name in scree_mod.__all__:
+        assert hasattr(scree_mod, name)

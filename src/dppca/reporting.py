@@ -16,7 +16,7 @@ import io
 import math
 import os
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -205,28 +205,12 @@ def report(
     delta = check_delta(delta)
     weights = _check_shares(shares)
     eps_parts, delta_parts = _split(eps, weights), _split(delta, weights)
-    features = X.drop(columns=[groups]) if isinstance(groups, str) and isinstance(
-        X, pd.DataFrame
-    ) and groups in X.columns else X  # fmt: skip
-    data, variables = check_data(features)
+    data, variables = check_data(_features(X, groups))
     frame = pd.DataFrame(data, columns=list(variables))
     rng = check_random_state(random_state)
     budget = Budget(eps, delta)
     planned = PrivacyCost(eps, delta, "composition", "dppca report")
-    fp = None
-    if ledger is not None:
-        from .ledger import fingerprint
-
-        fp = fingerprint(frame, list(variables))
-        ledger_budget = ledger.budget(fp)
-        if ledger_budget is not None and hasattr(ledger_budget, "check"):
-            ledger_budget.check(planned)
-
-    def charge(cost: PrivacyCost | None, kind: str) -> None:
-        if ledger is not None:
-            assert cost is not None  # every release here is private
-            ledger.charge(fp, cost, kind=kind, name="dppca report")
-
+    charge = _ledger_charge(ledger, frame, variables, planned)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         directions = dp_pc_dir(
@@ -241,12 +225,8 @@ def report(
             budget=budget,
         )  # fmt: skip
         charge(scree.cost, "scree")
-        score_data: Any = frame
-        if groups is not None:
-            labels = X[groups] if isinstance(groups, str) else groups
-            score_data = frame.assign(**{"__group__": np.asarray(labels)})
         score = dp_score(
-            score_data, eps=eps_parts["score"], delta=delta_parts["score"],
+            _with_groups(frame, X, groups), eps=eps_parts["score"], delta=delta_parts["score"],
             components=components, directions=directions,
             groups="__group__" if groups is not None else None,
             group_labels=group_labels, groups_public=groups_public,
@@ -267,6 +247,45 @@ def report(
     if out is not None:
         result.save(out)
     return result
+
+
+def _features(X: Data, groups: str | None) -> Data:
+    """The table without the group column, when ``groups`` names one of a DataFrame's."""
+    if isinstance(groups, str) and isinstance(X, pd.DataFrame) and groups in X.columns:
+        return X.drop(columns=[groups])
+    return X
+
+
+def _with_groups(frame: pd.DataFrame, X: Data, groups: Any) -> pd.DataFrame:
+    """The checked data with the group labels as ``__group__`` (a column of X or an array)."""
+    if groups is None:
+        return frame
+    labels = X[groups] if isinstance(groups, str) else groups
+    return frame.assign(**{"__group__": np.asarray(labels)})
+
+
+def _ledger_charge(
+    ledger: Any, frame: pd.DataFrame, variables: tuple[str, ...], planned: PrivacyCost
+) -> Callable[[PrivacyCost | None, str], None]:
+    """Check the whole plan against the persistent ledger; the charge of each release.
+
+    Without a ledger the charge does nothing.
+    """
+    fp = None
+    if ledger is not None:
+        from .ledger import fingerprint
+
+        fp = fingerprint(frame, list(variables))
+        ledger_budget = ledger.budget(fp)
+        if ledger_budget is not None and hasattr(ledger_budget, "check"):
+            ledger_budget.check(planned)
+
+    def charge(cost: PrivacyCost | None, kind: str) -> None:
+        if ledger is not None:
+            assert cost is not None  # every release here is private
+            ledger.charge(fp, cost, kind=kind, name="dppca report")
+
+    return charge
 
 
 # --------------------------------------------------------------------------- rendering

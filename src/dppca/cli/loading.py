@@ -41,6 +41,9 @@ from ._ledger import add_budget_arguments, ledger_budget, report_spending
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    from ..directions import DirectionsResult
+    from ..loading import LoadingResult
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -108,37 +111,9 @@ def _check_out(path: str | None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    # Everything that can be checked without the data is checked before the release.
-    _check_out(args.out)
+    pcs = _check_options(args)
     heatmap = args.kind == "heatmap"
-    pcs = None
-    if args.components is not None:
-        pcs = parse_int_list(args.components, "--components", length=None if heatmap else 2)
-    if args.uncertainty is not None and heatmap:
-        raise CLIError("--uncertainty applies to vector and point plots, not heatmaps.")
-    if args.uncertainty is not None and args.uncertainty < 1:
-        raise CLIError(f"--uncertainty must be a positive integer; got {args.uncertainty}.")
-    if args.top is not None and args.top < 1:
-        raise CLIError(f"--top must be a positive integer; got {args.top}.")
-
-    if args.directions is None and (args.eps is None or args.delta is None):
-        raise CLIError("--eps and --delta are required (or reuse a release with --directions).")
-    check_table_path(args)
-    check_release_path(args)
-
-    if args.directions is not None and args.data is None and args.dataset is None:
-        # Drawing a saved release needs no data at all (unless a comparison is asked for).
-        if args.compare or args.scale is not None:
-            raise CLIError("--compare and --scale need the data (DATA.csv or --dataset).")
-        data = None
-        reused = load_directions(args, None, ())
-        variables = reused.variables
-    else:
-        data, variables = read_design_input(args)
-        data = apply_scale(args, data, variables)
-        if not isinstance(data, pd.DataFrame):  # chunked reader: float64 array and labels
-            data = pd.DataFrame(data, columns=list(variables), copy=False)
-        reused = load_directions(args, data, variables)
+    data, variables, reused = _read_input(args)
     rng = check_random_state(args.seed)
     pair = cast(tuple[int, int], tuple(pcs)) if (pcs is not None and not heatmap) else (1, 2)
     if reused is not None:  # post-processing of a saved release: no new cost
@@ -164,19 +139,72 @@ def run(args: argparse.Namespace) -> int:
         report_spending(budget)
         forecast_line(args, result.directions)
 
+    emit_table(args, _table(result, pcs, heatmap=heatmap, compare=args.compare))
+    _report_cost(args, result, reused=reused is not None)
+    save_release_file(args, result, data, variables, reused_directions=reused is not None)
+    if args.out is not None:
+        _draw(args, result, pcs)
+    return 0
+
+
+def _check_options(args: argparse.Namespace) -> tuple[int, ...] | None:
+    """Everything that can be checked without the data, before the release; the PCs."""
+    _check_out(args.out)
+    heatmap = args.kind == "heatmap"
+    pcs = None
+    if args.components is not None:
+        pcs = parse_int_list(args.components, "--components", length=None if heatmap else 2)
+    if args.uncertainty is not None and heatmap:
+        raise CLIError("--uncertainty applies to vector and point plots, not heatmaps.")
+    if args.uncertainty is not None and args.uncertainty < 1:
+        raise CLIError(f"--uncertainty must be a positive integer; got {args.uncertainty}.")
+    if args.top is not None and args.top < 1:
+        raise CLIError(f"--top must be a positive integer; got {args.top}.")
+
+    if args.directions is None and (args.eps is None or args.delta is None):
+        raise CLIError("--eps and --delta are required (or reuse a release with --directions).")
+    check_table_path(args)
+    check_release_path(args)
+    return pcs
+
+
+def _read_input(
+    args: argparse.Namespace,
+) -> tuple[pd.DataFrame | None, tuple[str, ...], DirectionsResult | None]:
+    """The data (None when drawing a saved release alone), their variables, reused directions."""
+    if args.directions is not None and args.data is None and args.dataset is None:
+        # Drawing a saved release needs no data at all (unless a comparison is asked for).
+        if args.compare or args.scale is not None:
+            raise CLIError("--compare and --scale need the data (DATA.csv or --dataset).")
+        reused = load_directions(args, None, ())
+        return None, reused.variables, reused
+    data, variables = read_design_input(args)
+    data = apply_scale(args, data, variables)
+    if not isinstance(data, pd.DataFrame):  # chunked reader: float64 array and labels
+        data = pd.DataFrame(data, columns=list(variables), copy=False)
+    return data, variables, load_directions(args, data, variables)
+
+
+def _table(
+    result: LoadingResult, pcs: tuple[int, ...] | None, *, heatmap: bool, compare: bool
+) -> pd.DataFrame:
+    """The printed table: heatmap values, or the coordinates of the two PCs."""
     if heatmap:
         table = result.heatmap_table(components=list(pcs) if pcs else None)
-        if args.compare:
+        if compare:
             other = result.heatmap_table(
                 components=list(pcs) if pcs else None, source="nonprivate"
             )
             table = pd.concat([table, other], axis=1)
     else:
         table = result.coordinates()
-    emit_table(args, table.rename_axis("variable"))
+    return table.rename_axis("variable")
+
+
+def _report_cost(args: argparse.Namespace, result: LoadingResult, *, reused: bool) -> None:
     cost = result.cost
     assert cost is not None  # the directions behind a loading plot are always private
-    if reused is not None:
+    if reused:
         info(
             f"privacy cost: none; post-processing of the directions in {args.directions} "
             f"(released at {cost}, {cost.mechanism}, sigma={result.directions.sigma:.4g})"
@@ -191,30 +219,30 @@ def run(args: argparse.Namespace) -> int:
             "warning: the nonprivate_* columns and the non-private panel are computed without "
             "noise and are NOT private; do not publish them"
         )
-    save_release_file(args, result, data, variables, reused_directions=reused is not None)
 
-    if args.out is not None:
-        import matplotlib
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+def _draw(args: argparse.Namespace, result: LoadingResult, pcs: tuple[int, ...] | None) -> None:
+    """Draw the figure to ``args.out`` (post-processing, on its own random stream)."""
+    import matplotlib
 
-        from ..plotting import plot_loading
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
 
-        drawn = plot_loading(
-            result, kind=args.kind, components=pcs, top=args.top, title=args.title,
-            label_size=args.label_size, uncertainty=args.uncertainty,
-            random_state=post_processing_rng(args.seed),  # never the noise's stream
-        )  # fmt: skip
-        fig = cast("Figure", drawn if hasattr(drawn, "savefig") else drawn.figure)
-        try:
-            save_figure(fig, args.out)
-        finally:
-            plt.close(fig)
-        info(f"wrote {args.out}")
-        if args.uncertainty is not None:
-            info(
-                f"uncertainty: {args.uncertainty} re-perturbations of the released matrix "
-                "(noise sensitivity, no extra privacy cost; not sampling variability)"
-            )
-    return 0
+    from ..plotting import plot_loading
+
+    drawn = plot_loading(
+        result, kind=args.kind, components=pcs, top=args.top, title=args.title,
+        label_size=args.label_size, uncertainty=args.uncertainty,
+        random_state=post_processing_rng(args.seed),  # never the noise's stream
+    )  # fmt: skip
+    fig = cast("Figure", drawn if hasattr(drawn, "savefig") else drawn.figure)
+    try:
+        save_figure(fig, args.out)
+    finally:
+        plt.close(fig)
+    info(f"wrote {args.out}")
+    if args.uncertainty is not None:
+        info(
+            f"uncertainty: {args.uncertainty} re-perturbations of the released matrix "
+            "(noise sensitivity, no extra privacy cost; not sampling variability)"
+        )

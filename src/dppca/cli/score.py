@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from .._validation import check_bins_cap, check_random_state, post_processing_rng
 from ..score import dp_score, plan_score, sample_points
@@ -37,7 +37,10 @@ from ._common import (
 from ._ledger import add_budget_arguments, ledger_budget, report_spending
 
 if TYPE_CHECKING:
+    import pandas as pd
     from matplotlib.figure import Figure
+
+    from ..score import ScoreResult
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -99,18 +102,69 @@ def run(args: argparse.Namespace) -> int:
 
     matplotlib.use("Agg")
     components = parse_int_list(args.components, "--components", length=2)
-    bins: int | tuple[int, int] | None = None
-    if args.bins is not None:
-        values = parse_int_list(args.bins, "--bins")
-        if len(values) not in (1, 2):
-            raise CLIError(f"--bins must be one or two integers; got {args.bins!r}.")
-        bins = values[0] if len(values) == 1 else cast(tuple[int, int], values)
-        check_bins_cap(bins, "--bins")
+    bins = _parse_bins(args.bins)
     methods = [m.strip() for m in args.method.split(",") if m.strip()]
     if args.out is not None:
         check_figure_path(args.out)  # before the release: a typo must not waste the budget
     check_table_path(args)
     check_release_path(args)
+    frame, features, variables = _read_input(args)
+    reused = load_directions(args, features, variables)
+    data, group_labels = _with_groups(args, frame, features)
+    bounds = read_bounds(args, variables)
+    if args.dry_run:
+        n_groups = None
+        if args.groups:
+            n_groups = len(group_labels) if group_labels else frame[args.groups].nunique()
+        return print_plan(
+            plan_score(len(data), len(variables), eps=args.eps, delta=args.delta, bins=bins,
+                       components=components, method=methods, directions_given=reused is not None,
+                       groups=n_groups, groups_public=args.groups_public,
+                       bounds_given=bounds is not None, calibration=args.calibration)
+        )  # fmt: skip
+    budget = ledger_budget(args, features, variables, kind="score")
+    rng = check_random_state(args.seed)
+    result = dp_score(
+        data, eps=args.eps, delta=args.delta, bins=bins, components=components,
+        method=methods, groups=args.groups, groups_public=args.groups_public,
+        group_labels=group_labels, directions=reused,
+        calibration=args.calibration, ties=args.ties, random_state=rng, bounds=bounds,
+        accuracy=args.accuracy, budget=budget,
+    )  # fmt: skip
+    report_spending(budget)
+    forecast_line(args, result)
+    samples = _samples(args, result)
+    emit_table(args, result.to_frame(), index=False)
+    if args.out is not None:
+        import matplotlib.pyplot as plt
+
+        fig = cast("Figure", result.plot("panels", samples=samples).figure)
+        try:
+            save_figure(fig, args.out)
+        finally:
+            plt.close(fig)
+    _describe(result)
+    report_cost(args, result, reused)
+    save_release_file(args, result, features, variables)
+    if args.out is not None:
+        info(f"wrote {args.out}")
+    return 0
+
+
+def _parse_bins(text: str | None) -> int | tuple[int, int] | None:
+    """``--bins``: None, one number for both axes, or two."""
+    if text is None:
+        return None
+    values = parse_int_list(text, "--bins")
+    if len(values) not in (1, 2):
+        raise CLIError(f"--bins must be one or two integers; got {text!r}.")
+    bins = values[0] if len(values) == 1 else cast(tuple[int, int], values)
+    check_bins_cap(bins, "--bins")
+    return bins
+
+
+def _read_input(args: argparse.Namespace) -> tuple[pd.DataFrame, Any, tuple[str, ...]]:
+    """The table as read, its numeric columns (scaled if asked) and their names."""
     keep = (args.groups,) if args.groups else ()
     try:
         frame = read_data(args, keep=keep)
@@ -124,55 +178,38 @@ def run(args: argparse.Namespace) -> int:
             raise CLIError(f"{flag} needs --groups.")
     data = numeric_part(frame, drop=keep, chosen=bool(args.columns))
     variables = tuple(str(c) for c in data.columns)
-    data = apply_scale(args, data, variables)
-    reused = load_directions(args, data, variables)
-    features = data
-    group_labels = None
-    if args.groups:
-        labels = frame[args.groups]
-        if args.group_labels is not None:  # compare as text, as the labels are typed
-            group_labels = [g.strip() for g in args.group_labels.split(",")]
-            labels = labels.astype(str).where(labels.notna(), None)
-        data = data.assign(**{args.groups: labels.to_numpy()})
-    # The samples get a stream of their own (derived from the same seed), so
-    # published synthetic points never expose the generator behind the noise.
-    bounds = read_bounds(args, variables)
-    if args.dry_run:
-        n_groups = None
-        if args.groups:
-            n_groups = len(group_labels) if group_labels else frame[args.groups].nunique()
-        return print_plan(
-            plan_score(len(data), len(variables), eps=args.eps, delta=args.delta, bins=bins,
-                       components=components, method=methods, directions_given=reused is not None,
-                       groups=n_groups, groups_public=args.groups_public,
-                       bounds_given=bounds is not None, calibration=args.calibration)
-        )  # fmt: skip
-    budget = ledger_budget(args, data.drop(columns=[args.groups]) if args.groups else data,
-                           variables, kind="score")  # fmt: skip
-    rng = check_random_state(args.seed)
-    result = dp_score(
-        data, eps=args.eps, delta=args.delta, bins=bins, components=components,
-        method=methods, groups=args.groups, groups_public=args.groups_public,
-        group_labels=group_labels, directions=reused,
-        calibration=args.calibration, ties=args.ties, random_state=rng, bounds=bounds,
-        accuracy=args.accuracy, budget=budget,
-    )  # fmt: skip
-    report_spending(budget)
-    forecast_line(args, result)
-    samples = None
-    if args.sample:
-        post = post_processing_rng(args.seed)
-        samples = {m: sample_points(result, method=m, kind=args.sample, random_state=post)
-                   for m in result.methods}  # fmt: skip
-    emit_table(args, result.to_frame(), index=False)
-    if args.out is not None:
-        import matplotlib.pyplot as plt
+    return frame, apply_scale(args, data, variables), variables
 
-        fig = cast("Figure", result.plot("panels", samples=samples).figure)
-        try:
-            save_figure(fig, args.out)
-        finally:
-            plt.close(fig)
+
+def _with_groups(
+    args: argparse.Namespace, frame: pd.DataFrame, features: Any
+) -> tuple[Any, list[str] | None]:
+    """The features with the --groups column appended, and the --group-labels."""
+    if not args.groups:
+        return features, None
+    group_labels = None
+    labels = frame[args.groups]
+    if args.group_labels is not None:  # compare as text, as the labels are typed
+        group_labels = [g.strip() for g in args.group_labels.split(",")]
+        labels = labels.astype(str).where(labels.notna(), None)
+    return features.assign(**{args.groups: labels.to_numpy()}), group_labels
+
+
+def _samples(args: argparse.Namespace, result: ScoreResult) -> dict[str, Any] | None:
+    """Synthetic points per method for ``--sample``, or None.
+
+    The samples get a stream of their own (derived from the same seed), so
+    published synthetic points never expose the generator behind the noise.
+    """
+    if not args.sample:
+        return None
+    post = post_processing_rng(args.seed)
+    return {m: sample_points(result, method=m, kind=args.sample, random_state=post)
+            for m in result.methods}  # fmt: skip
+
+
+def _describe(result: ScoreResult) -> None:
+    """Print the released frame, grid and group sizes."""
     info(f"frame: {result.pc_labels[0]} in [{result.xlim[0]:.4g}, {result.xlim[1]:.4g}], "
          f"{result.pc_labels[1]} in [{result.ylim[0]:.4g}, {result.ylim[1]:.4g}]")  # fmt: skip
     info(f"grid: {result.bins[0]} x {result.bins[1]} bins; methods: {', '.join(result.methods)}")
@@ -183,8 +220,3 @@ def run(args: argparse.Namespace) -> int:
             f"{g}={s:.0f}" for g, s in zip(result.groups, result.group_sizes, strict=True)
         )
         info(f"group sizes, {kind}: {sizes}")
-    report_cost(args, result, reused)
-    save_release_file(args, result, features, variables)
-    if args.out is not None:
-        info(f"wrote {args.out}")
-    return 0

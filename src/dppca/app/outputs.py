@@ -1,0 +1,168 @@
+"""The figures and downloads of one session of the dppca app.
+
+Everything here draws or writes from kept releases only (post-processing, no
+cost). Each ``draw_*`` reads the page's settings on the event loop, where
+reactive reads belong, and returns a job that draws from released values
+only; the job runs in a worker thread, so one session's slow figure never
+blocks another session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import tempfile
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import pandas as pd
+from shiny import Inputs, reactive, render, req, ui
+from shiny.types import SilentException
+
+from . import figures
+from .state import AppState, Release
+from .views import ledger_csv_frame, loading_options, positive_or_none, score_display
+from .widgets import download_buttons
+
+__all__ = ["SessionOutputs"]
+
+# A tab's figure and downloads (prefix), the release they draw and its table's name.
+_TABS = {"loading": ("directions", "Directions"), "scree": ("scree", "Scree table"),
+         "score": ("score", "Bin table")}  # fmt: skip
+
+Job = Callable[[], Any]  # drawing or writing from released values, run in a worker thread
+
+
+class SessionOutputs:
+    """The figure and download outputs of one session."""
+
+    def __init__(
+        self, input: Inputs, state: AppState, tick: reactive.Value[int],
+        samples: dict[tuple[int, str, int], pd.DataFrame],
+    ) -> None:  # fmt: skip
+        self.input, self.state, self.tick, self.samples = input, state, tick, samples
+
+    def value(self, name: str) -> Any:
+        """The current value of input ``name`` (a reactive read)."""
+        return getattr(self.input, name)()
+
+    def register(self) -> None:
+        """The three figures, then each tab's downloads and the ledger's."""
+        self._figures()
+        self._downloads()
+
+    def draw_loading(self) -> Job:
+        self.tick()
+        rel = _need(self.state.latest("directions"))
+        opts = loading_options(len(rel.columns), self.value)
+        return lambda: figures.loading_figure(rel, **opts)
+
+    def draw_scree(self) -> Job:
+        self.tick()
+        rel = _need(self.state.latest("scree"))
+        kind = self.input.scree_kind()
+        return lambda: figures.scree_figure(rel, kind=kind)
+
+    def draw_score(self) -> Job:
+        self.tick()
+        rel = _need(self.state.latest("score"))
+        kind, method = score_display(rel, self.input.score_kind(), self.input.score_method_shown())
+        size = positive_or_none(self.input.score_sample_size())
+
+        def job() -> Any:
+            sample = None
+            if kind == "sample":
+                key = (rel.number, method, size or 0)
+                if key not in self.samples:
+                    self.samples[key] = self.state.sample(rel, method=method, size=size)
+                sample = self.samples[key]
+            return figures.score_figure(rel, kind=kind, method=method, sample=sample)
+
+        return job
+
+    def _draws(self) -> dict[str, Callable[[], Job]]:
+        return {"loading": self.draw_loading, "scree": self.draw_scree, "score": self.draw_score}
+
+    def _figures(self) -> None:
+        for prefix, draw in self._draws().items():
+            _plot_output(f"{prefix}_plot", draw)
+
+    def _downloads(self) -> None:
+        # The buttons exist only once there is something to download; a request
+        # without it (an old link) gets a short text, not a server error.
+        for prefix, draw in self._draws().items():
+            kind, table = _TABS[prefix]
+            for fmt, media in figures.FIGURE_FORMATS.items():
+
+                def figure_job(draw: Callable[[], Job] = draw, fmt: str = fmt) -> Job:
+                    job = draw()
+                    return lambda: figures.render(job, fmt)
+
+                _download(f"dl_{prefix}_{fmt}", f"dppca-{prefix}.{fmt}", figure_job, media)
+
+            def table_job(kind: str = kind) -> Job:
+                rel = _need(self.state.latest(kind))
+                return lambda: figures.csv_text(figures.release_table(rel))
+
+            _download(f"dl_{prefix}_csv", f"dppca-{prefix}.csv", table_job, "text/csv")
+            render.ui(self._download_buttons(prefix, kind, table))
+
+        def ledger_job() -> Job:
+            frame = self.state.ledger_frame()
+            req(not frame.empty)
+            frame = ledger_csv_frame(frame)
+            return lambda: figures.csv_text(frame, index=False)
+
+        _download("dl_ledger_csv", "dppca-ledger.csv", ledger_job, "text/csv")
+
+        @render.ui
+        def ledger_downloads() -> Any:
+            self.tick()
+            if self.state.ledger_version()[0] == 0:
+                return ui.tags.button(
+                    "Ledger (CSV)", type="button", class_="btn btn-default", disabled=True
+                )
+            return ui.download_button("dl_ledger_csv", "Ledger (CSV)")
+
+    def _download_buttons(self, prefix: str, kind: str, table: str) -> Callable[[], Any]:
+        def fn() -> Any:
+            self.tick()
+            return download_buttons(prefix, table, self.state.latest(kind) is not None)
+
+        fn.__name__ = f"{prefix}_downloads"
+        return fn
+
+
+def _plot_output(name: str, draw: Callable[[], Job]) -> None:
+    # The figure is rendered here (not by render.plot, whose click map
+    # cannot handle colour-bar axes) and shown at its own size.
+    async def fn() -> Any:
+        job = draw()
+        png = await asyncio.to_thread(figures.render, job, "png")
+        fd, path = tempfile.mkstemp(prefix="dppca-", suffix=".png")
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(png)
+        return {"src": path, "style": "max-width: 100%; height: auto;", "alt": name}
+
+    fn.__name__ = name
+    render.image(delete_file=True)(fn)
+
+
+def _download(name: str, filename: str, content: Callable[[], Job], media: str) -> None:
+    async def fn() -> AsyncIterator[Any]:
+        try:
+            job = content()
+        except SilentException:
+            yield b"nothing to download yet\n"
+            return
+        yield await asyncio.to_thread(job)
+
+    fn.__name__ = name
+    render.download_button(filename=filename, media_type=media)(fn)
+
+
+def _need(release: Release | None) -> Release:
+    """The release, or stop the reactive computation quietly while there is none."""
+    req(release)
+    assert release is not None  # req raises a silent stop on None
+    return release

@@ -1,0 +1,206 @@
+"""What the app's page sends and shows, as plain functions: no Shiny.
+
+The Shiny server (:mod:`dppca.app.server`) reads the page's inputs and calls
+:class:`~dppca.app.state.AppState`; what lies between (the settings of a
+release read from the page, the messages about a release or a refusal, the
+options of a figure, the tables shown) is worked out here, from plain values,
+so that it is tested without a browser. A page value is read through a
+``value(name)`` callable: a Shiny reactive read in the server, a dictionary
+lookup in the tests, so that every function reads only the inputs it needs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from ..exceptions import BudgetExceededError, TiedRowsError
+from .data import DataError, Selection, parse_labels
+
+if TYPE_CHECKING:
+    from ..accounting import PrivacyCost
+    from .state import AppState, Release
+
+__all__ = [
+    "RELEASE_FAILURES",
+    "failure_message",
+    "ledger_csv_frame",
+    "load_message",
+    "loading_options",
+    "positive_or_none",
+    "readable_ledger",
+    "refusal_message",
+    "release_message",
+    "release_settings",
+    "same_selection",
+    "score_display",
+]
+
+Value = Callable[[str], Any]
+
+
+def positive_or_none(value: Any) -> int | None:
+    """A count typed into the page, None for 0 or blank (``0 = off`` fields)."""
+    return int(value) if value not in (None, "") and int(value) > 0 else None
+
+
+def release_settings(kind: str, value: Value) -> dict[str, Any]:
+    """The keyword arguments of ``AppState.preview``/``release`` for ``kind``.
+
+    Reads the eps, delta and calibration of the release and the settings of
+    its tab only, so a preview is redrawn when they change and not otherwise.
+    """
+    base = {
+        "eps": value(f"{kind}_eps"),
+        "delta": value(f"{kind}_delta"),
+        "calibration": value(f"{kind}_calibration"),
+    }
+    if kind == "directions":
+        base["design"] = value("directions_design")
+    elif kind == "scree":
+        clip = value("scree_clip")
+        base.update(
+            k=value("scree_k"),
+            methods=tuple(value("scree_methods") or ()),
+            reuse_directions=value("scree_reuse"),
+            mono=value("scree_mono"),
+            clip=clip if clip else None,
+            pmwm_split=value("scree_pmwm_split"),
+            huber_m2_frac=value("scree_huber_m2"),
+        )
+    elif kind == "score":
+        base.update(
+            components=(value("score_pc_x"), value("score_pc_y")),
+            bins=positive_or_none(value("score_bins")),
+            methods=tuple(value("score_methods") or ()),
+            use_groups=value("score_groups"),
+            reuse_directions=value("score_reuse"),
+        )
+    return base
+
+
+def same_selection(
+    selection: Selection | None,
+    columns: list[str],
+    group: str | None,
+    public: bool,
+    labels: str | None,
+) -> bool:
+    """Whether the page's choice of columns and groups is the one in force.
+
+    Updating a widget from the server sends its value back; that echo must
+    not count as a new choice.
+    """
+    if selection is None:
+        return False
+    chosen = (tuple(columns), group, public and group is not None)
+    if chosen != (selection.columns, selection.group_column, selection.groups_public):
+        return False
+    try:
+        return parse_labels(labels) == selection.group_labels
+    except DataError:
+        return False
+
+
+def load_message(state: AppState, name: str) -> str:
+    """What the page says about a table just loaded, and about its budget."""
+    frame = state.frame
+    assert frame is not None
+    text = f"Loaded {name}: {frame.shape[0]} rows, {frame.shape[1]} columns. "
+    releases = state.ledger_version()[0]
+    if releases and state.budget is not None:
+        eps, delta = state.budget.spent
+        text += (
+            f"The ledger already holds {releases} release(s) of these data "
+            f"(eps = {eps:.4g}, delta = {delta:.3g} spent); they count against "
+            "its budget."
+        )
+    else:
+        text += "Its privacy budget is kept in the ledger, shared by every session."
+    return text
+
+
+def refusal_message(cost: PrivacyCost, remaining: tuple[float, float]) -> str:
+    """Why a release the budget cannot afford is not run."""
+    eps_left, delta_left = remaining
+    return (
+        f"Refused: this release would cost {cost}, but only "
+        f"(eps={eps_left:.4g}, delta={delta_left:.3g}) remains. Nothing was "
+        "computed or spent."
+    )
+
+
+# What ``failure_message`` explains on the page; anything else is a bug and is raised.
+RELEASE_FAILURES: tuple[type[BaseException], ...] = (
+    BudgetExceededError,
+    DataError,
+    TiedRowsError,
+    TypeError,
+    ValueError,
+    MemoryError,
+)
+
+
+def failure_message(exc: BaseException) -> str:
+    """The status line of a release that failed with ``exc`` (one of RELEASE_FAILURES)."""
+    if isinstance(exc, BudgetExceededError):
+        return f"Refused: {exc}"
+    if isinstance(exc, MemoryError):
+        return "Not released: not enough memory for these settings; nothing was spent."
+    return f"Not released: {exc}"
+
+
+def release_message(release: Release) -> tuple[str, str]:
+    """The status line of a release just made, and its kind (success or warning)."""
+    text = f"Release #{release.number} made; it cost eps = {release.cost.eps:.4g}, "
+    text += f"delta = {release.cost.delta:.3g}."
+    if release.warnings:
+        text += " Notes: " + " ".join(release.warnings)
+    ok = release.forecast is None or release.forecast.ok
+    if not ok:
+        text += " The forecast says this picture is likely wrong; see the note with the figure."
+    return text, "success" if ok else "warning"
+
+
+def loading_options(p: int, value: Value) -> dict[str, Any]:
+    """The options of :func:`dppca.app.figures.loading_figure` set on the page."""
+    heat_k = max(1, min(int(value("loading_heat_k") or 4), p))
+    return {
+        "kind": value("loading_kind"),
+        "components": (int(value("loading_pc_x") or 1), int(value("loading_pc_y") or 2)),
+        "heatmap_components": list(range(1, heat_k + 1)),
+        "uncertainty": positive_or_none(value("loading_uncertainty")),
+        "top": positive_or_none(value("loading_top")),
+        "color": value("loading_color"),
+    }
+
+
+def score_display(release: Release, kind: str, method: str) -> tuple[str, str]:
+    """The score view and histogram method to draw, falling back to what was released."""
+    if method not in release.result.methods:
+        method = release.result.methods[0]
+    if kind == "groups" and release.result.groups is None:
+        kind = "histogram"
+    return kind, method
+
+
+def readable_ledger(frame: pd.DataFrame) -> pd.DataFrame:
+    """A ledger table for the page: rounded costs, readable times."""
+    if frame.empty:
+        return pd.DataFrame({"ledger": ["nothing released yet"]})
+    frame = frame.copy()
+    for col in ("eps", "delta"):
+        frame[col] = [f"{v:.4g}" for v in frame[col]]
+    if "time" in frame:
+        frame["time"] = [t.replace("T", " ").replace("+00:00", " UTC") for t in frame["time"]]
+    return frame
+
+
+def ledger_csv_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """The ledger as downloaded: costs to six significant digits."""
+    return frame.assign(
+        eps=[float(f"{v:.6g}") for v in frame["eps"]],
+        delta=[float(f"{v:.6g}") for v in frame["delta"]],
+    )

@@ -1,0 +1,353 @@
+"""The data-free plan of a scree release: budget split, cost and accuracy forecast."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._pairs import moment_sensitivity
+from .._typing import Calibration
+from .._validation import (
+    check_bool,
+    check_bounds,
+    check_calibration,
+    check_choice,
+    check_delta,
+    check_eps,
+    check_k,
+    check_open_unit,
+    check_positive_int,
+)
+from ..accounting import PrivacyCost, compose, scale_to_tight
+from ..forecast import (
+    CLIP_RATIO,
+    FAILURE_TOLERANCE,
+    PVE_TOLERANCE,
+    Forecast,
+    direction_noise_norm,
+    direction_problem,
+)
+from ..mechanisms import gaussian_sigma, kendall_sensitivity, kendall_sigma
+from ._clip import (
+    _CLIP_QUANTILE,
+    _LADDER_BOUNDED,
+    _auto_scan_share,
+    _clip_ladder,
+    _joint_noise,
+    _scan_failure,
+    _scan_level,
+)
+from ._controls import ScreeMethod, _resolve_controls, _resolve_methods
+from ._estimators import _ALL_PAIRS_MAX_N, _method_cost
+
+
+def _make_plan(
+    n: int, p: int, k: int, *, eps: float, delta: float, methods: tuple[str, ...],
+    controls: dict[str, Any], direction_share: float, trace_share: float | None,
+    pairing: str, calibration: str, box: Any,
+) -> ScreePlan:  # fmt: skip
+    """The plan of validated arguments: fills in the automatic scan share."""
+    public_clip = controls["clipped"].clip if "clipped" in controls else None
+    if public_clip is not None:
+        trace_share = 0.0
+    elif trace_share is None:
+        trace_share = _auto_scan_share(n, eps, _clip_ladder(box).size)
+    if direction_share + trace_share >= 1:
+        raise ValueError(
+            f"direction_share + trace_share must be < 1 to leave budget for the scree; "
+            f"got {direction_share!r} + {trace_share!r}."
+        )
+    return ScreePlan.make(
+        n=n, p=p, k=k, eps=eps, delta=delta, methods=methods, controls=controls,
+        direction_share=direction_share, trace_share=trace_share, pairing=pairing,
+        calibration=calibration, box=box, public_clip=public_clip,
+    )  # fmt: skip
+
+
+def plan_scree(
+    n: int,
+    p: int,
+    k: int | None = None,
+    *,
+    eps: float,
+    delta: float,
+    method: ScreeMethod | Sequence[ScreeMethod] = "clipped",
+    control: Any = None,
+    directions_given: bool = False,
+    direction_share: float = 0.35,
+    trace_share: float | None = None,
+    pairing: Literal["all", "random", "consecutive"] | None = None,
+    calibration: Calibration = "analytic",
+    bounds: Any = None,
+) -> ScreePlan:
+    """Price and forecast a :func:`dp_scree` call without any data.
+
+    Parameters are those of :func:`dp_scree` that shape the release, with the
+    data replaced by its public size ``n`` x ``p`` and ``directions`` by
+    whether they are given. ``bounds`` take the forms of :func:`dp_scree`
+    (mappings name the variables ``V1 .. Vp``).
+
+    Returns
+    -------
+    ScreePlan
+        ``cost`` (what the call would record) and ``forecast``.
+
+    Examples
+    --------
+    >>> plan = plan_scree(5000, 20, 3, eps=1.0, delta=1e-6)
+    >>> plan.forecast.ok, round(plan.cost.eps, 6)
+    (True, 1.0)
+    """
+    n = check_positive_int(n, "n")
+    p = check_positive_int(p, "p")
+    k = check_k(k, p)
+    eps, delta = check_eps(eps), check_delta(delta)
+    methods = _resolve_methods(method)
+    controls = _resolve_controls(control, methods)
+    calibration = check_calibration(calibration)
+    pairing_rule = pairing or ("all" if n <= _ALL_PAIRS_MAX_N else "random")
+    pairing_rule = check_choice(pairing_rule, "pairing", ("all", "random", "consecutive"))
+    if trace_share is not None:
+        trace_share = check_open_unit(trace_share, "trace_share")
+    if check_bool(directions_given, "directions_given"):
+        direction_share = 0.0
+    else:
+        direction_share = check_open_unit(direction_share, "direction_share")
+    box = check_bounds(bounds, tuple(f"V{j + 1}" for j in range(p)))
+    return _make_plan(
+        n, p, k, eps=eps, delta=delta, methods=methods, controls=controls,
+        direction_share=direction_share, trace_share=trace_share, pairing=pairing_rule,
+        calibration=calibration, box=box,
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ScreePlan:
+    """The data-free side of a scree release: budget split, ladder, cost and forecast.
+
+    Built by :func:`plan_scree` from public quantities only; :func:`dp_scree`
+    runs exactly this plan.
+    """
+
+    eps_dir: float
+    delta_dir: float
+    eps_scan: float
+    eps_m: float
+    delta_m: float
+    ladder: NDArray[np.float64]
+    scan_level: float
+    noise: str
+    cost: PrivacyCost
+    forecast: Forecast
+    methods: tuple[str, ...] = ()
+    controls: Mapping[str, Any] = field(default_factory=dict)
+    pairing: str = "all"
+
+    @classmethod
+    def make(
+        cls, *, n: int, p: int, k: int, eps: float, delta: float, methods: tuple[str, ...],
+        controls: dict[str, Any], direction_share: float, trace_share: float, pairing: str,
+        calibration: str, box: Any, public_clip: float | None,
+    ) -> ScreePlan:  # fmt: skip
+        """The plan for validated arguments.
+
+        The shares give a basic split of ``(eps, delta)``. With the analytic
+        calibration every eps share is then multiplied by the largest factor
+        whose tight total (:func:`dppca.accounting.tight_total`) is still
+        ``eps`` at ``delta`` (:func:`dppca.accounting.scale_to_tight`), and the
+        noise of the joint release (Laplace or Gaussian) is the one with less
+        noise after that scaling. The classic calibration keeps the basic split.
+        """
+        extra = [name for name in methods if name != "clipped"]
+        m = n // 2
+        ladder = _clip_ladder(box)
+        all_pairs = pairing == "all"
+        args: dict[str, Any] = dict(
+            n=n, p=p, k=k, eps=eps, delta=delta, extra=extra, controls=controls,
+            direction_share=direction_share, trace_share=trace_share, all_pairs=all_pairs,
+            calibration=calibration, public_clip=public_clip,
+        )  # fmt: skip
+        basic = _basic_split(**args, noise=None)
+        kind = _joint_noise(n, m, all_pairs, basic[3], basic[4], calibration)[0]
+        if calibration == "analytic":
+            options = []
+            for noise in ("laplace", "gaussian"):
+                split = _basic_split(**args, noise=noise)
+
+                def build(t: float, split: tuple = split) -> list[PrivacyCost]:
+                    return _scree_costs(split, t, **args)
+
+                t, costs = scale_to_tight(build, eps, delta)
+                sd = _unit_sd(noise, n, all_pairs, t * split[3], split[4], calibration)
+                options.append((sd, noise, t, split, costs))
+            _, kind, t, split, costs = min(options, key=lambda o: (o[0], o[1] != kind))
+            cost = PrivacyCost(
+                eps, delta, "tight composition (accountant)",
+                f"private scree ({', '.join(methods)}; {k} components)", costs, kind="composed",
+            )  # fmt: skip
+        else:
+            t, split = 1.0, _basic_split(**args, noise=kind)
+            cost = compose(
+                _scree_costs(split, 1.0, **args),
+                released=f"private scree ({', '.join(methods)}; {k} components)",
+            )
+        eps_dir, delta_dir, eps_scan, eps_m, delta_m, _ = split
+        eps_dir, eps_scan, eps_m = t * eps_dir, t * eps_scan, t * eps_m
+        unit_sd = _unit_sd(kind, n, all_pairs, eps_m, delta_m, calibration)
+        level = _scan_level(m, eps_scan, eps_m) if public_clip is None else _CLIP_QUANTILE
+        forecast = _forecast_scree(
+            n=n, p=p, eps=eps, delta=delta, eps_dir=eps_dir, delta_dir=delta_dir,
+            calibration=calibration, unit_sd=unit_sd, kind=kind, ladder_bins=ladder.size,
+            eps_scan=eps_scan if public_clip is None else 0.0, level=level, m=m,
+        )  # fmt: skip
+        return cls(
+            eps_dir, delta_dir, eps_scan, eps_m, delta_m, ladder, level, kind, cost, forecast,
+            methods, MappingProxyType(dict(controls)), pairing,
+        )  # fmt: skip
+
+
+def _basic_split(
+    *, n: int, eps: float, delta: float, extra: list[str], direction_share: float,
+    trace_share: float, all_pairs: bool, calibration: str, noise: str | None, **_: Any,
+) -> tuple[float, float, float, float, float, str]:  # fmt: skip
+    """Basic split: eps and delta of directions, scan eps, each method's (eps, delta), noise.
+
+    ``noise=None`` takes the joint release's noise with the smaller standard
+    deviation at this split. A Laplace joint release needs no delta: then the
+    other Gaussian parts share it in proportion to their eps.
+    """
+    eps_dir, delta_dir = eps * direction_share, delta * direction_share
+    eps_scan = eps * trace_share
+    eps_m = (eps - eps_dir - eps_scan) / (1 + len(extra))
+    delta_m = (delta - delta_dir) / (1 + len(extra))
+    if noise is None:
+        noise = _joint_noise(n, n // 2, all_pairs, eps_m, delta_m, calibration)[0]
+    if noise == "laplace" and (direction_share > 0 or extra):
+        weights = [eps_dir] + [eps_m] * len(extra)
+        delta_dir = delta * eps_dir / math.fsum(weights)
+        delta_m = delta * eps_m / math.fsum(weights) if extra else delta_m
+    return eps_dir, delta_dir, eps_scan, eps_m, delta_m, noise
+
+
+def _unit_sd(
+    kind: str, n: int, all_pairs: bool, eps: float, delta: float, calibration: str
+) -> float:
+    """Noise sd of the joint release per unit clip level."""
+    if kind == "laplace":
+        return math.sqrt(2.0) * moment_sensitivity(n, 1.0, all_pairs=all_pairs, norm="l1") / eps
+    l2 = moment_sensitivity(n, 1.0, all_pairs=all_pairs, norm="l2")
+    return gaussian_sigma(l2, eps, delta, calibration)
+
+
+def _scree_costs(
+    split: tuple[float, float, float, float, float, str], t: float, *, n: int, p: int, k: int,
+    extra: list[str], controls: dict[str, Any], direction_share: float, all_pairs: bool,
+    calibration: str, public_clip: float | None, **_: Any,
+) -> list[PrivacyCost]:  # fmt: skip
+    """The parts of a scree release with every eps share of ``split`` times ``t``."""
+    eps_dir, delta_dir, eps_scan, eps_m, delta_m, kind = split
+    eps_dir, eps_scan, eps_m = t * eps_dir, t * eps_scan, t * eps_m
+    costs: list[PrivacyCost] = []
+    if direction_share > 0:
+        costs.append(
+            PrivacyCost(eps_dir, delta_dir, f"gaussian ({calibration})",
+                        f"noisy spherical Kendall matrix ({p} x {p})", kind="gaussian",
+                        sensitivity=kendall_sensitivity(n),
+                        sigma=kendall_sigma(n, eps_dir, delta_dir, calibration))
+        )  # fmt: skip
+    if public_clip is None:
+        costs.append(
+            PrivacyCost(eps_scan, 0.0, "ladder quantile scan (pure DP)",
+                        "clip level of the squared pair norms", kind="pure")
+        )  # fmt: skip
+    released = f"clipped moments: {k} variances and the total variance"
+    # The sensitivity is c C with the clip level C chosen privately above (or
+    # public): the noise is a fixed multiple of it, known before any data.
+    if kind == "laplace":
+        mult, delta_joint = 1.0 / eps_m, 0.0
+    else:
+        mult, delta_joint = gaussian_sigma(1.0, eps_m, delta_m, calibration), delta_m
+    noise: dict[str, Any] = {}
+    if public_clip is not None:
+        norm = "l1" if kind == "laplace" else "l2"
+        sens = moment_sensitivity(n, public_clip, all_pairs=all_pairs, norm=norm)
+        noise = {"sensitivity": sens, "scale" if kind == "laplace" else "sigma": mult * sens}
+    mech = "laplace" if kind == "laplace" else f"gaussian ({calibration})"
+    costs.append(
+        PrivacyCost(eps_m, delta_joint, mech, released, kind=kind, multiplier=mult, **noise)
+    )
+    for name in extra:
+        costs.append(
+            _method_cost(name, controls[name], eps=eps_m, delta=delta_m, k=k,
+                         calibration=calibration)
+        )  # fmt: skip
+    return costs
+
+
+def _forecast_scree(
+    *, n: int, p: int, eps: float, delta: float, eps_dir: float, delta_dir: float,
+    calibration: str, unit_sd: float, kind: str, ladder_bins: int, eps_scan: float,
+    level: float, m: int,
+) -> Forecast:  # fmt: skip
+    """Data-free forecast of a scree release (see :mod:`dppca.forecast`).
+
+    The noise on the total variance, relative to it, is ``unit_sd * C / trace``
+    with the clip level ``C`` assumed to be :data:`dppca.forecast.CLIP_RATIO`
+    times the total variance when the scan aims at the 0.9 quantile, and
+    ``sqrt(0.1 / (1 - level))`` times more for a higher level: the quantiles
+    of a tail with index 2 (heavy, with a finite mean, as real tables with a
+    few dominant variables have) grow like that, so a higher aim is not
+    assumed to cost nothing. A PVE is a ratio of two such noisy values, so its
+    noise is about ``sqrt(2)`` times that. The clip scan fails when it
+    stops below all the data (:func:`dppca.mechanisms.ladder_failure_bound`)
+    or runs two bins or more (a factor 4) past the level
+    (:func:`dppca.mechanisms.quantile_overshoot_bound`).
+    """
+    quantities: dict[str, float] = {}
+    descriptions: dict[str, str] = {}
+    problems: list[str] = []
+    if eps_dir > 0:
+        norm = direction_noise_norm(p, kendall_sigma(n, eps_dir, delta_dir, calibration))
+        quantities["direction_noise_norm"] = norm
+        descriptions["direction_noise_norm"] = "typical operator norm of the Kendall noise"
+        problem = direction_problem(norm)
+        if problem is not None:
+            problems.append(problem)
+    ratio = CLIP_RATIO * math.sqrt(max(1.0, (1.0 - _CLIP_QUANTILE) / (1.0 - level)))
+    relative = unit_sd * ratio
+    quantities["trace_noise_relative"] = relative
+    descriptions["trace_noise_relative"] = (
+        f"noise sd over the total variance ({kind}), assuming a clip level "
+        f"{ratio:.2g} times the total variance"
+    )
+    pve_sd = math.sqrt(2.0) * relative
+    quantities["pve_sd"] = pve_sd
+    descriptions["pve_sd"] = "predicted noise sd of a PVE (share of the total variance)"
+    if 2 * pve_sd > PVE_TOLERANCE:
+        problems.append(
+            f"each PVE would carry noise of about +-{2 * pve_sd:.2g} (95%), more than "
+            f"{PVE_TOLERANCE:g}; raise eps, pass directions released earlier, or use more rows."
+        )
+    if eps_scan > 0:
+        failure = _scan_failure(ladder_bins, m, level, eps_scan)
+        quantities["clip_scan_failure"] = failure
+        descriptions["clip_scan_failure"] = (
+            "bound on the chance that the clip level lands below the data or 4x too high"
+        )
+        if failure > FAILURE_TOLERANCE:
+            help_ = "raise eps or trace_share, or give a public ClippedControl(clip=...)"
+            if ladder_bins > _LADDER_BOUNDED + 1:  # the unbounded ladder: bounds would help
+                help_ = "give public bounds, " + help_
+            problems.append(
+                f"the clip level search may fail with probability up to {failure:.2g}; {help_}."
+            )
+    return Forecast(
+        "scree", n, p, eps, delta, quantities=quantities, descriptions=descriptions,
+        problems=tuple(problems),
+    )  # fmt: skip

@@ -1,0 +1,386 @@
+"""The public :func:`dp_scree`: validate, check the budget, run the plan, return the result."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal, NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._typing import Accuracy, Calibration, Data, RandomStateLike, Ties
+from .._validation import (
+    apply_bounds,
+    check_accuracy,
+    check_bool,
+    check_bounds,
+    check_budget,
+    check_calibration,
+    check_data,
+    check_delta,
+    check_delta_for_n,
+    check_eps,
+    check_k,
+    check_random_state,
+)
+from ..accounting import Budget
+from ..directions import DirectionsResult, dp_pc_dir, refuse_own_directions, resolve_directions
+from ..forecast import enforce
+from ..mechanisms import ladder_quantile, random_pairing
+from ._controls import ScreeMethod
+from ._estimators import _PAIRINGS, _huber, _moment_release, _mono, _pmwm
+from ._plan import ScreePlan, plan_scree
+from ._result import ScreeResult
+from ._statistics import _paired_differences
+
+
+def dp_scree(
+    X: Data,
+    k: int | None = None,
+    *,
+    eps: float,
+    delta: float,
+    method: ScreeMethod | Sequence[ScreeMethod] = "clipped",
+    control: Any = None,
+    directions: DirectionsResult | Any = None,
+    public_directions: bool = False,
+    direction_share: float = 0.35,
+    trace_share: float | None = None,
+    pairing: Literal["all", "random", "consecutive"] | None = None,
+    mono: bool = True,
+    compare: bool = False,
+    random_state: RandomStateLike = None,
+    calibration: Calibration = "analytic",
+    ties: Ties = "zero",
+    budget: Budget | None = None,
+    bounds: Any = None,
+    accuracy: Accuracy = "warn",
+    allow_large_delta: bool = False,
+) -> ScreeResult:
+    """Private variances (scree values) and PVE along PC directions.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, p) or pandas.DataFrame
+        Numeric data, n >= 4. Not modified, centred or scaled.
+    k : int, default=None
+        Number of components, in [1, p]; None means p.
+    eps : float
+        Total epsilon of the call, > 0.
+    delta : float
+        Total delta of the call, in (0, 1/n).
+    method : {"clipped", "pmwm", "huber"} or list of them, default="clipped"
+        Estimator(s). ``"clipped"`` is the joint release of the variances and
+        the total variance (always made, since it gives the total); the others
+        are extra releases that share the budget left after the directions and
+        the clip level equally with it.
+    control : control object or dict, optional
+        A :class:`ClippedControl`, :class:`PMWMControl` or
+        :class:`HuberControl` (matched to its method by type), or a dict
+        ``{method: control}``. Missing ones take their defaults, which do not
+        look at the data.
+    directions : DirectionsResult or array of shape (p, >=k), optional
+        None (default): private directions are released in this call by
+        :func:`dppca.dp_pc_dir` with ``direction_share`` of the budget. A
+        private ``DirectionsResult`` is reused at no new cost. A non-private
+        ``DirectionsResult`` (from :func:`dppca.pc_dir`) is refused unless
+        ``public_directions=True``. A matrix with orthonormal columns is taken
+        as public: the caller vouches that it does not come from these data.
+    public_directions : bool, default=False
+        Confirms that a non-private ``DirectionsResult`` comes from public data.
+    direction_share : float, default=0.35
+        Share of (eps, delta) for the internal directions, in (0, 1), as a
+        weight of the basic split (see Notes); unused when ``directions`` is
+        given.
+    trace_share : float, default=None
+        Share of eps for choosing the clip level of the variance release, in
+        (0, 1); unused with a public ``ClippedControl(clip=...)``. None takes
+        the smallest share whose chance of a clip level below the data
+        (:func:`dppca.mechanisms.ladder_failure_bound`) is 1 %, kept between
+        0.05 and 0.3 (a function of n and eps only).
+    pairing : {"all", "random", "consecutive"}, default=None
+        Pairs of rows the moments are averaged over. ``"all"`` (the default
+        up to 4000 rows) uses every pair: without clipping this is exactly
+        the sample variance, so no sampling error is added. ``"random"`` (the
+        default above 4000 rows) averages 16 uniformly random pairings (perfect
+        matchings of the rows, drawn from ``random_state``); ``"consecutive"``
+        pairs rows (1, 2), (3, 4), ... once (only sensible when the row order
+        is unrelated to the data). The
+        clip-level scan and the ``"pmwm"``/``"huber"`` estimators always use
+        disjoint pairs (random unless ``"consecutive"``).
+    mono : bool, default=True
+        Replace each method's values by their non-increasing least-squares
+        fit, clipped at 0 (post-processing).
+    compare : bool, default=False
+        Also attach the non-private top-k sample covariance eigenvalues and
+        total variance, for comparison plots. These are NOT private: do not
+        publish them.
+    random_state : None, int or numpy.random.Generator, default=None
+        Source of the noise and of the pairing. Use fresh entropy (None) for
+        a release you publish.
+    calibration : {"analytic", "classic"}, default="analytic"
+        Gaussian calibration for every Gaussian step.
+    ties : {"zero", "error"}, default="zero"
+        Passed to :func:`dppca.dp_pc_dir` for the internal directions.
+    budget : Budget, optional
+        Checked before the data are touched; the call's cost is spent after.
+    bounds : None, (lower, upper), array of shape (p, 2) or mapping, default=None
+        Public data domain per variable (see :func:`dppca.dp_pc_dir`). The
+        data are clipped to it, and the clip level is searched on a short
+        ladder below the largest squared pair norm the bounds allow.
+    accuracy : {"warn", "error", "ignore"}, default="warn"
+        What to do when the data-free forecast (``result.forecast``) says the
+        release would be inaccurate: warn, refuse before reading any data, or
+        nothing.
+    allow_large_delta : bool, default=False
+        Permit ``delta >= 1/n``.
+
+    Returns
+    -------
+    ScreeResult
+        ``values`` (one row per method), ``scree``, ``pve``, ``pve_total``,
+        ``trace``, ``directions``, ``noise_sd``, ``forecast`` and ``cost``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For invalid arguments (checked before any computation).
+    InaccurateReleaseError
+        With ``accuracy="error"`` when the forecast finds a problem.
+    BudgetExceededError
+        When ``budget`` cannot afford the call.
+    TiedRowsError
+        With ``ties="error"`` when the internal directions meet two coinciding
+        rows; the error itself reveals that such rows exist.
+
+    Warns
+    -----
+    AccuracyWarning
+        With ``accuracy="warn"`` when the forecast finds a problem.
+    PrivacyWarning
+        With ``calibration="classic"`` when a Gaussian step gets eps >= 1.
+
+    See Also
+    --------
+    dp_pc_dir : the private directions.
+    dppca.plotting.plot_scree : draws the result.
+
+    Notes
+    -----
+    Privacy: neighbouring datasets have the same ``n`` and differ in one row.
+    For a pair of rows let ``z = (x_a - x_b) / sqrt(2)``; for a unit direction
+    ``v``, ``E[(v' z)^2] = v' Sigma v`` for any mean, so nothing is centred.
+    With the directions fixed (a private release or public), the parts are:
+
+    * directions (when computed here): :func:`dppca.dp_pc_dir` with
+      ``direction_share * (eps, delta)``;
+    * the clip level ``C`` (``trace_share * eps``, pure DP): the pure-DP
+      ladder scan :func:`dppca.mechanisms.ladder_quantile` at level 0.9
+      (lowered at small ``n eps``) of ``||z||^2`` over disjoint pairs; a row
+      is in one pair, so every cumulative count moves by at most one;
+    * the joint release ("clipped"): each pair's ``z`` is scaled down to
+      norm ``sqrt(C)`` if longer, and the k mean squares along the
+      directions and the mean squared norm are released together; their
+      L1 and L2 sensitivities (``4 C / n`` and ``2 sqrt(2) C / n`` over all
+      pairs; proof in :func:`dppca._pairs.moment_sensitivity`) do not grow
+      with k. Laplace or Gaussian noise, whichever is smaller at the
+      (eps, delta) of this part (a public choice);
+    * each other method gets an equal part ``(eps_m, delta_m)``:
+
+      - pmwm: per component a pure-DP upper quantile (eps_m / k, split evenly
+        between the two noise draws of the search) on half A of the disjoint
+        pairs, then the k-vector of winsorized means ``clamp(w_il, L_l, U_l)``
+        on half B with L2 sensitivity ``||U - L|| / |B|``; parallel
+        composition. With ``split=False`` both use all pairs and the budget is
+        divided.
+      - huber: per component, a scale proxy from the values
+        ``s_j = (w_{2j-1} - w_{2j})^2 / 2`` (one replaced row changes one
+        ``s_j``): by default the exponential mechanism picks the dyadic bin of
+        their median (utility sensitivity 1, ``m2_frac eps_m / k`` each); with
+        ``m2_rule="mode"`` the noisy arg-max of a histogram of block medians
+        with Laplace noise of scale ``2 k / (m2_frac eps_m)``. The proxy sets
+        the clipping level ``tau``, capped at ``C`` (post-processing). Then T
+        steps of noisy gradient descent, each a k-vector with L2 sensitivity
+        ``D = 2 eta0 ||tau|| / m``; T adaptive Gaussian releases compose
+        exactly to one Gaussian mechanism with sensitivity ``sqrt(T) D``
+        (Gaussian differential privacy).
+
+    With public ``bounds`` the data are clipped to them row by row first, so
+    neighbours stay neighbours. The monotone fit, the clipping at 0 and the PVE
+    are post-processing. PVE over all p components divides by
+    ``max(trace, sum of the k values)``. Directions passed in as an earlier
+    private release are not counted again. With ``compare=True`` the result
+    also carries non-private values.
+
+    Composition: the shares above are a basic split of (eps, delta). With
+    the analytic calibration every eps share is then multiplied by one
+    factor ``t >= 1``, the largest whose tight total
+    (:func:`dppca.accounting.tight_total`, which reads each part's noise) is
+    still eps at delta; deltas stay as split. ``result.cost`` is (eps, delta)
+    with the parts as ``parts`` (their own eps add up to ``t`` eps): every
+    part carries less noise than the basic split would give it. The clipped
+    moments' sensitivity is ``c C`` with ``C`` chosen privately, so their part
+    records the noise multiplier (noise over sensitivity), which is fixed
+    before any data are read. The classic calibration keeps the basic split.
+
+    A "public" directions array whose column equals (to 1e-8, up to sign) the
+    data's own sample-covariance direction of the same PC is refused before
+    anything is spent; see :func:`dppca.directions.refuse_own_directions` for
+    why that data-dependent check leaks nothing the caller had not already
+    given away.
+
+    References
+    ----------
+    Dong, J., Roth, A. and Su, W. J. (2022). Gaussian differential privacy.
+    Journal of the Royal Statistical Society B, 84(1), 3-37.
+
+    Durfee, D. (2023). Unbounded differentially private quantile and maximum
+    estimation. NeurIPS.
+
+    McSherry, F. and Talwar, K. (2007). Mechanism design via differential
+    privacy. FOCS.
+
+    Examples
+    --------
+    >>> from dppca import dp_scree
+    >>> from dppca.datasets import load_gau
+    >>> res = dp_scree(load_gau(), 3, eps=0.9, delta=1e-5, random_state=0)
+    >>> res
+    ScreeResult(p=20, k=3, n=5000, methods=('clipped',), eps=0.9, delta=1e-05)
+    >>> res.to_frame().shape
+    (3, 3)
+    """
+    check_budget(budget)
+    data, variables = check_data(X, min_rows=4)
+    n, p = data.shape
+    k = check_k(k, p)
+    eps = check_eps(eps)
+    delta = check_delta_for_n(
+        check_delta(delta), n, check_bool(allow_large_delta, "allow_large_delta")
+    )
+    mono = check_bool(mono, "mono")
+    compare = check_bool(compare, "compare")
+    accuracy = check_accuracy(accuracy)
+    box = check_bounds(bounds, variables)
+    public_directions = check_bool(public_directions, "public_directions")
+    given, release = resolve_directions(directions, p=p, k=k, public_directions=public_directions)
+    source = _directions_source(given is None, release is None)
+    rng = check_random_state(random_state)
+    plan = plan_scree(
+        n, p, k, eps=eps, delta=delta, method=method, control=control,
+        directions_given=given is not None, direction_share=direction_share,
+        trace_share=trace_share, pairing=pairing, calibration=calibration,
+        bounds=None if box is None else np.column_stack(box),
+    )  # fmt: skip
+    calibration = check_calibration(calibration)
+    enforce(plan.forecast, accuracy)
+    if budget is not None:
+        budget.check(plan.cost)
+    if given is not None and release is None:
+        refuse_own_directions(data, given, range(1, k + 1))
+
+    # Every draw from here on comes in a fixed order: the directions, the
+    # pairings, the clip scan, the joint moments, then each extra method.
+    if box is not None:
+        data = apply_bounds(data, box)
+    vectors = given
+    if vectors is None:
+        release = dp_pc_dir(
+            data, k, eps=plan.eps_dir, delta=plan.delta_dir, random_state=rng,
+            calibration=calibration, ties=ties, accuracy="ignore", allow_large_delta=True,
+        )  # fmt: skip
+        vectors = np.array(release.directions)
+    shift = None if box is None else 0.5 * (box[0] + box[1])
+    draws = _draw(data, vectors, plan, shift=shift, mono=mono, calibration=calibration, rng=rng)
+    nonprivate = _nonprivate(data, k) if compare else (None, None)
+    if budget is not None:
+        budget.spend(plan.cost)
+    return ScreeResult(
+        methods=plan.methods, values=draws.values, trace=draws.trace,
+        directions=np.ascontiguousarray(vectors), directions_source=source,
+        directions_release=release, n=n, n_pairs=n // 2, variables=variables, cost=plan.cost,
+        calibration=calibration, mono=mono, nonprivate_values=nonprivate[0],
+        nonprivate_trace=nonprivate[1], noise_sd=draws.noise_sd, trace_sd=draws.trace_sd,
+        clip_level=draws.clip, bounds=None if box is None else np.column_stack(box),
+        forecast=plan.forecast,
+    )  # fmt: skip
+
+
+def _directions_source(computed_here: bool, public: bool) -> str:
+    """Where the directions came from (see :attr:`ScreeResult.directions_source`)."""
+    if computed_here:
+        return "private (this call)"
+    return "public (caller)" if public else "private (earlier release)"
+
+
+class _Draws(NamedTuple):
+    """What :func:`_draw` releases: every method's variances and the total variance."""
+
+    values: NDArray[np.float64]  # (n_methods, k), after the optional monotone fit
+    noise_sd: NDArray[np.float64]  # (n_methods, k)
+    trace: float
+    trace_sd: float
+    clip: float
+
+
+def _draw(
+    data: NDArray[np.float64], vectors: NDArray[np.float64], plan: ScreePlan, *,
+    shift: NDArray[np.float64] | None, mono: bool, calibration: str, rng: np.random.Generator,
+) -> _Draws:  # fmt: skip
+    """Run the plan's parts after the directions, in their fixed order.
+
+    The pairings first, then the clip scan (unless the clip level is public),
+    the joint moments, and each extra method in the order asked for. ``data``
+    are already clipped to any public bounds, whose centre is ``shift``.
+    """
+    orders = _pairings(data.shape[0], plan.pairing, rng)
+    z = _paired_differences(data, orders[0])
+    clip = _clip_level(z, plan, rng)
+    moments, trace, trace_sd = _moment_release(
+        data, orders, vectors, clip, all_pairs=plan.pairing == "all", shift=shift,
+        kind=plan.noise, eps=plan.eps_m, delta=plan.delta_m, calibration=calibration, rng=rng,
+    )  # fmt: skip
+    with np.errstate(over="ignore", invalid="ignore"):
+        w = np.nan_to_num((z @ vectors) ** 2, nan=np.inf)
+    k = vectors.shape[1]
+    rows, sds = [], []
+    for name in plan.methods:
+        if name == "clipped":
+            est, sd = moments, trace_sd
+        elif name == "pmwm":
+            est, sd = _pmwm(w, plan.controls[name], eps=plan.eps_m, delta=plan.delta_m,
+                            calibration=calibration, rng=rng)  # fmt: skip
+        else:
+            est, sd = _huber(w, plan.controls[name], tau_cap=clip, eps=plan.eps_m,
+                             delta=plan.delta_m, calibration=calibration, rng=rng)  # fmt: skip
+        rows.append(_mono(est) if mono else est)
+        sds.append(np.full(k, sd))
+    return _Draws(np.vstack(rows), np.vstack(sds), trace, trace_sd, clip)
+
+
+def _pairings(n: int, rule: str, rng: np.random.Generator) -> list[NDArray[np.int64]]:
+    """The row orders the pair moments average over (drawn for ``"all"`` and ``"random"``)."""
+    if rule == "consecutive":
+        return [np.arange(n, dtype=np.int64)]
+    return [random_pairing(n, rng) for _ in range(1 if rule == "all" else _PAIRINGS)]
+
+
+def _clip_level(z: NDArray[np.float64], plan: ScreePlan, rng: np.random.Generator) -> float:
+    """The public clip level, or the pure-DP ladder scan of the squared pair norms."""
+    public_clip = plan.controls["clipped"].clip if "clipped" in plan.controls else None
+    if public_clip is not None:
+        return float(public_clip)
+    with np.errstate(over="ignore", invalid="ignore"):
+        sq = np.nan_to_num(np.einsum("ij,ij->i", z, z), nan=np.inf)
+    return ladder_quantile(
+        sq, plan.ladder, q=plan.scan_level, eps1=plan.eps_scan / 2, eps2=plan.eps_scan / 2,
+        rng=rng,
+    )  # fmt: skip
+
+
+def _nonprivate(data: NDArray[np.float64], k: int) -> tuple[NDArray[np.float64], float]:
+    """The top-k sample covariance eigenvalues and the total variance (NOT private)."""
+    p = data.shape[1]
+    cov = np.cov(data, rowvar=False).reshape(p, p)
+    eig = np.linalg.eigvalsh(cov)[::-1]
+    return np.ascontiguousarray(eig[:k]), float(np.trace(cov))
