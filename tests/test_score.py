@@ -646,3 +646,23 @@ def test_the_score_release_draws_exactly_the_recorded_noise(medium: pd.DataFrame
     assert res.noise["sparse"]["scale"] == pytest.approx(2 / sparse.eps, rel=1e-12)
     d = leaves["noisy spherical Kendall matrix"]
     assert res.directions_release.sigma == pytest.approx(d.sigma, rel=1e-12)
+
+
+def test_every_histogram_method_is_one_registered_part():
+    # The plan prices and the release draws each method through its entry in
+    # HISTOGRAM_METHODS; the accepted names are exactly the registered ones.
+    from typing import get_args
+
+    from dppca.score.histograms import HISTOGRAM_METHODS, ScoreMethod
+
+    assert tuple(HISTOGRAM_METHODS) == get_args(ScoreMethod)
+    counts = np.array([[3, 0, 5, 1]])
+    for name, part in HISTOGRAM_METHODS.items():
+        cost = part.cost(name, "2 x 2", eps=0.5, delta=1e-6, calibration="analytic")
+        assert (cost.eps, cost.delta) == (0.5, 1e-6)
+        noisy, noise = part.run(
+            counts, np.random.default_rng(0), eps=0.5, delta=1e-6, calibration="analytic"
+        )
+        assert noisy.shape == counts.shape and np.all(noisy >= 0) and noise
+    with pytest.raises(ValueError, match="method must be among"):
+        dp_score(np.ones((10, 3)), eps=1.0, delta=1e-6, method="bogus", random_state=0)

@@ -701,3 +701,15 @@ def test_scree_names_keep_their_public_home():
         assert getattr(scree_mod, cls.__name__) is cls
     for name in scree_mod.__all__:
         assert hasattr(scree_mod, name)
+
+
+def test_every_extra_method_is_one_registered_part():
+    # The plan prices and the release runs each method through its entry in
+    # EXTRA_METHODS; a method named in METHODS without an entry could not run.
+    from dppca.scree._estimators import EXTRA_METHODS
+
+    assert scree_mod.METHODS == ("clipped", *EXTRA_METHODS)
+    for name, part in EXTRA_METHODS.items():
+        control = scree_mod._resolve_controls(None, (name,))[name]
+        cost = part.cost(control, eps=0.4, delta=1e-6, k=3, calibration="analytic")
+        assert cost.eps == pytest.approx(0.4) and cost.delta <= 1e-6

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Literal
 
@@ -21,13 +22,12 @@ from numpy.typing import NDArray
 
 from .._typing import Calibration
 from .._validation import check_positive_int
+from ..accounting import PrivacyCost
 from ..mechanisms import gaussian_noise, gaussian_sigma, laplace_noise, stability_threshold
 
 __all__ = ["add_counts", "bin_counts", "bin_rule", "release_histograms", "sparse_counts"]
 
 ScoreMethod = Literal["add", "sparse"]
-
-_METHODS = ("add", "sparse")
 
 
 def bin_rule(n: int, rule: str = "W") -> int:
@@ -69,7 +69,7 @@ def _check_methods(method: object) -> tuple[str, ...]:
         raise TypeError(f"method must be 'add', 'sparse' or a list of them; got {method!r}.")
     out: list[str] = []
     for m in items:
-        if m not in _METHODS:
+        if m not in HISTOGRAM_METHODS:
             raise ValueError(f"method must be among 'add', 'sparse'; got {m!r}.")
         if m not in out:
             out.append(m)
@@ -132,6 +132,66 @@ def _normalise(values: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.where(totals > 0, values / safe, 0.0)
 
 
+@dataclass(frozen=True)
+class HistogramMethod:
+    """One private histogram of the binned scores: its cost and its draw.
+
+    Adding a method is adding an entry to :data:`HISTOGRAM_METHODS`: the plan
+    prices every entry with ``cost`` and the release draws with ``run``, in the
+    order the caller asked for.
+
+    Attributes
+    ----------
+    cost : callable
+        ``cost(name, grid, *, eps, delta, calibration) -> PrivacyCost``; data-free.
+    run : callable
+        ``run(counts, rng, *, eps, delta, calibration) -> (noisy counts, noise
+        parameters)``.
+    """
+
+    cost: Callable[..., PrivacyCost]
+    run: Callable[..., tuple[NDArray[np.float64], Mapping[str, float]]]
+
+
+def _add_cost(name: str, grid: str, *, eps: float, delta: float, calibration: str) -> PrivacyCost:
+    # L2 sensitivity sqrt(2): replacing one row moves two cells by one
+    sigma = gaussian_sigma(math.sqrt(2.0), eps, delta, calibration)
+    return PrivacyCost(eps, delta, f"gaussian ({calibration})", f"{name} histogram ({grid})",
+                       kind="gaussian", sensitivity=math.sqrt(2.0), sigma=sigma)  # fmt: skip
+
+
+def _add_run(
+    counts: NDArray[np.int64], rng: np.random.Generator, *, eps: float, delta: float,
+    calibration: str,
+) -> tuple[NDArray[np.float64], Mapping[str, float]]:  # fmt: skip
+    sigma = gaussian_sigma(math.sqrt(2.0), eps, delta, calibration)
+    return add_counts(counts, sigma, rng), MappingProxyType({"sigma": sigma})
+
+
+def _sparse_cost(
+    name: str, grid: str, *, eps: float, delta: float, calibration: str
+) -> PrivacyCost:
+    # a release threshold: a generic (eps, delta) part
+    return PrivacyCost(eps, delta, "laplace + threshold", f"{name} histogram ({grid})")
+
+
+def _sparse_run(
+    counts: NDArray[np.int64], rng: np.random.Generator, *, eps: float, delta: float,
+    calibration: str,
+) -> tuple[NDArray[np.float64], Mapping[str, float]]:  # fmt: skip
+    scale, threshold = 2.0 / eps, stability_threshold(eps, delta)
+    noisy = sparse_counts(counts, scale, threshold, rng)
+    return noisy, MappingProxyType({"scale": scale, "threshold": threshold})
+
+
+HISTOGRAM_METHODS: Mapping[str, HistogramMethod] = MappingProxyType(
+    {
+        "add": HistogramMethod(cost=_add_cost, run=_add_run),
+        "sparse": HistogramMethod(cost=_sparse_cost, run=_sparse_run),
+    }
+)
+
+
 def release_histograms(
     counts: NDArray[np.int64],
     methods: Sequence[str],
@@ -151,13 +211,8 @@ def release_histograms(
     probs: dict[str, NDArray[np.float64]] = {}
     noise: dict[str, Mapping[str, float]] = {}
     for m in methods:
-        if m == "add":
-            sigma = gaussian_sigma(math.sqrt(2.0), eps_m, delta_m, calibration)
-            noisy = add_counts(counts, sigma, rng)
-            noise[m] = MappingProxyType({"sigma": sigma})
-        else:
-            scale, threshold = 2.0 / eps_m, stability_threshold(eps_m, delta_m)
-            noisy = sparse_counts(counts, scale, threshold, rng)
-            noise[m] = MappingProxyType({"scale": scale, "threshold": threshold})
+        noisy, noise[m] = HISTOGRAM_METHODS[m].run(
+            counts, rng, eps=eps_m, delta=delta_m, calibration=calibration
+        )
         probs[m] = _normalise(noisy)
     return probs, noise

@@ -25,7 +25,7 @@ from ..accounting import PrivacyCost, compose, scale_to_tight
 from ..forecast import FAILURE_TOLERANCE, Forecast, direction_noise_norm, direction_problem
 from ..mechanisms import gaussian_sigma, kendall_sensitivity, kendall_sigma
 from .frame import _SCALE_SHARE, frame_eps_needed, frame_failure_bound
-from .histograms import ScoreMethod, _check_bins, _check_methods
+from .histograms import HISTOGRAM_METHODS, ScoreMethod, _check_bins, _check_methods
 
 __all__ = ["ScorePlan", "plan_score"]
 
@@ -347,16 +347,11 @@ class _ScoreParts:
         eps_m, delta_m, calibration = self.eps_m(t), self.delta_m, self.calibration
         parts: list[PrivacyCost] = []
         for m in self.methods:
-            if m == "add":  # L2 sensitivity sqrt(2): one row moves two cells by one
-                sigma = gaussian_sigma(math.sqrt(2.0), eps_m, delta_m, calibration)
-                parts.append(
-                    PrivacyCost(eps_m, delta_m, f"gaussian ({calibration})",
-                                f"{m} histogram ({self.grid})", kind="gaussian",
-                                sensitivity=math.sqrt(2.0), sigma=sigma)
-                )  # fmt: skip
-            else:  # a release threshold: a generic (eps, delta) part
-                parts.append(PrivacyCost(eps_m, delta_m, "laplace + threshold",
-                                         f"{m} histogram ({self.grid})"))  # fmt: skip
+            parts.append(
+                HISTOGRAM_METHODS[m].cost(
+                    m, self.grid, eps=eps_m, delta=delta_m, calibration=calibration
+                )
+            )
         return parts
 
 

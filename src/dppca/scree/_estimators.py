@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -169,37 +172,37 @@ def _huber(
     return np.maximum(mu, 0.0), sigma
 
 
-def _method_cost(
-    method: str, control: Any, *, eps: float, delta: float, k: int, calibration: str
+def _multiplier(eps: float, delta: float, calibration: str) -> float:
+    return gaussian_sigma(1.0, eps, delta, calibration)
+
+
+def _pmwm_cost(
+    control: PMWMControl, *, eps: float, delta: float, k: int, calibration: str
 ) -> PrivacyCost:
-    """The record of one extra method at ``(eps, delta)``, each part with its noise.
-
-    Gaussian parts whose sensitivity is set by an earlier private output (the
-    winsorizing levels, the Huber clipping levels) record their noise
-    multiplier; the split PMWM (parallel composition) stays a generic part.
-    """
+    """PMWM: pure-DP winsorizing levels, then a Gaussian mean (or both on disjoint halves)."""
     gauss = f"gaussian ({calibration})"
-
-    def multiplier(e: float) -> float:
-        return gaussian_sigma(1.0, e, delta, calibration)
-
-    if method == "pmwm":
-        if control.split:
-            return PrivacyCost(
-                eps, delta,
-                f"pure-DP quantiles and {gauss} mean on disjoint halves (parallel composition)",
-                f"PMWM scree ({k} values) and its winsorizing levels",
-            )  # fmt: skip
-        eps_q = eps * control.quantile_share
-        return compose(
-            [
-                PrivacyCost(eps_q, 0.0, "unbounded quantile (pure DP)",
-                            "PMWM winsorizing levels", kind="pure"),
-                PrivacyCost(eps - eps_q, delta, gauss, f"PMWM scree ({k} values)",
-                            kind="gaussian", multiplier=multiplier(eps - eps_q)),
-            ],
-            released=f"PMWM scree ({k} values)",
+    if control.split:
+        return PrivacyCost(
+            eps, delta,
+            f"pure-DP quantiles and {gauss} mean on disjoint halves (parallel composition)",
+            f"PMWM scree ({k} values) and its winsorizing levels",
         )  # fmt: skip
+    eps_q = eps * control.quantile_share
+    return compose(
+        [
+            PrivacyCost(eps_q, 0.0, "unbounded quantile (pure DP)",
+                        "PMWM winsorizing levels", kind="pure"),
+            PrivacyCost(eps - eps_q, delta, gauss, f"PMWM scree ({k} values)",
+                        kind="gaussian", multiplier=_multiplier(eps - eps_q, delta, calibration)),
+        ],
+        released=f"PMWM scree ({k} values)",
+    )  # fmt: skip
+
+
+def _huber_cost(
+    control: HuberControl, *, eps: float, delta: float, k: int, calibration: str
+) -> PrivacyCost:
+    """Huber: pure-DP scale proxies, then Gaussian gradient steps composed as one."""
     eps_m2 = eps * control.m2_frac
     if control.m2_rule == "median":
         m2 = PrivacyCost(eps_m2, 0.0, "exponential mechanism (median bin)",
@@ -210,12 +213,67 @@ def _method_cost(
     return compose(
         [
             m2,
-            PrivacyCost(eps - eps_m2, delta, f"{gauss}, gradient steps composed as one",
-                        f"Huber scree ({k} values)", kind="gaussian",
-                        multiplier=multiplier(eps - eps_m2)),
+            PrivacyCost(eps - eps_m2, delta, f"gaussian ({calibration}), gradient steps composed "
+                        "as one", f"Huber scree ({k} values)", kind="gaussian",
+                        multiplier=_multiplier(eps - eps_m2, delta, calibration)),
         ],
         released=f"Huber scree ({k} values)",
     )  # fmt: skip
+
+
+def _run_pmwm(
+    w: NDArray[np.float64], control: PMWMControl, *, clip: float, **kwargs: Any
+) -> tuple[NDArray[np.float64], float]:
+    """PMWM needs no clip level: it finds its own winsorizing levels."""
+    return _pmwm(w, control, **kwargs)
+
+
+def _run_huber(
+    w: NDArray[np.float64], control: HuberControl, *, clip: float, **kwargs: Any
+) -> tuple[NDArray[np.float64], float]:
+    """Huber's clipping levels are capped at the clip level of the joint release."""
+    return _huber(w, control, tau_cap=clip, **kwargs)
+
+
+@dataclass(frozen=True)
+class ExtraMethod:
+    """One extra scree estimator, released beside the joint clipped moments.
+
+    Adding an estimator is adding an entry to :data:`EXTRA_METHODS` (and its
+    control class): the plan prices every entry with ``cost`` and the release
+    runs it with ``run``, in the order the caller asked for.
+
+    Attributes
+    ----------
+    cost : callable
+        ``cost(control, *, eps, delta, k, calibration) -> PrivacyCost``; data-free.
+    run : callable
+        ``run(w, control, *, clip, eps, delta, calibration, rng) -> (values, noise_sd)``
+        with ``w`` the squared projections of the paired differences.
+    """
+
+    cost: Callable[..., PrivacyCost]
+    run: Callable[..., tuple[NDArray[np.float64], float]]
+
+
+EXTRA_METHODS: Mapping[str, ExtraMethod] = MappingProxyType(
+    {
+        "pmwm": ExtraMethod(cost=_pmwm_cost, run=_run_pmwm),
+        "huber": ExtraMethod(cost=_huber_cost, run=_run_huber),
+    }
+)
+
+
+def _method_cost(
+    method: str, control: Any, *, eps: float, delta: float, k: int, calibration: str
+) -> PrivacyCost:
+    """The record of one extra method at ``(eps, delta)``, each part with its noise.
+
+    Gaussian parts whose sensitivity is set by an earlier private output (the
+    winsorizing levels, the Huber clipping levels) record their noise
+    multiplier; the split PMWM (parallel composition) stays a generic part.
+    """
+    return EXTRA_METHODS[method].cost(control, eps=eps, delta=delta, k=k, calibration=calibration)
 
 
 def _mono(values: NDArray[np.float64]) -> NDArray[np.float64]:

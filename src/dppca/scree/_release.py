@@ -28,7 +28,7 @@ from ..directions import DirectionsResult, dp_pc_dir, refuse_own_directions, res
 from ..forecast import enforce
 from ..mechanisms import ladder_quantile, random_pairing
 from ._controls import ScreeMethod
-from ._estimators import _PAIRINGS, _huber, _moment_release, _mono, _pmwm
+from ._estimators import _PAIRINGS, EXTRA_METHODS, _moment_release, _mono
 from ._plan import ScreePlan, plan_scree
 from ._result import ScreeResult
 from ._statistics import _paired_differences
@@ -347,12 +347,11 @@ def _draw(
     for name in plan.methods:
         if name == "clipped":
             est, sd = moments, trace_sd
-        elif name == "pmwm":
-            est, sd = _pmwm(w, plan.controls[name], eps=plan.eps_m, delta=plan.delta_m,
-                            calibration=calibration, rng=rng)  # fmt: skip
         else:
-            est, sd = _huber(w, plan.controls[name], tau_cap=clip, eps=plan.eps_m,
-                             delta=plan.delta_m, calibration=calibration, rng=rng)  # fmt: skip
+            est, sd = EXTRA_METHODS[name].run(
+                w, plan.controls[name], clip=clip, eps=plan.eps_m, delta=plan.delta_m,
+                calibration=calibration, rng=rng,
+            )  # fmt: skip
         rows.append(_mono(est) if mono else est)
         sds.append(np.full(k, sd))
     return _Draws(np.vstack(rows), np.vstack(sds), trace, trace_sd, clip)
