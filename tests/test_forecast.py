@@ -124,10 +124,12 @@ def test_small_real_table_at_eps_one_is_forecast_inaccurate_and_gau_is_not():
 def test_forecast_quantities_follow_their_definitions():
     plan = plan_scree(2000, 10, 3, eps=1.0, delta=1e-6)
     q = plan.forecast.quantities
-    # Laplace noise on the all-pairs moments: sd sqrt(2) * 4 C / (n eps_m), C = 3 * trace
+    # K-norm noise on the all-pairs moments: Laplace scale b = 4 C / (n eps_m)
+    # conditioned on the polytope, sd b sqrt(d (2d + 1) / ((d + 1) (d + 2))) with
+    # d = k + 1 = 4 values; C = CLIP_RATIO * trace
     leaf = next(leaf for leaf in plan.cost.leaves() if leaf.released.startswith("clipped"))
-    assert leaf.mechanism == "laplace"
-    expected = math.sqrt(2) * 4.0 / (2000 * leaf.eps) * CLIP_RATIO
+    assert leaf.mechanism.startswith("K-norm")
+    expected = 4.0 / (2000 * leaf.eps) * math.sqrt(4 * 9 / (5 * 6)) * CLIP_RATIO
     assert q["trace_noise_relative"] == pytest.approx(expected)
     assert q["pve_sd"] == pytest.approx(math.sqrt(2) * expected)
     d = plan_directions(500, 8, eps=0.5, delta=1e-6)

@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
+from dppca._knorm import moment_knorm
 from dppca._pairs import (
     clipped_moments_all_pairs,
     clipped_moments_disjoint,
@@ -120,11 +121,13 @@ def test_replacing_a_row_moves_the_moments_by_at_most_the_sensitivity(seed, all_
         assert np.all(np.isfinite(d))
         l1 = moment_sensitivity(n, clip, all_pairs=all_pairs, norm="l1")
         l2 = moment_sensitivity(n, clip, all_pairs=all_pairs, norm="l2")
+        knorm = moment_sensitivity(n, clip, all_pairs=all_pairs, norm="knorm")
         assert np.abs(d).sum() <= l1 * (1 + 1e-9)
         assert np.linalg.norm(d) <= l2 * (1 + 1e-9)
+        assert moment_knorm(d) <= knorm * (1 + 1e-9)  # what the K-norm noise is calibrated to
 
 
-def test_the_l2_sensitivity_is_attained():
+def test_the_l1_l2_and_knorm_sensitivities_are_attained():
     # Every other row at the origin; the changed row at sqrt(2 C) e1 in X and at
     # the origin in Y. Each of its n - 1 pairs goes from the polytope vertex
     # (C e1, C) (norm clipped exactly at the level) to 0, distance sqrt(2) C.
@@ -139,6 +142,8 @@ def test_the_l2_sensitivity_is_attained():
     l1 = moment_sensitivity(n, clip, all_pairs=True, norm="l1")
     assert np.linalg.norm(d) == pytest.approx(l2, rel=1e-12)
     assert np.abs(d).sum() == pytest.approx(l1, rel=1e-12)
+    knorm = moment_sensitivity(n, clip, all_pairs=True, norm="knorm")
+    assert moment_knorm(d) == pytest.approx(knorm, rel=1e-12)
 
 
 def test_each_pair_stays_in_the_polytope_whatever_the_rounding():

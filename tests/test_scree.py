@@ -209,9 +209,12 @@ def test_noise_is_calibrated_to_the_documented_sensitivities(rng):
     l1 = moment_sensitivity(401, 3.0, all_pairs=True, norm="l1")
     l2 = moment_sensitivity(401, 3.0, all_pairs=True, norm="l2")
     assert l1 == pytest.approx(4 * 3.0 / 401) and l2 == pytest.approx(2 * math.sqrt(2) * 3.0 / 401)
-    laplace_sd = math.sqrt(2) * l1 / eps_m
+    # K-norm noise: Laplace(l1 / eps) proposals conditioned on the polytope;
+    # every value's variance is b^2 d (2d + 1) / ((d + 1) (d + 2)), d = k + 1 = 3
+    d = 3
+    knorm_sd = l1 / eps_m * math.sqrt(d * (2 * d + 1) / ((d + 1) * (d + 2)))
     gauss_sd = gaussian_sigma(l2, eps_m, delta_m, "analytic")
-    assert res.trace_sd == pytest.approx(min(laplace_sd, gauss_sd))
+    assert res.trace_sd == pytest.approx(min(knorm_sd, gauss_sd))
     np.testing.assert_allclose(res.noise_sd[0], res.trace_sd)
     # pmwm's mean: L2 ||U - L|| / |B| with its own released levels; positive and finite
     assert np.all(np.isfinite(res.noise_sd[1])) and np.all(res.noise_sd[1] > 0)
@@ -630,8 +633,9 @@ def test_pmwm_without_split_divides_its_budget_and_records_both_parts(rng):
     assert t >= 1
     assert [c.eps for c in leaves[1:]] == pytest.approx([0.05625 * t, 0.16875 * t])
     assert leaves[0].eps == pytest.approx(0.225 * t)
-    assert [c.kind for c in leaves] == ["laplace", "pure", "gaussian"]
-    # the joint release uses Laplace noise, so pmwm's mean gets all of delta
+    assert [c.kind for c in leaves] == ["pure", "pure", "gaussian"]
+    assert leaves[0].mechanism.startswith("K-norm")
+    # the joint release uses K-norm noise (pure DP), so pmwm's mean gets all of delta
     assert [c.delta for c in leaves] == pytest.approx([0.0, 0.0, 1e-5])
     assert np.all(np.isfinite(res.scree)) and np.all(res.scree >= 0)
 
@@ -661,12 +665,16 @@ def test_default_scree_meets_the_tight_total_with_no_more_noise(n, eps):
     # at the noise of the basic split (its choice of Laplace or Gaussian)
     assert leaves[0].sigma <= kendall_sigma(n, basic[0], leaves[0].delta) * (1 + 1e-12)
     pairs = n <= 4000
-    before = scree_mod._joint_noise(n, n // 2, pairs, basic[2], delta / 2, "analytic")[1]
+    before = scree_mod._joint_noise(n, pairs, basic[2], delta / 2, "analytic", 3)[1]
     # the forecast's clip ratio: CLIP_RATIO at the 0.9 level, more for higher aims
     ratio = CLIP_RATIO * math.sqrt(max(1.0, 0.1 / (1.0 - plan.scan_level)))
     after = plan.forecast.quantities["trace_noise_relative"] / ratio
     assert after <= before * (1 + 1e-12)
-    assert leaves[2].noise_multiplier is not None and leaves[2].sensitivity is None
+    # K-norm (pure DP, its noise fixed by eps) or Gaussian with a recorded multiplier
+    if leaves[2].kind == "pure":
+        assert leaves[2].mechanism.startswith("K-norm") and leaves[2].delta == 0
+    else:
+        assert leaves[2].noise_multiplier is not None and leaves[2].sensitivity is None
 
 
 def test_classic_scree_keeps_the_basic_split():
@@ -684,9 +692,9 @@ def test_the_release_draws_exactly_the_recorded_noise(n):
     directions, _, joint = res.cost.leaves()
     assert res.directions_release.sigma == pytest.approx(directions.sigma, rel=1e-12)
     all_pairs = n <= 4000
-    if joint.kind == "laplace":  # sd sqrt(2) * scale, scale = multiplier * L1 sensitivity
-        sens = moment_sensitivity(n, res.clip_level, all_pairs=all_pairs, norm="l1")
-        expected = math.sqrt(2.0) * joint.multiplier * sens
+    if joint.kind == "pure":  # K-norm: Laplace scale 2 D / eps, conditioned (d = k + 1 = 3)
+        sens = moment_sensitivity(n, res.clip_level, all_pairs=all_pairs, norm="knorm")
+        expected = 2 * sens / joint.eps * math.sqrt(3 * 7 / (4 * 5))
     else:
         sens = moment_sensitivity(n, res.clip_level, all_pairs=all_pairs, norm="l2")
         expected = joint.multiplier * sens

@@ -38,7 +38,9 @@ def moment_sensitivity(n: int, clip: float, *, all_pairs: bool, norm: str) -> fl
     all_pairs : bool
         Averaged over all ``n (n - 1) / 2`` pairs, or over ``floor(n / 2)``
         disjoint pairs.
-    norm : {"l1", "l2"}
+    norm : {"l1", "l2", "knorm"}
+        ``"knorm"`` is the norm ``||.||_P`` of the sensitivity polytope
+        (:mod:`dppca._knorm`), in which one pair moves by at most ``R^2``.
 
     Notes
     -----
@@ -55,14 +57,17 @@ def moment_sensitivity(n: int, clip: float, *, all_pairs: bool, norm: str) -> fl
     is in one pair of weight ``1 / m``, ``m = floor(n / 2)``: ``sqrt(2) R^2 / m``
     and ``2 R^2 / m``. Averaging ``r`` independent pairings (each a perfect
     matching of the rows) keeps this: the row is in ``r`` pairs of weight
-    ``1 / (r m)``.
+    ``1 / (r m)``. In ``||.||_P`` two points of the polytope are at most
+    ``R^2`` apart (half the L1 distance of their barycentric coordinates), so
+    the sensitivity is ``2 R^2 / n`` over all pairs and ``R^2 / m`` over
+    disjoint ones: half the L1 figure.
 
     Examples
     --------
     >>> moment_sensitivity(100, 1.0, all_pairs=True, norm="l2")  # doctest: +ELLIPSIS
     0.0282842712...
     """
-    factor = math.sqrt(2.0) if norm == "l2" else 2.0
+    factor = {"l2": math.sqrt(2.0), "l1": 2.0, "knorm": 1.0}[norm]
     if all_pairs:
         return factor * clip * 2.0 / n
     return factor * clip / (n // 2)

@@ -1,4 +1,4 @@
-"""Noise calibration and noise: with :mod:`dppca._quantiles`, all of dppca's random draws.
+"""Noise calibration and noise: with :mod:`dppca._quantiles` and :mod:`dppca._knorm`, all draws.
 
 Every mechanism takes a resolved ``numpy.random.Generator`` and draws in a fixed
 order, so the same data and seed give bit-identical output. The private

@@ -44,6 +44,7 @@ from ._clip import _clip_ladder as _clip_ladder
 from ._clip import _joint_noise as _joint_noise
 from ._clip import _scan_failure as _scan_failure
 from ._clip import _scan_level as _scan_level
+from ._clip import _unit_sd as _unit_sd
 from ._controls import _CONTROLS as _CONTROLS
 from ._controls import METHODS, ClippedControl, HuberControl, PMWMControl
 from ._controls import ScreeMethod as ScreeMethod
@@ -64,7 +65,6 @@ from ._plan import _basic_split as _basic_split
 from ._plan import _forecast_scree as _forecast_scree
 from ._plan import _make_plan as _make_plan
 from ._plan import _scree_costs as _scree_costs
-from ._plan import _unit_sd as _unit_sd
 from ._release import dp_scree
 from ._result import ScreeResult
 from ._result import _pve as _pve

@@ -7,6 +7,7 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
+from .._knorm import moment_knorm_variance
 from .._pairs import moment_sensitivity
 from ..forecast import FAILURE_TOLERANCE
 from ..mechanisms import (
@@ -88,19 +89,32 @@ def _scan_level(m: int, eps_scan: float, eps_moments: float) -> float:
 
 
 def _joint_noise(
-    n: int, m: int, all_pairs: bool, eps: float, delta: float, calibration: str
+    n: int, all_pairs: bool, eps: float, delta: float, calibration: str, k: int
 ) -> tuple[str, float]:
     """Mechanism and noise standard deviation per unit clip level of the moment release.
 
-    Laplace noise on the L1 sensitivity and Gaussian noise on the L2
-    sensitivity of :func:`dppca._pairs.moment_sensitivity` are both valid; the
-    one with the smaller standard deviation is used. The choice depends on
-    n, eps, delta and the calibration only, never on the data.
+    The K-norm mechanism of the sensitivity polytope (:mod:`dppca._knorm`,
+    pure DP) and Gaussian noise on the L2 sensitivity of
+    :func:`dppca._pairs.moment_sensitivity` are both valid; the one with the
+    smaller standard deviation is used. (The K-norm noise is Laplace noise on
+    the L1 sensitivity conditioned on a constraint, so it always has less
+    noise than the Laplace mechanism.) The choice depends on n, k, eps, delta
+    and the calibration only, never on the data.
     """
-    l1 = moment_sensitivity(n, 1.0, all_pairs=all_pairs, norm="l1")
+    options = [
+        (_unit_sd(kind, n, all_pairs, eps, delta, calibration, k), kind)
+        for kind in ("knorm", "gaussian")
+    ]
+    sd, kind = min(options)
+    return kind, sd
+
+
+def _unit_sd(
+    kind: str, n: int, all_pairs: bool, eps: float, delta: float, calibration: str, k: int
+) -> float:
+    """Noise sd of each value of the joint release of ``k + 1`` values, per unit clip level."""
+    if kind == "knorm":
+        scale = 2.0 * moment_sensitivity(n, 1.0, all_pairs=all_pairs, norm="knorm") / eps
+        return math.sqrt(moment_knorm_variance(k + 1, scale))
     l2 = moment_sensitivity(n, 1.0, all_pairs=all_pairs, norm="l2")
-    laplace_sd = math.sqrt(2.0) * l1 / eps
-    gauss_sd = gaussian_sigma(l2, eps, delta, calibration)
-    if laplace_sd <= gauss_sd:
-        return "laplace", laplace_sd
-    return "gaussian", gauss_sd
+    return gaussian_sigma(l2, eps, delta, calibration)

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .._knorm import moment_knorm_noise, moment_knorm_variance
 from .._lazy import isotonic_regression
 from .._pairs import clipped_moments_all_pairs, clipped_moments_pairings, moment_sensitivity
 from ..accounting import PrivacyCost, compose
@@ -76,9 +77,10 @@ def _moment_release(
     else:
         w, s = clipped_moments_pairings(data, vectors, clip, orders)
     value = np.append(w, s)
-    if kind == "laplace":
-        scale = moment_sensitivity(n, clip, all_pairs=all_pairs, norm="l1") / eps
-        noisy, sd = laplace_noise(value, scale, rng), math.sqrt(2.0) * scale
+    if kind == "knorm":
+        scale = 2.0 * moment_sensitivity(n, clip, all_pairs=all_pairs, norm="knorm") / eps
+        noisy = moment_knorm_noise(value, scale, rng)
+        sd = math.sqrt(moment_knorm_variance(value.size, scale))
     else:
         l2 = moment_sensitivity(n, clip, all_pairs=all_pairs, norm="l2")
         sd = _sigma(l2, eps, delta, calibration)

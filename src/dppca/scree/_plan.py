@@ -42,6 +42,7 @@ from ._clip import (
     _joint_noise,
     _scan_failure,
     _scan_level,
+    _unit_sd,
 )
 from ._controls import ScreeMethod, _resolve_controls, _resolve_methods
 from ._estimators import _ALL_PAIRS_MAX_N, _method_cost
@@ -161,7 +162,7 @@ class ScreePlan:
         calibration every eps share is then multiplied by the largest factor
         whose tight total (:func:`dppca.accounting.tight_total`) is still
         ``eps`` at ``delta`` (:func:`dppca.accounting.scale_to_tight`), and the
-        noise of the joint release (Laplace or Gaussian) is the one with less
+        noise of the joint release (K-norm or Gaussian) is the one with less
         noise after that scaling. The classic calibration keeps the basic split.
         """
         extra = [name for name in methods if name != "clipped"]
@@ -174,17 +175,17 @@ class ScreePlan:
             calibration=calibration, public_clip=public_clip,
         )  # fmt: skip
         basic = _basic_split(**args, noise=None)
-        kind = _joint_noise(n, m, all_pairs, basic[3], basic[4], calibration)[0]
+        kind = _joint_noise(n, all_pairs, basic[3], basic[4], calibration, k)[0]
         if calibration == "analytic":
             options = []
-            for noise in ("laplace", "gaussian"):
+            for noise in ("knorm", "gaussian"):
                 split = _basic_split(**args, noise=noise)
 
                 def build(t: float, split: tuple = split) -> list[PrivacyCost]:
                     return _scree_costs(split, t, **args)
 
                 t, costs = scale_to_tight(build, eps, delta)
-                sd = _unit_sd(noise, n, all_pairs, t * split[3], split[4], calibration)
+                sd = _unit_sd(noise, n, all_pairs, t * split[3], split[4], calibration, k)
                 options.append((sd, noise, t, split, costs))
             _, kind, t, split, costs = min(options, key=lambda o: (o[0], o[1] != kind))
             cost = PrivacyCost(
@@ -199,7 +200,7 @@ class ScreePlan:
             )
         eps_dir, delta_dir, eps_scan, eps_m, delta_m, _ = split
         eps_dir, eps_scan, eps_m = t * eps_dir, t * eps_scan, t * eps_m
-        unit_sd = _unit_sd(kind, n, all_pairs, eps_m, delta_m, calibration)
+        unit_sd = _unit_sd(kind, n, all_pairs, eps_m, delta_m, calibration, k)
         level = _scan_level(m, eps_scan, eps_m) if public_clip is None else _CLIP_QUANTILE
         forecast = _forecast_scree(
             n=n, p=p, eps=eps, delta=delta, eps_dir=eps_dir, delta_dir=delta_dir,
@@ -213,13 +214,13 @@ class ScreePlan:
 
 
 def _basic_split(
-    *, n: int, eps: float, delta: float, extra: list[str], direction_share: float,
+    *, n: int, k: int, eps: float, delta: float, extra: list[str], direction_share: float,
     trace_share: float, all_pairs: bool, calibration: str, noise: str | None, **_: Any,
 ) -> tuple[float, float, float, float, float, str]:  # fmt: skip
     """Basic split: eps and delta of directions, scan eps, each method's (eps, delta), noise.
 
     ``noise=None`` takes the joint release's noise with the smaller standard
-    deviation at this split. A Laplace joint release needs no delta: then the
+    deviation at this split. A K-norm joint release needs no delta: then the
     other Gaussian parts share it in proportion to their eps.
     """
     eps_dir, delta_dir = eps * direction_share, delta * direction_share
@@ -227,22 +228,12 @@ def _basic_split(
     eps_m = (eps - eps_dir - eps_scan) / (1 + len(extra))
     delta_m = (delta - delta_dir) / (1 + len(extra))
     if noise is None:
-        noise = _joint_noise(n, n // 2, all_pairs, eps_m, delta_m, calibration)[0]
-    if noise == "laplace" and (direction_share > 0 or extra):
+        noise = _joint_noise(n, all_pairs, eps_m, delta_m, calibration, k)[0]
+    if noise == "knorm" and (direction_share > 0 or extra):
         weights = [eps_dir] + [eps_m] * len(extra)
         delta_dir = delta * eps_dir / math.fsum(weights)
         delta_m = delta * eps_m / math.fsum(weights) if extra else delta_m
     return eps_dir, delta_dir, eps_scan, eps_m, delta_m, noise
-
-
-def _unit_sd(
-    kind: str, n: int, all_pairs: bool, eps: float, delta: float, calibration: str
-) -> float:
-    """Noise sd of the joint release per unit clip level."""
-    if kind == "laplace":
-        return math.sqrt(2.0) * moment_sensitivity(n, 1.0, all_pairs=all_pairs, norm="l1") / eps
-    l2 = moment_sensitivity(n, 1.0, all_pairs=all_pairs, norm="l2")
-    return gaussian_sigma(l2, eps, delta, calibration)
 
 
 def _scree_costs(
@@ -269,19 +260,20 @@ def _scree_costs(
     released = f"clipped moments: {k} variances and the total variance"
     # The sensitivity is c C with the clip level C chosen privately above (or
     # public): the noise is a fixed multiple of it, known before any data.
-    if kind == "laplace":
-        mult, delta_joint = 1.0 / eps_m, 0.0
+    if kind == "knorm":
+        costs.append(
+            PrivacyCost(eps_m, 0.0, "K-norm (pure DP, moment polytope)", released, kind="pure")
+        )
     else:
-        mult, delta_joint = gaussian_sigma(1.0, eps_m, delta_m, calibration), delta_m
-    noise: dict[str, Any] = {}
-    if public_clip is not None:
-        norm = "l1" if kind == "laplace" else "l2"
-        sens = moment_sensitivity(n, public_clip, all_pairs=all_pairs, norm=norm)
-        noise = {"sensitivity": sens, "scale" if kind == "laplace" else "sigma": mult * sens}
-    mech = "laplace" if kind == "laplace" else f"gaussian ({calibration})"
-    costs.append(
-        PrivacyCost(eps_m, delta_joint, mech, released, kind=kind, multiplier=mult, **noise)
-    )
+        mult = gaussian_sigma(1.0, eps_m, delta_m, calibration)
+        noise: dict[str, Any] = {}
+        if public_clip is not None:
+            sens = moment_sensitivity(n, public_clip, all_pairs=all_pairs, norm="l2")
+            noise = {"sensitivity": sens, "sigma": mult * sens}
+        costs.append(
+            PrivacyCost(eps_m, delta_m, f"gaussian ({calibration})", released, kind="gaussian",
+                        multiplier=mult, **noise)
+        )  # fmt: skip
     for name in extra:
         costs.append(
             _method_cost(name, controls[name], eps=eps_m, delta=delta_m, k=k,

@@ -180,11 +180,16 @@ def dp_scree(
       is in one pair, so every cumulative count moves by at most one;
     * the joint release ("clipped"): each pair's ``z`` is scaled down to
       norm ``sqrt(C)`` if longer, and the k mean squares along the
-      directions and the mean squared norm are released together; their
-      L1 and L2 sensitivities (``4 C / n`` and ``2 sqrt(2) C / n`` over all
-      pairs; proof in :func:`dppca._pairs.moment_sensitivity`) do not grow
-      with k. Laplace or Gaussian noise, whichever is smaller at the
-      (eps, delta) of this part (a public choice);
+      directions and the mean squared norm are released together. Each
+      pair's contribution lies in a simplex, so one row moves the vector
+      by at most ``2 C / n`` over all pairs in the norm of that simplex's
+      difference body (and by ``4 C / n`` in L1, ``2 sqrt(2) C / n`` in L2;
+      proofs in :func:`dppca._pairs.moment_sensitivity` and
+      :mod:`dppca._knorm`), whatever k. The noise is that of the K-norm
+      mechanism for this body (pure DP; Laplace noise conditioned on it,
+      0.5 to 0.8 times the Laplace mechanism's variance) or Gaussian noise,
+      whichever is smaller at the (eps, delta) of this part (a public
+      choice);
     * each other method gets an equal part ``(eps_m, delta_m)``:
 
       - pmwm: per component a pure-DP upper quantile (eps_m / k, split evenly
