@@ -138,3 +138,19 @@ def test_check_bool_refuses_non_booleans(value):
 
 def test_check_bool_accepts_python_and_numpy_booleans():
     assert check_bool(True, "flag") is True and check_bool(np.bool_(False), "flag") is False
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [np.array([1 + 2j, 3j, 1.0, 2.0]), np.array([True, False, True, True])],
+    ids=["complex", "bool"],
+)
+def test_one_rule_for_numeric_columns_in_the_api_the_cli_and_the_app(odd):
+    from dppca.app.data import numeric_columns
+    from dppca.cli._common import numeric_part
+
+    frame = pd.DataFrame({"a": [1.0, 2.0, 4.0, 3.0], "b": [0, 1, 3, 2], "odd": odd})
+    with pytest.raises(TypeError, match="non-numeric: 'odd'"):
+        check_data(frame)
+    assert numeric_columns(frame) == ["a", "b"]
+    assert list(numeric_part(frame).columns) == ["a", "b"]

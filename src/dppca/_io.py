@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ._lazy import pandas as pd
-from ._validation import _is_numeric_dtype, check_unique_columns
+from ._validation import check_unique_columns, is_numeric_dtype
 
 __all__ = [
     "add_csv_arguments",
@@ -191,7 +191,7 @@ def _read_csv(
             frame = frame[names]
             if frame.shape[0] == 0:
                 continue
-            bad = [c for c in names if not _is_numeric_dtype(frame[c].dtype)]
+            bad = [c for c in names if not is_numeric_dtype(frame[c].dtype)]
             if bad:
                 raise _non_numeric(bad)
             blocks.append(frame.to_numpy(dtype=np.float64, na_value=np.nan))

@@ -19,7 +19,6 @@ from typing import TypeVar, cast
 
 import numpy as np
 
-from ._check_data import _is_numeric_dtype as _is_numeric_dtype  # _io, _dask, ledger use it
 from ._check_data import (
     apply_bounds,
     check_bounds,
@@ -27,6 +26,7 @@ from ._check_data import (
     check_finite_matrix,
     check_unique_columns,
     check_variable_names,
+    is_numeric_dtype,
 )
 from ._typing import Accuracy, Calibration, Design, RandomStateLike, Ties
 
@@ -67,6 +67,7 @@ __all__ = [
     "check_unique_columns",
     "check_variable_names",
     "default_m",
+    "is_numeric_dtype",
     "post_processing_rng",
     "repel_iterations",
 ]

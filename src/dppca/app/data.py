@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._validation import is_numeric_dtype
+
 __all__ = [
     "MAX_UPLOAD_BYTES",
     "DataError",
@@ -55,14 +57,8 @@ def default_delta(n: int) -> float:
 
 
 def numeric_columns(frame: pd.DataFrame) -> list[str]:
-    """Names of the real-valued columns (booleans and complex numbers excluded)."""
-    return [
-        str(c)
-        for c in frame.columns
-        if pd.api.types.is_numeric_dtype(frame[c])
-        and not pd.api.types.is_bool_dtype(frame[c])
-        and not pd.api.types.is_complex_dtype(frame[c])
-    ]
+    """Names of the columns the analysis accepts (the rule of ``is_numeric_dtype``)."""
+    return [str(c) for c in frame.columns if is_numeric_dtype(frame[c].dtype)]
 
 
 def _megabytes(size: int) -> str:
