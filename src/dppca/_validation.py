@@ -28,6 +28,7 @@ from ._check_data import (
     check_variable_names,
     is_numeric_dtype,
 )
+from ._check_score import check_group_count, check_group_labels
 from ._typing import Accuracy, Calibration, Design, RandomStateLike, Ties
 
 __all__ = [
@@ -54,6 +55,8 @@ __all__ = [
     "check_design_m",
     "check_eps",
     "check_finite_matrix",
+    "check_group_count",
+    "check_group_labels",
     "check_k",
     "check_nonnegative_int",
     "check_open_unit",

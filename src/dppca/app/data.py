@@ -107,13 +107,13 @@ def read_csv_upload(
         head = fh.read(8192)
     if b"\x00" in head:
         raise DataError(f"{name!r} is not a text CSV file (it holds binary data).")
-    from .._io import _raw_header, sniff_csv_layout
+    from .._io import raw_header, sniff_csv_layout
     from .._validation import check_unique_columns
 
     # European files (semicolons, decimal commas) are recognised and read as such.
     sep, decimal = sniff_csv_layout(path)
     try:
-        check_unique_columns(_raw_header(path, sep), repr(name))
+        check_unique_columns(raw_header(path, sep), repr(name))
         frame = pd.read_csv(path, sep=sep, decimal=decimal)
     except pd.errors.EmptyDataError:
         raise DataError(f"{name!r} is empty.") from None

@@ -292,11 +292,11 @@ def _check_groups(sel: Selection, n: int, use_groups: bool) -> None:
     """The library's refusal of an identifier-like group column, from the label count."""
     if not use_groups or sel.n_groups is None:
         return
-    from ..score import _check_group_count
+    from .._validation import check_group_count
 
     levels = tuple(range(sel.n_groups))
     try:
-        _check_group_count(levels, levels, n)
+        check_group_count(levels, levels, n)
     except ValueError as exc:
         raise DataError(str(exc)) from None
 
