@@ -26,6 +26,18 @@ def test_coordinates_equal_the_direction_entries(small_frame):
     pd.testing.assert_frame_equal(res.to_frame(), res.coordinates(1, 2))
 
 
+@pytest.mark.parametrize("compare", [False, True])
+def test_the_data_are_checked_once_and_an_array_is_not_copied(
+    small_data, small_frame, check_data_calls, compare
+):
+    res = dp_loading(small_frame, eps=0.5, delta=1e-5, random_state=11, compare=compare)
+    assert len(check_data_calls) == 1
+    again = dp_loading(small_data, eps=0.5, delta=1e-5, random_state=11, compare=compare)
+    assert len(check_data_calls) == 2 and np.shares_memory(check_data_calls[1][1], small_data)
+    np.testing.assert_array_equal(res.directions.noisy_matrix, again.directions.noisy_matrix)
+    assert (res.nonprivate is not None) is compare
+
+
 def test_same_seed_gives_the_dp_pc_dir_release(small_frame):
     res = dp_loading(small_frame, eps=0.5, delta=1e-5, random_state=11)
     ref = dp_pc_dir(small_frame, eps=0.5, delta=1e-5, random_state=11)
