@@ -28,8 +28,9 @@ from .._validation import (
     check_eps,
 )
 from ..accounting import PrivacyCost
-from ..directions import DirectionsResult, plan_directions
+from ..directions import DirectionsResult
 from ..forecast import Forecast
+from ..loading import plan_loading
 from .data import DataError, Selection
 
 if TYPE_CHECKING:
@@ -198,7 +199,7 @@ def plan_request(
     if kind == "directions":
         design = check_design(opts.get("design", "exact"))
         m = check_design_m(None, n) if design == "balanced" else None
-        plan: Any = plan_directions(n, p, design=design, m=m, **money)
+        plan: Any = plan_loading(n, p, design=design, m=m, **money)
         return ReleaseRequest(kind, plan, {"design": design}, box)
     if kind == "scree":
         from ..scree import plan_scree
