@@ -35,7 +35,7 @@ from dppca import (
     dp_scree,
     pc_dir,
 )
-from dppca._results import ReleaseResult
+from dppca._results import Plan, ReleaseResult
 
 PRIV = {"eps": 0.8, "delta": 1e-5}
 FRAME = ((-12.0, 12.0), (-12.0, 12.0))
@@ -270,3 +270,54 @@ def test_presentation_reads_no_private_names_of_other_modules(package):
     for path in sorted(root.glob("*.py")):
         found = _private_reads(path.read_text(encoding="utf-8"))
         assert not found, f"{package}/{path.name}: {found}"
+
+
+# Each plan and the releases its parts name, in the order the release draws them.
+PLANS = {
+    "directions": (
+        lambda: dppca.plan_directions(600, 6, eps=0.9, delta=1e-6),
+        ["noisy spherical Kendall matrix"],
+    ),
+    "loading": (
+        lambda: dppca.plan_loading(600, 6, eps=0.9, delta=1e-6, design="balanced"),
+        ["noisy spherical Kendall matrix"],
+    ),
+    "scree": (
+        lambda: dppca.plan_scree(600, 6, 3, eps=0.9, delta=1e-6, method=("clipped", "huber")),
+        [
+            "noisy spherical Kendall matrix",
+            "clip level",
+            "clipped moments",
+            "Huber scale",
+            "Huber scree",
+        ],
+    ),
+    "scree, given directions": (
+        lambda: dppca.plan_scree(600, 6, 3, eps=0.9, delta=1e-6, directions_given=True),
+        ["clip level", "clipped moments"],
+    ),
+    "score": (
+        lambda: dppca.plan_score(600, 6, eps=0.9, delta=1e-6, groups=3, method=("sparse", "add")),
+        [
+            "noisy spherical Kendall matrix",
+            "group sizes",
+            "frame scale",
+            "frame centre PC1",
+            "frame centre PC2",
+            "sparse histogram",
+            "add histogram",
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PLANS))
+def test_every_plan_lists_its_leaf_parts_in_draw_order(name):
+    make, expected = PLANS[name]
+    plan = make()
+    assert isinstance(plan, Plan)
+    assert isinstance(plan.parts, tuple) and plan.parts == plan.cost.leaves()
+    assert all(not part.parts for part in plan.parts)  # leaves, not composed costs
+    assert len(plan.parts) == len(expected)
+    for part, start in zip(plan.parts, expected, strict=True):
+        assert part.released.startswith(start), (part.released, start)

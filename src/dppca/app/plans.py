@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 from numpy.typing import NDArray
 
+from .._results import Plan
 from .._validation import (
     check_bins_cap,
     check_bounds,
@@ -171,7 +172,7 @@ class ReleaseRequest:
     """A release's validated settings and its data-free plan (no data read)."""
 
     kind: str
-    plan: Any
+    plan: Plan
     options: Mapping[str, Any]
     bounds: NDArray[np.float64] | None
 
@@ -199,7 +200,7 @@ def plan_request(
     if kind == "directions":
         design = check_design(opts.get("design", "exact"))
         m = check_design_m(None, n) if design == "balanced" else None
-        plan: Any = plan_loading(n, p, design=design, m=m, **money)
+        plan: Plan = plan_loading(n, p, design=design, m=m, **money)
         return ReleaseRequest(kind, plan, {"design": design}, box)
     if kind == "scree":
         from ..scree import plan_scree

@@ -377,7 +377,10 @@ class AppState:
                 "private); give the public list of labels in the data panel to avoid that.",
             )
         eps_left, delta_left = self.budget.remaining
-        extra = {"forecast": req.plan.forecast, "bounds_given": req.bounds is not None}
+        extra: dict[str, Any] = {
+            "forecast": req.plan.forecast,
+            "bounds_given": req.bounds is not None,
+        }
         if self.budget.can_afford(cost):
             message = (
                 f"This release will cost {_fmt_cost(cost)}. Remaining before it: "

@@ -301,6 +301,11 @@ class DirectionsPlan:
     cost: PrivacyCost
     forecast: Forecast
 
+    @property
+    def parts(self) -> tuple[PrivacyCost, ...]:
+        """The elementary costs, in the order the release draws them."""
+        return self.cost.leaves()
+
 
 def plan_directions(
     n: int,

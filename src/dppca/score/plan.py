@@ -127,6 +127,11 @@ class ScorePlan:
     cost: PrivacyCost
     forecast: Forecast
 
+    @property
+    def parts(self) -> tuple[PrivacyCost, ...]:
+        """The elementary costs, in the order the release draws them."""
+        return self.cost.leaves()
+
 
 def plan_score(
     n: int,
