@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import matplotlib
 import numpy as np
 import pandas as pd
@@ -43,3 +45,21 @@ def _close_figures():
     import matplotlib.pyplot as plt
 
     plt.close("all")
+
+
+@pytest.fixture
+def check_data_calls(monkeypatch) -> list[tuple]:
+    """Records every call of ``check_data``, wherever it was imported, as (args, data)."""
+    from dppca._check_data import check_data
+
+    calls: list[tuple] = []
+
+    def spy(*args, **kwargs):
+        out = check_data(*args, **kwargs)
+        calls.append((args, out[0]))
+        return out
+
+    for name, module in list(sys.modules.items()):
+        if name.startswith("dppca") and getattr(module, "check_data", None) is check_data:
+            monkeypatch.setattr(module, "check_data", spy)
+    return calls

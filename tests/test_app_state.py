@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dppca import BudgetExceededError, dp_pc_dir
+from dppca import BudgetExceededError, dp_pc_dir, plan_loading
 from dppca.app import figures
 from dppca.app.state import (
     CLIPPED_NOTE,
@@ -499,6 +499,9 @@ def test_the_preview_reads_no_data(state: AppState) -> None:
             preview = state.preview(kind, eps=0.3, delta=1e-7, **options)
             assert preview.cost is not None, preview.message
             assert preview.forecast.n == 10**6
+            if kind == "directions":  # the loading release's own plan
+                plan = plan_loading(10**6, 5, eps=0.3, delta=1e-7, **options)
+                assert preview.cost == plan.cost
     with pytest.raises(AssertionError, match="read the data"):
         state.release("directions", eps=0.3, delta=1e-7)
     assert state.budget.spent == (0.0, 0.0)

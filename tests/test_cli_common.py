@@ -14,6 +14,7 @@ import pytest
 import dppca
 from dppca.cli import build_parser, main
 from dppca.cli import score as cli_score
+from dppca.datasets import load_wine
 
 PRIVACY = ["--eps", "0.5", "--delta", "1e-5", "--seed", "1"]
 
@@ -87,6 +88,18 @@ def test_dry_run_prints_cost_and_forecast_and_releases_nothing(tmp_path, capsys,
     printed = capsys.readouterr().out
     assert "privacy cost (not spent)" in printed and "forecast for the" in printed
     assert not out.exists()
+
+
+def test_loading_dry_run_prints_the_cost_of_the_release(capsys):
+    args = ["--dataset", "wine", "--eps", "1", "--delta", "1e-6", "--design", "balanced"]
+    assert main(["loading", *args, "--dry-run"]) == 0
+    printed = capsys.readouterr().out
+    planned = dppca.plan_loading(178, 13, eps=1.0, delta=1e-6, design="balanced").cost
+    assert f"privacy cost (not spent): {planned}" in printed and "m=None" not in printed
+    released = dppca.dp_loading(
+        load_wine(), eps=1.0, delta=1e-6, design="balanced", random_state=1
+    )
+    assert released.cost == planned
 
 
 def test_accuracy_error_refuses_in_the_shell(capsys):

@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from dppca import TiedRowsError, dp_pc_dir, spherical_kendall
+from dppca import TiedRowsError, dp_loading, dp_pc_dir, spherical_kendall
 
 dask = pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")
@@ -90,6 +90,17 @@ def test_tie_on_cluster_reports_original_rows(client):
         with pytest.raises(TiedRowsError) as info:
             spherical_kendall(da.from_array(X, chunks=100), design=design, m=m, random_state=1)
         assert set(info.value.example) == {12, 250} and info.value.n_pairs == 1
+
+
+def test_dp_loading_reduces_dask_input_on_the_cluster(client, data, check_data_calls):
+    X = da.from_array(data, chunks=(900, 6))
+    res = dp_loading(X, eps=0.5, delta=1e-5, random_state=5)
+    assert check_data_calls == []  # never pulled into memory as a whole
+    direct = dp_pc_dir(X, eps=0.5, delta=1e-5, random_state=5)
+    np.testing.assert_array_equal(res.directions.noisy_matrix, direct.noisy_matrix)
+    assert res.directions.cost == direct.cost and res.variables == direct.variables
+    with pytest.raises(TypeError, match="compare=True needs X in memory"):
+        dp_loading(X, eps=0.5, delta=1e-5, random_state=5, compare=True)
 
 
 def test_dask_input_is_validated(client):

@@ -9,7 +9,15 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from dppca import Budget, DirectionsResult, LoadingResult, dp_loading, dp_pc_dir, pc_dir
+from dppca import (
+    Budget,
+    DirectionsResult,
+    LoadingResult,
+    dp_loading,
+    dp_pc_dir,
+    pc_dir,
+    plan_loading,
+)
 from dppca.datasets import load_wine
 from dppca.loading import NoiseSensitivity, match_signs
 from dppca.mechanisms import reperturbed_matrices, symmetric_gaussian_noise
@@ -24,6 +32,48 @@ def test_coordinates_equal_the_direction_entries(small_frame):
         assert list(frame.index) == list("abcde")
         np.testing.assert_array_equal(frame.to_numpy(), V[:, [a - 1, b - 1]])
     pd.testing.assert_frame_equal(res.to_frame(), res.coordinates(1, 2))
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"calibration": "classic"},
+        {"sensitivity": "seed"},
+        {"design": "balanced"},
+        {"design": "balanced", "m": 7},
+        {"k": 3, "components": (3, 2)},
+    ],
+)
+def test_plan_loading_is_the_cost_the_release_records(small_frame, options):
+    n, p = small_frame.shape
+    plan = plan_loading(n, p, eps=0.5, delta=1e-5, **options)
+    res = dp_loading(small_frame, eps=0.5, delta=1e-5, random_state=3, **options)
+    assert plan.cost == res.cost == res.directions.cost  # every part, mechanism and noise
+    assert plan.sigma == res.directions.sigma and plan.k == res.k
+    assert plan.forecast.quantities == res.directions.forecast.quantities
+    assert plan.components == res.components
+
+
+def test_plan_loading_refuses_what_the_release_refuses():
+    with pytest.raises(ValueError, match="components"):
+        plan_loading(100, 5, eps=0.5, delta=1e-5, k=2, components=(1, 3))
+    with pytest.raises(ValueError, match="k must"):
+        plan_loading(100, 5, eps=0.5, delta=1e-5, k=6)
+    with pytest.raises(ValueError, match="design"):
+        plan_loading(100, 5, eps=0.5, delta=1e-5, design="all")
+
+
+@pytest.mark.parametrize("compare", [False, True])
+def test_the_data_are_checked_once_and_an_array_is_not_copied(
+    small_data, small_frame, check_data_calls, compare
+):
+    res = dp_loading(small_frame, eps=0.5, delta=1e-5, random_state=11, compare=compare)
+    assert len(check_data_calls) == 1
+    again = dp_loading(small_data, eps=0.5, delta=1e-5, random_state=11, compare=compare)
+    assert len(check_data_calls) == 2 and np.shares_memory(check_data_calls[1][1], small_data)
+    np.testing.assert_array_equal(res.directions.noisy_matrix, again.directions.noisy_matrix)
+    assert (res.nonprivate is not None) is compare
 
 
 def test_same_seed_gives_the_dp_pc_dir_release(small_frame):

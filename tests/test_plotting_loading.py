@@ -148,6 +148,15 @@ def test_compare_into_given_axes_and_errors(compared, result):
         plot_loading(result, compare=True)
 
 
+def test_compare_takes_numpy_booleans_and_refuses_numbers(compared):
+    assert isinstance(plot_loading(compared, compare=np.True_), Figure)
+    single = plot_loading(compared, kind="point", compare=np.False_)
+    assert single.get_title().startswith("DP loadings")
+    for value in (1, "yes"):
+        with pytest.raises(TypeError, match="compare must be True or False"):
+            plot_loading(compared, compare=value)
+
+
 def test_variable_selection_by_name_and_top(result):
     ax = plot_loading(result, variables=["e", "a"])
     assert _labels(ax) == ["e", "a"] and len(_arrows(ax)) == 2

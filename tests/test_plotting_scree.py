@@ -76,6 +76,14 @@ def test_compare_needs_a_result_with_comparison(result):
         plot_scree(result, compare=True)
 
 
+def test_compare_takes_numpy_booleans_and_refuses_numbers(compared):
+    ax = plot_scree(compared, kind="scree", compare=np.True_, interval=None)
+    assert [ln.get_label() for ln in ax.get_lines()] == ["Clipped", "Non-private"]
+    for value in (1, "yes", None):
+        with pytest.raises(TypeError, match="compare must be True or False"):
+            plot_scree(compared, compare=value)
+
+
 def test_labels_and_kwargs_are_passed_and_caller_dicts_untouched(result):
     labels = {"pmwm": "winsorized"}
     ax = plot_scree(result, labels=labels, linewidth=3)

@@ -35,7 +35,7 @@ from dppca import (
     dp_scree,
     pc_dir,
 )
-from dppca._results import ReleaseResult
+from dppca._results import Plan, ReleaseResult
 
 PRIV = {"eps": 0.8, "delta": 1e-5}
 FRAME = ((-12.0, 12.0), (-12.0, 12.0))
@@ -235,18 +235,89 @@ def test_unknown_directions_source_is_refused(small_frame):
         dataclasses.replace(scree, directions_source="somewhere")
 
 
-def test_plotting_reads_no_private_names_of_other_modules():
-    root = Path(dppca.__file__).resolve().parent / "plotting"
+def _private_reads(source: str) -> list[str]:
+    """Underscore names a module imports from another dppca module, or reads off an object.
+
+    Relative imports count (``from .state import _helper`` reaches into a
+    sibling); attributes of ``self`` and ``cls`` are the module's own.
+    """
     allowed = {"_get_renderer"}  # matplotlib's, on non-Agg canvases only
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and (
+            node.level >= 1 or (node.module or "").startswith("dppca")
+        ):
+            found += [f"{a.name} from {node.module}" for a in node.names if a.name[0] == "_"]
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_"):
+            own = isinstance(node.value, ast.Name) and node.value.id in {"self", "cls"}
+            if not (own or node.attr.startswith("__") or node.attr in allowed):
+                found.append(f"line {node.lineno} reads {node.attr}")
+    return found
+
+
+def test_the_private_name_check_sees_imports_and_reads():
+    assert _private_reads("from .state import Release, _directions_of") == [
+        "_directions_of from state"
+    ]
+    assert _private_reads("from ..score import _check_group_count") != []
+    assert _private_reads("import dppca.scree as s\ns._pve(1)") == ["line 2 reads _pve"]
+    assert _private_reads("from ._caption import add_privacy_caption\nself._x") == []
+
+
+@pytest.mark.parametrize("package", ["plotting", "app"])
+def test_presentation_reads_no_private_names_of_other_modules(package):
+    root = Path(dppca.__file__).resolve().parent / package
     for path in sorted(root.glob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            outside = isinstance(node, ast.ImportFrom) and (
-                node.level >= 2 or (node.module or "").startswith("dppca")
-            )
-            if outside:
-                names = [a.name for a in node.names if a.name.startswith("_")]
-                assert not names, f"{path.name} imports {names} from {node.module}"
-            if isinstance(node, ast.Attribute) and node.attr.startswith("_"):
-                if not node.attr.startswith("__") and node.attr not in allowed:
-                    pytest.fail(f"{path.name}:{node.lineno} reads {node.attr}")
+        found = _private_reads(path.read_text(encoding="utf-8"))
+        assert not found, f"{package}/{path.name}: {found}"
+
+
+# Each plan and the releases its parts name, in the order the release draws them.
+PLANS = {
+    "directions": (
+        lambda: dppca.plan_directions(600, 6, eps=0.9, delta=1e-6),
+        ["noisy spherical Kendall matrix"],
+    ),
+    "loading": (
+        lambda: dppca.plan_loading(600, 6, eps=0.9, delta=1e-6, design="balanced"),
+        ["noisy spherical Kendall matrix"],
+    ),
+    "scree": (
+        lambda: dppca.plan_scree(600, 6, 3, eps=0.9, delta=1e-6, method=("clipped", "huber")),
+        [
+            "noisy spherical Kendall matrix",
+            "clip level",
+            "clipped moments",
+            "Huber scale",
+            "Huber scree",
+        ],
+    ),
+    "scree, given directions": (
+        lambda: dppca.plan_scree(600, 6, 3, eps=0.9, delta=1e-6, directions_given=True),
+        ["clip level", "clipped moments"],
+    ),
+    "score": (
+        lambda: dppca.plan_score(600, 6, eps=0.9, delta=1e-6, groups=3, method=("sparse", "add")),
+        [
+            "noisy spherical Kendall matrix",
+            "group sizes",
+            "frame scale",
+            "frame centre PC1",
+            "frame centre PC2",
+            "sparse histogram",
+            "add histogram",
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PLANS))
+def test_every_plan_lists_its_leaf_parts_in_draw_order(name):
+    make, expected = PLANS[name]
+    plan = make()
+    assert isinstance(plan, Plan)
+    assert isinstance(plan.parts, tuple) and plan.parts == plan.cost.leaves()
+    assert all(not part.parts for part in plan.parts)  # leaves, not composed costs
+    assert len(plan.parts) == len(expected)
+    for part, start in zip(plan.parts, expected, strict=True):
+        assert part.released.startswith(start), (part.released, start)

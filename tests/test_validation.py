@@ -7,15 +7,20 @@ import pandas as pd
 import pytest
 
 from dppca._validation import (
+    check_bins,
     check_bool,
+    check_compare,
     check_components,
     check_data,
     check_delta,
     check_eps,
+    check_frame,
+    check_methods,
     check_open_unit,
     check_positive_float,
     check_random_state,
     check_real,
+    check_split,
 )
 
 
@@ -138,3 +143,48 @@ def test_check_bool_refuses_non_booleans(value):
 
 def test_check_bool_accepts_python_and_numpy_booleans():
     assert check_bool(True, "flag") is True and check_bool(np.bool_(False), "flag") is False
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [np.array([1 + 2j, 3j, 1.0, 2.0]), np.array([True, False, True, True])],
+    ids=["complex", "bool"],
+)
+def test_one_rule_for_numeric_columns_in_the_api_the_cli_and_the_app(odd):
+    from dppca.app.data import numeric_columns
+    from dppca.cli._common import numeric_part
+
+    frame = pd.DataFrame({"a": [1.0, 2.0, 4.0, 3.0], "b": [0, 1, 3, 2], "odd": odd})
+    with pytest.raises(TypeError, match="non-numeric: 'odd'"):
+        check_data(frame)
+    assert numeric_columns(frame) == ["a", "b"]
+    assert list(numeric_part(frame).columns) == ["a", "b"]
+
+
+def test_the_score_option_checks_keep_their_messages():
+    assert check_bins(None, 5000) == (8, 8) == check_bins("J", 5000)
+    assert check_bins((3, np.int64(4)), 10) == (3, 4)
+    with pytest.raises(TypeError, match="bins must be None, 'W', 'J'"):
+        check_bins(2.5, 10)
+    assert check_methods(["sparse", "add", "sparse"], ("add", "sparse")) == ("sparse", "add")
+    with pytest.raises(ValueError, match="method must be among 'add', 'sparse'; got 'x'"):
+        check_methods(["add", "x"], ("add", "sparse"))
+    with pytest.raises(TypeError, match="method must be 'add', 'sparse' or a list of them"):
+        check_methods([], ("add", "sparse"))
+    used, defaults = ("a", "b"), {"a": 1.0, "b": 3.0}
+    assert check_split({"a": 3}, used, defaults, keys=("a", "b", "c")) == {"a": 0.5, "b": 0.5}
+    with pytest.raises(ValueError, match="split keys must be among"):
+        check_split({"d": 1}, used, defaults, keys=("a", "b", "c"))
+    assert check_frame([(-1, 1), (np.float32(0), 2)]) == ((-1.0, 1.0), (0.0, 2.0))
+    with pytest.raises(ValueError, match="frame limits must be finite with min < max"):
+        check_frame(((1, 1), (0, 2)))
+
+
+@pytest.mark.parametrize("value", [True, np.False_])
+def test_check_compare_takes_booleans_or_none(value):
+    assert check_compare(value, True, "it") is bool(value)
+    assert check_compare(None, False, "it") is False
+    with pytest.raises(ValueError, match="compare=True needs it"):
+        check_compare(True, False, "it")
+    with pytest.raises(TypeError, match="compare must be True or False"):
+        check_compare(1, True, "it")

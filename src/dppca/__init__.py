@@ -17,7 +17,7 @@ from .exceptions import (
     TiedRowsError,
 )
 from .kendall import spherical_kendall
-from .loading import LoadingResult, dp_loading
+from .loading import LoadingResult, dp_loading, plan_loading
 from .release_io import data_fingerprint, load_release, save_release
 from .reporting import Report, report
 from .score import ScoreResult, dp_score, plan_score, sample_points
@@ -58,6 +58,7 @@ __all__ = [
     "load_release",
     "pc_dir",
     "plan_directions",
+    "plan_loading",
     "plan_score",
     "plan_scree",
     "report",

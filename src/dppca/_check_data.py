@@ -28,10 +28,18 @@ __all__ = [
     "check_finite_matrix",
     "check_unique_columns",
     "check_variable_names",
+    "is_numeric_dtype",
 ]
 
 
-def _is_numeric_dtype(dtype: Any) -> bool:
+def is_numeric_dtype(dtype: Any) -> bool:
+    """Whether a column of this dtype can be analysed: real numbers only.
+
+    The one rule for numeric columns, used by :func:`check_data`, the file
+    readers, the command line and the app: integers and floats are in, booleans
+    (categories, not measurements) and complex numbers (no order, no Kendall
+    sign) are out.
+    """
     return (
         pd.api.types.is_numeric_dtype(dtype)
         and not pd.api.types.is_bool_dtype(dtype)
@@ -87,7 +95,7 @@ def check_data(
 def _frame_data(X: Any, name: str) -> tuple[NDArray[np.float64], tuple[str, ...]]:
     """A DataFrame's values as a float64 copy and its column names; numeric columns only."""
     check_unique_columns(list(X.columns), name)
-    bad = [str(c) for c in X.columns if not _is_numeric_dtype(X[c].dtype)]
+    bad = [str(c) for c in X.columns if not is_numeric_dtype(X[c].dtype)]
     if bad:
         shown = ", ".join(repr(c) for c in bad[:5]) + (" ..." if len(bad) > 5 else "")
         raise TypeError(

@@ -31,7 +31,7 @@ from ._pairsums import (
     tile_sums,
 )
 from ._progress import ProgressCallback
-from ._validation import _is_numeric_dtype
+from ._validation import is_numeric_dtype
 
 __all__ = ["check_dask_data", "dask_balanced_pair_sum", "dask_pair_sum"]
 
@@ -62,7 +62,7 @@ def check_dask_data(X: Any, *, name: str = "X") -> tuple[Any, tuple[str, ...]]:
     dask = _import_dask()
     da = dask.array
     if hasattr(X, "to_dask_array") and hasattr(X, "columns"):
-        bad = [str(c) for c, t in X.dtypes.items() if not _is_numeric_dtype(t)]
+        bad = [str(c) for c, t in X.dtypes.items() if not is_numeric_dtype(t)]
         if bad:
             raise TypeError(
                 f"{name} must have only numeric columns; non-numeric: "

@@ -24,12 +24,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ._lazy import pandas as pd
-from ._validation import _is_numeric_dtype, check_unique_columns
+from ._validation import check_unique_columns, is_numeric_dtype
 
 __all__ = [
     "add_csv_arguments",
     "check_csv_layout",
     "csv_options",
+    "raw_header",
     "read_csv_checked",
     "read_numeric_file",
     "sniff_csv_layout",
@@ -182,7 +183,7 @@ def _non_numeric(names: Sequence[str]) -> TypeError:
 def _read_csv(
     path: Path, columns: Sequence[str] | None, chunksize: int, *, sep: str, decimal: str
 ) -> tuple[NDArray[np.float64], tuple[str, ...]]:
-    check_unique_columns(_raw_header(path, sep), f"data file {str(path)!r}")
+    check_unique_columns(raw_header(path, sep), f"data file {str(path)!r}")
     header = pd.read_csv(path, nrows=0, sep=sep).columns
     names = _check_columns([str(c) for c in header], columns)
     blocks: list[NDArray[np.float64]] = []
@@ -191,7 +192,7 @@ def _read_csv(
             frame = frame[names]
             if frame.shape[0] == 0:
                 continue
-            bad = [c for c in names if not _is_numeric_dtype(frame[c].dtype)]
+            bad = [c for c in names if not is_numeric_dtype(frame[c].dtype)]
             if bad:
                 raise _non_numeric(bad)
             blocks.append(frame.to_numpy(dtype=np.float64, na_value=np.nan))
@@ -210,7 +211,7 @@ def _read_csv(
     return out, tuple(names)
 
 
-def _raw_header(path: str | os.PathLike[str], sep: str) -> list[str]:
+def raw_header(path: str | os.PathLike[str], sep: str) -> list[str]:
     """The header's names as written (pandas renames a repeated ``a`` to ``a.1``)."""
     import csv
 
@@ -221,7 +222,7 @@ def _raw_header(path: str | os.PathLike[str], sep: str) -> list[str]:
 def read_csv_checked(path: str | Path, *, sep: str = ",", decimal: str = ".") -> pd.DataFrame:
     """``pandas.read_csv`` with the layout check and repeated column names refused."""
     check_csv_layout(path, sep, decimal)
-    check_unique_columns(_raw_header(path, sep), f"data file {str(path)!r}")
+    check_unique_columns(raw_header(path, sep), f"data file {str(path)!r}")
     return pd.read_csv(path, sep=sep, decimal=decimal)
 
 

@@ -80,9 +80,9 @@ def frame_fingerprint(frame: pd.DataFrame) -> str:
     columns of the same table spends from the same budget, because the rows
     are the same people.
     """
-    from ._validation import _is_numeric_dtype
+    from ._validation import is_numeric_dtype
 
-    names = [c for c in frame.columns if _is_numeric_dtype(frame[c].dtype)]
+    names = [c for c in frame.columns if is_numeric_dtype(frame[c].dtype)]
     values = frame[names].to_numpy(dtype=np.float64, na_value=np.nan)
     return fingerprint(values, [str(c) for c in names])
 

@@ -5,21 +5,20 @@ Each ``check_*`` function either returns the normalised value or raises a
 requirement and what was received, and where possible the fix. Messages never
 quote data values.
 
-The checks of data tables, their column names and public bounds live in
-:mod:`dppca._check_data` and are re-exported here, so every check is still
-imported from this module.
+Three modules hold the rest and are re-exported here, so every check is still
+imported from this module: :mod:`dppca._check_scalars` (single values: booleans,
+integers, reals in an interval, choices), :mod:`dppca._check_data` (data tables,
+their column names and public bounds) and :mod:`dppca._check_score` (the score
+release's options).
 """
 
 from __future__ import annotations
 
-import math
 import numbers
 from collections.abc import Sequence
-from typing import TypeVar, cast
 
 import numpy as np
 
-from ._check_data import _is_numeric_dtype as _is_numeric_dtype  # _io, _dask, ledger use it
 from ._check_data import (
     apply_bounds,
     check_bounds,
@@ -27,6 +26,27 @@ from ._check_data import (
     check_finite_matrix,
     check_unique_columns,
     check_variable_names,
+    is_numeric_dtype,
+)
+from ._check_scalars import (
+    check_bool,
+    check_choice,
+    check_nonnegative_int,
+    check_open_unit,
+    check_positive_float,
+    check_positive_int,
+    check_real,
+)
+from ._check_scalars import type_name as _type_name
+from ._check_score import (
+    bin_rule,
+    check_bins,
+    check_frame,
+    check_group_count,
+    check_group_labels,
+    check_methods,
+    check_sample_options,
+    check_split,
 )
 from ._typing import Accuracy, Calibration, Design, RandomStateLike, Ties
 
@@ -39,13 +59,16 @@ __all__ = [
     "MAX_SENSITIVITY_CELLS",
     "HardenedGenerator",
     "apply_bounds",
+    "bin_rule",
     "check_accuracy",
+    "check_bins",
     "check_bins_cap",
     "check_bool",
     "check_bounds",
     "check_budget",
     "check_calibration",
     "check_choice",
+    "check_compare",
     "check_components",
     "check_data",
     "check_delta",
@@ -54,7 +77,11 @@ __all__ = [
     "check_design_m",
     "check_eps",
     "check_finite_matrix",
+    "check_frame",
+    "check_group_count",
+    "check_group_labels",
     "check_k",
+    "check_methods",
     "check_nonnegative_int",
     "check_open_unit",
     "check_pc_list",
@@ -62,11 +89,14 @@ __all__ = [
     "check_positive_int",
     "check_random_state",
     "check_real",
+    "check_sample_options",
     "check_sensitivity_work",
+    "check_split",
     "check_ties",
     "check_unique_columns",
     "check_variable_names",
     "default_m",
+    "is_numeric_dtype",
     "post_processing_rng",
     "repel_iterations",
 ]
@@ -90,10 +120,6 @@ _DEFAULT_M = 20
 #: and not pushed apart (the pushing costs O(labels^2) per round: p = 150
 #: took 6 s, p = 400 took 57 s, measured with benchmarks-style timing).
 MAX_REPEL_LABELS = 60
-
-
-def _type_name(value: object) -> str:
-    return type(value).__name__
 
 
 def check_eps(eps: object, name: str = "eps") -> float:
@@ -161,39 +187,6 @@ def check_budget(budget: object) -> None:
             "budget must be a dppca.Budget (or a ledger's budget) or None; got "
             f"{_type_name(budget)}."
         )
-
-
-def check_positive_int(value: object, name: str) -> int:
-    """Return ``value`` as an int, requiring an integer >= 1 (bool is refused)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer; got {_type_name(value)} {value!r}.")
-    if value < 1:
-        raise ValueError(f"{name} must be an integer >= 1; got {value!r}.")
-    return int(value)
-
-
-def check_nonnegative_int(value: object, name: str) -> int:
-    """Return ``value`` as an int, requiring an integer >= 0 (bool is refused)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer; got {_type_name(value)} {value!r}.")
-    if value < 0:
-        raise ValueError(f"{name} must be an integer >= 0; got {value!r}.")
-    return int(value)
-
-
-_Choice = TypeVar("_Choice", bound=str)
-
-
-def check_choice(value: object, name: str, choices: Sequence[_Choice]) -> _Choice:
-    """Return ``value`` if it is one of ``choices`` (strings).
-
-    Typed by its choices: assigned to a ``Literal`` variable, the result has
-    that type (the value is one of the choices once this returns).
-    """
-    if not isinstance(value, str) or value not in choices:
-        options = ", ".join(repr(c) for c in choices)
-        raise ValueError(f"{name} must be one of {options}; got {value!r}.")
-    return cast(_Choice, value)
 
 
 def check_calibration(calibration: object) -> Calibration:
@@ -310,42 +303,6 @@ def post_processing_rng(random_state: RandomStateLike) -> np.random.Generator:
     return check_random_state(random_state)  # raises the usual TypeError
 
 
-def check_positive_float(value: object, name: str) -> float:
-    """Return ``value`` as a float, requiring a finite number > 0."""
-    return check_real(value, name, low=0.0, low_open=True)
-
-
-def check_open_unit(value: object, name: str) -> float:
-    """Return ``value`` as a float, requiring 0 < value < 1."""
-    return check_real(value, name, low=0.0, high=1.0, low_open=True, high_open=True)
-
-
-def check_real(
-    value: object,
-    name: str,
-    *,
-    low: float = -math.inf,
-    high: float = math.inf,
-    low_open: bool = False,
-    high_open: bool = False,
-) -> float:
-    """Return ``value`` as a finite float in the interval from ``low`` to ``high``.
-
-    The one checker of real numbers: the others are thin wrappers. ``low_open``
-    and ``high_open`` exclude the end points; an infinite end means no bound.
-    Booleans, NaN and infinities are refused, numpy scalars are welcome.
-    """
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number; got {_type_name(value)} {value!r}.")
-    v = float(value)
-    too_low = v <= low if low_open else v < low
-    too_high = v >= high if high_open else v > high
-    if not math.isfinite(v) or too_low or too_high:
-        requirement = _interval_text(low, high, low_open, high_open)
-        raise ValueError(f"{name} must be {requirement}; got {value!r}.")
-    return v
-
-
 def check_pc_list(components: object, k: int, name: str = "components") -> tuple[int, ...]:
     """Return a non-empty tuple of distinct 1-based PC numbers, each in ``1..k``."""
     if isinstance(components, str | bytes) or not isinstance(components, Sequence | np.ndarray):
@@ -368,25 +325,19 @@ def check_pc_list(components: object, k: int, name: str = "components") -> tuple
     return tuple(out)
 
 
-def _interval_text(low: float, high: float, low_open: bool, high_open: bool) -> str:
-    """``"finite and > 0"``, ``"in the open interval (0, 1)"``, ``"finite and in [0, 1)"``."""
-    if math.isinf(low) and math.isinf(high):
-        return "finite"
-    if math.isinf(high):
-        return f"finite and {'>' if low_open else '>='} {low:g}"
-    if math.isinf(low):
-        return f"finite and {'<' if high_open else '<='} {high:g}"
-    if low_open and high_open:
-        return f"in the open interval ({low:g}, {high:g})"
-    left, right = "(" if low_open else "[", ")" if high_open else "]"
-    return f"finite and in {left}{low:g}, {high:g}{right}"
+def check_compare(compare: object, available: bool, needs: str) -> bool:
+    """Whether a plot shows a result's non-private comparison.
 
-
-def check_bool(value: object, name: str) -> bool:
-    """Return ``value`` if it is True or False (numpy booleans too); 0, 1 or "yes" are refused."""
-    if not isinstance(value, bool | np.bool_):
-        raise TypeError(f"{name} must be True or False; got {_type_name(value)} {value!r}.")
-    return bool(value)
+    ``compare`` is True or False (numpy booleans too), or None: shown when the
+    result holds one (``available``). True without one is refused with
+    ``compare=True needs {needs}.``
+    """
+    if compare is None:
+        return available
+    shown = check_bool(compare, "compare")
+    if shown and not available:
+        raise ValueError(f"compare=True needs {needs}.")
+    return shown
 
 
 def check_design(design: object) -> Design:

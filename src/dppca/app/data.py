@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._validation import is_numeric_dtype
+
 __all__ = [
     "MAX_UPLOAD_BYTES",
     "DataError",
@@ -55,14 +57,8 @@ def default_delta(n: int) -> float:
 
 
 def numeric_columns(frame: pd.DataFrame) -> list[str]:
-    """Names of the real-valued columns (booleans and complex numbers excluded)."""
-    return [
-        str(c)
-        for c in frame.columns
-        if pd.api.types.is_numeric_dtype(frame[c])
-        and not pd.api.types.is_bool_dtype(frame[c])
-        and not pd.api.types.is_complex_dtype(frame[c])
-    ]
+    """Names of the columns the analysis accepts (the rule of ``is_numeric_dtype``)."""
+    return [str(c) for c in frame.columns if is_numeric_dtype(frame[c].dtype)]
 
 
 def _megabytes(size: int) -> str:
@@ -111,13 +107,13 @@ def read_csv_upload(
         head = fh.read(8192)
     if b"\x00" in head:
         raise DataError(f"{name!r} is not a text CSV file (it holds binary data).")
-    from .._io import _raw_header, sniff_csv_layout
+    from .._io import raw_header, sniff_csv_layout
     from .._validation import check_unique_columns
 
     # European files (semicolons, decimal commas) are recognised and read as such.
     sep, decimal = sniff_csv_layout(path)
     try:
-        check_unique_columns(_raw_header(path, sep), repr(name))
+        check_unique_columns(raw_header(path, sep), repr(name))
         frame = pd.read_csv(path, sep=sep, decimal=decimal)
     except pd.errors.EmptyDataError:
         raise DataError(f"{name!r} is empty.") from None

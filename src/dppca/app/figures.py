@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from ..loading import LoadingResult
-from .state import Release, _directions_of
+from .state import Release, directions_of
 
 __all__ = [
     "FIGURE_FORMATS",
@@ -67,7 +67,7 @@ def loading_figure(
     ``uncertainty`` (vector and point plots) re-perturbs the released matrix
     that many times with noise of the released scale: post-processing.
     """
-    directions = _directions_of(release.result)
+    directions = directions_of(release.result)
     _, ax = _new_axes((6.4, 5.6) if kind != "heatmap" else (6.4, 6.0))
     pair = (int(components[0]), int(components[1]))
     result = LoadingResult.from_directions(directions, components=pair)
@@ -173,5 +173,5 @@ def release_table(release: Release) -> pd.DataFrame:
     """The released values of a release as one table (for the CSV download)."""
     result = release.result
     if release.kind == "directions":
-        return _directions_of(result).to_frame()
+        return directions_of(result).to_frame()
     return result.to_frame()

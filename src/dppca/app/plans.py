@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 from numpy.typing import NDArray
 
+from .._results import Plan
 from .._validation import (
     check_bins_cap,
     check_bounds,
@@ -28,8 +29,9 @@ from .._validation import (
     check_eps,
 )
 from ..accounting import PrivacyCost
-from ..directions import DirectionsResult, plan_directions
+from ..directions import DirectionsResult
 from ..forecast import Forecast
+from ..loading import plan_loading
 from .data import DataError, Selection
 
 if TYPE_CHECKING:
@@ -170,7 +172,7 @@ class ReleaseRequest:
     """A release's validated settings and its data-free plan (no data read)."""
 
     kind: str
-    plan: Any
+    plan: Plan
     options: Mapping[str, Any]
     bounds: NDArray[np.float64] | None
 
@@ -198,7 +200,7 @@ def plan_request(
     if kind == "directions":
         design = check_design(opts.get("design", "exact"))
         m = check_design_m(None, n) if design == "balanced" else None
-        plan: Any = plan_directions(n, p, design=design, m=m, **money)
+        plan: Plan = plan_loading(n, p, design=design, m=m, **money)
         return ReleaseRequest(kind, plan, {"design": design}, box)
     if kind == "scree":
         from ..scree import plan_scree
@@ -292,11 +294,11 @@ def _check_groups(sel: Selection, n: int, use_groups: bool) -> None:
     """The library's refusal of an identifier-like group column, from the label count."""
     if not use_groups or sel.n_groups is None:
         return
-    from ..score import _check_group_count
+    from .._validation import check_group_count
 
     levels = tuple(range(sel.n_groups))
     try:
-        _check_group_count(levels, levels, n)
+        check_group_count(levels, levels, n)
     except ValueError as exc:
         raise DataError(str(exc)) from None
 

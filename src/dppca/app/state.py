@@ -67,6 +67,7 @@ __all__ = [
     "Selection",
     "default_delta",
     "describe_forecast",
+    "directions_of",
     "numeric_columns",
     "parse_labels",
     "read_csv_upload",
@@ -246,7 +247,7 @@ class AppState:
             return None
         for rel in reversed(self.releases):
             if rel.kind == "directions" and rel.columns == self.selection.columns:
-                return _directions_of(rel.result)
+                return directions_of(rel.result)
         return None
 
     def latest(self, kind: str) -> Release | None:
@@ -376,7 +377,10 @@ class AppState:
                 "private); give the public list of labels in the data panel to avoid that.",
             )
         eps_left, delta_left = self.budget.remaining
-        extra = {"forecast": req.plan.forecast, "bounds_given": req.bounds is not None}
+        extra: dict[str, Any] = {
+            "forecast": req.plan.forecast,
+            "bounds_given": req.bounds is not None,
+        }
         if self.budget.can_afford(cost):
             message = (
                 f"This release will cost {_fmt_cost(cost)}. Remaining before it: "
@@ -477,7 +481,7 @@ def _release_directions(X: pd.DataFrame, **common: Any) -> Any:
     return dp_loading(X, k=None, **common)  # design: "exact" or "balanced" (large tables)
 
 
-def _directions_of(result: Any) -> DirectionsResult:
+def directions_of(result: Any) -> DirectionsResult:
     """The DirectionsResult inside a directions/loading release."""
     if isinstance(result, DirectionsResult):
         return result

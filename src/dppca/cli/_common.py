@@ -16,6 +16,7 @@ import numpy as np
 
 from .._io import add_csv_arguments, csv_options, read_csv_checked
 from .._lazy import pandas as pd
+from .._validation import is_numeric_dtype
 from ..datasets import DATASETS, load_dataset
 from ..kendall import default_m
 from ._output import (
@@ -197,11 +198,7 @@ def numeric_part(
     table's layout, not of its values, so the note reveals nothing private.
     """
     data = frame.drop(columns=[c for c in drop if c in frame.columns])
-    bad = [
-        str(c)
-        for c in data.columns
-        if not pd.api.types.is_numeric_dtype(data[c]) or pd.api.types.is_bool_dtype(data[c])
-    ]
+    bad = [str(c) for c in data.columns if not is_numeric_dtype(data[c].dtype)]
     if bad and (chosen or data.shape[1] - len(bad) < 2):
         raise CLIError(
             f"non-numeric column(s) {', '.join(bad)}; choose numeric columns with --columns."

@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING, cast
 
 from .._lazy import pandas as pd
 from .._validation import check_random_state, post_processing_rng
-from ..directions import plan_directions
-from ..loading import dp_loading
+from ..loading import dp_loading, plan_loading
 from ._common import (
     CLIError,
     add_accuracy_arguments,
@@ -125,8 +124,9 @@ def run(args: argparse.Namespace) -> int:
         assert data is not None  # a fresh release always reads the data
         if args.dry_run:
             return print_plan(
-                plan_directions(len(data), len(variables), eps=args.eps, delta=args.delta,
-                                calibration=args.calibration, design=args.design, m=args.m)
+                plan_loading(len(data), len(variables), eps=args.eps, delta=args.delta,
+                             components=pair, calibration=args.calibration,
+                             design=args.design, m=args.m)
             )  # fmt: skip
         budget = ledger_budget(args, data, variables, kind="loading")
         result = dp_loading(

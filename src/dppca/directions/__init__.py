@@ -14,7 +14,9 @@ from __future__ import annotations
 from .given import refuse_own_directions as refuse_own_directions
 from .given import resolve_directions as resolve_directions
 from .release import DirectionsPlan, dp_pc_dir, pc_dir, plan_directions
+from .release import dp_pc_dir_checked as dp_pc_dir_checked
 from .release import forecast_directions as forecast_directions
+from .release import pc_dir_checked as pc_dir_checked
 from .release import release_directions as release_directions
 from .result import DirectionsResult, orient_signs
 

@@ -57,8 +57,10 @@ from .result import DirectionsResult, orient_signs
 __all__ = [
     "DirectionsPlan",
     "dp_pc_dir",
+    "dp_pc_dir_checked",
     "forecast_directions",
     "pc_dir",
+    "pc_dir_checked",
     "plan_directions",
     "release_directions",
 ]
@@ -214,6 +216,42 @@ def dp_pc_dir(
     check_budget(budget)
     design = check_design(design)
     data, variables = validate_kendall_input(X, design)
+    return dp_pc_dir_checked(
+        data, variables, k, eps=eps, delta=delta, random_state=random_state,
+        calibration=calibration, ties=ties, budget=budget, design=design, m=m,
+        progress=progress, sensitivity=sensitivity, bounds=bounds, accuracy=accuracy,
+        allow_large_delta=allow_large_delta,
+    )  # fmt: skip
+
+
+def dp_pc_dir_checked(
+    data: Any,
+    variables: tuple[str, ...],
+    k: int | None = None,
+    *,
+    eps: float,
+    delta: float,
+    random_state: RandomStateLike = None,
+    calibration: Calibration = "analytic",
+    ties: Ties = "zero",
+    budget: Budget | None = None,
+    design: Design = "exact",
+    m: int | None = None,
+    progress: ProgressLike = None,
+    sensitivity: Sensitivity = "tight",
+    bounds: Any = None,
+    accuracy: Accuracy = "warn",
+    allow_large_delta: bool = False,
+) -> DirectionsResult:
+    """:func:`dp_pc_dir` on data checked by :func:`~dppca.kendall.validate_kendall_input`.
+
+    For releases that check their data once and hand it on (internal): a
+    float64 ndarray, only read here (possibly the caller's own array), or a
+    validated Dask array, reduced on the Dask scheduler. Every other argument
+    is checked as in :func:`dp_pc_dir`.
+    """
+    check_budget(budget)
+    design = check_design(design)
     n, p = data.shape
     k = check_k(k, p)
     eps = check_eps(eps)
@@ -262,6 +300,11 @@ class DirectionsPlan:
     sigma: float
     cost: PrivacyCost
     forecast: Forecast
+
+    @property
+    def parts(self) -> tuple[PrivacyCost, ...]:
+        """The elementary costs, in the order the release draws them."""
+        return self.cost.leaves()
 
 
 def plan_directions(
@@ -386,6 +429,13 @@ def pc_dir(X: Data, k: int | None = None) -> DirectionsResult:
     DirectionsResult(p=20, k=3, n=5000, non-private)
     """
     data, variables = check_data(X)
+    return pc_dir_checked(data, variables, k)
+
+
+def pc_dir_checked(
+    data: NDArray[np.float64], variables: tuple[str, ...], k: int | None = None
+) -> DirectionsResult:
+    """:func:`pc_dir` on an in-memory table already checked by ``check_data`` (internal)."""
     n, p = data.shape
     k = check_k(k, p)
     with np.errstate(over="ignore", invalid="ignore"):  # overflow is refused just below

@@ -6,15 +6,23 @@ non-private comparison, which is marked as such wherever it appears.
 
 :mod:`~dppca.loading.result` holds :class:`LoadingResult`,
 :mod:`~dppca.loading.sensitivity` the re-perturbation view
-(:class:`NoiseSensitivity`) and :mod:`~dppca.loading.release`
-:func:`dp_loading`.
+(:class:`NoiseSensitivity`), :mod:`~dppca.loading.plan` the data-free
+:func:`plan_loading` and :mod:`~dppca.loading.release` :func:`dp_loading`.
 """
 
 from __future__ import annotations
 
+from .plan import LoadingPlan, plan_loading
 from .release import dp_loading
 from .result import LoadingResult
 from .sensitivity import MAX_DRAWS as MAX_DRAWS
 from .sensitivity import NoiseSensitivity, match_signs
 
-__all__ = ["LoadingResult", "NoiseSensitivity", "dp_loading", "match_signs"]
+__all__ = [
+    "LoadingPlan",
+    "LoadingResult",
+    "NoiseSensitivity",
+    "dp_loading",
+    "match_signs",
+    "plan_loading",
+]

@@ -12,7 +12,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._lazy import pandas as pd
 from .._progress import ProgressLike
 from .._typing import (
     Accuracy,
@@ -27,13 +26,14 @@ from .._typing import (
 from .._validation import (
     check_choice,
     check_components,
-    check_data,
     check_delta,
+    check_design,
     check_eps,
     check_k,
 )
 from ..accounting import Budget
-from ..directions import DirectionsResult, dp_pc_dir, pc_dir
+from ..directions import DirectionsResult, dp_pc_dir_checked, pc_dir_checked
+from ..kendall import validate_kendall_input
 from .result import LoadingResult
 
 __all__ = ["dp_loading"]
@@ -121,9 +121,11 @@ def dp_loading(
 
     Parameters
     ----------
-    X : array-like of shape (n, p), pandas.DataFrame or None
-        Numeric data. May be None when ``directions`` is given and
-        ``compare=False``.
+    X : array-like of shape (n, p), pandas.DataFrame, Dask collection or None
+        Numeric data, checked once and only read. A Dask array or DataFrame
+        is reduced on the active Dask scheduler, as in :func:`dp_pc_dir`
+        (``compare=True`` needs data in memory). May be None when
+        ``directions`` is given and ``compare=False``.
     eps, delta : float
         Privacy parameters of the release, as in :func:`dp_pc_dir`. Required
         unless ``directions`` is given; then they may be omitted, and if
@@ -222,11 +224,19 @@ def dp_loading(
     if not isinstance(compare, bool | np.bool_):
         raise TypeError(f"compare must be True or False; got {type(compare).__name__}.")
     sign_reference = check_choice(sign_reference, "sign_reference", ("private", "nonprivate"))
-    data = variables = None
+    design = check_design(design)
+    data: Any = None
+    variables = None
     if X is not None:
-        data, variables = check_data(X)
+        # Checked once, without a copy of a float64 array: the release only reads it.
+        data, variables = validate_kendall_input(X, design)
     elif directions is None or compare:
         raise TypeError("X is required unless directions is given and compare is False; got None.")
+    if compare and not isinstance(data, np.ndarray):
+        raise TypeError(
+            "compare=True needs X in memory (the non-private comparison is computed with "
+            "numpy); pass X.compute() or compare=False."
+        )
     if directions is None:
         if eps is None or delta is None:
             raise TypeError("eps and delta are required (pass both as numbers).")
@@ -234,9 +244,8 @@ def dp_loading(
         p = data.shape[1]
         k = check_k(k, p)
         check_components(components, k)
-        frame = pd.DataFrame(data, columns=list(variables), copy=False)
-        res = dp_pc_dir(
-            frame, k, eps=eps, delta=delta, random_state=random_state,
+        res = dp_pc_dir_checked(
+            data, variables, k, eps=eps, delta=delta, random_state=random_state,
             calibration=calibration, ties=ties, budget=budget, design=design, m=m,
             progress=progress, sensitivity=sensitivity, bounds=bounds, accuracy=accuracy,
             allow_large_delta=allow_large_delta,
@@ -246,7 +255,7 @@ def dp_loading(
     nonprivate = None
     if compare:
         assert data is not None and variables is not None  # compare needs X (above)
-        nonprivate = pc_dir(pd.DataFrame(data, columns=list(variables)), k)
+        nonprivate = pc_dir_checked(data, variables, k)
     return LoadingResult(
         directions=res,
         components=tuple(int(c) for c in components),  # type: ignore[arg-type]

@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 from numpy.typing import NDArray
 
 from .._typing import LoadingKind, RandomStateLike
-from .._validation import check_choice, check_components, check_open_unit
+from .._validation import check_choice, check_compare, check_components, check_open_unit
 from ..loading import LoadingResult, NoiseSensitivity
 from ._caption import add_privacy_caption
 from ._loading_panels import CLIM as CLIM
@@ -37,16 +37,6 @@ def _privacy_title(result: LoadingResult) -> str:
     if d.private and d.cost is not None:
         return "DP loadings"  # eps, delta and n are in the caption under the title
     return "Non-private loadings (not DP)"
-
-
-def _resolve_compare(result: LoadingResult, compare: bool | None) -> bool:
-    if compare is None:
-        return result.nonprivate is not None
-    if compare and result.nonprivate is None:
-        raise ValueError(
-            "compare=True needs the non-private comparison; call dp_loading(..., compare=True)."
-        )
-    return bool(compare)
 
 
 def _noise_samples(
@@ -184,7 +174,11 @@ def plot_loading(
     kind = check_choice(kind, "kind", ("vector", "point", "heatmap"))
     if not isinstance(result, LoadingResult):
         raise TypeError(f"result must be a LoadingResult; got {type(result).__name__}.")
-    show_compare = _resolve_compare(result, compare)
+    show_compare = check_compare(
+        compare,
+        result.nonprivate is not None,
+        "the non-private comparison; call dp_loading(..., compare=True)",
+    )
     text_kws = {"fontsize": label_size, **(text_kws or {})}
     main, other = result.display_vectors()
     panels: list[tuple[np.ndarray, bool, str, str]] = [

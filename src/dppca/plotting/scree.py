@@ -11,7 +11,7 @@ from numpy.typing import NDArray
 from scipy import stats
 from scipy.optimize import isotonic_regression
 
-from .._validation import check_choice, check_open_unit
+from .._validation import check_bool, check_choice, check_compare, check_open_unit
 from ._caption import add_privacy_caption
 
 if TYPE_CHECKING:
@@ -168,15 +168,13 @@ def plot_scree(
     The panel states eps, delta and n under its title.
     """
     kind = check_choice(kind, "kind", ("pve", "pve_total", "scree"))
-    if not isinstance(compare, bool):
-        raise TypeError(f"compare must be True or False; got {compare!r}.")
+    compare = check_compare(
+        check_bool(compare, "compare"),
+        result.has_comparison,
+        "non-private values in the result; compute it with dp_scree(..., compare=True)",
+    )
     if interval is not None:
         interval = check_open_unit(interval, "interval")
-    if compare and not result.has_comparison:
-        raise ValueError(
-            "compare=True needs non-private values in the result; "
-            "compute it with dp_scree(..., compare=True)."
-        )
     if ax is None:
         _, ax = plt.subplots()
     names = {**_LABELS, **(labels or {})}

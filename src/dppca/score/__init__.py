@@ -18,7 +18,6 @@ from __future__ import annotations
 # the benchmarks import from dppca.score importable from it.
 from .frame import bounds_frame, frame_eps_needed, frame_failure_bound
 from .frame import private_frame as private_frame
-from .groups import _check_group_count as _check_group_count
 from .histograms import ScoreMethod as ScoreMethod
 from .histograms import add_counts as add_counts
 from .histograms import bin_counts as bin_counts

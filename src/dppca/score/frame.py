@@ -96,23 +96,6 @@ def frame_eps_needed(n: int, bound: float, target: float = 0.01) -> float:
     return hi
 
 
-def _check_frame(frame: object) -> tuple[tuple[float, float], tuple[float, float]]:
-    try:
-        (x0, x1), (y0, y1) = frame  # type: ignore[misc]
-        values = [float(v) for v in (x0, x1, y0, y1)]  # type: ignore[has-type]
-    except (TypeError, ValueError):
-        raise TypeError(
-            f"frame must be ((xmin, xmax), (ymin, ymax)) of public numbers; got {frame!r}."
-        ) from None
-    if (
-        not all(math.isfinite(v) for v in values)
-        or values[0] >= values[1]
-        or (values[2] >= values[3])
-    ):
-        raise ValueError(f"frame limits must be finite with min < max; got {frame!r}.")
-    return (values[0], values[1]), (values[2], values[3])
-
-
 def private_frame(
     scores: NDArray[np.float64],
     *,

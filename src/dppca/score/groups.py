@@ -8,7 +8,6 @@ released with Laplace noise.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -17,6 +16,7 @@ from numpy.typing import NDArray
 from .._lazy import is_dataframe
 from .._lazy import pandas as pd
 from .._typing import Data
+from .._validation import check_group_count, check_group_labels
 from ..mechanisms import laplace_noise
 
 
@@ -33,26 +33,6 @@ def _resolve_groups(X: Data, groups: object) -> tuple[Data, Any]:
     if labels.ndim != 1:
         raise ValueError(f"groups must be one label per row (1-D); got {labels.ndim} dimensions.")
     return X, labels
-
-
-def _check_group_labels(group_labels: object) -> tuple[Any, ...] | None:
-    if group_labels is None:
-        return None
-    if isinstance(group_labels, str | bytes) or not isinstance(
-        group_labels, Sequence | np.ndarray | pd.Index
-    ):
-        raise TypeError(
-            "group_labels must be a list of the public group labels, such as ['a', 'b']; "
-            f"got {type(group_labels).__name__}."
-        )
-    levels = tuple(group_labels)
-    if not levels:
-        raise ValueError("group_labels must name at least one group.")
-    if pd.isna(pd.Series(levels, dtype=object)).any():
-        raise ValueError("group_labels must not contain missing values.")
-    if len(set(levels)) != len(levels):
-        raise ValueError("group_labels must name each group once.")
-    return levels
 
 
 def _group_codes(
@@ -76,26 +56,6 @@ def _group_codes(
     return levels, np.asarray(codes, dtype=np.int64)
 
 
-def _check_group_count(labels: Any, public: tuple[Any, ...] | None, n: int) -> None:
-    """Refuse a grouping with more than 5 labels per 100 rows (and more than 10).
-
-    Such a column is usually an identifier, and a group of one row has a
-    histogram that shows where that row lies. Without ``group_labels`` the label
-    set is released anyway (see :func:`dp_score`), so counting it reveals
-    nothing more; with them only the public list is counted.
-    """
-    if labels is None:
-        return
-    count = len(public) if public is not None else len(pd.unique(pd.Series(labels, dtype=object)))
-    limit = max(10, n // 20)
-    if count > limit:
-        raise ValueError(
-            f"groups has {count} labels for {n} rows (more than {limit}): it looks like an "
-            "identifier column, and a group of a few rows would show where those rows lie. "
-            "Group by a column with fewer labels."
-        )
-
-
 def resolve_group_codes(
     labels: Any, group_labels: object, n: int
 ) -> tuple[tuple[Any, ...] | None, tuple[Any, ...] | None, NDArray[np.int64] | None]:
@@ -105,8 +65,8 @@ def resolve_group_codes(
     (None if not given), the labels of the release (None without groups) and
     each row's index into them (-1 for a row outside ``group_labels``).
     """
-    public_levels = _check_group_labels(group_labels)
-    _check_group_count(labels, public_levels, n)
+    public_levels = check_group_labels(group_labels)
+    check_group_count(labels, public_levels, n)
     if public_levels is not None and labels is None:
         raise ValueError("group_labels needs groups; pass the group of each row as well.")
     if labels is None:

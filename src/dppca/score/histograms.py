@@ -1,6 +1,7 @@
 """The histogram part of a score release: bins, counts and their noise.
 
-The grid has a number of bins fixed by n alone (:func:`bin_rule`) and edges
+The grid has a number of bins fixed by n alone (:func:`bin_rule`, checked
+with the other options in :mod:`dppca._check_score`) and edges
 fixed by the frame, both before any histogram noise. Every row adds one to at
 most one cell of all groups' counts together, so one replaced row moves at most
 two cells by one (L1 sensitivity 2, L2 sensitivity sqrt(2)). The ``"add"``
@@ -11,7 +12,6 @@ histogram (Laplace noise on non-empty cells, then a release threshold).
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -21,59 +21,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._typing import Calibration
-from .._validation import check_positive_int
+from .._validation import bin_rule
 from ..accounting import PrivacyCost
 from ..mechanisms import gaussian_noise, gaussian_sigma, laplace_noise, stability_threshold
 
 __all__ = ["add_counts", "bin_counts", "bin_rule", "release_histograms", "sparse_counts"]
 
 ScoreMethod = Literal["add", "sparse"]
-
-
-def bin_rule(n: int, rule: str = "W") -> int:
-    """Bins per axis from the number of rows only (public under replacement).
-
-    ``"W"``: ``max(1, round(n ** (1/4)))``; ``"J"``: ``max(1, round((n / ln n) ** (1/3)))``.
-
-    Examples
-    --------
-    >>> bin_rule(5000), bin_rule(5000, "J")
-    (8, 8)
-    """
-    n = check_positive_int(n, "n")
-    if rule == "W":
-        return max(1, round(n**0.25))
-    if rule == "J":
-        return max(1, round((n / math.log(n)) ** (1 / 3))) if n > 1 else 1
-    raise ValueError(f"bins rule must be 'W' or 'J'; got {rule!r}.")
-
-
-def _check_bins(bins: object, n: int) -> tuple[int, int]:
-    if bins is None or isinstance(bins, str):
-        m = bin_rule(n, "W" if bins is None else bins)
-        return m, m
-    if isinstance(bins, numbers.Integral) and not isinstance(bins, bool):
-        m = check_positive_int(bins, "bins")
-        return m, m
-    if isinstance(bins, Sequence | np.ndarray) and len(bins) == 2:
-        mx, my = (check_positive_int(b, "bins") for b in bins)
-        return mx, my
-    raise TypeError(
-        f"bins must be None, 'W', 'J', an integer or a pair of integers; got {bins!r}."
-    )
-
-
-def _check_methods(method: object) -> tuple[str, ...]:
-    items = [method] if isinstance(method, str) else method
-    if not isinstance(items, Sequence) or not items:
-        raise TypeError(f"method must be 'add', 'sparse' or a list of them; got {method!r}.")
-    out: list[str] = []
-    for m in items:
-        if m not in HISTOGRAM_METHODS:
-            raise ValueError(f"method must be among 'add', 'sparse'; got {m!r}.")
-        if m not in out:
-            out.append(m)
-    return tuple(out)
 
 
 def _bin_index(values: NDArray[np.float64], edges: NDArray[np.float64]) -> NDArray[np.int64]:

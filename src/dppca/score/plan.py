@@ -14,18 +14,21 @@ from types import MappingProxyType
 
 from .._typing import Calibration
 from .._validation import (
+    check_bins,
     check_calibration,
     check_components,
     check_delta,
     check_eps,
+    check_methods,
     check_positive_float,
     check_positive_int,
+    check_split,
 )
 from ..accounting import PrivacyCost, compose, scale_to_tight
 from ..forecast import FAILURE_TOLERANCE, Forecast, direction_noise_norm, direction_problem
 from ..mechanisms import gaussian_sigma, kendall_sensitivity, kendall_sigma
 from .frame import _SCALE_SHARE, frame_eps_needed, frame_failure_bound
-from .histograms import HISTOGRAM_METHODS, ScoreMethod, _check_bins, _check_methods
+from .histograms import HISTOGRAM_METHODS, ScoreMethod
 
 __all__ = ["ScorePlan", "plan_score"]
 
@@ -34,20 +37,6 @@ _SPLIT_KEYS = ("directions", "frame", "groups", "histogram")
 # between _FRAME_SHARE_MIN and _FRAME_SHARE_MAX of eps.
 _FRAME_TARGET = 0.01
 _FRAME_SHARE_MIN, _FRAME_SHARE_MAX = 0.1, 0.4
-
-
-def _check_split(split: object, used: tuple[str, ...], defaults: dict[str, float]) -> dict:
-    """Epsilon fractions of the parts in ``used`` (weights, normalised to sum 1)."""
-    weights = dict(defaults)
-    if split is not None:
-        if not isinstance(split, Mapping):
-            raise TypeError(f"split must be a mapping such as {defaults!r}; got {split!r}.")
-        for key, value in split.items():
-            if key not in _SPLIT_KEYS:
-                raise ValueError(f"split keys must be among {_SPLIT_KEYS!r}; got {key!r}.")
-            weights[key] = check_positive_float(value, f"split[{key!r}]")
-    total = math.fsum(weights[k] for k in used)
-    return {k: weights[k] / total for k in used}
 
 
 def _with_frame_weight(
@@ -138,6 +127,11 @@ class ScorePlan:
     cost: PrivacyCost
     forecast: Forecast
 
+    @property
+    def parts(self) -> tuple[PrivacyCost, ...]:
+        """The elementary costs, in the order the release draws them."""
+        return self.cost.leaves()
+
 
 def plan_score(
     n: int,
@@ -179,8 +173,8 @@ def plan_score(
     p = check_positive_int(p, "p")
     eps, delta = check_eps(eps), check_delta(delta)
     components = check_components(components, p)
-    mx, my = _check_bins(bins, n)
-    methods = _check_methods(method)
+    mx, my = check_bins(bins, n)
+    methods = check_methods(method, tuple(HISTOGRAM_METHODS))
     calibration = check_calibration(calibration)
     bound = check_positive_float(score_range, "score_range")
     n_groups = 1 if groups is None else check_positive_int(groups, "groups")
@@ -236,7 +230,7 @@ def _shares(
     defaults["histogram"] = 0.45 if private_groups else 0.55
     if frame_private:
         defaults = _with_frame_weight(defaults, used, n, eps, bound)
-    return _check_split(split, used, defaults)
+    return check_split(split, used, defaults, keys=_SPLIT_KEYS)
 
 
 def _delta_split(shares: Mapping[str, float], delta: float) -> dict[str, float]:

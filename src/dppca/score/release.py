@@ -19,6 +19,7 @@ from .._typing import Accuracy, Calibration, Data, RandomStateLike, Ties
 from .._validation import (
     apply_bounds,
     check_accuracy,
+    check_bins,
     check_bins_cap,
     check_bool,
     check_bounds,
@@ -29,6 +30,8 @@ from .._validation import (
     check_delta,
     check_delta_for_n,
     check_eps,
+    check_frame,
+    check_methods,
     check_positive_float,
     check_random_state,
     check_real,
@@ -42,12 +45,11 @@ from ..directions import (
     resolve_directions,
 )
 from ..forecast import enforce
-from .frame import _check_frame, choose_frame
+from .frame import choose_frame
 from .groups import _resolve_groups, release_group_sizes, resolve_group_codes
 from .histograms import (
+    HISTOGRAM_METHODS,
     ScoreMethod,
-    _check_bins,
-    _check_methods,
     _normalise,
     bin_counts,
     release_histograms,
@@ -152,8 +154,8 @@ def _check_call(
         check_delta(delta), n, check_bool(allow_large_delta, "allow_large_delta")
     )
     components = check_components(components, p)
-    mx, my = _check_bins(bins, n)
-    methods = _check_methods(method)
+    mx, my = check_bins(bins, n)
+    methods = check_methods(method, tuple(HISTOGRAM_METHODS))
     groups_public = check_bool(groups_public, "groups_public")
     compare = check_bool(compare, "compare")
     bound = check_positive_float(score_range, "score_range")
@@ -162,7 +164,7 @@ def _check_call(
     box = check_bounds(bounds, variables)
     calibration = check_calibration(calibration)
     ties = check_ties(ties)
-    public_frame = None if frame is None else _check_frame(frame)
+    public_frame = None if frame is None else check_frame(frame)
     matrix, dir_result = _given_directions(directions, p, components, public_directions)
     public_levels, levels, codes = resolve_group_codes(labels, group_labels, n)
     rng = check_random_state(random_state)

@@ -23,7 +23,7 @@ from .._results import (
     first_panel,
 )
 from .._typing import RandomStateLike
-from .._validation import check_positive_int, check_random_state, check_real
+from .._validation import check_random_state, check_sample_options
 from ..accounting import PrivacyCost
 from ..directions import DirectionsResult
 from ..forecast import Forecast
@@ -345,23 +345,6 @@ def _allocate(total: int, weights: NDArray[np.float64]) -> NDArray[np.int64]:
     return out
 
 
-def _check_sample(
-    result: object, method: str | None, size: int | None, kind: str, bandwidth: float | None
-) -> tuple[str, int, float]:
-    """The checked method, size and bandwidth of :func:`sample_points`."""
-    if not isinstance(result, ScoreResult):
-        raise TypeError(f"result must be a ScoreResult; got {type(result).__name__}.")
-    method = result.methods[0] if method is None else method
-    if method not in result.probs:
-        raise ValueError(f"method must be one of {list(result.methods)!r}; got {method!r}.")
-    size = result.n if size is None else check_positive_int(size, "size")
-    if kind not in _DEFAULT_BANDWIDTH:
-        raise ValueError(f"kind must be 'center' or 'uniform'; got {kind!r}.")
-    if bandwidth is None:
-        return method, size, _DEFAULT_BANDWIDTH[kind]
-    return method, size, check_real(bandwidth, "bandwidth", low=0.0)
-
-
 def _points_per_group(
     result: ScoreResult, alive: NDArray[np.bool_], size: int
 ) -> NDArray[np.int64]:
@@ -426,7 +409,12 @@ def sample_points(
     >>> sample_points(res, size=100, random_state=1).shape
     (100, 2)
     """
-    method, size, bandwidth = _check_sample(result, method, size, kind, bandwidth)
+    if not isinstance(result, ScoreResult):
+        raise TypeError(f"result must be a ScoreResult; got {type(result).__name__}.")
+    method, size, bandwidth = check_sample_options(
+        method, size, kind, bandwidth,
+        methods=result.methods, n=result.n, bandwidths=_DEFAULT_BANDWIDTH,
+    )  # fmt: skip
     rng = check_random_state(random_state)
     prob = np.asarray(result.probs[method])
     alive = prob.sum(axis=1) > 0

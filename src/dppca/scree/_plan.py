@@ -150,6 +150,11 @@ class ScreePlan:
     controls: Mapping[str, Any] = field(default_factory=dict)
     pairing: str = "all"
 
+    @property
+    def parts(self) -> tuple[PrivacyCost, ...]:
+        """The elementary costs, in the order the release draws them."""
+        return self.cost.leaves()
+
     @classmethod
     def make(
         cls, *, n: int, p: int, k: int, eps: float, delta: float, methods: tuple[str, ...],
