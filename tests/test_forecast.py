@@ -126,10 +126,12 @@ def test_forecast_quantities_follow_their_definitions():
     q = plan.forecast.quantities
     # K-norm noise on the all-pairs moments: Laplace scale b = 4 C / (n eps_m)
     # conditioned on the polytope, sd b sqrt(d (2d + 1) / ((d + 1) (d + 2))) with
-    # d = k + 1 = 4 values; C = CLIP_RATIO * trace
+    # d = k + 1 = 4 values; C = CLIP_RATIO * trace at the level 0.9, grown by
+    # sqrt(0.1 / (1 - level)) for a higher level
     leaf = next(leaf for leaf in plan.cost.leaves() if leaf.released.startswith("clipped"))
     assert leaf.mechanism.startswith("K-norm")
-    expected = 4.0 / (2000 * leaf.eps) * math.sqrt(4 * 9 / (5 * 6)) * CLIP_RATIO
+    ratio = CLIP_RATIO * math.sqrt(max(1.0, 0.1 / (1.0 - plan.scan_level)))
+    expected = 4.0 / (2000 * leaf.eps) * math.sqrt(4 * 9 / (5 * 6)) * ratio
     assert q["trace_noise_relative"] == pytest.approx(expected)
     assert q["pve_sd"] == pytest.approx(math.sqrt(2) * expected)
     d = plan_directions(500, 8, eps=0.5, delta=1e-6)

@@ -95,9 +95,9 @@ def dp_scree(
     trace_share : float, default=None
         Share of eps for choosing the clip level of the variance release, in
         (0, 1); unused with a public ``ClippedControl(clip=...)``. None takes
-        the smallest share whose chance of a clip level below the data
-        (:func:`dppca.mechanisms.ladder_failure_bound`) is 1 %, kept between
-        0.05 and 0.3 (a function of n and eps only).
+        the share between 0.05 and 0.3 with the least forecast error (noise
+        against clipping bias) among those whose scan the forecast does not
+        flag (a function of n, eps and the ladder only).
     pairing : {"all", "random", "consecutive"}, default=None
         Pairs of rows the moments are averaged over. ``"all"`` (the default
         up to 4000 rows) uses every pair: without clipping this is exactly
