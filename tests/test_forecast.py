@@ -133,7 +133,9 @@ def test_forecast_quantities_follow_their_definitions():
     ratio = CLIP_RATIO * math.sqrt(max(1.0, 0.1 / (1.0 - plan.scan_level)))
     expected = 4.0 / (2000 * leaf.eps) * math.sqrt(4 * 9 / (5 * 6)) * ratio
     assert q["trace_noise_relative"] == pytest.approx(expected)
-    assert q["pve_sd"] == pytest.approx(math.sqrt(2) * expected)
+    # PVE = w / s: the noise of w - PVE s, worst at PVE = 1, with the K-norm
+    # noises correlated 1 / (k + 1) = 1 / 4: sd sqrt(2 - 2 / 4) times one value's
+    assert q["pve_sd"] == pytest.approx(math.sqrt(1.5) * expected)
     d = plan_directions(500, 8, eps=0.5, delta=1e-6)
     assert d.forecast.quantities["direction_noise_norm"] == pytest.approx(
         direction_noise_norm(8, d.sigma)

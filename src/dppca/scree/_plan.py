@@ -210,7 +210,7 @@ class ScreePlan:
         forecast = _forecast_scree(
             n=n, p=p, eps=eps, delta=delta, eps_dir=eps_dir, delta_dir=delta_dir,
             calibration=calibration, unit_sd=unit_sd, kind=kind, ladder_bins=ladder.size,
-            eps_scan=eps_scan if public_clip is None else 0.0, level=level, m=m,
+            eps_scan=eps_scan if public_clip is None else 0.0, level=level, m=m, k=k,
         )  # fmt: skip
         return cls(
             eps_dir, delta_dir, eps_scan, eps_m, delta_m, ladder, level, kind, cost, forecast,
@@ -290,7 +290,7 @@ def _scree_costs(
 def _forecast_scree(
     *, n: int, p: int, eps: float, delta: float, eps_dir: float, delta_dir: float,
     calibration: str, unit_sd: float, kind: str, ladder_bins: int, eps_scan: float,
-    level: float, m: int,
+    level: float, m: int, k: int = 1,
 ) -> Forecast:  # fmt: skip
     """Data-free forecast of a scree release (see :mod:`dppca.forecast`).
 
@@ -300,8 +300,11 @@ def _forecast_scree(
     ``sqrt(0.1 / (1 - level))`` times more for a higher level: the quantiles
     of a tail with index 2 (heavy, with a finite mean, as real tables with a
     few dominant variables have) grow like that, so a higher aim is not
-    assumed to cost nothing. A PVE is a ratio of two such noisy values, so its
-    noise is about ``sqrt(2)`` times that. The clip scan fails when it
+    assumed to cost nothing. A PVE is a ratio ``w / s`` of two such noisy
+    values; its noise, ``e_w - PVE e_s`` over the total, has variance
+    ``sd^2 (1 + PVE^2 - 2 rho PVE)``, at most ``2 - 2 rho`` times that of one
+    value (at PVE = 1), where ``rho`` is the correlation of the two noises:
+    ``1 / (k + 1)`` for K-norm noise, 0 for Gaussian. The clip scan fails when it
     stops below all the data (:func:`dppca.mechanisms.ladder_failure_bound`)
     or runs two bins or more (a factor 4) past the level
     (:func:`dppca.mechanisms.quantile_overshoot_bound`).
@@ -323,7 +326,8 @@ def _forecast_scree(
         f"noise sd over the total variance ({kind}), assuming a clip level "
         f"{ratio:.2g} times the total variance"
     )
-    pve_sd = math.sqrt(2.0) * relative
+    rho = 1.0 / (k + 1) if kind == "knorm" else 0.0
+    pve_sd = math.sqrt(2.0 - 2.0 * rho) * relative
     quantities["pve_sd"] = pve_sd
     descriptions["pve_sd"] = "predicted noise sd of a PVE (share of the total variance)"
     if 2 * pve_sd > PVE_TOLERANCE:
