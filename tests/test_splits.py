@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import dppca
-from dppca import ScoreSplit, ScreeSplit
+from dppca import ScoreSplit, ScreeSplit, dp_scree, plan_scree
 from dppca import score as score_mod
 from dppca import scree as scree_mod
 from dppca.score.plan import _SPLIT_KEYS
@@ -92,3 +92,73 @@ def test_score_split_from_a_mapping_names_the_allowed_keys():
     assert ScoreSplit.from_mapping({"frame": 1}) == ScoreSplit(frame=1.0)
     with pytest.raises(ValueError, match="split keys must be among"):
         ScoreSplit.from_mapping({"scree": 1.0})
+
+
+# --------------------------------------------------------------------------
+# scree: split=, and the deprecated direction_share / trace_share
+# --------------------------------------------------------------------------
+
+SCREE_SPELLINGS = [
+    ({"direction_share": 0.3}, ScreeSplit(directions=0.3)),
+    ({"trace_share": 0.2}, ScreeSplit(clip=0.2)),
+    ({"trace_share": None}, ScreeSplit()),
+    ({"direction_share": 0.4, "trace_share": 0.1}, ScreeSplit(directions=0.4, clip=0.1)),
+]
+
+
+@pytest.mark.parametrize("old, new", SCREE_SPELLINGS)
+def test_old_scree_shares_warn_and_give_the_same_seeded_release(table, old, new):
+    args = dict(eps=0.9, delta=1e-6, method=["clipped", "pmwm"], random_state=7)
+    with pytest.warns(FutureWarning, match="ScreeSplit") as record:
+        before = dp_scree(table, 3, **args, **old)
+    assert record[0].filename == __file__  # the warning points at the caller's line
+    after = dp_scree(table, 3, **args, split=new)
+    np.testing.assert_array_equal(before.values, after.values)
+    np.testing.assert_array_equal(before.directions, after.directions)
+    assert before.trace == after.trace and before.clip_level == after.clip_level
+    assert before.cost == after.cost
+
+
+@pytest.mark.parametrize("old, new", SCREE_SPELLINGS)
+@pytest.mark.parametrize("calibration", ["analytic", "classic"])
+def test_old_scree_shares_plan_the_same_cost(old, new, calibration):
+    args = dict(eps=0.9, delta=1e-6, calibration=calibration)
+    with pytest.warns(FutureWarning, match="deprecated") as record:
+        before = plan_scree(600, 6, 3, **args, **old)
+    assert record[0].filename == __file__
+    after = plan_scree(600, 6, 3, **args, split=new)
+    assert before.cost == after.cost and before.parts == after.parts
+    assert dict(before.forecast.quantities) == dict(after.forecast.quantities)
+
+
+def test_default_scree_split_is_the_default_release(table):
+    assert plan_scree(600, 6, 3, eps=0.9, delta=1e-6, split=ScreeSplit()).cost == (
+        plan_scree(600, 6, 3, eps=0.9, delta=1e-6).cost
+    )
+    a = dp_scree(table, 2, eps=0.9, delta=1e-6, random_state=1)
+    b = dp_scree(table, 2, eps=0.9, delta=1e-6, random_state=1, split=ScreeSplit())
+    np.testing.assert_array_equal(a.values, b.values)
+
+
+@pytest.mark.parametrize("old", [{"direction_share": 0.3}, {"trace_share": None}])
+def test_scree_split_with_an_old_share_is_refused(table, old):
+    with pytest.raises(TypeError, match="not both"):
+        dp_scree(table, 2, eps=0.9, delta=1e-6, split=ScreeSplit(), **old)
+    with pytest.raises(TypeError, match="not both"):
+        plan_scree(400, 4, 2, eps=0.9, delta=1e-6, split=ScreeSplit(), **old)
+
+
+@pytest.mark.parametrize("split", [{"directions": 0.3}, 0.3, ScoreSplit()])
+def test_scree_split_of_another_type_is_refused(table, split):
+    with pytest.raises(TypeError, match="split must be None or a ScreeSplit"):
+        dp_scree(table, 2, eps=0.9, delta=1e-6, split=split)
+
+
+def test_scree_split_shares_must_leave_budget_for_the_scree():
+    with pytest.raises(ValueError, match=r"split\.directions \+ split\.clip must be < 1"):
+        plan_scree(600, 6, 3, eps=0.9, delta=1e-6, split=ScreeSplit(0.7, 0.3))
+    # with directions given the directions share is unused
+    plan = plan_scree(
+        600, 6, 3, eps=0.9, delta=1e-6, split=ScreeSplit(0.7, 0.3), directions_given=True
+    )
+    assert plan.cost.eps == 0.9
