@@ -14,6 +14,7 @@ from dppca import (
     Budget,
     ClippedControl,
     InaccurateReleaseError,
+    ScoreSplit,
     ScreeSplit,
     dp_pc_dir,
     dp_score,
@@ -86,7 +87,7 @@ def test_scree_plan_with_given_directions_has_no_direction_part(table):
         {},
         {"method": ["add", "sparse"], "bins": 5},
         {"bounds_given": True},
-        {"frame_given": True, "split": {"directions": 1, "histogram": 3}},
+        {"frame_given": True, "split": ScoreSplit(directions=1, histogram=3)},
     ],
 )
 def test_score_plan_is_what_the_release_records(table, options):

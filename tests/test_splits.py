@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import dppca
-from dppca import ScoreSplit, ScreeSplit, dp_scree, plan_scree
+from dppca import ScoreSplit, ScreeSplit, dp_score, dp_scree, plan_score, plan_scree
 from dppca import score as score_mod
 from dppca import scree as scree_mod
 from dppca.score.plan import _SPLIT_KEYS
@@ -162,3 +162,63 @@ def test_scree_split_shares_must_leave_budget_for_the_scree():
         600, 6, 3, eps=0.9, delta=1e-6, split=ScreeSplit(0.7, 0.3), directions_given=True
     )
     assert plan.cost.eps == 0.9
+
+
+# --------------------------------------------------------------------------
+# score: split=ScoreSplit, and the deprecated mapping
+# --------------------------------------------------------------------------
+
+SCORE_SPELLINGS = [
+    ({"directions": 1, "frame": 1, "histogram": 2}, ScoreSplit(1, 1, None, 2)),
+    ({"groups": 0.5}, ScoreSplit(groups=0.5)),
+    ({}, ScoreSplit()),
+]
+
+
+@pytest.mark.parametrize("old, new", SCORE_SPELLINGS)
+def test_score_mapping_warns_and_gives_the_same_seeded_release(table, old, new):
+    labels = np.where(table[:, 0] > 0, "a", "b")
+    args = dict(eps=1.0, delta=1e-6, groups=labels, group_labels=["a", "b"], random_state=3)
+    with pytest.warns(FutureWarning, match="ScoreSplit") as record:
+        before = dp_score(table, **args, split=old)
+    assert record[0].filename == __file__
+    after = dp_score(table, **args, split=new)
+    assert (before.xlim, before.ylim) == (after.xlim, after.ylim)
+    np.testing.assert_array_equal(before.probs["add"], after.probs["add"])
+    np.testing.assert_array_equal(before.group_sizes, after.group_sizes)
+    assert before.cost == after.cost
+
+
+@pytest.mark.parametrize("old, new", SCORE_SPELLINGS)
+@pytest.mark.parametrize("calibration", ["analytic", "classic"])
+def test_score_mapping_plans_the_same_cost(old, new, calibration):
+    args = dict(eps=1.0, delta=1e-6, groups=3, calibration=calibration)
+    with pytest.warns(FutureWarning, match="deprecated") as record:
+        before = plan_score(5000, 6, **args, split=old)
+    assert record[0].filename == __file__
+    after = plan_score(5000, 6, **args, split=new)
+    assert before.cost == after.cost and dict(before.shares) == dict(after.shares)
+    assert plan_score(5000, 6, **args, split=None).cost == plan_score(5000, 6, **args).cost
+
+
+def test_score_split_weights_are_normalised_over_the_parts_used():
+    # public bounds: no frame part, so its weight is left out; histogram keeps 0.55
+    plan = plan_score(5000, 6, eps=1.0, delta=1e-6, bounds_given=True, split=ScoreSplit(1, 5))
+    assert dict(plan.shares) == pytest.approx({"directions": 1 / 1.55, "histogram": 0.55 / 1.55})
+    plan = plan_score(
+        5000, 6, eps=1.0, delta=1e-6, bounds_given=True, split=ScoreSplit(1, None, None, 3)
+    )
+    assert dict(plan.shares) == pytest.approx({"directions": 0.25, "histogram": 0.75})
+
+
+def test_score_mapping_with_an_unknown_key_warns_then_is_refused(table):
+    with pytest.warns(FutureWarning), pytest.raises(ValueError, match="split keys"):
+        dp_score(table, eps=1.0, delta=1e-6, split={"scree": 1.0})
+
+
+@pytest.mark.parametrize("split", [0.5, ("directions", 1.0), ScreeSplit()])
+def test_score_split_of_another_type_is_refused(table, split):
+    with pytest.raises(TypeError, match="split must be None or a ScoreSplit"):
+        dp_score(table, eps=1.0, delta=1e-6, split=split)
+    with pytest.raises(TypeError, match="split must be None or a ScoreSplit"):
+        plan_score(400, 4, eps=1.0, delta=1e-6, split=split)
