@@ -336,7 +336,10 @@ def _forecast_scree(
             "bound on the chance that the clip level lands below the data or 4x too high"
         )
         if failure > FAILURE_TOLERANCE:
-            help_ = "raise eps or trace_share, or give a public ClippedControl(clip=...)"
+            help_ = (
+                "raise eps or split=ScreeSplit(clip=...), or give a public "
+                "ClippedControl(clip=...)"
+            )
             if ladder_bins > _LADDER_BOUNDED + 1:  # the unbounded ladder: bounds would help
                 help_ = "give public bounds, " + help_
             problems.append(
