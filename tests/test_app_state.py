@@ -546,13 +546,14 @@ def test_describe_forecast_words_problems_for_the_page() -> None:
     from dppca.forecast import Forecast
 
     bad = Forecast("scree", 150, 4, 0.3, 1e-5, problems=(
-        "the clip level search may fail; give public bounds or a public "
-        "ClippedControl(clip=...), or raise trace_share.",
+        "the clip level search may fail with probability up to 0.2; give public bounds, "
+        "raise eps or split=ScreeSplit(clip=...), or give a public ClippedControl(clip=...).",
     ))  # fmt: skip
     before = describe_forecast(bad)
     assert "The clip level search may fail" in before[0]
     assert "a public clip level (method controls)." in before[0]
-    assert "ClippedControl" not in before[0] and "trace_share" not in before[0]
+    assert "ClippedControl" not in before[0] and "ScreeSplit" not in before[0]
+    assert "raise eps, or give a public clip level" in before[0]
     after = describe_forecast(bad, bounds_given=True, made=True)
     assert "public bounds for every" not in after[1] and "publishing" in after[2]
     good = Forecast("directions", 150, 4, 1.0, 1e-5)

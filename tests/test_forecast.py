@@ -14,6 +14,8 @@ from dppca import (
     Budget,
     ClippedControl,
     InaccurateReleaseError,
+    ScoreSplit,
+    ScreeSplit,
     dp_pc_dir,
     dp_score,
     dp_scree,
@@ -59,7 +61,7 @@ def test_directions_plan_is_what_the_release_records(table):
         {},
         {"method": ["clipped", "pmwm", "huber"]},
         {"control": ClippedControl(clip=50.0)},
-        {"trace_share": 0.2, "direction_share": 0.3},
+        {"split": ScreeSplit(directions=0.3, clip=0.2)},
         {"pairing": "random"},
         {"bounds": (-20.0, 40.0)},
     ],
@@ -85,7 +87,7 @@ def test_scree_plan_with_given_directions_has_no_direction_part(table):
         {},
         {"method": ["add", "sparse"], "bins": 5},
         {"bounds_given": True},
-        {"frame_given": True, "split": {"directions": 1, "histogram": 3}},
+        {"frame_given": True, "split": ScoreSplit(directions=1, histogram=3)},
     ],
 )
 def test_score_plan_is_what_the_release_records(table, options):

@@ -17,6 +17,7 @@ from dppca import (
     BudgetExceededError,
     PrivacyWarning,
     ScoreResult,
+    ScoreSplit,
     dp_pc_dir,
     dp_score,
     pc_dir,
@@ -233,7 +234,7 @@ def test_dp_score_result_shape_and_probabilities(gauss2: np.ndarray) -> None:
 def test_frame_covers_most_of_gaussian_mass(gauss2: np.ndarray) -> None:
     res = dp_score(
         gauss2, eps=2.0, delta=1e-5, directions=PUBLIC,
-        split={"frame": 1.0, "histogram": 1.0}, calibration="analytic", random_state=3,
+        split=ScoreSplit(frame=1.0, histogram=1.0), calibration="analytic", random_state=3,
     )  # fmt: skip
     # eps_f = 1: the scale choice ranks 2500 pair differences among 80 bins and
     # lands more than 5 % of them (125 ranks) from the median bin with
@@ -319,7 +320,7 @@ def test_cost_is_the_full_composed_total(medium: pd.DataFrame) -> None:
 def test_custom_split_is_normalised(medium: pd.DataFrame) -> None:
     res = dp_score(
         medium, eps=0.5, delta=1e-6,
-        split={"directions": 1, "frame": 1, "histogram": 2}, random_state=0,
+        split=ScoreSplit(directions=1, frame=1, histogram=2), random_state=0,
     )  # fmt: skip
     table = res.cost.to_frame()
     directions, frame = table["eps"].iloc[0], table["eps"].iloc[1:4].sum()
@@ -327,10 +328,10 @@ def test_custom_split_is_normalised(medium: pd.DataFrame) -> None:
     t = directions / 0.125  # the basic split 0.125 : 0.125 : 0.25, scaled by t >= 1
     assert t >= 1 and frame == pytest.approx(0.125 * t) and hist == pytest.approx(0.25 * t)
     assert res.cost.eps == 0.5
-    with pytest.raises(ValueError, match="split keys"):
-        dp_score(medium, eps=0.5, delta=1e-6, split={"scree": 1.0})
-    with pytest.raises(ValueError, match="split"):
-        dp_score(medium, eps=0.5, delta=1e-6, split={"frame": -1.0})
+    with pytest.raises(TypeError, match="scree"):
+        ScoreSplit(scree=1.0)  # type: ignore[call-arg]
+    with pytest.raises(ValueError, match=r"ScoreSplit\.frame"):
+        ScoreSplit(frame=-1.0)
 
 
 def test_budget_is_checked_before_and_spent_after(medium: pd.DataFrame) -> None:

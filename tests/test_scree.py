@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import math
 
 import numpy as np
@@ -18,6 +17,7 @@ from dppca import (
     PMWMControl,
     PrivacyWarning,
     ScreeResult,
+    ScreeSplit,
     dp_pc_dir,
     dp_scree,
     pc_dir,
@@ -329,7 +329,7 @@ def test_cost_parts_are_a_basic_split_scaled_to_the_tight_total(rng):
     X = rng.normal(size=(200, 4))
     res = dp_scree(
         X, 2, eps=0.9, delta=1e-5, method=["clipped", "pmwm", "huber"], random_state=0,
-        direction_share=0.4, trace_share=0.2,
+        split=ScreeSplit(directions=0.4, clip=0.2),
     )  # fmt: skip
     leaves = res.cost.leaves()
     assert res.cost.eps == 0.9 and res.cost.delta == 1e-5 and res.cost.kind == "composed"
@@ -338,7 +338,7 @@ def test_cost_parts_are_a_basic_split_scaled_to_the_tight_total(rng):
     # every eps share of the basic split (0.36, 0.18, ...) grows by one factor t
     t = leaves[0].eps / 0.36  # directions
     assert t > 1
-    assert leaves[1].eps == pytest.approx(0.18 * t)  # clip-level scan (trace_share)
+    assert leaves[1].eps == pytest.approx(0.18 * t)  # clip-level scan (split.clip)
     assert math.fsum(c.eps for c in leaves) == pytest.approx(0.9 * t)
     assert res.directions_release.eps == pytest.approx(leaves[0].eps)
     assert tight_total(leaves, 1e-5)[0] == pytest.approx(0.9, rel=1e-6)
@@ -522,8 +522,8 @@ def test_bad_control_values_raise_clear_errors(make, match):
         ({"control": {"clipped": PMWMControl()}}, "ClippedControl"),
         ({"control": {"median": ClippedControl()}}, "control key"),
         ({"control": 3}, "control"),
-        ({"direction_share": 0.95}, "direction_share \\+ trace_share"),
-        ({"trace_share": 0.0}, "trace_share"),
+        ({"split": ScreeSplit(directions=0.95)}, "split.directions \\+ split.clip"),
+        ({"split": {"directions": 0.3}}, "ScreeSplit"),
         ({"pairing": "sorted"}, "pairing"),
         ({"eps": -1.0}, "eps"),
         ({"delta": 1.0}, "delta"),
@@ -623,10 +623,10 @@ def test_pmwm_without_split_divides_its_budget_and_records_both_parts(rng):
     control = PMWMControl(split=False, quantile_share=0.25, lower_quantile=True, upper=100.0)
     res = dp_scree(
         X, 2, eps=0.5, delta=1e-5, method="pmwm", control=control, directions=np.eye(4),
-        random_state=0, trace_share=0.1,
+        random_state=0, split=ScreeSplit(clip=0.1),
     )  # fmt: skip
     leaves = res.cost.leaves()[1:]  # after the clip scan
-    # basic split: scan 0.05 (trace_share given); the joint moments and pmwm
+    # basic split: scan 0.05 (split.clip given); the joint moments and pmwm
     # share 0.45: joint 0.225, pmwm 0.225 = quantiles 0.05625 (pure DP) + mean
     # 0.16875; the tight accountant scales every share by one factor t >= 1
     t = res.cost.leaves()[0].eps / 0.05
@@ -655,7 +655,7 @@ def test_default_scree_meets_the_tight_total_with_no_more_noise(n, eps):
     assert math.fsum(c.delta for c in leaves) <= delta * (1 + 1e-12)
     # the basic split of the defaults: directions 0.35, the automatic scan share,
     # the joint release the rest; every part gets at least that much eps
-    share = inspect.signature(scree_mod.plan_scree).parameters["direction_share"].default
+    share = ScreeSplit().directions
     assert share == 0.35
     scan = scree_mod._auto_scan_share(n, eps, scree_mod._clip_ladder(None).size) * eps
     basic = [share * eps, scan, (1 - share) * eps - scan]
@@ -680,7 +680,7 @@ def test_default_scree_meets_the_tight_total_with_no_more_noise(n, eps):
 def test_classic_scree_keeps_the_basic_split():
     plan = scree_mod.plan_scree(500, 5, 2, eps=0.8, delta=1e-6, calibration="classic")
     assert math.fsum(c.eps for c in plan.cost.leaves()) == pytest.approx(0.8)
-    assert plan.cost.leaves()[0].eps == pytest.approx(0.35 * 0.8)  # direction_share
+    assert plan.cost.leaves()[0].eps == pytest.approx(0.35 * 0.8)  # split.directions
 
 
 @pytest.mark.parametrize("n", [300, 5000])

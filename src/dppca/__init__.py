@@ -6,6 +6,7 @@ Kendall matrix (g-DPPCA), and the PCA pictures built on them.
 
 from __future__ import annotations
 
+from ._splits import ScoreSplit, ScreeSplit
 from ._version import __version__
 from .accounting import Budget, PrivacyCost, calibrate_noise, compose, compose_tight, tight_total
 from .directions import DirectionsResult, dp_pc_dir, pc_dir, plan_directions
@@ -44,7 +45,9 @@ __all__ = [
     "PrivacyWarning",
     "Report",
     "ScoreResult",
+    "ScoreSplit",
     "ScreeResult",
+    "ScreeSplit",
     "TiedRowsError",
     "__version__",
     "calibrate_noise",

@@ -37,7 +37,7 @@ from ._typing import Calibration, Ties
 from .accounting import PrivacyCost
 from .directions import DirectionsResult, dp_pc_dir
 from .exceptions import PrivacyWarning
-from .scree import ScreeResult, dp_scree
+from .scree import ScreeResult, ScreeSplit, dp_scree
 
 __all__ = ["DPPCA"]
 
@@ -86,7 +86,9 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         Also release private variances (``explained_variance_`` and
         ``explained_variance_ratio_``), sharing (eps, delta) with the directions.
     direction_share : float, default=0.35
-        With ``variances=True``, the share of (eps, delta) for the directions.
+        With ``variances=True``, the share of (eps, delta) for the directions,
+        passed to :func:`dppca.dp_scree` as ``ScreeSplit(directions=...)`` (a
+        plain number here, as scikit-learn parameters are).
     public_transform : bool, default=False
         The caller's declaration that the data passed to ``transform`` are
         public (for example new public data, or a use where the row scores
@@ -213,7 +215,8 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         cost: PrivacyCost | None
         if self.variances:
             scree = dp_scree(
-                frame, k, eps=self.eps, delta=self.delta, direction_share=self.direction_share,
+                frame, k, eps=self.eps, delta=self.delta,
+                split=ScreeSplit(directions=self.direction_share),
                 random_state=self.random_state, calibration=self.calibration, ties=self.ties,
                 **self._extra(dp_scree),
             )  # fmt: skip

@@ -130,7 +130,7 @@ _PAGE_WORDS = (
     ("pass directions released earlier", "reuse the directions of a directions release"),
     ("a public ClippedControl(clip=...)", "a public clip level (method controls)"),
     ("give public bounds or frame=, or raise eps", "give public bounds or raise eps"),
-    (", or raise trace_share", ""),
+    (" or split=ScreeSplit(clip=...)", ""),  # the page has no control for the clip share
 )
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 # The ``name as name`` imports keep internal names that the app, the tests and
 # the benchmarks import from dppca.score importable from it.
+from .._splits import ScoreSplit
 from .frame import bounds_frame, frame_eps_needed, frame_failure_bound
 from .frame import private_frame as private_frame
 from .histograms import ScoreMethod as ScoreMethod
@@ -32,6 +33,7 @@ __all__ = [
     "NonPrivateScores",
     "ScorePlan",
     "ScoreResult",
+    "ScoreSplit",
     "bin_rule",
     "bounds_frame",
     "dp_score",

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from .._splits import ScoreSplit, resolve_score_split
 from .._typing import Calibration
 from .._validation import (
     check_bins,
@@ -147,7 +148,7 @@ def plan_score(
     groups_public: bool = False,
     frame_given: bool = False,
     bounds_given: bool = False,
-    split: Mapping[str, float] | None = None,
+    split: ScoreSplit | Mapping[str, float] | None = None,
     score_range: float = 1e6,
     calibration: Calibration = "analytic",
 ) -> ScorePlan:
@@ -156,7 +157,8 @@ def plan_score(
     Parameters are those of :func:`dp_score` that shape the release, with the
     data replaced by its public size ``n`` x ``p``: whether directions, a
     public frame or public bounds are given, and the number of groups (None
-    without groups).
+    without groups). ``split`` is a :class:`dppca.ScoreSplit`; a mapping is
+    deprecated, as in :func:`dp_score`.
 
     Returns
     -------
@@ -169,6 +171,7 @@ def plan_score(
     >>> plan.forecast.ok, round(plan.cost.eps, 6)
     (False, 1.0)
     """
+    shares_given = resolve_score_split(split)
     n = check_positive_int(n, "n")
     p = check_positive_int(p, "p")
     eps, delta = check_eps(eps), check_delta(delta)
@@ -181,7 +184,7 @@ def plan_score(
     private_groups = groups is not None and not groups_public
     frame_private = not frame_given and not bounds_given
     shares = _shares(
-        split, n=n, eps=eps, bound=bound, directions_given=directions_given,
+        shares_given, n=n, eps=eps, bound=bound, directions_given=directions_given,
         frame_private=frame_private, private_groups=private_groups,
     )  # fmt: skip
     delta_share = _delta_split(shares, delta)
@@ -210,7 +213,7 @@ def plan_score(
 
 
 def _shares(
-    split: object,
+    split: ScoreSplit,
     *,
     n: int,
     eps: float,
@@ -230,7 +233,7 @@ def _shares(
     defaults["histogram"] = 0.45 if private_groups else 0.55
     if frame_private:
         defaults = _with_frame_weight(defaults, used, n, eps, bound)
-    return check_split(split, used, defaults, keys=_SPLIT_KEYS)
+    return check_split(split.weights(), used, defaults, keys=_SPLIT_KEYS)
 
 
 def _delta_split(shares: Mapping[str, float], delta: float) -> dict[str, float]:

@@ -15,6 +15,7 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._splits import ScoreSplit, resolve_score_split
 from .._typing import Accuracy, Calibration, Data, RandomStateLike, Ties
 from .._validation import (
     apply_bounds,
@@ -175,7 +176,7 @@ def _check_call(
     )  # fmt: skip
 
 
-def _plan_call(call: _ScoreCall, split: Mapping[str, float] | None) -> ScorePlan:
+def _plan_call(call: _ScoreCall, split: ScoreSplit) -> ScorePlan:
     """The data-free plan of a checked call."""
     return plan_score(
         call.n, call.data.shape[1], eps=call.eps, delta=call.delta, bins=call.bins,
@@ -216,7 +217,7 @@ def dp_score(
     groups_public: bool = False,
     group_labels: Sequence[Any] | None = None,
     public_directions: bool = False,
-    split: Mapping[str, float] | None = None,
+    split: ScoreSplit | Mapping[str, float] | None = None,
     score_range: float = 1e6,
     inflate: float = 0.2,
     calibration: Calibration = "analytic",
@@ -274,9 +275,10 @@ def dp_score(
         public.
     public_directions : bool, default=False
         Confirms that a non-private ``DirectionsResult`` comes from public data.
-    split : mapping, default=None
-        Epsilon weights of the parts, normalised over the parts that are used:
-        ``directions`` (0.35), ``frame``, ``groups`` (0.1) and ``histogram``
+    split : ScoreSplit, default=None
+        Epsilon weights of the parts (None: every weight at its default),
+        normalised over the parts that are used: ``directions`` (0.35),
+        ``frame``, ``groups`` (0.1) and ``histogram``
         (0.55, or 0.45 when private group sizes are released). The default frame
         weight is the smallest share of eps whose failure bound
         (:func:`frame_failure_bound`) is 1 %, kept between 0.1 and 0.4 of eps
@@ -284,7 +286,7 @@ def dp_score(
         Delta goes to the directions and the histograms in proportion to their
         weights. These shares are a basic split; with the analytic calibration
         every eps share is then scaled up until the tight total is eps (see
-        Notes).
+        Notes). A mapping ``{part: weight}`` is deprecated (FutureWarning).
     score_range : float, default=1e6
         Public bound: scores are treated as lying in ``[-score_range,
         score_range]`` when the private frame is searched for.
@@ -339,6 +341,8 @@ def dp_score(
         With ``accuracy="warn"`` when the forecast finds a problem (for
         example n and the frame's share of eps too small for a reliable
         private frame, :func:`frame_failure_bound` > 0.05).
+    FutureWarning
+        When ``split`` is a mapping (deprecated; pass a ScoreSplit).
 
     See Also
     --------
@@ -405,6 +409,7 @@ def dp_score(
     """  # noqa: E501
     check_bins_cap(bins)  # before any work (issue 14)
     check_budget(budget)
+    shares = resolve_score_split(split)
     call = _check_call(
         X, eps=eps, delta=delta, bins=bins, components=components, method=method,
         directions=directions, groups=groups, groups_public=groups_public,
@@ -413,7 +418,7 @@ def dp_score(
         compare=compare, frame=frame, random_state=random_state, bounds=bounds,
         accuracy=accuracy, allow_large_delta=allow_large_delta,
     )  # fmt: skip
-    plan = _plan_call(call, split)
+    plan = _plan_call(call, shares)
     enforce(plan.forecast, call.accuracy)
     if budget is not None:
         budget.check(plan.cost)

@@ -30,6 +30,7 @@ benchmark swapping ``scale_to_tight``), patch the module that calls it.
 
 from __future__ import annotations
 
+from .._splits import ScreeSplit
 from ._clip import _CLIP_QUANTILE as _CLIP_QUANTILE
 from ._clip import _CLIP_QUANTILE_MAX as _CLIP_QUANTILE_MAX
 from ._clip import _CLIPPED_PAIRS as _CLIPPED_PAIRS
@@ -85,6 +86,7 @@ __all__ = [
     "PMWMControl",
     "ScreePlan",
     "ScreeResult",
+    "ScreeSplit",
     "dp_scree",
     "plan_scree",
 ]

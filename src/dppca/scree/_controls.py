@@ -28,7 +28,7 @@ class ClippedControl:
         differences ``z = (x_a - x_b) / sqrt(2)`` (squared data units). It
         should be a few times the total variance you expect. None (default)
         chooses it privately with a pure-DP quantile scan on a short public
-        ladder (``trace_share`` of the budget); with public ``bounds`` the
+        ladder (``ScreeSplit.clip`` of the budget); with public ``bounds`` the
         ladder runs down from the largest value the bounds allow.
     """
 

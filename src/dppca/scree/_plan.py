@@ -12,6 +12,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._pairs import moment_sensitivity
+from .._splits import UNSET, ScreeSplit, Unset, resolve_scree_split
 from .._typing import Calibration
 from .._validation import (
     check_bool,
@@ -21,7 +22,6 @@ from .._validation import (
     check_delta,
     check_eps,
     check_k,
-    check_open_unit,
     check_positive_int,
 )
 from ..accounting import PrivacyCost, compose, scale_to_tight
@@ -61,7 +61,7 @@ def _make_plan(
         trace_share = _auto_scan_share(n, eps, _clip_ladder(box).size)
     if direction_share + trace_share >= 1:
         raise ValueError(
-            f"direction_share + trace_share must be < 1 to leave budget for the scree; "
+            f"split.directions + split.clip must be < 1 to leave budget for the scree; "
             f"got {direction_share!r} + {trace_share!r}."
         )
     return ScreePlan.make(
@@ -81,8 +81,9 @@ def plan_scree(
     method: ScreeMethod | Sequence[ScreeMethod] = "clipped",
     control: Any = None,
     directions_given: bool = False,
-    direction_share: float = 0.35,
-    trace_share: float | None = None,
+    split: ScreeSplit | None = None,
+    direction_share: float | Unset = UNSET,
+    trace_share: float | Unset | None = UNSET,
     pairing: Literal["all", "random", "consecutive"] | None = None,
     calibration: Calibration = "analytic",
     bounds: Any = None,
@@ -92,7 +93,8 @@ def plan_scree(
     Parameters are those of :func:`dp_scree` that shape the release, with the
     data replaced by its public size ``n`` x ``p`` and ``directions`` by
     whether they are given. ``bounds`` take the forms of :func:`dp_scree`
-    (mappings name the variables ``V1 .. Vp``).
+    (mappings name the variables ``V1 .. Vp``). ``direction_share`` and
+    ``trace_share`` are deprecated, as in :func:`dp_scree`.
 
     Returns
     -------
@@ -114,17 +116,13 @@ def plan_scree(
     calibration = check_calibration(calibration)
     pairing_rule = pairing or ("all" if n <= _ALL_PAIRS_MAX_N else "random")
     pairing_rule = check_choice(pairing_rule, "pairing", ("all", "random", "consecutive"))
-    if trace_share is not None:
-        trace_share = check_open_unit(trace_share, "trace_share")
-    if check_bool(directions_given, "directions_given"):
-        direction_share = 0.0
-    else:
-        direction_share = check_open_unit(direction_share, "direction_share")
+    shares = resolve_scree_split(split, direction_share, trace_share)
+    given = check_bool(directions_given, "directions_given")
     box = check_bounds(bounds, tuple(f"V{j + 1}" for j in range(p)))
     return _make_plan(
         n, p, k, eps=eps, delta=delta, methods=methods, controls=controls,
-        direction_share=direction_share, trace_share=trace_share, pairing=pairing_rule,
-        calibration=calibration, box=box,
+        direction_share=0.0 if given else shares.directions, trace_share=shares.clip,
+        pairing=pairing_rule, calibration=calibration, box=box,
     )  # fmt: skip
 
 
@@ -342,7 +340,10 @@ def _forecast_scree(
             "bound on the chance that the clip level lands below the data or 4x too high"
         )
         if failure > FAILURE_TOLERANCE:
-            help_ = "raise eps or trace_share, or give a public ClippedControl(clip=...)"
+            help_ = (
+                "raise eps or split=ScreeSplit(clip=...), or give a public "
+                "ClippedControl(clip=...)"
+            )
             if ladder_bins > _LADDER_BOUNDED + 1:  # the unbounded ladder: bounds would help
                 help_ = "give public bounds, " + help_
             problems.append(

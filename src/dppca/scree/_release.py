@@ -8,6 +8,7 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from .._splits import UNSET, ScreeSplit, Unset, resolve_scree_split
 from .._typing import Accuracy, Calibration, Data, RandomStateLike, Ties
 from .._validation import (
     apply_bounds,
@@ -44,8 +45,9 @@ def dp_scree(
     control: Any = None,
     directions: DirectionsResult | Any = None,
     public_directions: bool = False,
-    direction_share: float = 0.35,
-    trace_share: float | None = None,
+    split: ScreeSplit | None = None,
+    direction_share: float | Unset = UNSET,
+    trace_share: float | Unset | None = UNSET,
     pairing: Literal["all", "random", "consecutive"] | None = None,
     mono: bool = True,
     compare: bool = False,
@@ -81,23 +83,26 @@ def dp_scree(
         look at the data.
     directions : DirectionsResult or array of shape (p, >=k), optional
         None (default): private directions are released in this call by
-        :func:`dppca.dp_pc_dir` with ``direction_share`` of the budget. A
+        :func:`dppca.dp_pc_dir` with ``split.directions`` of the budget. A
         private ``DirectionsResult`` is reused at no new cost. A non-private
         ``DirectionsResult`` (from :func:`dppca.pc_dir`) is refused unless
         ``public_directions=True``. A matrix with orthonormal columns is taken
         as public: the caller vouches that it does not come from these data.
     public_directions : bool, default=False
         Confirms that a non-private ``DirectionsResult`` comes from public data.
-    direction_share : float, default=0.35
-        Share of (eps, delta) for the internal directions, in (0, 1), as a
-        weight of the basic split (see Notes); unused when ``directions`` is
-        given.
-    trace_share : float, default=None
-        Share of eps for choosing the clip level of the variance release, in
-        (0, 1); unused with a public ``ClippedControl(clip=...)``. None takes
-        the share between 0.05 and 0.3 with the least forecast error (noise
-        against clipping bias) among those whose scan the forecast does not
-        flag (a function of n, eps and the ladder only).
+    split : ScreeSplit, default=None
+        The budget shares of the directions and of the clip level, as weights
+        of the basic split (see Notes); None means ``ScreeSplit()``:
+        directions 0.35 (unused when ``directions`` is given) and the
+        automatic clip share: between 0.05 and 0.3, the one with the least
+        forecast error (noise against clipping bias) among those whose scan
+        the forecast does not flag (a function of n, eps and the ladder only).
+    direction_share : float, optional
+        Deprecated: pass ``split=ScreeSplit(directions=...)``. Passing it
+        warns, and passing it with ``split`` raises TypeError.
+    trace_share : float or None, optional
+        Deprecated: pass ``split=ScreeSplit(clip=...)``. Passing it warns,
+        and passing it with ``split`` raises TypeError.
     pairing : {"all", "random", "consecutive"}, default=None
         Pairs of rows the moments are averaged over. ``"all"`` (the default
         up to 4000 rows) uses every pair: without clipping this is exactly
@@ -159,6 +164,8 @@ def dp_scree(
         With ``accuracy="warn"`` when the forecast finds a problem.
     PrivacyWarning
         With ``calibration="classic"`` when a Gaussian step gets eps >= 1.
+    FutureWarning
+        When the deprecated ``direction_share`` or ``trace_share`` is passed.
 
     See Also
     --------
@@ -173,8 +180,8 @@ def dp_scree(
     With the directions fixed (a private release or public), the parts are:
 
     * directions (when computed here): :func:`dppca.dp_pc_dir` with
-      ``direction_share * (eps, delta)``;
-    * the clip level ``C`` (``trace_share * eps``, pure DP): the pure-DP
+      ``split.directions * (eps, delta)``;
+    * the clip level ``C`` (``split.clip * eps``, pure DP): the pure-DP
       ladder scan :func:`dppca.mechanisms.ladder_quantile` at level 0.9
       (lowered at small ``n eps``) of ``||z||^2`` over disjoint pairs; a row
       is in one pair, so every cumulative count moves by at most one;
@@ -270,11 +277,12 @@ def dp_scree(
     public_directions = check_bool(public_directions, "public_directions")
     given, release = resolve_directions(directions, p=p, k=k, public_directions=public_directions)
     source = _directions_source(given is None, release is None)
+    shares = resolve_scree_split(split, direction_share, trace_share)
     rng = check_random_state(random_state)
     plan = plan_scree(
         n, p, k, eps=eps, delta=delta, method=method, control=control,
-        directions_given=given is not None, direction_share=direction_share,
-        trace_share=trace_share, pairing=pairing, calibration=calibration,
+        directions_given=given is not None, split=shares, pairing=pairing,
+        calibration=calibration,
         bounds=None if box is None else np.column_stack(box),
     )  # fmt: skip
     calibration = check_calibration(calibration)
