@@ -47,6 +47,9 @@ from ._clip import (
 from ._controls import ScreeMethod, _resolve_controls, _resolve_methods
 from ._estimators import _ALL_PAIRS_MAX_N, _method_cost
 
+# How the forecast names the joint release's noise.
+_NOISE_NAMES = {"knorm": "K-norm", "gaussian": "Gaussian"}
+
 
 def _make_plan(
     n: int, p: int, k: int, *, eps: float, delta: float, methods: tuple[str, ...],
@@ -321,8 +324,8 @@ def _forecast_scree(
     relative = unit_sd * ratio
     quantities["trace_noise_relative"] = relative
     descriptions["trace_noise_relative"] = (
-        f"noise sd over the total variance ({kind}), assuming a clip level "
-        f"{ratio:.2g} times the total variance"
+        f"noise sd over the total variance ({_NOISE_NAMES.get(kind, kind)}), "
+        f"assuming a clip level {ratio:.2g} times the total variance"
     )
     rho = 1.0 / (k + 1) if kind == "knorm" else 0.0
     pve_sd = math.sqrt(2.0 - 2.0 * rho) * relative
