@@ -721,3 +721,19 @@ def test_every_extra_method_is_one_registered_part():
         control = scree_mod._resolve_controls(None, (name,))[name]
         cost = part.cost(control, eps=0.4, delta=1e-6, k=3, calibration="analytic")
         assert cost.eps == pytest.approx(0.4) and cost.delta <= 1e-6
+
+
+@pytest.mark.parametrize("eps", [0.5, 1.0])
+def test_the_automatic_scan_share_buys_a_level_above_the_cap_at_large_n(eps):
+    # At n = 2000 the smallest safe share (0.05) holds the scan below the 0.9
+    # quantile (capped_quantile_level: 0.76 at eps = 0.5, 0.88 at eps = 1),
+    # which biased PC1 by -16 % at eps = 0.5. The error-weighted share pays for
+    # an aim of at least 0.9, and stays a public function of n, eps and the
+    # ladder, inside [0.05, 0.3].
+    n, bins = 2000, scree_mod._clip_ladder(None).size
+    share = scree_mod._auto_scan_share(n, eps, bins)
+    assert scree_mod._SCAN_SHARE_MIN < share <= scree_mod._SCAN_SHARE_MAX
+    smallest = scree_mod._scan_level(n // 2, 0.05 * eps, 0.475 * eps)
+    chosen = scree_mod._scan_level(n // 2, share * eps, (1 - share) / 2 * eps)
+    assert smallest < 0.9 <= chosen
+    assert scree_mod._auto_scan_share(n, eps, bins) == share  # no randomness, no data

@@ -68,7 +68,7 @@ def _auto_scan_share(n: int, eps: float, bins: int) -> float:
       index 2 gives (the forecast's assumption).
 
     A larger share lets the scan aim higher (less bias) and leaves less for the
-    moments (more noise). With no share flagged-free the largest is used. The
+    moments (more noise). When every share is flagged, the largest is used. The
     moments' eps is taken as ``eps (1 - share) / 2`` here, the split of the
     defaults. On the accuracy benchmark (``benchmarks/bench_accuracy.py``) this
     rule cut the clipping bias of the PC1 variance at n = 2000 from -16 % to
