@@ -41,19 +41,20 @@ def check_bool(value: object, name: str) -> bool:
 
 def check_positive_int(value: object, name: str) -> int:
     """Return ``value`` as an int, requiring an integer >= 1 (bool is refused)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer; got {type_name(value)} {value!r}.")
-    if value < 1:
-        raise ValueError(f"{name} must be an integer >= 1; got {value!r}.")
-    return int(value)
+    return _check_int(value, name, 1)
 
 
 def check_nonnegative_int(value: object, name: str) -> int:
     """Return ``value`` as an int, requiring an integer >= 0 (bool is refused)."""
+    return _check_int(value, name, 0)
+
+
+def _check_int(value: object, name: str, low: int) -> int:
+    """Return ``value`` as an int, requiring an integer >= ``low`` (bool is refused)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer; got {type_name(value)} {value!r}.")
-    if value < 0:
-        raise ValueError(f"{name} must be an integer >= 0; got {value!r}.")
+    if value < low:
+        raise ValueError(f"{name} must be an integer >= {low}; got {value!r}.")
     return int(value)
 
 

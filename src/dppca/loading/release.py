@@ -24,6 +24,7 @@ from .._typing import (
     Ties,
 )
 from .._validation import (
+    check_bool,
     check_choice,
     check_components,
     check_delta,
@@ -221,8 +222,7 @@ def dp_loading(
     V2  0.44 -0.04
     V3  0.46  0.07
     """
-    if not isinstance(compare, bool | np.bool_):
-        raise TypeError(f"compare must be True or False; got {type(compare).__name__}.")
+    compare = check_bool(compare, "compare")
     sign_reference = check_choice(sign_reference, "sign_reference", ("private", "nonprivate"))
     design = check_design(design)
     data: Any = None
