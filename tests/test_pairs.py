@@ -8,8 +8,11 @@ import warnings
 import numpy as np
 import pytest
 
+from dppca import _moments
 from dppca._knorm import moment_knorm
 from dppca._pairs import (
+    ALL_PAIRS_WORK,
+    all_pairs_pay,
     clipped_moments_all_pairs,
     clipped_moments_disjoint,
     clipped_moments_pairings,
@@ -154,3 +157,80 @@ def test_each_pair_stays_in_the_polytope_whatever_the_rounding():
     V = _directions(rng, 3, 3)  # k = p: the projections add up to the whole norm
     w, s = clipped_moments_all_pairs(X, V, 1.0)
     assert np.all(w >= 0) and w.sum() <= s * (1 + 1e-12) and s <= 1.0
+
+
+def reference_moments(X, V, clip, shift=None):
+    """Pair by pair, each contribution from its own difference, overflow as (0, clip)."""
+    n = X.shape[0]
+    Y = X if shift is None else X - shift
+    w, s = np.zeros(V.shape[1]), 0.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        for a in range(n):
+            for b in range(a + 1, n):
+                z = (Y[a] - Y[b]) / math.sqrt(2.0)
+                q = float(z @ z)
+                if not math.isfinite(q):
+                    s += clip
+                    continue
+                c = min(1.0, clip / q) if q > 0 else 1.0
+                w += c * (z @ V) ** 2
+                s += min(q, clip)
+    return w / (n * (n - 1) / 2), s / (n * (n - 1) / 2)
+
+
+def _hostile(rng, case):
+    X = rng.normal(size=(37, 4)) * np.array([1e-3, 1.0, 10.0, 1e3])
+    shift = None
+    if case == "near_duplicates":
+        X[1] = X[0] * (1 + 1e-12)
+        X[3] = X[2]  # a tie
+        X[4] = X[2] + 1e-300
+    elif case == "offset":
+        X = X + 1e8
+        shift = np.full(4, 1e8)  # the centre of public bounds
+    elif case == "huge_rows":
+        X[5] = 1e160  # squared norms overflow: contribution (0, clip)
+        X[6] = -1e160
+    return X, shift
+
+
+@pytest.mark.parametrize("case", ["scales", "near_duplicates", "offset", "huge_rows"])
+@pytest.mark.parametrize("clip", [1e-4, 1.0, 1e4, np.inf])
+def test_all_pairs_match_the_reference_on_hostile_data(rng, case, clip):
+    X, shift = _hostile(rng, case)
+    V = _directions(rng, 4, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing data-dependent is reported
+        w, s = clipped_moments_all_pairs(X, V, clip, shift)
+    w_ref, s_ref = reference_moments(X, V, clip, shift)
+    # Sums of n^2 / 2 non-negative terms in two orders: each within
+    # (n^2 / 2) eps_machine ~ 8e-14 of the exact sum, relative; projections
+    # from differences of x V lose about eps |x| / |x_a - x_b| per pair,
+    # which the near duplicates (|x| / |x_a - x_b| ~ 1e12) and the tie make
+    # visible only in pairs worth 1e-24 of the total.
+    np.testing.assert_allclose(w, w_ref, rtol=1e-12, atol=0)
+    assert s == pytest.approx(s_ref, rel=1e-12, abs=0)
+
+
+@pytest.mark.parametrize("case", ["scales", "near_duplicates", "offset", "huge_rows"])
+def test_numba_and_numpy_moments_are_bit_identical_for_every_thread_count(rng, monkeypatch, case):
+    pytest.importorskip("numba")
+    X, shift = _hostile(rng, case)
+    X = np.vstack([X] * 5)  # 185 rows: several tasks of rows
+    V = _directions(rng, 4, 4)
+    results = []
+    for kernel in ("numpy", "numba"):
+        monkeypatch.setenv("DPPCA_KERNEL", kernel)
+        for n_jobs in (1, 2, 3):
+            results.append(clipped_moments_all_pairs(X, V, 0.7, shift, n_jobs=n_jobs))
+    assert _moments.moment_backend(185) == "numba"
+    for w, s in results[1:]:
+        assert np.array_equal(w, results[0][0]) and s == results[0][1]
+
+
+def test_the_pairing_switch_is_a_rule_on_n_and_p():
+    # all pairs while n (n - 1) / 2 (p + 10) <= ALL_PAIRS_WORK, monotone in both
+    assert all_pairs_pay(14142, 50) and not all_pairs_pay(14143, 50)
+    assert all_pairs_pay(4000, 50) and not all_pairs_pay(4000, 1000)
+    assert not any(all_pairs_pay(n, 50) for n in (20000, 40000))
+    assert ALL_PAIRS_WORK == 6e9

@@ -15,7 +15,11 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
+from ._moments import moment_rows
+
 __all__ = [
+    "ALL_PAIRS_WORK",
+    "all_pairs_pay",
     "clipped_moments_all_pairs",
     "clipped_moments_disjoint",
     "clipped_moments_pairings",
@@ -23,7 +27,30 @@ __all__ = [
     "paired_differences",
 ]
 
-_BLOCK = 512
+#: Largest ``n (n - 1) / 2 * (p + 10)`` (pairs times the columns each one reads,
+#: plus its fixed work) for which the scree averages over all pairs by default:
+#: about 2 CPU-seconds of the compiled kernel (benchmarks/bench_speed.py
+#: measures 0.35 ns per unit at p = 50), 5-10 times that in numpy.
+ALL_PAIRS_WORK = 6e9
+
+
+def all_pairs_pay(n: int, p: int) -> bool:
+    """Whether the default scree pairing is all pairs (else random matchings).
+
+    Set by the cost of the all-pairs moments, ``n (n - 1) / 2`` pairs of
+    ``p + 10`` units of work each, against :data:`ALL_PAIRS_WORK`: all pairs
+    up to n = 28000 at p = 5, 14100 at p = 50, 7500 at p = 200 and 3400 at
+    p = 1000. Beyond, 16 random perfect matchings cost O(n (p + k)) and have
+    the same sensitivity. A function of the public n and p only (not of k,
+    nor of which backend is installed), so the same seed gives the same
+    release everywhere.
+
+    Examples
+    --------
+    >>> all_pairs_pay(4000, 50), all_pairs_pay(4000, 1000)
+    (True, False)
+    """
+    return n * (n - 1) / 2.0 * (p + 10) <= ALL_PAIRS_WORK
 
 
 def moment_sensitivity(n: int, clip: float, *, all_pairs: bool, norm: str) -> float:
@@ -78,6 +105,8 @@ def clipped_moments_all_pairs(
     vectors: NDArray[np.float64],
     clip: float,
     shift: NDArray[np.float64] | None = None,
+    *,
+    n_jobs: int | None = None,
 ) -> tuple[NDArray[np.float64], float]:
     """Average over all pairs of the clipped moments along ``vectors`` and in total.
 
@@ -85,11 +114,13 @@ def clipped_moments_all_pairs(
     ``c_ab (v_l' z_ab)^2`` and ``s`` the mean of ``min(||z_ab||^2, clip)``, with
     ``z_ab = (x_a - x_b) / sqrt(2)`` and ``c_ab = min(1, clip / ||z_ab||^2)``.
 
-    Computed in row blocks in O(n^2 (p + k)) time and O(block n) memory: the
-    squared norms from Gram products of the rows minus ``shift`` (a public
-    vector such as the centre of public bounds; the statistic depends on
-    differences only, so the shift changes its exact value not at all), the
-    projections from explicit differences of ``x V``.
+    Computed by :func:`dppca._moments.moment_rows` in O(n^2 (p + k)) time and
+    O(threads n) memory: the squared norms from explicit differences of the
+    rows, the projections from differences of ``(x - shift) V`` (``shift`` is
+    a public vector such as the centre of public bounds; the statistic
+    depends on differences only, so it changes the exact value not at all),
+    row by row in threads (``n_jobs``, every core by default). The result is
+    the same, bit for bit, for every ``n_jobs`` and with or without numba.
 
     Notes
     -----
@@ -100,36 +131,19 @@ def clipped_moments_all_pairs(
     at least the sum of the squared projections, overflow counts as an
     infinite norm (contribution ``(0, clip)``), and NaN as infinity. So the
     sensitivity bound holds for the computed statistic, not only for the exact
-    one.
+    one. The statistic is in the data's units (the clip level is), so it is
+    not rescaled to be scale invariant as the Kendall matrix is.
     """
     x = np.asarray(data, dtype=np.float64)
     n = x.shape[0]
-    k = vectors.shape[1]
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         if shift is not None:
             x = x - shift
         y = x @ vectors
-        sq = np.einsum("ij,ij->i", x, x)
-    w = np.zeros(k)
-    s = 0.0
-    for i0 in range(0, n, _BLOCK):
-        i1 = min(i0 + _BLOCK, n)
-        with np.errstate(over="ignore", invalid="ignore", under="ignore"):
-            half = 0.5 * (sq[i0:i1, None] + sq[None, i0:]) - x[i0:i1] @ x[i0:].T
-            half = np.maximum(_nan_to_inf(half), 0.0)
-            diffs = [y[i0:i1, None, j] - y[None, i0:, j] for j in range(k)]
-            squares = [_nan_to_inf(0.5 * d * d) for d in diffs]
-            proj = np.sum(squares, axis=0) if k else np.zeros_like(half)
-            norm = np.maximum(half, _nan_to_inf(proj))
-            scale = np.where(norm > clip, clip / np.where(norm > clip, norm, 1.0), 1.0)
-            keep = np.triu(np.ones(half.shape, dtype=bool), k=1)  # pairs b > a
-            s += float(np.sum(np.minimum(norm, clip)[keep]))
-            for j in range(k):
-                # scale is 0 exactly where a norm is infinite; such pairs add nothing
-                contrib = np.where(scale > 0, scale * squares[j], 0.0)
-                w[j] += float(np.sum(np.nan_to_num(contrib, nan=0.0, posinf=0.0)[keep]))
+    rows = moment_rows(x, y, clip, n_jobs=n_jobs)
     count = n * (n - 1) / 2.0
-    return w / count, s / count
+    totals = rows.sum(axis=0)
+    return totals[:-1] / count, float(totals[-1]) / count
 
 
 def clipped_moments_pairings(

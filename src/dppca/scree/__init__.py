@@ -51,7 +51,6 @@ from ._controls import METHODS, ClippedControl, HuberControl, PMWMControl
 from ._controls import ScreeMethod as ScreeMethod
 from ._controls import _resolve_controls as _resolve_controls
 from ._controls import _resolve_methods as _resolve_methods
-from ._estimators import _ALL_PAIRS_MAX_N as _ALL_PAIRS_MAX_N
 from ._estimators import _PAIRINGS as _PAIRINGS
 from ._estimators import _TARGET_MARGIN as _TARGET_MARGIN
 from ._estimators import _halves as _halves

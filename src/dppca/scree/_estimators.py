@@ -32,10 +32,10 @@ from ._statistics import (
     _winsorized_statistic,
 )
 
-# Above this many rows the moments are averaged over _PAIRINGS random perfect
-# matchings of the rows instead of all pairs: the same sensitivity, O(n) instead
-# of O(n^2) time, and a sampling error close to the all-pairs one.
-_ALL_PAIRS_MAX_N = 4000
+# Where all pairs cost too much (dppca._pairs.all_pairs_pay, a rule on n and p)
+# the moments are averaged over _PAIRINGS random perfect matchings of the rows
+# instead: the same sensitivity, O(n) instead of O(n^2) time, and a sampling
+# error close to the all-pairs one.
 _PAIRINGS = 16
 
 # The quantile search overshoots (in whole geometric bins, heavy-tailed) when

@@ -11,7 +11,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from .._pairs import moment_sensitivity
+from .._pairs import all_pairs_pay, moment_sensitivity
 from .._splits import UNSET, ScreeSplit, Unset, resolve_scree_split
 from .._typing import Calibration
 from .._validation import (
@@ -45,7 +45,7 @@ from ._clip import (
     _unit_sd,
 )
 from ._controls import ScreeMethod, _resolve_controls, _resolve_methods
-from ._estimators import _ALL_PAIRS_MAX_N, _method_cost
+from ._estimators import _method_cost
 
 # How the forecast names the joint release's noise.
 _NOISE_NAMES = {"knorm": "K-norm", "gaussian": "Gaussian"}
@@ -117,7 +117,7 @@ def plan_scree(
     methods = _resolve_methods(method)
     controls = _resolve_controls(control, methods)
     calibration = check_calibration(calibration)
-    pairing_rule = pairing or ("all" if n <= _ALL_PAIRS_MAX_N else "random")
+    pairing_rule = pairing or ("all" if all_pairs_pay(n, p) else "random")
     pairing_rule = check_choice(pairing_rule, "pairing", ("all", "random", "consecutive"))
     shares = resolve_scree_split(split, direction_share, trace_share)
     given = check_bool(directions_given, "directions_given")

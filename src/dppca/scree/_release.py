@@ -105,10 +105,12 @@ def dp_scree(
         and passing it with ``split`` raises TypeError.
     pairing : {"all", "random", "consecutive"}, default=None
         Pairs of rows the moments are averaged over. ``"all"`` (the default
-        up to 4000 rows) uses every pair: without clipping this is exactly
-        the sample variance, so no sampling error is added. ``"random"`` (the
-        default above 4000 rows) averages 16 uniformly random pairings (perfect
-        matchings of the rows, drawn from ``random_state``); ``"consecutive"``
+        while it costs little, up to n = 14100 at p = 50: see
+        :func:`dppca._pairs.all_pairs_pay`) uses every pair: without
+        clipping this is exactly the sample variance, so no sampling error
+        is added. ``"random"`` (the default beyond) averages 16 uniformly
+        random pairings (perfect matchings of the rows, drawn from
+        ``random_state``); ``"consecutive"``
         pairs rows (1, 2), (3, 4), ... once (only sensible when the row order
         is unrelated to the data). The
         clip-level scan and the ``"pmwm"``/``"huber"`` estimators always use
