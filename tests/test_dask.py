@@ -130,3 +130,12 @@ def test_import_dppca_does_not_import_dask():
     code = "import sys, dppca; print('dask' in sys.modules, 'distributed' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+@pytest.mark.parametrize("factor", [1e155, 1e-160])
+def test_cluster_kernel_is_scale_invariant_at_extreme_magnitudes(client, data, factor):
+    X = (data[:900] - 1e5) * factor  # per-tile power-of-two scaling on the cluster
+    K = spherical_kendall(da.from_array(X, chunks=(300, 6)), block_size=300)
+    # X * factor rounds each entry; the close pair (1e-7 of the scale) makes that
+    # about 1e-9 of its own direction, weight 2 / (n (n - 1)) ~ 2.5e-6
+    np.testing.assert_allclose(K, spherical_kendall(data[:900] - 1e5), atol=1e-12)

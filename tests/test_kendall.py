@@ -7,7 +7,6 @@ import pandas as pd
 import pytest
 
 from dppca import TiedRowsError, spherical_kendall
-from dppca.kendall import SEPARATION_THRESHOLD
 
 TINY, HUGE = np.finfo(np.float64).tiny, np.finfo(np.float64).max
 
@@ -21,12 +20,13 @@ def plain_kendall(X: np.ndarray, ties: str = "error") -> np.ndarray:
         for j in range(i + 1, n):
             with np.errstate(over="ignore", invalid="ignore"):  # overflow: a tie
                 diff = X[i] - X[j]
-                sq = np.sum(diff * diff)
-            if not (TINY <= sq <= HUGE):  # cannot be normalised in float64: a tie
+                top = np.max(np.abs(diff))
+            if not (0 < top < np.inf):  # zero or not finite: cannot be normalised, a tie
                 if ties == "error":
                     raise ValueError("tie")
                 continue
-            u = diff / np.sqrt(sq)
+            diff = diff / top  # the direction has no unit: any scale may be divided out
+            u = diff / np.sqrt(np.sum(diff * diff))
             total += np.outer(u, u)
     return total * 2.0 / (n * (n - 1))
 
@@ -123,14 +123,36 @@ def test_ties_zero_drops_tied_pairs_only():
     assert np.trace(K) == pytest.approx(1 - 2 / (n * (n - 1)), abs=1e-12)
 
 
-def test_threshold_is_sqrt_of_the_smallest_normal_float():
-    assert SEPARATION_THRESHOLD == pytest.approx(np.sqrt(TINY))
-    step = 2 * SEPARATION_THRESHOLD  # squared norm 4 DBL_MIN: normal, accepted
-    X = np.array([[0.0, 0.0], [step, 0.0], [5.0, 1.0]])
+def test_only_exact_duplicates_are_ties():
+    # Differences far below sqrt(DBL_MIN) (squared norm subnormal) are normalised.
+    X = np.array([[0.0, 0.0], [1e-300, 0.0], [5.0, 1.0], [0.0, 1e-320]])
     np.testing.assert_allclose(spherical_kendall(X), plain_kendall(X), atol=1e-12)
-    X[1, 0] = 0.5 * SEPARATION_THRESHOLD  # squared norm DBL_MIN / 4: subnormal, a tie
-    with pytest.raises(TiedRowsError):
+    X[1] = X[0]  # an exact duplicate
+    with pytest.raises(TiedRowsError) as info:
         spherical_kendall(X)
+    assert info.value.n_pairs == 1
+    # 2 * DBL_MAX overflows; halving both rows keeps its direction: not a tie
+    Y = np.array([[HUGE, 0.0], [-HUGE, 0.0], [0.0, HUGE]])
+    Z = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0]])
+    for kwargs in ({}, {"design": "balanced", "random_state": 0, "m": 1}):
+        np.testing.assert_allclose(
+            spherical_kendall(Y, **kwargs), spherical_kendall(Z, **kwargs), atol=1e-15
+        )
+
+
+@pytest.mark.parametrize("design", ["exact", "balanced"])
+@pytest.mark.parametrize("factor", [1e155, 1e-160, 1e300, 1e-300])
+def test_kendall_is_scale_invariant_at_extreme_magnitudes(backend, design, factor):
+    X = _hostile_cases()["near_duplicates_scale_1e3"][:60] * 1e-3
+    kwargs = {"design": design, "random_state": 0, "m": 9} if design == "balanced" else {}
+    with np.errstate(all="raise"):  # nothing is reported either
+        K = spherical_kendall(X * factor, block_size=16, **kwargs)
+    # X * factor rounds each entry (relative 1.1e-16); the near duplicates
+    # (separation 1e-6 of the scale) turn that into 1e-10 of their direction,
+    # worth 2 / (n (n - 1)) each: far below the tolerance.
+    np.testing.assert_allclose(K, spherical_kendall(X, block_size=16, **kwargs), atol=1e-12)
+    if design == "exact":
+        assert np.max(np.abs(K - plain_kendall(X))) <= 1e-10
 
 
 def test_rows_1e_9_apart_are_not_ties():
@@ -185,20 +207,21 @@ def test_bad_block_size_raises(small_data, block_size, exc):
 
 
 @pytest.mark.parametrize("design", ["exact", "balanced"])
-def test_values_near_the_float_limit_are_ties_not_crashes(design):
-    # A row near DBL_MAX makes its differences overflow. That must behave like any
-    # other non-finite norm (a tie), with no numpy warning (which would reveal the
-    # extreme row through a side channel) and no NaN in the matrix.
+def test_values_near_the_float_limit_are_normalised_not_ties(design):
+    # A row near DBL_MAX once made its squared norms overflow, so all its pairs
+    # were ties. Its differences are finite and are now normalised like any
+    # other, with no numpy warning (which would reveal the extreme row through
+    # a side channel) and no NaN in the matrix.
     rng = np.random.default_rng(21)
     X = rng.normal(size=(40, 3))
     X[5] = [1e308, -1e308, 1e308]
     kwargs = {"design": design, "random_state": 0} if design == "balanced" else {}
-    with pytest.raises(TiedRowsError):
-        spherical_kendall(X, **kwargs)
-    K = spherical_kendall(X, ties="zero", **kwargs)
+    with np.errstate(all="raise"):
+        K = spherical_kendall(X, **kwargs)  # ties="error": no pair is a tie
     assert np.isfinite(K).all()
+    assert np.trace(K) == pytest.approx(1.0, abs=1e-12)  # every pair counted
     if design == "exact":
-        np.testing.assert_allclose(K, plain_kendall(X, ties="zero"), atol=1e-10)
+        np.testing.assert_allclose(K, plain_kendall(X), atol=1e-10)
 
 
 # --- compiled and fallback kernels, threads, unit-free ties -------------------------------------
@@ -333,3 +356,15 @@ def test_default_block_depends_on_p_and_cache_only():
         assert b >= 64 and b & (b - 1) == 0  # a power of two
         assert b == default_block(p)
     assert default_block(1000) >= 512
+
+
+@pytest.mark.parametrize("factor", [1e155, 1e-160])
+def test_dp_pc_dir_gives_the_same_directions_at_extreme_magnitudes(factor):
+    from dppca import dp_pc_dir
+
+    X = _hostile_cases()["column_scales_1e-3_to_1e3"][:80]
+    ref = dp_pc_dir(X, 3, eps=1.0, delta=1e-6, random_state=5)
+    out = dp_pc_dir(X * factor, 3, eps=1.0, delta=1e-6, random_state=5)
+    # the same noise on matrices 1e-12 apart (the rounding of X * factor)
+    np.testing.assert_allclose(out.noisy_matrix, ref.noisy_matrix, atol=1e-12)
+    np.testing.assert_allclose(out.directions, ref.directions, atol=1e-9)

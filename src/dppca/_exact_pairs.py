@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from . import _tiles
-from ._pairsums import HUGE_SQ, PairSums, add_exact_pairs, pairs_of_tile
+from ._pairsums import HUGE_SQ, PairSums, add_exact_pairs, pairs_of_tile, power_of_two_scale
 from ._progress import ProgressCallback
 from ._threads import _runner
 
@@ -85,9 +85,13 @@ def default_block(p: int) -> int:
 class _Shifted:
     """The data shifted by one value per column, with a column of ones appended.
 
-    ``yaug[:, :p]`` is ``Y`` (rows whose squared norm exceeds ``HUGE_SQ`` set
-    to 0: such rows take the explicit route with every partner), ``yaug[:, p]``
-    is 1 so that one product gives both ``W Y`` and the row sums of ``W``.
+    ``yaug[:, :p]`` is ``Y``, the shifted data times a power of two
+    (:func:`dppca._pairsums.power_of_two_scale`: exact, and the matrix is
+    scale invariant) that brings its typical rows near 1, so that data of
+    any magnitude keeps its squared distances and weights normal floats
+    (rows whose squared norm still exceeds ``HUGE_SQ`` are set to 0: such
+    rows take the explicit route with every partner). ``yaug[:, p]`` is 1 so
+    that one product gives both ``W Y`` and the row sums of ``W``.
     """
 
     data: NDArray[np.float64]
@@ -103,6 +107,7 @@ class _Shifted:
         yaug[:, p] = 1.0
         with np.errstate(all="ignore"):
             np.subtract(data, shift, out=yaug[:, :p])
+            yaug[:, :p] *= power_of_two_scale(yaug[:, :p])  # exact: exponents only
             sq = np.einsum("ij,ij->i", yaug[:, :p], yaug[:, :p])
         huge = ~(sq <= HUGE_SQ)
         if huge.any():

@@ -28,8 +28,6 @@ from ._lazy import scipy_linalg
 __all__ = [
     "EXACT_CHUNK",
     "HUGE_SQ",
-    "SQ_MAX",
-    "SQ_MIN",
     "PairSums",
     "add_exact_pairs",
     "add_unit_outer",
@@ -38,16 +36,15 @@ __all__ = [
     "exact_tiles",
     "gram",
     "pairs_of_tile",
+    "power_of_two_scale",
+    "subtract_rows",
     "tile_sums",
 ]
 
-#: A difference whose squared norm is not a normal finite float64 (outside
-#: [SQ_MIN, SQ_MAX]) cannot be normalised: the pair is a tie.
-SQ_MIN = float(np.finfo(np.float64).tiny)
-SQ_MAX = float(np.finfo(np.float64).max)
-# Rows whose squared norm (after the shift) exceeds this go the explicit route with
-# every partner: their Gram products could overflow. Below it, |y_a|^2 + |y_b|^2 and
-# the squared distances from the Gram tile stay finite.
+# Rows whose squared norm (after the shift and the power-of-two scaling) exceeds
+# this go the explicit route with every partner: their Gram products could
+# overflow. Below it, |y_a|^2 + |y_b|^2 and the squared distances from the Gram
+# tile stay finite.
 HUGE_SQ = 5e299
 #: Pairs per batch of explicit differences.
 EXACT_CHUNK = 65536
@@ -93,15 +90,21 @@ def add_unit_outer(
 ) -> None:
     """Add u u^T for the rows of ``diff`` (explicit differences, overwritten).
 
-    The tie rule lives here and nowhere else: a difference whose squared norm
-    is not a normal finite float64 (zero, below ``DBL_MIN``, or overflowing)
-    cannot be normalised and is a tie. The rule has no unit: rescaling the data
-    by any factor that keeps the differences' squares normal changes nothing.
-    ``locate(b)`` maps the position of a tied row of ``diff`` to its pair of
-    row indices.
+    The tie rule lives here and nowhere else: a difference that cannot be
+    normalised, because it is zero (or not finite, which
+    :func:`subtract_rows` keeps finite data from giving), is a tie. Each
+    difference is first divided by the power of two nearest above its
+    largest absolute entry (exact: only the exponent changes), so its
+    squared norm lies in [1/4, p] and never overflows or underflows; then
+    ``u = d / ||d||``. In the range where ``||d||^2`` is a normal float the
+    scaling changes no bit of ``u`` (both the norm and the quotient scale
+    exactly), and outside it the pair is still normalised: the rule and the
+    result have no unit, so multiplying the data by any factor (1e-160,
+    1e155) changes nothing but the rounding of that product. ``locate(b)``
+    maps the position of a tied row of ``diff`` to its pair of row indices.
     """
-    sq = np.einsum("ij,ij->i", diff, diff)
-    ok = (sq >= SQ_MIN) & (sq <= SQ_MAX)
+    top = np.max(np.abs(diff), axis=1) if diff.shape[1] else np.zeros(diff.shape[0])
+    ok = (top > 0) & np.isfinite(top)  # NaN (from inf - inf) is not finite
     if not ok.all():
         bad = np.flatnonzero(~ok)
         sums.n_ties += bad.size
@@ -109,9 +112,52 @@ def add_unit_outer(
             sums.example = locate(int(bad[0]))
         if ties == "error":
             return  # the error is raised once every pair has been counted
-        diff, sq = diff[ok], sq[ok]
+        diff, top = diff[ok], top[ok]
+    exponent = np.frexp(top)[1]  # top = f 2^e with f in [1/2, 1)
+    diff = np.ldexp(diff, -exponent[:, None])
+    sq = np.einsum("ij,ij->i", diff, diff)
     diff /= np.sqrt(sq)[:, None]
     sums.matrix += gram(diff)
+
+
+def subtract_rows(
+    a: NDArray[np.float64], b: NDArray[np.float64], out: NDArray[np.float64] | None = None
+) -> NDArray[np.float64]:
+    """``a - b`` row by row, with the rows that overflow computed as ``a / 2 - b / 2``.
+
+    Halving both rows is exact for them (they hold a value beyond 2^1023 / 2)
+    but for their subnormal entries, which cannot matter beside it; the
+    direction of the difference, all that the Kendall matrix uses, is kept.
+    So for finite data no difference is infinite and only exact duplicates
+    are ties, at any magnitude.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = np.subtract(a, b, out=out)
+        if not np.isfinite(out).all():
+            bad = ~np.isfinite(out).all(axis=1)
+            out[bad] = 0.5 * a[bad] - 0.5 * b[bad]
+    return out
+
+
+def power_of_two_scale(y: NDArray[np.float64]) -> float:
+    """A power of two ``s`` that brings the median row of ``y`` to ``max|s y_a|`` in [1/2, 1).
+
+    The median is over the finite, non-zero rows' largest absolute entries,
+    so that a few far rows (which then take the explicit route, as their
+    squared norms exceed ``HUGE_SQ``) do not push the others towards
+    underflow. Multiplying by ``s`` is exact (only exponents change), so the
+    Gram route of the Kendall kernel gives the same bits as without it for
+    data of ordinary size, while data of any magnitude (1e-160, 1e155) is
+    brought to where its squared distances and weights are normal floats.
+    1 when no row is finite and non-zero.
+    """
+    with np.errstate(all="ignore"):
+        top = np.max(np.abs(y), axis=1) if y.size else np.zeros(0)
+    top = top[np.isfinite(top) & (top > 0)]
+    if top.size == 0:
+        return 1.0
+    middle = float(np.partition(top, top.size // 2)[top.size // 2])
+    return float(np.ldexp(1.0, -int(np.frexp(middle)[1])))
 
 
 def add_exact_pairs(
@@ -127,7 +173,7 @@ def add_exact_pairs(
     for start in range(0, rows.size, EXACT_CHUNK):
         r = rows[start : start + EXACT_CHUNK]
         c = cols[start : start + EXACT_CHUNK]
-        diff = x_i[r] - x_j[c]  # may overflow to inf: then a tie (non-finite norm)
+        diff = subtract_rows(x_i[r], x_j[c])
 
         def locate(b: int, r: NDArray[np.intp] = r, c: NDArray[np.intp] = c) -> tuple[int, int]:
             return int(r[b]) + offsets[0], int(c[b]) + offsets[1]
@@ -162,7 +208,10 @@ def tile_sums(
     ``x_i`` and ``x_j`` are the row blocks starting at rows ``i0`` and ``j0``
     (``i0 <= j0``); on a diagonal tile (``i0 == j0``, the same block twice) only
     pairs with j > i count. ``shift`` is one data value per column, subtracted
-    for accuracy only (the matrix is translation invariant). The tile's
+    for accuracy only (the matrix is translation invariant), and the tile
+    multiplied by :func:`power_of_two_scale` of its rows (it is scale
+    invariant too), so data of any magnitude keeps its squared distances
+    normal. The tile's
     Laplacian ``sum w_ij (y_i - y_j)(y_i - y_j)^T`` is assembled from matrix
     products; close pairs go through :func:`add_unit_outer` instead. The
     in-memory path (:func:`_exact_row`) does the same with the p x p products
@@ -173,6 +222,9 @@ def tile_sums(
         diagonal = i0 == j0
         y_i = x_i - shift
         y_j = y_i if diagonal else x_j - shift
+        scale = power_of_two_scale(y_i if diagonal else np.vstack([y_i, y_j]))
+        y_i = y_i * scale  # exact; the tile's sum is scale invariant
+        y_j = y_i if diagonal else y_j * scale
         sq_i = np.einsum("ij,ij->i", y_i, y_i)
         sq_j = sq_i if diagonal else np.einsum("ij,ij->i", y_j, y_j)
         shape = (x_i.shape[0], x_j.shape[0])
@@ -217,7 +269,7 @@ def balanced_chunk(block: NDArray[np.float64], m: int, ties: str, start: int, n:
         c = block.shape[0] - m
         diff = np.empty((m, c, block.shape[1]))
         for k in range(1, m + 1):
-            np.subtract(block[:c], block[k : k + c], out=diff[k - 1])
+            subtract_rows(block[:c], block[k : k + c], out=diff[k - 1])
         sums = PairSums(block.shape[1])
 
         def locate(b: int) -> tuple[int, int]:

@@ -27,10 +27,9 @@ class TiedRowsError(ValueError):
     """Two rows are too close for the spherical Kendall matrix.
 
     The spherical Kendall matrix normalises every pairwise difference. A pair
-    whose difference cannot be normalised in float64 (exact duplicates, or a
-    squared norm that is not a normal finite float: a norm below about
-    1.5e-154 or overflowing) is a tie; the rule has no unit, so rescaling the
-    data changes nothing. The error itself reveals
+    whose difference cannot be normalised (exact duplicates: two equal rows)
+    is a tie; the rule has no unit, so rescaling the data
+    changes nothing. The error itself reveals
     that such a pair exists in the data; pass ``ties="zero"`` to let those pairs
     contribute nothing instead, which keeps the privacy guarantee.
     """

@@ -34,8 +34,13 @@ Two devices keep the result within about 1e-12 of the plain pairwise sum:
   data by any factor (1e-9, 1e9) changes no decision.
 
 Ties have no unit either: a pair is a tie only when its difference cannot be
-normalised in float64, that is when its squared norm is not a normal finite
-float (exact duplicates, differences below about 1.5e-154 or overflowing).
+normalised at all, that is when it is zero: the two rows are equal (a
+difference that would overflow is computed from the halved rows,
+:func:`dppca._pairsums.subtract_rows`). Every explicit
+difference is divided by a power of two near its largest entry before its
+norm is taken, and the Gram route works on the data times one power of two
+(:func:`dppca._pairsums.power_of_two_scale`); both are exact rescalings, so
+data of any magnitude (1e-160, 1e155) gives the matrix of the rescaled data.
 
 The in-memory loop (:mod:`dppca._exact_pairs`, with the thread pool of
 :mod:`dppca._threads`) works by row blocks I. For each tile (I, J >= I) one
@@ -70,7 +75,6 @@ data: no Gram trick is needed, and ties follow the same rule as above.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -95,12 +99,7 @@ from ._validation import (
 from .exceptions import TiedRowsError
 from .mechanisms import random_pairing
 
-__all__ = ["SEPARATION_THRESHOLD", "default_m", "spherical_kendall"]
-
-#: Pairs whose difference has a squared norm below the smallest normal float64
-#: (a norm below this, sqrt(DBL_MIN) ~ 1.49e-154), or a non-finite one, are ties:
-#: their difference cannot be normalised in float64. Exact duplicates are ties.
-SEPARATION_THRESHOLD = math.sqrt(np.finfo(np.float64).tiny)
+__all__ = ["default_m", "spherical_kendall"]
 
 
 def _balanced_pair_sum(
@@ -256,11 +255,10 @@ def spherical_kendall(
         modified. A Dask collection is computed tile by tile on the active Dask
         scheduler (needs the ``dask`` extra).
     ties : {"error", "zero"}, default="error"
-        What to do with a pair whose difference cannot be normalised in
-        float64: exact duplicates, and pairs whose difference has a squared
-        norm below the smallest normal float64 (a norm below about 1.5e-154)
-        or above the largest. The rule has no unit: rescaling the data (by
-        1e-9 or 1e9, say) changes no decision. ``"error"`` raises
+        What to do with a pair whose difference cannot be normalised: exact
+        duplicates (equal rows), the only ones at any magnitude. The rule has
+        no unit: rescaling the data (by 1e-160 or 1e155, say) changes no
+        decision and, up to the rounding of the product, not the matrix. ``"error"`` raises
         :class:`~dppca.exceptions.TiedRowsError`; ``"zero"`` lets such pairs
         contribute a zero matrix (the trace is then below 1). The same rule
         applies to both designs.
