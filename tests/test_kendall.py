@@ -368,3 +368,23 @@ def test_dp_pc_dir_gives_the_same_directions_at_extreme_magnitudes(factor):
     # the same noise on matrices 1e-12 apart (the rounding of X * factor)
     np.testing.assert_allclose(out.noisy_matrix, ref.noisy_matrix, atol=1e-12)
     np.testing.assert_allclose(out.directions, ref.directions, atol=1e-9)
+
+
+def test_partial_eigensolver_gives_the_full_solvers_directions():
+    from dppca._eigen import top_eigh
+    from dppca.directions.release import _top_eigen
+    from dppca.directions.result import orient_signs
+
+    rng = np.random.default_rng(11)
+    p = 200
+    A = rng.normal(size=(p, p)) * 0.01
+    A = (A + A.T) / 2 + np.diag(np.linspace(0.0, 1.0, p))  # gaps of 5e-3 at the top
+    values, vectors = np.linalg.eigh(A)
+    for k in (1, 2, 25):
+        top, vec = top_eigh(A, k)  # partial for 8 k <= p
+        np.testing.assert_allclose(top, values[::-1][:k], rtol=0, atol=1e-13)
+        signs = np.sign(np.sum(vec * vectors[:, ::-1][:, :k], axis=0))
+        np.testing.assert_allclose(vec * signs, vectors[:, ::-1][:, :k], atol=1e-11)
+        # with the sign convention applied after, the same directions as the full solver
+        full = orient_signs(vectors[:, ::-1][:, :k])
+        np.testing.assert_allclose(_top_eigen(A, k)[1], full, atol=1e-11)

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .._eigen import top_eigh
 from .._progress import ProgressLike, resolve_progress
 from .._typing import (
     Accuracy,
@@ -69,9 +70,8 @@ __all__ = [
 def _top_eigen(matrix: NDArray[np.float64], k: int) -> tuple[NDArray, NDArray]:
     """Top-k eigenpairs of a symmetric matrix, eigenvalues decreasing."""
     check_finite_matrix(matrix, "matrix to decompose")  # issue 14: no garbage eigenpairs
-    values, vectors = np.linalg.eigh(matrix)
-    order = np.argsort(values)[::-1][:k]
-    return np.ascontiguousarray(values[order]), orient_signs(vectors[:, order])
+    values, vectors = top_eigh(matrix, k)  # partial when k << p (issue 24)
+    return values, orient_signs(vectors)
 
 
 def dp_pc_dir(
