@@ -9,7 +9,7 @@ import pytest
 from scipy import integrate, optimize, stats
 
 import dppca.mechanisms as mech
-from dppca import PrivacyWarning
+from dppca import PrivacyWarning, _hardened
 from dppca._validation import HardenedGenerator, check_random_state, post_processing_rng
 from dppca.mechanisms import (
     analytic_gaussian_sigma,
@@ -325,7 +325,7 @@ class TestOpenDPSamplers:
     def test_opendp_feature_flags_are_left_as_they_were(self):
         import opendp.prelude as dp
 
-        mech._opendp_measurement.cache_clear()
+        _hardened.measurement.cache_clear()
         before = set(dp.GLOBAL_FEATURES)
         mech.gaussian_noise(np.zeros(3), 1.0, HardenedGenerator())
         assert set(dp.GLOBAL_FEATURES) == before
@@ -366,3 +366,23 @@ def test_seeded_symmetric_noise_with_value_is_bit_identical_to_adding_it():
     a = symmetric_gaussian_noise(6, 0.3, np.random.default_rng(4), value=v)
     b = v + symmetric_gaussian_noise(6, 0.3, np.random.default_rng(4))
     np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("kind", ["gaussian", "laplace"])
+@pytest.mark.parametrize("scale", [1e-9, 0.01, 3.0, 1e6])
+@pytest.mark.parametrize("count", [1, 10, 500500])
+def test_hardened_grid_is_fine_enough_for_the_proof(kind, scale, count):
+    # add_noise's proof needs g sqrt(d) <= scale 2^-60 (Gaussian) and
+    # g d <= scale 2^-60 (Laplace), with g a power of two
+    g = 2.0 ** _hardened.grid_exponent(kind, scale, count)
+    spread = math.sqrt(count) if kind == "gaussian" else count
+    assert g * spread <= scale * 2.0**-_hardened.GRID_BITS
+    assert g * spread > scale * 2.0 ** -(_hardened.GRID_BITS + 1)  # and no finer than needed
+    assert _hardened.GRID_BITS == 60 and _hardened.SCALE_SLACK == 2.0**-20
+
+
+def test_noise_seconds_forecasts_from_the_count_alone():
+    count = 1000 * 1001 // 2
+    assert mech.noise_seconds(count) == pytest.approx(count * 12e-6)
+    assert mech.noise_seconds(count, kind="laplace") == pytest.approx(count * 6.5e-6)
+    assert mech.noise_seconds(count, hardened=False) < 0.05

@@ -19,13 +19,13 @@ of the given generator; post-processing draws use a stream of their own.
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from . import _hardened
 from ._lazy import scipy_optimize as optimize
 from ._lazy import scipy_special as special
 from ._quantiles import (
@@ -64,6 +64,7 @@ __all__ = [
     "ladder_quantile",
     "laplace_noise",
     "noise_sampler",
+    "noise_seconds",
     "quantile_overshoot_bound",
     "random_pairing",
     "reperturbed_matrices",
@@ -277,39 +278,48 @@ def noise_sampler(rng: np.random.Generator) -> str:
     return "opendp"
 
 
-@functools.lru_cache(maxsize=64)
-def _opendp_measurement(kind: str, scale: float) -> object:
-    """OpenDP's vector Gaussian or Laplace measurement on floats at ``scale``.
+#: CPU seconds per value of the hardened samplers (OpenDP 0.16, grid of
+#: ``_grid_exponent``, one vector call), as measured by benchmarks/bench_noise.py;
+#: numpy's samplers cost about 0.02 us a value.
+SECONDS_PER_VALUE = {"gaussian": 12e-6, "laplace": 6.5e-6, "numpy": 2e-8}
 
-    ``make_gaussian`` and ``make_laplace`` need OpenDP's ``"contrib"`` feature
-    (their proofs have not finished OpenDP's vetting process). It is turned on
-    only while the measurement is built and restored afterwards, so the
-    caller's own OpenDP settings are left as they were. ``"floating-point"``
-    (OpenDP's flag for samplers open to floating-point attacks) is never
-    enabled. The samplers round the input to a grid of ``2**k`` and add exact
-    discrete noise on it, drawn from the operating system's randomness.
+
+def noise_seconds(count: int, *, kind: str = "gaussian", hardened: bool = True) -> float:
+    """Forecast CPU time of drawing ``count`` noise values (data-free).
+
+    Parameters
+    ----------
+    count : int
+        Number of noise values (``p (p + 1) / 2`` for a p x p Kendall matrix).
+    kind : {"gaussian", "laplace"}, default="gaussian"
+    hardened : bool, default=True
+        The hardened sampler (an unseeded release with OpenDP installed), or
+        numpy's (a seeded one).
+
+    Returns
+    -------
+    float
+        Seconds, from per-value costs measured on one core by
+        ``benchmarks/bench_noise.py`` (:data:`SECONDS_PER_VALUE`); a plan or
+        ``--dry-run`` shows it when it is more than a second.
+
+    Examples
+    --------
+    >>> round(noise_seconds(1000 * 1001 // 2), 1)  # a 1000 x 1000 Kendall matrix
+    6.0
     """
-    assert _dp  # loaded by noise_sampler
-    had_contrib = "contrib" in _dp.GLOBAL_FEATURES
-    _dp.enable_features("contrib")
-    try:
-        domain = _dp.vector_domain(_dp.atom_domain(T=float, nan=False))
-        if kind == "gaussian":
-            return _dp.m.make_gaussian(domain, _dp.l2_distance(T=float), scale=scale)
-        return _dp.m.make_laplace(domain, _dp.l1_distance(T=float), scale=scale)
-    finally:
-        if not had_contrib:
-            _dp.disable_features("contrib")
+    per_value = SECONDS_PER_VALUE[kind if hardened else "numpy"]
+    return float(count) * per_value
 
 
 def _opendp_add(kind: str, value: NDArray[np.float64], scale: float) -> NDArray[np.float64]:
-    """``value`` plus OpenDP noise of ``scale`` in every entry (same shape)."""
-    flat = np.ascontiguousarray(value, dtype=np.float64).ravel()
-    if flat.size == 0:
-        return flat.reshape(value.shape)
-    measurement = _opendp_measurement(kind, float(scale))
-    out = np.asarray(measurement(flat.tolist()), dtype=np.float64)  # type: ignore[operator]
-    return out.reshape(value.shape)
+    """``value`` plus OpenDP noise of ``scale`` in every entry (same shape).
+
+    The grid, the scale's slack and why they keep the guarantee:
+    :func:`dppca._hardened.add_noise`.
+    """
+    assert _dp  # loaded by noise_sampler
+    return _hardened.add_noise(_dp, kind, value, scale)
 
 
 def _numpy_symmetric_noise(p: int, sigma: float, rng: np.random.Generator) -> NDArray[np.float64]:
