@@ -388,3 +388,34 @@ def test_partial_eigensolver_gives_the_full_solvers_directions():
         # with the sign convention applied after, the same directions as the full solver
         full = orient_signs(vectors[:, ::-1][:, :k])
         np.testing.assert_allclose(_top_eigen(A, k)[1], full, atol=1e-11)
+
+
+@pytest.mark.parametrize("env", [None, "1", "4"])
+@pytest.mark.parametrize("blas", [True, False])
+def test_without_threadpoolctl_blas_tasks_run_in_threads_only_if_blas_is_held(
+    monkeypatch, env, blas
+):
+    import sys
+
+    from dppca import _threads
+
+    monkeypatch.setitem(sys.modules, "threadpoolctl", None)  # import fails
+    for name in _threads._BLAS_THREAD_VARS:
+        monkeypatch.delenv(name, raising=False)
+    if env is not None:
+        monkeypatch.setenv("OPENBLAS_NUM_THREADS", env)
+    with _threads._runner(2, 4, blas=blas) as run:
+        threaded = run is not map
+        assert list(run(lambda t: t * t, range(4))) == [0, 1, 4, 9]  # in task order
+    # BLAS calls in threads would each start BLAS's own threads: serial then
+    assert threaded == (not blas or env == "1")
+
+
+def test_kernel_results_do_not_depend_on_threadpoolctl(monkeypatch):
+    import sys
+
+    X = _hostile_cases()["column_scales_and_offset"]
+    with_ctl = spherical_kendall(X, block_size=16, n_jobs=2)
+    monkeypatch.setitem(sys.modules, "threadpoolctl", None)
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "1")
+    np.testing.assert_array_equal(spherical_kendall(X, block_size=16, n_jobs=2), with_ctl)

@@ -243,8 +243,9 @@ def moment_rows(
     """The ``(n, k + 1)`` table of row ``a``'s partial sums over partners ``b > a``.
 
     ``x`` is ``(n, p)`` (already shifted), ``y = x V`` is ``(n, k)``. Tasks of
-    rows taken from both ends (equal work) run in threads with BLAS held to
-    one thread (:func:`dppca._threads._runner`); each task writes its own rows,
+    rows taken from both ends (equal work) run in threads
+    (:func:`dppca._threads._runner`; a task calls no BLAS, so nothing
+    oversubscribes the cores, with or without threadpoolctl); each task writes its own rows,
     so the table does not depend on ``n_jobs``. Memory beyond the inputs:
     O(threads n) for numba, O(threads 2^18) elements for numpy.
     """
@@ -263,7 +264,7 @@ def moment_rows(
         front = np.arange(t0, min(t0 + _ROWS_PER_TASK, half), dtype=np.int64)
         back = n - 1 - front
         tasks.append(np.unique(np.concatenate([front, back])))
-    with _runner(n_jobs, len(tasks)) as run:
+    with _runner(n_jobs, len(tasks), blas=False) as run:  # no BLAS call in a task
         for _ in run(lambda rows: fn(xt, y, yt, float(clip), out, rows), tasks):
             pass
     return out

@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["resolve_n_jobs"]
+__all__ = ["blas_single_threaded_by_env", "resolve_n_jobs"]
 
 
 def resolve_n_jobs(n_jobs: int | None) -> int:
@@ -30,32 +30,62 @@ def resolve_n_jobs(n_jobs: int | None) -> int:
         return max(1, os.cpu_count() or 1)
 
 
+_BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS",
+                     "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")  # fmt: skip
+
+
+def blas_single_threaded_by_env() -> bool:
+    """Whether the environment already holds BLAS to one thread (read at BLAS's load)."""
+    return any(os.environ.get(name, "").strip() == "1" for name in _BLAS_THREAD_VARS)
+
+
 @contextmanager
-def _runner(n_jobs: int | None, n_tasks: int) -> Iterator[Callable[..., Iterator[Any]]]:
+def _runner(
+    n_jobs: int | None, n_tasks: int, *, blas: bool = True
+) -> Iterator[Callable[..., Iterator[Any]]]:
     """A ``map`` that yields results in task order, on a thread pool when it pays.
 
-    BLAS is held to one thread for the whole computation (with threadpoolctl,
-    when installed): the tiles supply the parallelism, and every product is
-    then computed the same way whatever ``n_jobs`` is, so serial and threaded
-    runs give bit-identical results. Without threadpoolctl the tasks run
-    serially (BLAS may then use its own threads). A single task runs as it is
-    (setting the limit costs about 0.4 ms, most of a small call).
+    Tasks that call BLAS (``blas=True``, the Kendall tiles) must not
+    oversubscribe the cores: each thread's BLAS call would start BLAS's own
+    threads. BLAS is therefore held to one thread for the whole computation
+    with threadpoolctl (the ``fast`` extra); every product is then computed
+    the same way whatever ``n_jobs`` is, so serial and threaded runs give
+    bit-identical results. Without threadpoolctl, the tasks run in threads
+    only when the environment already holds BLAS to one thread
+    (``OPENBLAS_NUM_THREADS=1`` or the like); otherwise serially, and BLAS
+    may use its own threads inside each product. Tasks without BLAS calls
+    (``blas=False``: the compiled or elementwise pair-moment rows) run in
+    threads either way. A single task runs as it is (setting the limit costs
+    about 0.4 ms, most of a small call).
     """
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        yield map
-        return
+    workers = min(resolve_n_jobs(n_jobs), n_tasks)
     if n_tasks <= 1:
         yield map
         return
-    workers = min(resolve_n_jobs(n_jobs), n_tasks)
-    with threadpool_limits(limits=1, user_api="blas"):
-        if workers <= 1:
-            yield map
-            return
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dppca") as pool:
-            yield functools.partial(_ordered_map, pool, 4 * workers)
+    if not blas:
+        with _pool(workers) as run:
+            yield run
+        return
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        if not blas_single_threaded_by_env():
+            workers = 1
+        with _pool(workers) as run:
+            yield run
+        return
+    with threadpool_limits(limits=1, user_api="blas"), _pool(workers) as run:
+        yield run
+
+
+@contextmanager
+def _pool(workers: int) -> Iterator[Callable[..., Iterator[Any]]]:
+    """``map`` itself for one worker, else an ordered map on a pool of ``workers`` threads."""
+    if workers <= 1:
+        yield map
+        return
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dppca") as pool:
+        yield functools.partial(_ordered_map, pool, 4 * workers)
 
 
 def _ordered_map(
