@@ -213,11 +213,15 @@ def test_all_pairs_match_the_reference_on_hostile_data(rng, case, clip):
 
 
 @pytest.mark.parametrize("case", ["scales", "near_duplicates", "offset", "huge_rows"])
-def test_numba_and_numpy_moments_are_bit_identical_for_every_thread_count(rng, monkeypatch, case):
+@pytest.mark.parametrize("repeat", [1, 3])  # k = 4 and k = 12: both loops of the kernel
+def test_numba_and_numpy_moments_are_bit_identical_for_every_thread_count(
+    rng, monkeypatch, case, repeat
+):
     pytest.importorskip("numba")
     X, shift = _hostile(rng, case)
-    X = np.vstack([X] * 5)  # 185 rows: several tasks of rows
-    V = _directions(rng, 4, 4)
+    X = np.hstack([np.vstack([X] * 5)] * repeat)  # 185 rows: several tasks of rows
+    shift = None if shift is None else np.tile(shift, repeat)
+    V = _directions(rng, 4 * repeat, 4 * repeat)
     results = []
     for kernel in ("numpy", "numba"):
         monkeypatch.setenv("DPPCA_KERNEL", kernel)
