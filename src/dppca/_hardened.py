@@ -106,5 +106,6 @@ def add_noise(dp: Any, kind: str, value: NDArray[np.float64], scale: float) -> N
     if flat.size == 0:
         return flat.reshape(value.shape)
     noisy = measurement(dp, kind, float(scale) * (1.0 + SCALE_SLACK), flat.size)
-    out = np.asarray(noisy(flat.tolist()), dtype=np.float64)  # type: ignore[operator]
+    # an ndarray skips OpenDP's per-value type checks of a list
+    out = np.asarray(noisy(flat), dtype=np.float64)  # type: ignore[operator]
     return out.reshape(value.shape)
