@@ -94,8 +94,11 @@ for eps in budgets:
 
 fig, ax = plt.subplots(figsize=(5, 3.2), layout="constrained")
 ax.semilogx(budgets, angles, "o-")
-ax.set(xlabel="eps (delta = 1e-5)", ylabel="angle to ordinary PC1 (degrees)",
-       title="private PC1 of gau, n = 5000")
+ax.set(
+    xlabel="eps (delta = 1e-5)",
+    ylabel="angle to ordinary PC1 (degrees)",
+    title="private PC1 of gau, n = 5000",
+)
 
 # %%
 # Signs are arbitrary

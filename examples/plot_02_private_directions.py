@@ -62,19 +62,25 @@ choices = {
 fig, ax = plt.subplots(figsize=(6, 3.6), layout="constrained")
 for (calibration, sensitivity), label in choices.items():
     sigmas = [
-        plan_directions(n, p, eps=e, delta=delta, calibration=calibration,
-                        sensitivity=sensitivity).sigma
+        plan_directions(
+            n, p, eps=e, delta=delta, calibration=calibration, sensitivity=sensitivity
+        ).sigma
         for e in eps_grid
     ]
     ax.loglog(eps_grid, sigmas, "o-", label=label, markersize=3)
-ax.set(xlabel="eps", ylabel="sigma of the Kendall noise",
-       title=f"noise scale at n = {n}, delta = {delta:g}")
+ax.set(
+    xlabel="eps",
+    ylabel="sigma of the Kendall noise",
+    title=f"noise scale at n = {n}, delta = {delta:g}",
+)
 ax.legend(fontsize=8)
 
 default = plan_directions(n, p, eps=0.5, delta=delta)
 seed = plan_directions(n, p, eps=0.5, delta=delta, calibration="classic", sensitivity="seed")
-print(f"eps = 0.5: default sigma {default.sigma:.5f}, R package sigma {seed.sigma:.5f}, "
-      f"ratio {default.sigma / seed.sigma:.2f}")
+print(
+    f"eps = 0.5: default sigma {default.sigma:.5f}, R package sigma {seed.sigma:.5f}, "
+    f"ratio {default.sigma / seed.sigma:.2f}"
+)
 
 # %%
 # The tighter sensitivity alone removes about 29 % of the noise

@@ -92,10 +92,8 @@ public_scales = np.array([10, 1, 1, 10, 100, 1, 1, 0.1, 1, 1, 1, 1, 1000.0])
 fig, axes = plt.subplots(1, 2, figsize=(10, 4.8), layout="constrained")
 raw = dp_loading(wine, eps=4.0, delta=1e-5, random_state=3, accuracy="ignore")
 raw.plot("vector", ax=axes[0], title="wine, raw units")
-scaled = dp_loading(wine / public_scales, eps=4.0, delta=1e-5, random_state=3,
-                    accuracy="ignore")
-scaled.plot("point", ax=axes[1], uncertainty=200, random_state=1,
-            title="wine / public scales")
+scaled = dp_loading(wine / public_scales, eps=4.0, delta=1e-5, random_state=3, accuracy="ignore")
+scaled.plot("point", ax=axes[1], uncertainty=200, random_state=1, title="wine / public scales")
 
 # %%
 # In raw units proline (about a thousand) takes PC1 alone; after the public

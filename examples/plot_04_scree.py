@@ -85,8 +85,9 @@ from dppca import ScreeSplit, dp_pc_dir
 
 directions = dp_pc_dir(X, k=4, eps=0.5, delta=5e-6, random_state=1)
 reused = dp_scree(X, 4, eps=0.4, delta=5e-6, directions=directions, random_state=2)
-tuned = dp_scree(X, 4, eps=0.9, delta=1e-5, split=ScreeSplit(directions=0.5, clip=0.1),
-                 random_state=3)
+tuned = dp_scree(
+    X, 4, eps=0.9, delta=1e-5, split=ScreeSplit(directions=0.5, clip=0.1), random_state=3
+)
 print(reused.cost)
 print(tuned.cost.to_frame()[["released", "eps"]].to_string())
 

@@ -59,8 +59,12 @@ print(both.table("sparse").round(3).head())
 # public list is passed as ``group_labels=``; do that whenever the label set is not
 # public knowledge.
 grouped = dp_score(
-    load_gau_g(), eps=1.0, delta=1e-5, groups="group",
-    group_labels=[f"group{g}" for g in range(1, 6)], random_state=2024,
+    load_gau_g(),
+    eps=1.0,
+    delta=1e-5,
+    groups="group",
+    group_labels=[f"group{g}" for g in range(1, 6)],
+    random_state=2024,
 )
 grouped.plot("groups")
 

@@ -35,12 +35,19 @@ from dppca import plan_directions
 sizes = np.array([150, 300, 1000, 3000, 10000, 30000])
 fig, ax = plt.subplots(figsize=(6, 3.6), layout="constrained")
 for eps in (0.1, 0.5, 1.0, 4.0):
-    norms = [plan_directions(int(n), 20, eps=eps, delta=n ** -1.1)
-             .forecast.quantities["direction_noise_norm"] for n in sizes]
+    norms = [
+        plan_directions(int(n), 20, eps=eps, delta=n**-1.1).forecast.quantities[
+            "direction_noise_norm"
+        ]
+        for n in sizes
+    ]
     ax.loglog(sizes, norms, "o-", label=f"eps = {eps:g}")
 ax.axhline(0.15, color="0.4", linestyle=":", label="forecast limit")
-ax.set(xlabel="n (p = 20, delta = n^-1.1)", ylabel="noise operator norm",
-       title="directions: forecast noise")
+ax.set(
+    xlabel="n (p = 20, delta = n^-1.1)",
+    ylabel="noise operator norm",
+    title="directions: forecast noise",
+)
 ax.legend(fontsize=8)
 
 # %%
@@ -130,8 +137,7 @@ from dppca.ledger import Ledger, fingerprint
 ledger = Ledger(workdir / "ledger.sqlite")
 fp = fingerprint(X.to_numpy(), list(X.columns))
 ledger.set_total(fp, 1.0, 1e-5, name="gau")
-dp_pc_dir(X, k=2, eps=0.4, delta=4e-6, budget=ledger.budget(fp, kind="directions"),
-          random_state=7)
+dp_pc_dir(X, k=2, eps=0.4, delta=4e-6, budget=ledger.budget(fp, kind="directions"), random_state=7)
 print(ledger.entries(fp)[["kind", "eps", "delta"]].to_string())
 print("remaining:", ledger.remaining(fp))
 

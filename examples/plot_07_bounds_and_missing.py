@@ -34,8 +34,9 @@ iris = load_iris()
 fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), layout="constrained")
 private_frame = dp_score(iris, eps=4.0, delta=1e-6, random_state=11, accuracy="ignore")
 private_frame.plot(ax=axes[0], title="private frame")
-public_box = dp_score(iris, eps=4.0, delta=1e-6, bounds=(0, 10), random_state=11,
-                      accuracy="ignore")
+public_box = dp_score(
+    iris, eps=4.0, delta=1e-6, bounds=(0, 10), random_state=11, accuracy="ignore"
+)
 public_box.plot(ax=axes[1], title="bounds (0, 10) cm")
 print(private_frame.cost.to_frame()[["released", "eps"]].to_string())
 print(public_box.cost.to_frame()[["released", "eps"]].to_string())
@@ -45,10 +46,13 @@ print(public_box.cost.to_frame()[["released", "eps"]].to_string())
 # ``variable,lower,upper`` or ``--bounds name=lo:hi,...``). The result records
 # the bounds it used, and says that values were clipped to them, never how many
 # (a count would leak).
-bounds = {"sepal_length": (0, 10), "sepal_width": (0, 6),
-          "petal_length": (0, 10), "petal_width": (0, 4)}
-scored = dp_score(iris, eps=4.0, delta=1e-6, bounds=bounds, random_state=12,
-                  accuracy="ignore")
+bounds = {
+    "sepal_length": (0, 10),
+    "sepal_width": (0, 6),
+    "petal_length": (0, 10),
+    "petal_width": (0, 4),
+}
+scored = dp_score(iris, eps=4.0, delta=1e-6, bounds=bounds, random_state=12, accuracy="ignore")
 print(scored.bounds)
 
 # %%
@@ -56,8 +60,7 @@ print(scored.bounds)
 # the largest squared pair norm the box allows.
 from dppca import dp_scree
 
-scree = dp_scree(iris, 3, eps=4.0, delta=1e-6, bounds=bounds, random_state=13,
-                 accuracy="ignore")
+scree = dp_scree(iris, 3, eps=4.0, delta=1e-6, bounds=bounds, random_state=13, accuracy="ignore")
 scree.plot()
 
 # %%
@@ -73,8 +76,9 @@ import numpy as np
 from dppca import dp_loading
 
 ranges = np.array([hi - lo for lo, hi in bounds.values()])
-scaled = dp_loading(iris / ranges, eps=4.0, delta=1e-6, bounds=(0, 1), random_state=14,
-                    accuracy="ignore")
+scaled = dp_loading(
+    iris / ranges, eps=4.0, delta=1e-6, bounds=(0, 1), random_state=14, accuracy="ignore"
+)
 scaled.plot("point", uncertainty=200, random_state=2)
 
 # %%

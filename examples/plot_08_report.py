@@ -28,8 +28,16 @@ from dppca import report
 from dppca.datasets import load_gau_g
 
 out = Path(tempfile.mkdtemp()) / "report.html"
-rep = report(load_gau_g(), eps=1.0, delta=1e-5, k=5, groups="group",
-             group_labels=[f"group{g}" for g in range(1, 6)], out=out, random_state=2024)
+rep = report(
+    load_gau_g(),
+    eps=1.0,
+    delta=1e-5,
+    k=5,
+    groups="group",
+    group_labels=[f"group{g}" for g in range(1, 6)],
+    out=out,
+    random_state=2024,
+)
 print(rep)
 print(f"{out.name}: {out.stat().st_size / 1e3:.0f} kB, self-contained")
 print(rep.budget.to_frame()[["released", "eps", "delta"]].to_string())

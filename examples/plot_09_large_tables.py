@@ -34,14 +34,15 @@ X = load_gau()
 n, p = X.shape
 exact = spherical_kendall(X)
 ms = [2, 5, 10, 20, 50]
-errors = [np.linalg.norm(spherical_kendall(X, design="balanced", m=m, random_state=1) - exact)
-          for m in ms]
+errors = [
+    np.linalg.norm(spherical_kendall(X, design="balanced", m=m, random_state=1) - exact)
+    for m in ms
+]
 noise = plan_directions(n, p, eps=0.5, delta=1e-5).sigma * p
 
 fig, ax = plt.subplots(figsize=(5.5, 3.6), layout="constrained")
 ax.loglog(ms, errors, "o-", label="balanced design - exact (Frobenius)")
-ax.loglog(ms, errors[0] * np.sqrt(ms[0] / np.array(ms)), ":", color="0.5",
-          label="1 / sqrt(m)")
+ax.loglog(ms, errors[0] * np.sqrt(ms[0] / np.array(ms)), ":", color="0.5", label="1 / sqrt(m)")
 ax.axhline(noise, color="C3", label="privacy noise at eps = 0.5")
 ax.set(xlabel="m (each row in 2m pairs)", ylabel="Frobenius distance", title="gau, n = 5000")
 ax.legend(fontsize=8)

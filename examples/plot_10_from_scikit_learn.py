@@ -62,8 +62,9 @@ ax.legend(fontsize=8)
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 
-pipe = make_pipeline(DPPCA(n_components=2, eps=1.0, delta=1e-5, random_state=1),
-                     LogisticRegression())
+pipe = make_pipeline(
+    DPPCA(n_components=2, eps=1.0, delta=1e-5, random_state=1), LogisticRegression()
+)
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     pipe.fit(Xs, y)
