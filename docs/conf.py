@@ -83,6 +83,10 @@ sphinx_gallery_conf = {
     "image_scrapers": ("matplotlib",),
     "reset_modules": ("matplotlib",),
     "show_memory": False,
+    # Each API page lists the gallery examples that use its name ("Examples using ...").
+    "doc_module": ("dppca",),
+    "backreferences_dir": "generated/backreferences",
+    "capture_repr": (),  # print() output only: no "<Axes: ...>" after each plot call
     "plot_gallery": "True",
 }
 

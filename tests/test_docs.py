@@ -150,3 +150,14 @@ def test_citation_file_is_well_formed():
     dois = {ref.get("doi") for ref in cff["references"]}
     assert "10.1002/sam.70053" in dois
     assert any("yejinjo0220/dppca" in str(ref.get("repository-code")) for ref in cff["references"])
+
+
+def test_docs_extra_installs_what_conf_py_loads():
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    with (ROOT / "pyproject.toml").open("rb") as fh:
+        extras = tomllib.load(fh)["project"]["optional-dependencies"]
+    wanted = {"sphinx", "numpydoc", "sphinx-gallery", "pydata-sphinx-theme", "sphinx-copybutton"}
+    names = {re.split(r"[\[<>=!~; ]", r, maxsplit=1)[0].lower() for r in extras["docs"]}
+    assert wanted <= names, wanted - names
+    # The gallery's scikit-learn example needs the estimator's extra.
+    assert "dppca[sklearn]" in extras["docs"]
