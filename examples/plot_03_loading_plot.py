@@ -56,7 +56,9 @@ print(res.heatmap_table(components=[1, 2, 3]).round(2).head())
 # to point like its private counterpart. The flip is for display only. The
 # comparison panel is computed without noise: it is for checking your own work,
 # never for publication, and the result says so (``private=False`` on that part,
-# columns named ``nonprivate_*``).
+# columns named ``nonprivate_*``). ``sign_reference="nonprivate"`` flips the private
+# vectors instead, which uses one bit per PC of the non-private directions: those
+# columns are then named ``nonprivate_signs_PC1``, ... and are not DP.
 ax = res.plot("vector")
 print(res.nonprivate_parts())
 
