@@ -51,7 +51,6 @@ nitpicky = False
 # -- API reference -------------------------------------------------------------
 autosummary_generate = True
 autosummary_imported_members = True
-autodoc_default_options = {"members": False, "inherited-members": False}
 autodoc_typehints = "none"  # the numpydoc Parameters sections carry the types
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
