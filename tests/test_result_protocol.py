@@ -35,7 +35,8 @@ from dppca import (
     dp_scree,
     pc_dir,
 )
-from dppca._results import Plan, ReleaseResult
+from dppca._results import ReleaseResult
+from dppca.engine import ReleasePlan
 
 PRIV = {"eps": 0.8, "delta": 1e-5}
 FRAME = ((-12.0, 12.0), (-12.0, 12.0))
@@ -275,7 +276,7 @@ def test_presentation_reads_no_private_names_of_other_modules(package):
 # Each plan and the releases its parts name, in the order the release draws them.
 PLANS = {
     "directions": (
-        lambda: dppca.plan_directions(600, 6, eps=0.9, delta=1e-6),
+        lambda: dppca.plan_pc_dir(600, 6, eps=0.9, delta=1e-6),
         ["noisy spherical Kendall matrix"],
     ),
     "loading": (
@@ -315,9 +316,10 @@ PLANS = {
 def test_every_plan_lists_its_leaf_parts_in_draw_order(name):
     make, expected = PLANS[name]
     plan = make()
-    assert isinstance(plan, Plan)
-    assert isinstance(plan.parts, tuple) and plan.parts == plan.cost.leaves()
-    assert all(not part.parts for part in plan.parts)  # leaves, not composed costs
+    assert isinstance(plan, ReleasePlan)
+    assert isinstance(plan.parts, tuple)
+    assert tuple(part.cost for part in plan.parts) == plan.cost.leaves()
+    assert all(not part.cost.parts for part in plan.parts)  # leaves, not composed costs
     assert len(plan.parts) == len(expected)
     for part, start in zip(plan.parts, expected, strict=True):
-        assert part.released.startswith(start), (part.released, start)
+        assert part.name.startswith(start), (part.name, start)

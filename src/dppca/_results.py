@@ -5,9 +5,8 @@
 for the same things (:class:`ReleaseResult`): ``cost``, ``eps``, ``delta``,
 ``n``, ``variables``, a computed ``private``, ``has_comparison``,
 ``nonprivate_parts()``, ``to_frame()`` and ``plot()``, which always returns
-the matplotlib Axes of the (first) panel it drew on. Every data-free plan
-(``plan_directions``, ``plan_loading``, ``plan_scree``, ``plan_score``) follows
-:class:`Plan`: ``cost``, ``forecast`` and ``parts``.
+the matplotlib Axes of the (first) panel it drew on. Plans follow
+:class:`dppca.engine.ReleasePlan`.
 
 This module is neutral ground: it imports no estimate module and no plotting
 code, so the estimate modules and the plotting package can both use it.
@@ -23,12 +22,10 @@ if TYPE_CHECKING:
 
     from ._lazy import pandas as pd
     from .accounting import PrivacyCost
-    from .forecast import Forecast
 
 __all__ = [
     "DIRECTIONS_SOURCES",
     "DirectionsSource",
-    "Plan",
     "ReleaseResult",
     "ResultMixin",
     "SourceName",
@@ -103,31 +100,6 @@ class ReleaseResult(Protocol):
     def plot(
         self, kind: Any = ..., *, ax: Any = None, **kwargs: Any
     ) -> Axes: ...  # pragma: no cover
-
-
-@runtime_checkable
-class Plan(Protocol):
-    """What every data-free plan provides: the price and forecast of a release.
-
-    Attributes
-    ----------
-    cost : PrivacyCost
-        What the release will spend, exactly the cost it will record.
-    forecast : Forecast
-        The data-free accuracy forecast.
-    parts : tuple of PrivacyCost
-        The elementary costs (``cost.leaves()``), in the order the release
-        draws them.
-    """
-
-    @property
-    def cost(self) -> PrivacyCost: ...  # pragma: no cover - protocol
-
-    @property
-    def forecast(self) -> Forecast: ...  # pragma: no cover - protocol
-
-    @property
-    def parts(self) -> tuple[PrivacyCost, ...]: ...  # pragma: no cover - protocol
 
 
 class ResultMixin:

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from .._results import Plan
 from .._validation import (
     check_bins_cap,
     check_bounds,
@@ -30,6 +29,7 @@ from .._validation import (
 )
 from ..accounting import PrivacyCost
 from ..directions import DirectionsResult
+from ..engine import ReleasePlan
 from ..forecast import Forecast
 from ..loading import plan_loading
 from .data import DataError, Selection
@@ -172,7 +172,7 @@ class ReleaseRequest:
     """A release's validated settings and its data-free plan (no data read)."""
 
     kind: str
-    plan: Plan
+    plan: ReleasePlan
     options: Mapping[str, Any]
     bounds: NDArray[np.float64] | None
 
@@ -200,7 +200,7 @@ def plan_request(
     if kind == "directions":
         design = check_design(opts.get("design", "exact"))
         m = check_design_m(None, n) if design == "balanced" else None
-        plan: Plan = plan_loading(n, p, design=design, m=m, **money)
+        plan: ReleasePlan = plan_loading(n, p, design=design, m=m, **money)
         return ReleaseRequest(kind, plan, {"design": design}, box)
     if kind == "scree":
         from ..scree import plan_scree

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from ..directions import dp_pc_dir, plan_directions
+from ..directions import dp_pc_dir, plan_pc_dir
 from ._common import (
     add_accuracy_arguments,
     add_data_arguments,
@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     data = apply_scale(args, data, variables)
     if args.dry_run:
         return print_plan(
-            plan_directions(len(data), len(variables), eps=args.eps, delta=args.delta,
+            plan_pc_dir(len(data), len(variables), eps=args.eps, delta=args.delta,
                             calibration=args.calibration, design=args.design, m=args.m)
         )  # fmt: skip
     budget = ledger_budget(args, data, variables, kind="directions")

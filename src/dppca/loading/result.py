@@ -296,6 +296,9 @@ class LoadingResult(ResultMixin):
         random_state : None, int or numpy.random.Generator, default=None
             Source of the fresh noise. It does not protect anything (the
             input is public), but a fixed value makes the picture repeatable.
+            The draws come from a stream derived apart from the release's
+            noise (:func:`dppca._validation.post_processing_rng`), so even the
+            release's own seed never re-draws the released noise.
 
         Returns
         -------

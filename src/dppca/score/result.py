@@ -23,7 +23,7 @@ from .._results import (
     first_panel,
 )
 from .._typing import RandomStateLike
-from .._validation import check_random_state, check_sample_options
+from .._validation import check_sample_options, post_processing_rng
 from ..accounting import PrivacyCost
 from ..directions import DirectionsResult
 from ..forecast import Forecast
@@ -381,6 +381,9 @@ def sample_points(
         Normal jitter, as a multiple of the bin width on each axis; default
         0.5 for ``"center"`` and 0.25 for ``"uniform"``. 0 means no jitter.
     random_state : None, int or numpy.random.Generator, default=None
+        Source of the points' randomness: a stream derived apart from the
+        release's noise (:func:`dppca._validation.post_processing_rng`), so
+        even the release's own seed never re-draws the released noise.
 
     Returns
     -------
@@ -415,7 +418,7 @@ def sample_points(
         method, size, kind, bandwidth,
         methods=result.methods, n=result.n, bandwidths=_DEFAULT_BANDWIDTH,
     )  # fmt: skip
-    rng = check_random_state(random_state)
+    rng = post_processing_rng(random_state)  # never the noise stream
     prob = np.asarray(result.probs[method])
     alive = prob.sum(axis=1) > 0
     if not alive.any():
