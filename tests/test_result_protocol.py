@@ -200,30 +200,23 @@ def test_multi_panel_score_plots_return_their_first_axes(small_frame, kind, pane
         res.plot(kind, ax=given[0, :1] if panels > 1 else [given[0, 0], given[0, 0]])
 
 
-def test_deprecated_names_still_work_and_warn(small_frame):
+def test_old_names_are_gone(small_frame):
     dirs = _directions(small_frame)
     score = dp_score(small_frame, directions=dirs, frame=FRAME, random_state=3, **PRIV)
-    with pytest.warns(FutureWarning, match="directions_release"):
-        assert score.directions_result is dirs
+    assert not hasattr(score, "directions_result")
     loading = dp_loading(small_frame, directions=dirs, compare=True)
-    with pytest.warns(FutureWarning, match="has_comparison"):
-        assert loading.compare is True
+    assert loading.has_comparison and not hasattr(loading, "compare")
     scree = dp_scree(small_frame, 3, directions=dirs, random_state=2, **PRIV)
     assert scree.directions_source == "private release" == score.directions_source
-    with pytest.warns(FutureWarning, match="deprecated spelling"):
-        assert scree.directions_source == "private (earlier release)"
-    with pytest.warns(FutureWarning, match="deprecated spelling"):
-        assert not scree.directions_source != "private (earlier release)"
-    assert scree.directions_source != "public"
+    assert type(scree.directions_source) is str
+    with pytest.raises(ValueError, match="directions_source"):
+        dataclasses.replace(scree, directions_source="private (earlier release)")
 
 
-def test_old_private_argument_is_accepted_and_ignored(small_frame):
+def test_private_is_computed_not_passed(small_frame):
     dirs = _directions(small_frame)
-    again = DirectionsResult(
-        dirs.directions, dirs.eigenvalues, dirs.noisy_matrix, dirs.sigma, dirs.n,
-        dirs.variables, dirs.cost, dirs.calibration, False,
-    )  # fmt: skip
-    assert again.private  # computed from the cost, whatever was passed
+    with pytest.raises(TypeError, match="private"):
+        dataclasses.replace(dirs, private=False)
     assert dataclasses.replace(dirs, sigma=dirs.sigma).private
     scree = dp_scree(small_frame, 3, compare=True, random_state=2, **PRIV)
     stripped = dataclasses.replace(scree, nonprivate_values=None, nonprivate_trace=None)

@@ -14,8 +14,7 @@ code, so the estimate modules and the plotting package can both use it.
 
 from __future__ import annotations
 
-import warnings
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -28,10 +27,7 @@ __all__ = [
     "DirectionsSource",
     "ReleaseResult",
     "ResultMixin",
-    "SourceName",
-    "computed_private",
-    "deprecated_name",
-    "directions_source_name",
+    "check_directions_source",
     "first_panel",
 ]
 
@@ -40,14 +36,6 @@ __all__ = [
 #: public directions the caller vouched for.
 DirectionsSource = Literal["private", "private release", "public"]
 DIRECTIONS_SOURCES: tuple[str, ...] = ("private", "private release", "public")
-# The spellings ScreeResult used before both results shared one set.
-_LEGACY_SOURCES = {
-    "private (this call)": "private",
-    "private (earlier release)": "private release",
-    "public (caller)": "public",
-}
-
-_C = TypeVar("_C", bound=type)
 
 
 @runtime_checkable
@@ -128,73 +116,19 @@ class ResultMixin:
         return not self.nonprivate_parts()
 
 
-def computed_private(cls: _C) -> _C:
-    """Let the computed ``private`` of :class:`ResultMixin` show on a dataclass.
-
-    Result classes keep a deprecated ``private`` argument (an ``InitVar``, so
-    old calls and ``dataclasses.replace`` still work; its value is ignored).
-    ``dataclass`` leaves the argument's default on the class, where it would
-    hide the inherited property; this removes it. Apply above ``@dataclass``.
-    """
-    if "private" in cls.__dict__ and not isinstance(cls.__dict__["private"], property):
-        delattr(cls, "private")
-    return cls
-
-
-class SourceName(str):
-    """A ``directions_source`` value that still equals its deprecated spelling.
-
-    ``ScreeResult`` once said ``"private (this call)"``, ``"private (earlier
-    release)"`` and ``"public (caller)"`` where ``ScoreResult`` said
-    ``"private"``, ``"private release"`` and ``"public"``. Both now use the
-    short names; comparing with an old spelling still works, with a
-    ``FutureWarning``.
-    """
-
-    __slots__ = ()
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, str) and not str.__eq__(self, other):
-            if _LEGACY_SOURCES.get(str(other)) == str(self):
-                warnings.warn(
-                    f"directions_source {other!r} is a deprecated spelling; compare with "
-                    f"{str(self)!r} (one of {DIRECTIONS_SOURCES!r}).",
-                    FutureWarning,
-                    stacklevel=2,
-                )
-                return True
-            return False
-        return str.__eq__(self, other)
-
-    def __ne__(self, other: object) -> bool:
-        return not self.__eq__(other)
-
-    __hash__ = str.__hash__
-
-
-def directions_source_name(value: object) -> SourceName:
-    """The canonical ``directions_source`` for ``value`` (old spellings accepted).
+def check_directions_source(value: object) -> str:
+    """``value`` if it is one of :data:`DIRECTIONS_SOURCES`.
 
     Raises
     ------
     ValueError
-        For a value that is neither a current nor an old spelling.
+        For any other value.
     """
-    text = _LEGACY_SOURCES.get(str(value), str(value))
-    if text not in DIRECTIONS_SOURCES:
+    if value not in DIRECTIONS_SOURCES:
         raise ValueError(
             f"directions_source must be one of {DIRECTIONS_SOURCES!r}; got {value!r}."
         )
-    return SourceName(text)
-
-
-def deprecated_name(owner: object, old: str, new: str) -> None:
-    """Warn that ``owner.old`` was read where ``owner.new`` is the current name."""
-    warnings.warn(
-        f"{type(owner).__name__}.{old} is deprecated and will be removed; use .{new}.",
-        FutureWarning,
-        stacklevel=3,
-    )
+    return str(value)
 
 
 def first_panel(drawn: Any, ax: Any = None) -> Axes:

@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._lazy import pandas as pd
-from .._results import ResultMixin, deprecated_name, first_panel
+from .._results import ResultMixin, first_panel
 from .._typing import LoadingKind, RandomStateLike, SignReference
 from .._validation import check_choice, check_components, check_pc_list, check_variable_names
 from ..accounting import PrivacyCost
@@ -166,12 +166,6 @@ class LoadingResult(ResultMixin):
     def has_comparison(self) -> bool:
         """Whether a non-private comparison is included (``compare=True``)."""
         return self.nonprivate is not None
-
-    @property
-    def compare(self) -> bool:
-        """Deprecated alias of :attr:`has_comparison`."""
-        deprecated_name(self, "compare", "has_comparison")
-        return self.has_comparison
 
     # -- coordinates -------------------------------------------------------------------
     def display_vectors(self) -> tuple[NDArray[np.float64], NDArray[np.float64] | None]:

@@ -8,20 +8,14 @@ probabilities; :func:`sample_points` turns a released histogram into points
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import InitVar, dataclass
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
 from .._lazy import pandas as pd
-from .._results import (
-    ResultMixin,
-    computed_private,
-    deprecated_name,
-    directions_source_name,
-    first_panel,
-)
+from .._results import ResultMixin, check_directions_source, first_panel
 from .._typing import RandomStateLike
 from .._validation import check_sample_options, post_processing_rng
 from ..accounting import PrivacyCost
@@ -76,7 +70,6 @@ class NonPrivateScores:
         return f"NonPrivateScores(n={self.scores.shape[0]}, non-private)"
 
 
-@computed_private
 @dataclass(frozen=True, eq=False, repr=False)
 class ScoreResult(ResultMixin):
     """A private score plot: frame, grid and DP bin probabilities.
@@ -113,8 +106,7 @@ class ScoreResult(ResultMixin):
         the same names as :attr:`ScreeResult.directions_source`.
     directions_release : DirectionsResult or None
         The private directions release, when there is one (the same name as
-        :attr:`ScreeResult.directions_release`; ``directions_result`` is a
-        deprecated alias).
+        :attr:`ScreeResult.directions_release`).
     noise : mapping
         Per method, the noise parameters on the count scale (``sigma`` for
         ``"add"``; ``scale`` and ``threshold`` for ``"sparse"``).
@@ -130,8 +122,8 @@ class ScoreResult(ResultMixin):
         Computed: True when every field is a DP release, post-processing of
         one, or public; False with the non-private comparison
         (``compare=True``) or with group labels read from the data
-        (``groups_source="data"`` without ``groups_public``). Passing
-        ``private=`` to the constructor is deprecated and has no effect.
+        (``groups_source="data"`` without ``groups_public``); not a
+        constructor argument.
     bounds : ndarray of shape (p, 2) or None
         The public bounds the data were clipped to, if any.
     forecast : Forecast or None
@@ -164,14 +156,13 @@ class ScoreResult(ResultMixin):
     cost: PrivacyCost
     nonprivate: NonPrivateScores | None = None
     frame_source: str = "private"
-    private: InitVar[bool | None] = None  # deprecated and ignored: computed
     bounds: NDArray[np.float64] | None = None
     forecast: Forecast | None = None
     variables: tuple[str, ...] = ()
     groups_source: str | None = None
 
-    def __post_init__(self, private: bool | None) -> None:
-        source = directions_source_name(self.directions_source)
+    def __post_init__(self) -> None:
+        source = check_directions_source(self.directions_source)
         object.__setattr__(self, "directions_source", source)
         if not self.variables and self.directions_release is not None:
             object.__setattr__(self, "variables", tuple(self.directions_release.variables))
@@ -186,12 +177,6 @@ class ScoreResult(ResultMixin):
     def p(self) -> int:
         """Number of variables."""
         return int(self.directions.shape[0])
-
-    @property
-    def directions_result(self) -> DirectionsResult | None:
-        """Deprecated alias of :attr:`directions_release`."""
-        deprecated_name(self, "directions_result", "directions_release")
-        return self.directions_release
 
     @property
     def has_comparison(self) -> bool:
