@@ -218,3 +218,20 @@ def test_deferred_imports_close_no_loop_except_behind_plot():
     assert not found, "import loops through deferred imports: " + "; ".join(
         " <-> ".join(component) for component in found
     )
+
+
+def _reachable(graph: dict[str, set[str]], start: str) -> set[str]:
+    seen, todo = set(), [start]
+    while todo:
+        module = todo.pop()
+        if module not in seen:
+            seen.add(module)
+            todo += sorted(graph[module])
+    return seen
+
+
+@pytest.mark.parametrize("kernel", ["dppca.kendall", "dppca._exact_pairs", "dppca._pairsums"])
+def test_the_kernels_reach_no_noise_module(kernel):
+    # The kernels are deterministic: a pairing order is passed in, never drawn.
+    reached = _reachable(deferred_graph(), kernel)
+    assert not reached & {"dppca.mechanisms", "dppca._knorm", "dppca._quantiles"}

@@ -8,6 +8,13 @@ import pytest
 
 from dppca import TiedRowsError, spherical_kendall
 from dppca.kendall import SEPARATION_THRESHOLD
+from dppca.mechanisms import random_pairing
+
+
+def _order(design: str, n: int, seed: int) -> dict:
+    """The balanced design's row order as a keyword (none for the exact design)."""
+    return {"order": random_pairing(n, seed)} if design == "balanced" else {}
+
 
 TINY, HUGE = np.finfo(np.float64).tiny, np.finfo(np.float64).max
 
@@ -192,7 +199,7 @@ def test_values_near_the_float_limit_are_ties_not_crashes(design):
     rng = np.random.default_rng(21)
     X = rng.normal(size=(40, 3))
     X[5] = [1e308, -1e308, 1e308]
-    kwargs = {"design": design, "random_state": 0} if design == "balanced" else {}
+    kwargs = {"design": design, "order": random_pairing(40, 0)} if design == "balanced" else {}
     with pytest.raises(TiedRowsError):
         spherical_kendall(X, **kwargs)
     K = spherical_kendall(X, ties="zero", **kwargs)
@@ -240,7 +247,7 @@ def test_threads_give_bit_identical_results(backend, design):
     # Tiles are merged in a fixed order and BLAS is held to one thread, so the
     # number of threads changes nothing, not even rounding.
     X = _hostile_cases()["column_scales_and_offset"]
-    kwargs = {"design": design, "block_size": 16, "random_state": 3}
+    kwargs = {"design": design, "block_size": 16, **_order(design, len(X), 3)}
     serial = spherical_kendall(X, n_jobs=1, **kwargs)
     for n_jobs in (2, 3, None):
         np.testing.assert_array_equal(spherical_kendall(X, n_jobs=n_jobs, **kwargs), serial)
@@ -280,7 +287,7 @@ def test_numpy_fallback_runs_when_numba_is_absent(tmp_path):
 def test_rescaling_the_data_changes_nothing(backend, design, scale):
     # The tie rule and the close-pair test are relative: no absolute cutoff remains.
     X = _hostile_cases()["near_duplicates_scale_1e3"] * 1e-3  # separations ~1e-6
-    kwargs = {"design": design, "random_state": 4, "block_size": 32}
+    kwargs = {"design": design, "block_size": 32, **_order(design, len(X), 4)}
     K = spherical_kendall(X, **kwargs)
     K_scaled = spherical_kendall(X * scale, **kwargs)
     assert np.max(np.abs(K_scaled - K)) <= 1e-12 * np.max(np.abs(K))
@@ -301,7 +308,9 @@ def test_rescaling_leaves_private_directions_unchanged():
 def test_exact_duplicates_are_still_ties(backend, design):
     X = _hostile_cases()["standard"] * 1e-9
     X[7] = X[70]
-    kwargs = {"design": design, "random_state": 0, "m": 74} if design == "balanced" else {}
+    kwargs = (
+        {"design": design, "m": 74, **_order(design, len(X), 0)} if design == "balanced" else {}
+    )
     with pytest.raises(TiedRowsError) as info:
         spherical_kendall(X, **kwargs)
     assert info.value.n_pairs == 1
@@ -317,7 +326,7 @@ def test_no_floating_point_warning_escapes(backend, design, far):
     rng = np.random.default_rng(21)
     X = rng.normal(size=(40, 3))
     X[5, 0] = far  # squared norm 1e308 (1e154) overflows when two are added; 1.4e154 not
-    kwargs = {"design": design, "random_state": 0} if design == "balanced" else {}
+    kwargs = {"design": design, "order": random_pairing(40, 0)} if design == "balanced" else {}
     with np.errstate(all="raise"):
         K = spherical_kendall(X, ties="zero", block_size=16, **kwargs)
     assert np.isfinite(K).all()

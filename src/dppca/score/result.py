@@ -272,10 +272,6 @@ class ScoreResult(ResultMixin):
                 parts.append(frame)
         return pd.concat(parts, ignore_index=True)
 
-    def sample(self, **kwargs: Any) -> pd.DataFrame:
-        """Synthetic points from a released histogram; see :func:`sample_points`."""
-        return sample_points(self, **kwargs)
-
     def plot(self, kind: str = "histogram", *, ax: Any = None, **kwargs: Any) -> Axes:
         """Draw the result (no new privacy cost).
 
