@@ -9,12 +9,18 @@ the matplotlib Axes of the (first) panel it drew on. Plans follow
 :class:`dppca.engine.ReleasePlan`.
 
 This module is neutral ground: it imports no estimate module and no plotting
-code, so the estimate modules and the plotting package can both use it.
+code, so the estimate modules and the plotting package can both use it. A
+result's ``plot()`` asks the drawer registry here (:func:`drawer`) for the
+function that draws it; the plotting package registers its drawers
+(:func:`register_drawer`) when it is imported, so no result module imports
+plotting code.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+import importlib
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -28,7 +34,9 @@ __all__ = [
     "ReleaseResult",
     "ResultMixin",
     "check_directions_source",
+    "drawer",
     "first_panel",
+    "register_drawer",
 ]
 
 #: Where the directions of a scree or score release came from: released
@@ -36,6 +44,38 @@ __all__ = [
 #: public directions the caller vouched for.
 DirectionsSource = Literal["private", "private release", "public"]
 DIRECTIONS_SOURCES: tuple[str, ...] = ("private", "private release", "public")
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+# Result class name -> the function its plot() calls: drawer(result, kind=, ax=, **kw).
+_DRAWERS: dict[str, Callable[..., Any]] = {}
+# The package whose import registers every drawer.
+_PLOTTING = "dppca.plotting"
+
+
+def register_drawer(result: str) -> Callable[[_F], _F]:
+    """Register the decorated function as the drawer of ``result.plot()``.
+
+    ``result`` is the result class's name (``"LoadingResult"``, ...). The
+    function takes ``(result, kind=..., ax=None, **kwargs)`` and returns the
+    matplotlib Axes of the (first) panel. Used by :mod:`dppca.plotting`.
+    """
+
+    def register(function: _F) -> _F:
+        _DRAWERS[result] = function
+        return function
+
+    return register
+
+
+def drawer(result: object) -> Callable[..., Any]:
+    """The registered drawer of ``result`` (loads the plotting package on first use)."""
+    name = type(result).__name__
+    if name not in _DRAWERS:
+        importlib.import_module(_PLOTTING)  # registers the drawers; needs matplotlib
+    try:
+        return _DRAWERS[name]
+    except KeyError:
+        raise TypeError(f"no drawer is registered for {name}.") from None
 
 
 @runtime_checkable

@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._lazy import pandas as pd
-from .._results import ResultMixin
+from .._results import ResultMixin, drawer
 from .._typing import LoadingKind
 from ..accounting import PrivacyCost
 from ..forecast import Forecast
@@ -132,9 +132,7 @@ class DirectionsResult(ResultMixin):
         matplotlib.axes.Axes
             The Axes drawn on, as for every result's ``plot()``.
         """
-        from ..loading import LoadingResult
-
-        return LoadingResult.from_directions(self).plot(kind=kind, ax=ax, **kwargs)
+        return drawer(self)(self, kind=kind, ax=ax, **kwargs)
 
     def __repr__(self) -> str:
         head = f"DirectionsResult(p={self.p}, k={self.k}, n={self.n}"

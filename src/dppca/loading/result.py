@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._lazy import pandas as pd
-from .._results import ResultMixin, first_panel
+from .._results import ResultMixin, drawer
 from .._typing import LoadingKind, RandomStateLike, SignReference
 from .._validation import check_choice, check_components, check_pc_list, check_variable_names
 from ..accounting import PrivacyCost
@@ -334,9 +334,7 @@ class LoadingResult(ResultMixin):
             :func:`~dppca.plotting.plot_loading`, which returns the Figure
             of a two-panel plot, every result's ``plot()`` returns an Axes.
         """
-        from ..plotting import plot_loading
-
-        return first_panel(plot_loading(self, kind=kind, ax=ax, **kwargs), ax)
+        return drawer(self)(self, kind=kind, ax=ax, **kwargs)
 
     def __repr__(self) -> str:
         head = f"LoadingResult(p={self.p}, k={self.k}, components={self.components}, n={self.n}"

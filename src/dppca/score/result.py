@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._lazy import pandas as pd
-from .._results import ResultMixin, check_directions_source, first_panel
+from .._results import ResultMixin, check_directions_source, drawer
 from .._typing import RandomStateLike
 from .._validation import check_sample_options, post_processing_rng
 from ..accounting import PrivacyCost
@@ -297,12 +297,7 @@ class ScoreResult(ResultMixin):
             result's ``plot()`` returns an Axes (the two figure functions
             themselves return the Figure).
         """
-        from ..plotting.score import plot_score, plot_score_groups, plot_score_panels
-
-        if kind in ("panels", "groups"):
-            draw = plot_score_panels if kind == "panels" else plot_score_groups
-            return first_panel(draw(self, ax=ax, **kwargs), ax)
-        return plot_score(self, kind=kind, ax=ax, **kwargs)
+        return drawer(self)(self, kind=kind, ax=ax, **kwargs)
 
     def __repr__(self) -> str:
         groups = "" if self.groups is None else f", groups={len(self.groups)}"

@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._lazy import pandas as pd
-from .._results import ResultMixin, check_directions_source
+from .._results import ResultMixin, check_directions_source, drawer
 from ..accounting import PrivacyCost
 from ..directions import DirectionsResult
 from ..forecast import Forecast
@@ -235,9 +235,7 @@ class ScreeResult(ResultMixin):
         matplotlib.axes.Axes
             The Axes drawn on, as for every result's ``plot()``.
         """
-        from ..plotting.scree import plot_scree
-
-        return plot_scree(self, kind=kind, ax=ax, **kwargs)  # type: ignore[arg-type]
+        return drawer(self)(self, kind=kind, ax=ax, **kwargs)
 
     def __repr__(self) -> str:
         text = (
