@@ -88,7 +88,10 @@ class DirectionsPlan:
         return parts_of(self.cost)
 
     def check_input(self, X: Any) -> CheckedData:
-        """Check the table once (in memory or Dask); a CheckedData is not checked again."""
+        """Check the table once (in memory or Dask); a CheckedData is not checked again.
+
+        A direction release reads nothing but the table.
+        """
         checked = (
             X
             if isinstance(X, CheckedData)
@@ -99,6 +102,9 @@ class DirectionsPlan:
                 "bounds are supported for in-memory data only; clip a Dask array first."
             )
         return checked
+
+    def screen(self, data: CheckedData) -> None:
+        """Nothing to refuse after the budget check."""
 
     def draw(self, data: CheckedData, rng: np.random.Generator) -> DirectionsResult:
         """Compute the Kendall matrix and draw its noise (the executor calls this)."""
