@@ -44,12 +44,12 @@ the R package's noise exactly.
 # How much noise each choice adds
 # -------------------------------
 #
-# :func:`dppca.plan_directions` prices a release from ``n``, ``p`` and the budget
+# :func:`dppca.plan_pc_dir` prices a release from ``n``, ``p`` and the budget
 # alone, without data; its ``sigma`` is the noise scale the release would use.
 import matplotlib.pyplot as plt
 import numpy as np
 
-from dppca import plan_directions
+from dppca import plan_pc_dir
 
 n, p, delta = 5000, 20, 1e-5
 eps_grid = np.geomspace(0.05, 0.95, 12)
@@ -62,7 +62,7 @@ choices = {
 fig, ax = plt.subplots(figsize=(6, 3.6), layout="constrained")
 for (calibration, sensitivity), label in choices.items():
     sigmas = [
-        plan_directions(
+        plan_pc_dir(
             n, p, eps=e, delta=delta, calibration=calibration, sensitivity=sensitivity
         ).sigma
         for e in eps_grid
@@ -75,8 +75,8 @@ ax.set(
 )
 ax.legend(fontsize=8)
 
-default = plan_directions(n, p, eps=0.5, delta=delta)
-seed = plan_directions(n, p, eps=0.5, delta=delta, calibration="classic", sensitivity="seed")
+default = plan_pc_dir(n, p, eps=0.5, delta=delta)
+seed = plan_pc_dir(n, p, eps=0.5, delta=delta, calibration="classic", sensitivity="seed")
 print(
     f"eps = 0.5: default sigma {default.sigma:.5f}, R package sigma {seed.sigma:.5f}, "
     f"ratio {default.sigma / seed.sigma:.2f}"
@@ -128,5 +128,5 @@ ax.legend(fontsize=8)
 # Every release computes a data-free forecast before it reads the data, and warns
 # (``accuracy="warn"``) or refuses (``accuracy="error"``) when the result would be
 # mostly noise. The same forecast is on the plan:
-print(plan_directions(n, p, eps=0.5, delta=delta).forecast.summary())
-print(plan_directions(150, 4, eps=0.5, delta=delta).forecast.summary())
+print(plan_pc_dir(n, p, eps=0.5, delta=delta).forecast.summary())
+print(plan_pc_dir(150, 4, eps=0.5, delta=delta).forecast.summary())

@@ -30,13 +30,13 @@ quantities alone and cost nothing.
 import matplotlib.pyplot as plt
 import numpy as np
 
-from dppca import plan_directions
+from dppca import plan_pc_dir
 
 sizes = np.array([150, 300, 1000, 3000, 10000, 30000])
 fig, ax = plt.subplots(figsize=(6, 3.6), layout="constrained")
 for eps in (0.1, 0.5, 1.0, 4.0):
     norms = [
-        plan_directions(int(n), 20, eps=eps, delta=n**-1.1).forecast.quantities[
+        plan_pc_dir(int(n), 20, eps=eps, delta=n**-1.1).forecast.quantities[
             "direction_noise_norm"
         ]
         for n in sizes

@@ -28,7 +28,7 @@ only.
 import matplotlib.pyplot as plt
 import numpy as np
 
-from dppca import plan_directions, spherical_kendall
+from dppca import plan_pc_dir, spherical_kendall
 from dppca.datasets import load_gau
 
 X = load_gau()
@@ -39,7 +39,7 @@ errors = [
     np.linalg.norm(spherical_kendall(X, design="balanced", m=m, random_state=1) - exact)
     for m in ms
 ]
-noise = plan_directions(n, p, eps=0.5, delta=1e-5).sigma * np.sqrt(p * (p + 1) / 2)
+noise = plan_pc_dir(n, p, eps=0.5, delta=1e-5).sigma * np.sqrt(p * (p + 1) / 2)
 
 fig, ax = plt.subplots(figsize=(5.5, 3.6), layout="constrained")
 ax.loglog(ms, errors, "o-", label="balanced design - exact (Frobenius)")

@@ -51,7 +51,9 @@ def _hostile_cases() -> dict[str, np.ndarray]:
 @pytest.mark.parametrize("block_size", [None, 7])
 def test_balanced_matches_plain_definition(name, block_size):
     X = _hostile_cases()[name]
-    fast = spherical_kendall(X, design="balanced", m=9, random_state=5, block_size=block_size)
+    fast = spherical_kendall(
+        X, design="balanced", m=9, order=random_pairing(len(X), 5), block_size=block_size
+    )
     assert np.max(np.abs(fast - plain_balanced(X, 9, 5))) <= 1e-12
 
 
@@ -61,7 +63,9 @@ def test_design_pairs_each_row_2m_times_once_and_never_with_itself(n, m, block_s
     # +1/2 at (i, i) and (j, j), -1/2 at (i, j) and (j, i). So n m K_B counts the pairs:
     # -2 n m K_B[i, j] is the number of times {i, j} is used and 2 n m K_B[i, i] the number
     # of pairs row i is in. A self-pair would be a tie and raise under ties="error".
-    K = spherical_kendall(np.eye(n), design="balanced", m=m, random_state=3, block_size=block_size)
+    K = spherical_kendall(
+        np.eye(n), design="balanced", m=m, order=random_pairing(n, 3), block_size=block_size
+    )
     counts = -2.0 * n * m * K
     np.fill_diagonal(counts, 0.0)
     assert np.allclose(counts, np.round(counts), atol=1e-9)
@@ -74,14 +78,14 @@ def test_full_balanced_design_equals_exact_matrix(rng):
     # n odd and m = (n - 1)/2: the n m = n (n - 1)/2 distinct pairs are all the pairs.
     X = rng.normal(size=(61, 4)) * [1e3, 1.0, 1e-3, 5.0] + 1e6
     K = spherical_kendall(X)
-    KB = spherical_kendall(X, design="balanced", m=30, random_state=8)
+    KB = spherical_kendall(X, design="balanced", m=30, order=random_pairing(len(X), 8))
     assert np.max(np.abs(KB - K)) <= 1e-12
 
 
 def test_replacing_one_row_moves_balanced_matrix_by_at_most_4_over_n(rng):
     n, p, m = 60, 4, 7
     X = rng.normal(size=(n, p))
-    K = spherical_kendall(X, design="balanced", m=m, random_state=2, ties="zero")
+    K = spherical_kendall(X, design="balanced", m=m, order=random_pairing(len(X), 2), ties="zero")
     worst = 0.0
     replacements = [rng.normal(size=p) * 100, X[1], X[0] + 1e-12, rng.standard_cauchy(size=p)]
     for i in range(0, n, 6):
@@ -89,7 +93,9 @@ def test_replacing_one_row_moves_balanced_matrix_by_at_most_4_over_n(rng):
             Y = X.copy()
             Y[i] = new
             # the order depends on n and the seed only, so it is the same for both datasets
-            KY = spherical_kendall(Y, design="balanced", m=m, random_state=2, ties="zero")
+            KY = spherical_kendall(
+                Y, design="balanced", m=m, order=random_pairing(len(Y), 2), ties="zero"
+            )
             worst = max(worst, float(np.linalg.norm(KY - K)))
     assert worst <= 4.0 / n
     # the bound is not vacuous: one row moves the matrix by a sizeable part of it
@@ -98,9 +104,9 @@ def test_replacing_one_row_moves_balanced_matrix_by_at_most_4_over_n(rng):
 
 def test_balanced_is_reproducible_with_a_seed_and_varies_without(rng):
     X = rng.normal(size=(300, 3))
-    a = spherical_kendall(X, design="balanced", m=4, random_state=12)
-    b = spherical_kendall(X, design="balanced", m=4, random_state=12)
-    c = spherical_kendall(X, design="balanced", m=4, random_state=13)
+    a = spherical_kendall(X, design="balanced", m=4, order=random_pairing(len(X), 12))
+    b = spherical_kendall(X, design="balanced", m=4, order=random_pairing(len(X), 12))
+    c = spherical_kendall(X, design="balanced", m=4, order=random_pairing(len(X), 13))
     np.testing.assert_array_equal(a, b)
     assert np.max(np.abs(a - c)) > 0
     np.testing.assert_allclose(np.trace(a), 1.0, rtol=1e-12)
@@ -110,15 +116,17 @@ def test_balanced_tie_reports_original_row_indices(rng):
     X = rng.normal(size=(31, 3))
     X[17] = X[4]
     with pytest.raises(TiedRowsError, match="ties='zero'") as info:
-        spherical_kendall(X, design="balanced", m=15, random_state=0)
+        spherical_kendall(X, design="balanced", m=15, order=random_pairing(len(X), 0))
     assert info.value.n_pairs == 1 and set(info.value.example) == {4, 17}
-    KB = spherical_kendall(X, design="balanced", m=15, random_state=0, ties="zero")
+    KB = spherical_kendall(
+        X, design="balanced", m=15, order=random_pairing(len(X), 0), ties="zero"
+    )
     assert np.trace(KB) == pytest.approx(1 - 1 / (31 * 15), rel=1e-12)
 
 
 def test_balanced_does_not_modify_input(small_data):
     before = small_data.copy()
-    spherical_kendall(small_data, design="balanced", random_state=0)
+    spherical_kendall(small_data, design="balanced", order=random_pairing(len(small_data), 0))
     np.testing.assert_array_equal(small_data, before)
 
 
@@ -151,7 +159,9 @@ def test_balanced_needs_three_rows():
 def test_dp_pc_dir_draws_the_order_first_then_the_noise(small_data):
     res = dp_pc_dir(small_data, eps=0.5, delta=1e-5, design="balanced", m=6, random_state=21)
     rng = np.random.default_rng(21)
-    KB = spherical_kendall(small_data, design="balanced", m=6, random_state=rng)
+    KB = spherical_kendall(
+        small_data, design="balanced", m=6, order=random_pairing(len(small_data), rng)
+    )
     p = small_data.shape[1]
     noisy = KB + symmetric_gaussian_noise(p, kendall_sigma(200, 0.5, 1e-5), rng)
     np.testing.assert_allclose(res.noisy_matrix, noisy, rtol=0, atol=1e-15)
@@ -241,7 +251,11 @@ def test_parquet_without_pyarrow_is_a_clear_error(tmp_path, capsys, monkeypatch)
 
 
 def test_balanced_on_frame_and_array_agree(small_frame):
-    a = spherical_kendall(small_frame, design="balanced", random_state=1)
-    b = spherical_kendall(small_frame.to_numpy(), design="balanced", random_state=1)
+    a = spherical_kendall(
+        small_frame, design="balanced", order=random_pairing(len(small_frame), 1)
+    )
+    b = spherical_kendall(
+        small_frame.to_numpy(), design="balanced", order=random_pairing(len(small_frame), 1)
+    )
     np.testing.assert_array_equal(a, b)
     assert isinstance(small_frame, pd.DataFrame)

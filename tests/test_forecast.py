@@ -19,7 +19,7 @@ from dppca import (
     dp_pc_dir,
     dp_score,
     dp_scree,
-    plan_directions,
+    plan_pc_dir,
     plan_score,
     plan_scree,
 )
@@ -49,7 +49,7 @@ def table(rng):
 
 
 def test_directions_plan_is_what_the_release_records(table):
-    plan = plan_directions(600, 6, eps=0.7, delta=1e-6)
+    plan = plan_pc_dir(600, 6, eps=0.7, delta=1e-6)
     res = dp_pc_dir(table, eps=0.7, delta=1e-6, random_state=0)
     _same_cost(plan.cost, res.cost)
     assert plan.sigma == res.sigma and plan.forecast.quantities == res.forecast.quantities
@@ -138,7 +138,7 @@ def test_forecast_quantities_follow_their_definitions():
     # PVE = w / s: the noise of w - PVE s, worst at PVE = 1, with the K-norm
     # noises correlated 1 / (k + 1) = 1 / 4: sd sqrt(2 - 2 / 4) times one value's
     assert q["pve_sd"] == pytest.approx(math.sqrt(1.5) * expected)
-    d = plan_directions(500, 8, eps=0.5, delta=1e-6)
+    d = plan_pc_dir(500, 8, eps=0.5, delta=1e-6)
     assert d.forecast.quantities["direction_noise_norm"] == pytest.approx(
         direction_noise_norm(8, d.sigma)
     )

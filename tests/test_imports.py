@@ -9,8 +9,8 @@ extras) and under ``if TYPE_CHECKING:`` run later or never, so they are not
 edges. Loading a submodule also runs its parent packages' ``__init__``;
 that implicit step is not an edge either, or every package would form a
 cycle with its own modules. A second check adds the imports inside
-functions, except those in a ``plot`` method: only ``result.plot()`` may
-close a loop.
+functions: none may close a loop either (a result's ``plot()`` asks the
+drawer registry of :mod:`dppca._results`, which the plotting package fills).
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ def import_graph() -> dict[str, set[str]]:
 
 
 class _DeferredImports(ast.NodeVisitor):
-    """Imports inside functions, except those in a method named ``plot``."""
+    """Imports inside functions."""
 
     def __init__(self) -> None:
         self.found: list[ast.Import | ast.ImportFrom] = []
@@ -127,7 +127,7 @@ class _DeferredImports(ast.NodeVisitor):
                 self.visit(child)
 
     def _import(self, node: ast.Import | ast.ImportFrom) -> None:
-        if self.functions and "plot" not in self.functions:
+        if self.functions:
             self.found.append(node)
 
     visit_Import = _import
@@ -135,7 +135,7 @@ class _DeferredImports(ast.NodeVisitor):
 
 
 def deferred_graph() -> dict[str, set[str]]:
-    """The import graph plus imports inside functions, except behind ``.plot()``."""
+    """The import graph plus imports inside functions."""
     graph = import_graph()
     for module, path in MODULES.items():
         visitor = _DeferredImports()
@@ -195,7 +195,7 @@ def test_the_graph_sees_known_edges():
     graph = import_graph()
     assert "dppca.kendall" in graph["dppca"]  # from .kendall import spherical_kendall
     assert "dppca.cli._safety" in graph["dppca.cli"]  # from . import _safety
-    assert "dppca.plotting" not in graph["dppca.loading"]  # only inside .plot()
+    assert "dppca.plotting" not in graph["dppca.loading"]
 
 
 def test_cycle_finder_reports_a_loop():
@@ -210,11 +210,37 @@ def test_no_import_cycles_at_module_level():
     )
 
 
-def test_deferred_imports_close_no_loop_except_behind_plot():
-    # Imports inside functions may break a loop only behind result.plot(), which
-    # loads the plotting layer on demand; any other deferred import that closes
-    # a loop hides a dependency that should be a module of its own.
+def test_deferred_imports_close_no_loop():
+    # An import inside a function that closes a loop hides a dependency that
+    # should point the other way (results -> plotting) or be a module of its own.
     found = cycles(deferred_graph())
     assert not found, "import loops through deferred imports: " + "; ".join(
         " <-> ".join(component) for component in found
     )
+
+
+def _reachable(graph: dict[str, set[str]], start: str) -> set[str]:
+    seen, todo = set(), [start]
+    while todo:
+        module = todo.pop()
+        if module not in seen:
+            seen.add(module)
+            todo += sorted(graph[module])
+    return seen
+
+
+@pytest.mark.parametrize("kernel", ["dppca.kendall", "dppca._exact_pairs", "dppca._pairsums"])
+def test_the_kernels_reach_no_noise_module(kernel):
+    # The kernels are deterministic: a pairing order is passed in, never drawn.
+    reached = _reachable(deferred_graph(), kernel)
+    assert not reached & {"dppca.mechanisms", "dppca._knorm", "dppca._quantiles"}
+
+
+@pytest.mark.parametrize(
+    "module", ["dppca.directions.result", "dppca.loading.result", "dppca.scree._result",
+               "dppca.score.result"],
+)  # fmt: skip
+def test_results_import_no_plotting_and_no_other_release(module):
+    reached = _reachable(deferred_graph(), module)
+    assert not {m for m in reached if m.startswith("dppca.plotting")}
+    assert "dppca.loading" not in reached or module == "dppca.loading.result"

@@ -7,6 +7,13 @@ import pandas as pd
 import pytest
 
 from dppca import TiedRowsError, spherical_kendall
+from dppca.mechanisms import random_pairing
+
+
+def _order(design: str, n: int, seed: int) -> dict:
+    """The balanced design's row order as a keyword (none for the exact design)."""
+    return {"order": random_pairing(n, seed)} if design == "balanced" else {}
+
 
 TINY, HUGE = np.finfo(np.float64).tiny, np.finfo(np.float64).max
 
@@ -134,7 +141,7 @@ def test_only_exact_duplicates_are_ties():
     # 2 * DBL_MAX overflows; halving both rows keeps its direction: not a tie
     Y = np.array([[HUGE, 0.0], [-HUGE, 0.0], [0.0, HUGE]])
     Z = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0]])
-    for kwargs in ({}, {"design": "balanced", "random_state": 0, "m": 1}):
+    for kwargs in ({}, {"design": "balanced", "order": random_pairing(3, 0), "m": 1}):
         np.testing.assert_allclose(
             spherical_kendall(Y, **kwargs), spherical_kendall(Z, **kwargs), atol=1e-15
         )
@@ -144,7 +151,7 @@ def test_only_exact_duplicates_are_ties():
 @pytest.mark.parametrize("factor", [1e155, 1e-160, 1e300, 1e-300])
 def test_kendall_is_scale_invariant_at_extreme_magnitudes(backend, design, factor):
     X = _hostile_cases()["near_duplicates_scale_1e3"][:60] * 1e-3
-    kwargs = {"design": design, "random_state": 0, "m": 9} if design == "balanced" else {}
+    kwargs = {"design": design, **_order(design, 60, 0), "m": 9} if design == "balanced" else {}
     with np.errstate(all="raise"):  # nothing is reported either
         K = spherical_kendall(X * factor, block_size=16, **kwargs)
     # X * factor rounds each entry (relative 1.1e-16); the near duplicates
@@ -215,7 +222,7 @@ def test_values_near_the_float_limit_are_normalised_not_ties(design):
     rng = np.random.default_rng(21)
     X = rng.normal(size=(40, 3))
     X[5] = [1e308, -1e308, 1e308]
-    kwargs = {"design": design, "random_state": 0} if design == "balanced" else {}
+    kwargs = {"design": design, "order": random_pairing(40, 0)} if design == "balanced" else {}
     with np.errstate(all="raise"):
         K = spherical_kendall(X, **kwargs)  # ties="error": no pair is a tie
     assert np.isfinite(K).all()
@@ -263,7 +270,7 @@ def test_threads_give_bit_identical_results(backend, design):
     # Tiles are merged in a fixed order and BLAS is held to one thread, so the
     # number of threads changes nothing, not even rounding.
     X = _hostile_cases()["column_scales_and_offset"]
-    kwargs = {"design": design, "block_size": 16, "random_state": 3}
+    kwargs = {"design": design, "block_size": 16, **_order(design, len(X), 3)}
     serial = spherical_kendall(X, n_jobs=1, **kwargs)
     for n_jobs in (2, 3, None):
         np.testing.assert_array_equal(spherical_kendall(X, n_jobs=n_jobs, **kwargs), serial)
@@ -303,7 +310,7 @@ def test_numpy_fallback_runs_when_numba_is_absent(tmp_path):
 def test_rescaling_the_data_changes_nothing(backend, design, scale):
     # The tie rule and the close-pair test are relative: no absolute cutoff remains.
     X = _hostile_cases()["near_duplicates_scale_1e3"] * 1e-3  # separations ~1e-6
-    kwargs = {"design": design, "random_state": 4, "block_size": 32}
+    kwargs = {"design": design, "block_size": 32, **_order(design, len(X), 4)}
     K = spherical_kendall(X, **kwargs)
     K_scaled = spherical_kendall(X * scale, **kwargs)
     assert np.max(np.abs(K_scaled - K)) <= 1e-12 * np.max(np.abs(K))
@@ -324,7 +331,9 @@ def test_rescaling_leaves_private_directions_unchanged():
 def test_exact_duplicates_are_still_ties(backend, design):
     X = _hostile_cases()["standard"] * 1e-9
     X[7] = X[70]
-    kwargs = {"design": design, "random_state": 0, "m": 74} if design == "balanced" else {}
+    kwargs = (
+        {"design": design, "m": 74, **_order(design, len(X), 0)} if design == "balanced" else {}
+    )
     with pytest.raises(TiedRowsError) as info:
         spherical_kendall(X, **kwargs)
     assert info.value.n_pairs == 1
@@ -340,7 +349,7 @@ def test_no_floating_point_warning_escapes(backend, design, far):
     rng = np.random.default_rng(21)
     X = rng.normal(size=(40, 3))
     X[5, 0] = far  # squared norm 1e308 (1e154) overflows when two are added; 1.4e154 not
-    kwargs = {"design": design, "random_state": 0} if design == "balanced" else {}
+    kwargs = {"design": design, "order": random_pairing(40, 0)} if design == "balanced" else {}
     with np.errstate(all="raise"):
         K = spherical_kendall(X, ties="zero", block_size=16, **kwargs)
     assert np.isfinite(K).all()
@@ -372,7 +381,7 @@ def test_dp_pc_dir_gives_the_same_directions_at_extreme_magnitudes(factor):
 
 def test_partial_eigensolver_gives_the_full_solvers_directions():
     from dppca._eigen import top_eigh
-    from dppca.directions.release import _top_eigen
+    from dppca.directions.plan import top_eigen
     from dppca.directions.result import orient_signs
 
     rng = np.random.default_rng(11)
@@ -387,7 +396,7 @@ def test_partial_eigensolver_gives_the_full_solvers_directions():
         np.testing.assert_allclose(vec * signs, vectors[:, ::-1][:, :k], atol=1e-11)
         # with the sign convention applied after, the same directions as the full solver
         full = orient_signs(vectors[:, ::-1][:, :k])
-        np.testing.assert_allclose(_top_eigen(A, k)[1], full, atol=1e-11)
+        np.testing.assert_allclose(top_eigen(A, k)[1], full, atol=1e-11)
 
 
 @pytest.mark.parametrize("env", [None, "1", "4"])

@@ -209,6 +209,39 @@ def test_private_panels_state_eps_delta_n_and_that_points_are_hidden(result) -> 
     assert text.startswith("eps=0.8") and "synthetic" in text
 
 
+def test_grouped_panels_state_eps_delta_n_and_that_the_labels_are_not_private(
+    grouped_result,
+) -> None:
+    figures = (plot_score_panels(grouped_result), plot_score_groups(grouped_result))
+    for ax in [plot_score(grouped_result)] + [a for f in figures for a in _panels(f)]:
+        if not ax.axison or find_caption(ax) is None:
+            continue
+        first, second, *_ = find_caption(ax).get_text().splitlines()
+        assert first == "eps=0.9, delta=1e-05, n=3000"
+        assert second == "group labels read from the data, not private"
+
+
+def test_cli_grouped_score_figure_is_captioned_with_eps_delta_and_n(tmp_path) -> None:
+    from dppca.cli import main
+
+    out = tmp_path / "score.png"
+    argv = ["score", "--dataset", "gau_g", "--groups", "group", "--eps", "1", "--delta",
+            "1e-5", "--method", "add,sparse", "--out", str(out), "--no-ledger"]  # fmt: skip
+    captured = []
+    original = plt.Figure.savefig
+
+    def keep(fig, *args, **kwargs):
+        captured.extend(find_caption(ax) for ax in fig.axes if find_caption(ax) is not None)
+        return original(fig, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(plt.Figure, "savefig", keep)
+        assert main(argv) == 0
+    texts = [c.get_text() for c in captured]
+    assert texts and all(t.startswith("eps=1, delta=1e-05, n=5000") for t in texts)
+    assert all("group labels read from the data, not private" in t for t in texts)
+
+
 def test_nonprivate_panels_say_so_in_the_caption(result) -> None:
     for kind in ("scatter", "nonprivate"):
         ax = plot_score(result, kind=kind)

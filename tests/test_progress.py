@@ -13,6 +13,7 @@ from dppca import dp_pc_dir, spherical_kendall
 from dppca._progress import TextBar, resolve_progress
 from dppca.cli import main
 from dppca.cli._common import progress_for
+from dppca.mechanisms import random_pairing
 
 
 def _recorder():
@@ -32,7 +33,14 @@ def test_exact_kernel_reports_every_tile(small_data):
 
 def test_balanced_kernel_reports_every_chunk(small_data):
     calls, cb = _recorder()
-    spherical_kendall(small_data, design="balanced", m=3, block_size=50, progress=cb)
+    spherical_kendall(
+        small_data,
+        design="balanced",
+        order=random_pairing(len(small_data), 0),
+        m=3,
+        block_size=50,
+        progress=cb,
+    )
     assert calls == [(150, 600), (300, 600), (450, 600), (600, 600)]
 
 
@@ -119,6 +127,14 @@ def test_bar_counts_are_public(small_data):
     # the callback sees pair counts only, which depend on n and m, never on the values
     a_calls, a = _recorder()
     b_calls, b = _recorder()
-    spherical_kendall(small_data, design="balanced", m=5, progress=a, random_state=0)
-    spherical_kendall(np.exp(small_data), design="balanced", m=5, progress=b, random_state=9)
+    spherical_kendall(
+        small_data, design="balanced", m=5, progress=a, order=random_pairing(len(small_data), 0)
+    )
+    spherical_kendall(
+        np.exp(small_data),
+        design="balanced",
+        m=5,
+        progress=b,
+        order=random_pairing(len(small_data), 9),
+    )
     assert a_calls == b_calls

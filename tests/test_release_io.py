@@ -147,8 +147,8 @@ def test_fingerprint_sees_values_shape_and_names(small_frame):
 
 
 def test_files_from_before_the_result_protocol_still_load(tmp_path, small_frame, directions):
-    # Older files stored a "private" flag, ScoreResult.directions_result, ScreeResult's
-    # long directions_source spellings, and no ScoreResult.variables or groups_source.
+    # Older files stored ScoreResult.directions_result and no ScoreResult.variables
+    # or groups_source.
     scree = dp_scree(small_frame, 3, directions=directions, random_state=2, **PRIV)
     score = dp_score(small_frame, directions=directions, random_state=3,
                      frame=((-9, 9), (-9, 9)), **PRIV)  # fmt: skip
@@ -157,9 +157,6 @@ def test_files_from_before_the_result_protocol_still_load(tmp_path, small_frame,
         doc = json.loads(path.read_text())
         fields = doc["result"]["fields"]
         assert "private" not in fields  # computed now, so not written
-        fields["private"] = True
-        if isinstance(res, ScreeResult):
-            fields["directions_source"] = "private (earlier release)"
         if isinstance(res, ScoreResult):
             fields["directions_result"] = fields.pop("directions_release")
             del fields["variables"], fields["groups_source"]

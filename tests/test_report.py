@@ -7,12 +7,15 @@ import io
 import math
 from html.parser import HTMLParser
 
+import numpy as np
 import pandas as pd
 import pytest
 
-from dppca import AccuracyWarning, report
+from dppca import AccuracyWarning, Budget, BudgetExceededError, dp_pc_dir, report
+from dppca.accounting import tight_total
 from dppca.cli import main
 from dppca.datasets import load_gau, load_gau_g, load_wine
+from dppca.report_plan import plan_report
 
 REFERENCES = ("Kim, M. and Jung, S. (2025)", "Balle, B. and Wang, Y.-X. (2018)",
               "Durfee, D. (2023)", "Dwork, C. and Roth, A. (2014)")  # fmt: skip
@@ -99,7 +102,10 @@ def test_report_spends_one_budget_and_pays_directions_once(tmp_path):
     assert rep.score.directions_release is rep.directions
     costs = [rep.directions.cost, rep.scree.cost, rep.score.cost]
     assert rep.budget.ledger == tuple(costs)
-    assert math.fsum(c.eps for c in costs) == pytest.approx(1.0, abs=1e-12)
+    # composed tightly: the parts' own eps add up to more than the total they meet
+    assert tight_total(costs, 1e-5)[0] == pytest.approx(1.0, rel=1e-6)
+    assert tight_total(costs, 1e-5)[0] <= 1.0 * (1 + 1e-9)
+    assert math.fsum(c.eps for c in costs) > 1.2
 
 
 def test_report_with_groups_and_own_shares():
@@ -108,7 +114,7 @@ def test_report_with_groups_and_own_shares():
                  calibration="analytic", ties="zero")  # fmt: skip
     _check_page(rep.html, 2.0, 1e-5)
     assert rep.score.groups == tuple(f"group{i}" for i in range(1, 6))
-    assert rep.score.cost.eps == pytest.approx(1.0)
+    assert rep.score.cost.eps == pytest.approx(2 * rep.scree.cost.eps)
     with pytest.raises(ValueError, match="shares"):
         report(load_gau(), eps=1.0, delta=1e-5, shares={"directions": 1})
 
@@ -121,32 +127,32 @@ def test_report_lists_accuracy_warnings_on_the_page():
     _check_page(rep.html, 1.0, 1e-5)
 
 
-class FakeLedger:
-    def __init__(self):
-        self.charges = []
-
-    def budget(self, fp):
-        from dppca import Budget
-
-        return Budget(10.0, 1e-3)
-
-    def charge(self, fp, cost, *, kind, name):
-        self.charges.append((fp, kind, cost.eps))
+def test_report_checks_and_charges_one_budget_once_with_its_plan_cost():
+    budget = Budget(1.1, 2e-5)
+    rep = report(load_gau(), eps=1.0, delta=1e-5, random_state=0, budget=budget)
+    plan = plan_report(5000, 20, eps=1.0, delta=1e-5)
+    assert budget.ledger == (rep.cost,) and rep.cost == plan.cost
+    with pytest.raises(BudgetExceededError):
+        report(load_gau(), eps=1.0, delta=1e-5, random_state=0, budget=budget)
+    assert budget.ledger == (rep.cost,)
 
 
-def test_report_charges_a_persistent_ledger(monkeypatch):
-    import sys
-    import types
+def test_report_is_tighter_than_plain_addition():
+    plan = plan_report(5000, 20, eps=1.0, delta=1e-5)
+    assert [name for name, _ in plan.plans] == ["directions", "scree", "score"]
+    assert plan.factor > 1.2  # every share gets more than the basic split gives it
+    assert plan.scree.directions is None and plan.score.directions is None  # reused
+    assert tuple(part.cost for part in plan.parts) == plan.cost.leaves()
 
-    module = types.ModuleType("dppca.ledger")
-    module.fingerprint = lambda data, columns: f"fp-{len(data)}-{len(columns)}"
-    monkeypatch.setitem(sys.modules, "dppca.ledger", module)
-    ledger = FakeLedger()
-    report(load_gau(), eps=1.0, delta=1e-5, random_state=0, ledger=ledger,
-           calibration="analytic", ties="zero")  # fmt: skip
-    assert [kind for _, kind, _ in ledger.charges] == ["directions", "scree", "score"]
-    assert {fp for fp, _, _ in ledger.charges} == {"fp-5000-20"}
-    assert math.fsum(e for _, _, e in ledger.charges) == pytest.approx(1.0)
+
+def test_report_reuses_given_directions_at_no_direction_cost():
+    data = load_gau()
+    directions = dp_pc_dir(data, eps=0.5, delta=1e-6, random_state=1)
+    rep = report(data, eps=1.0, delta=1e-5, random_state=0, directions=directions)
+    assert rep.directions is directions
+    assert rep.scree.directions_release is directions
+    assert len(rep.budget.ledger) == 2
+    assert "noisy spherical Kendall matrix" not in str(rep.cost.leaves())
 
 
 @pytest.mark.parametrize("dataset", ["wine", "gau"])
@@ -176,18 +182,40 @@ def test_cli_report_checks_its_output_first(tmp_path, capsys):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_report_charges_the_sqlite_ledger_when_it_exists(tmp_path):
+def test_report_charges_the_sqlite_ledger_once(tmp_path):
     ledger_module = pytest.importorskip("dppca.ledger")
     data = load_gau()
     ledger = ledger_module.Ledger(tmp_path / "ledger.sqlite")
-    fp = ledger_module.fingerprint(data, list(data.columns))
+    fp = ledger_module.frame_fingerprint(data)
     ledger.set_total(fp, 3.0, 1e-4)
-    report(data, eps=1.0, delta=1e-5, random_state=0, ledger=ledger,
-           calibration="analytic", ties="zero")  # fmt: skip
-    spent = ledger.spent(fp)
-    eps_spent = spent[0] if isinstance(spent, tuple) else getattr(spent, "eps", spent)
-    assert eps_spent == pytest.approx(1.0)
-    assert len(ledger.releases(fp)) == 3  # one release each: directions, scree, score
+    report(data, eps=1.0, delta=1e-5, random_state=0,
+           budget=ledger.budget(fp, kind="report", name="gau"))  # fmt: skip
+    assert len(ledger.releases(fp)) == 1  # one release: the report's plan cost
+
+
+def test_cli_report_is_refused_by_a_spent_ledger_and_writes_nothing(tmp_path, capsys):
+    data = tmp_path / "t.csv"
+    rng = np.random.default_rng(5)
+    pd.DataFrame(rng.normal(size=(600, 4)), columns=list("abcd")).to_csv(data, index=False)
+    common = [str(data), "--ledger", str(tmp_path / "l.sqlite")]
+    first = ["directions", *common, "--eps", "1", "--delta", "1e-6", "--budget-eps", "1",
+             "--budget-delta", "1e-5", "--accuracy", "ignore"]  # fmt: skip
+    assert main(first) == 0
+    out = tmp_path / "r.html"
+    argv = ["report", *common, "--eps", "0.5", "--delta", "1e-6", "--out", str(out)]
+    assert main(argv) == 2
+    assert "budget" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_cli_report_dry_run_prints_the_plan_and_spends_nothing(tmp_path, capsys):
+    out = tmp_path / "r.html"
+    argv = ["report", "--dataset", "gau", "--eps", "1", "--delta", "1e-5", "--dry-run",
+            "--out", str(out), "--ledger", str(tmp_path / "l.sqlite")]  # fmt: skip
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "privacy cost (not spent): (eps=1, delta=1e-05)" in text
+    assert not out.exists()
 
 
 def test_forecasts_are_shown_when_results_carry_them():

@@ -35,7 +35,8 @@ from dppca import (
     dp_scree,
     pc_dir,
 )
-from dppca._results import Plan, ReleaseResult
+from dppca._results import ReleaseResult
+from dppca.engine import ReleasePlan
 
 PRIV = {"eps": 0.8, "delta": 1e-5}
 FRAME = ((-12.0, 12.0), (-12.0, 12.0))
@@ -199,30 +200,23 @@ def test_multi_panel_score_plots_return_their_first_axes(small_frame, kind, pane
         res.plot(kind, ax=given[0, :1] if panels > 1 else [given[0, 0], given[0, 0]])
 
 
-def test_deprecated_names_still_work_and_warn(small_frame):
+def test_old_names_are_gone(small_frame):
     dirs = _directions(small_frame)
     score = dp_score(small_frame, directions=dirs, frame=FRAME, random_state=3, **PRIV)
-    with pytest.warns(FutureWarning, match="directions_release"):
-        assert score.directions_result is dirs
+    assert not hasattr(score, "directions_result")
     loading = dp_loading(small_frame, directions=dirs, compare=True)
-    with pytest.warns(FutureWarning, match="has_comparison"):
-        assert loading.compare is True
+    assert loading.has_comparison and not hasattr(loading, "compare")
     scree = dp_scree(small_frame, 3, directions=dirs, random_state=2, **PRIV)
     assert scree.directions_source == "private release" == score.directions_source
-    with pytest.warns(FutureWarning, match="deprecated spelling"):
-        assert scree.directions_source == "private (earlier release)"
-    with pytest.warns(FutureWarning, match="deprecated spelling"):
-        assert not scree.directions_source != "private (earlier release)"
-    assert scree.directions_source != "public"
+    assert type(scree.directions_source) is str
+    with pytest.raises(ValueError, match="directions_source"):
+        dataclasses.replace(scree, directions_source="private (earlier release)")
 
 
-def test_old_private_argument_is_accepted_and_ignored(small_frame):
+def test_private_is_computed_not_passed(small_frame):
     dirs = _directions(small_frame)
-    again = DirectionsResult(
-        dirs.directions, dirs.eigenvalues, dirs.noisy_matrix, dirs.sigma, dirs.n,
-        dirs.variables, dirs.cost, dirs.calibration, False,
-    )  # fmt: skip
-    assert again.private  # computed from the cost, whatever was passed
+    with pytest.raises(TypeError, match="private"):
+        dataclasses.replace(dirs, private=False)
     assert dataclasses.replace(dirs, sigma=dirs.sigma).private
     scree = dp_scree(small_frame, 3, compare=True, random_state=2, **PRIV)
     stripped = dataclasses.replace(scree, nonprivate_values=None, nonprivate_trace=None)
@@ -275,7 +269,7 @@ def test_presentation_reads_no_private_names_of_other_modules(package):
 # Each plan and the releases its parts name, in the order the release draws them.
 PLANS = {
     "directions": (
-        lambda: dppca.plan_directions(600, 6, eps=0.9, delta=1e-6),
+        lambda: dppca.plan_pc_dir(600, 6, eps=0.9, delta=1e-6),
         ["noisy spherical Kendall matrix"],
     ),
     "loading": (
@@ -315,9 +309,10 @@ PLANS = {
 def test_every_plan_lists_its_leaf_parts_in_draw_order(name):
     make, expected = PLANS[name]
     plan = make()
-    assert isinstance(plan, Plan)
-    assert isinstance(plan.parts, tuple) and plan.parts == plan.cost.leaves()
-    assert all(not part.parts for part in plan.parts)  # leaves, not composed costs
+    assert isinstance(plan, ReleasePlan)
+    assert isinstance(plan.parts, tuple)
+    assert tuple(part.cost for part in plan.parts) == plan.cost.leaves()
+    assert all(not part.cost.parts for part in plan.parts)  # leaves, not composed costs
     assert len(plan.parts) == len(expected)
     for part, start in zip(plan.parts, expected, strict=True):
-        assert part.released.startswith(start), (part.released, start)
+        assert part.name.startswith(start), (part.name, start)

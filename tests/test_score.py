@@ -570,10 +570,10 @@ def test_sample_center_without_jitter_hits_bin_centres(gauss2: np.ndarray) -> No
 
 def test_sample_uniform_without_jitter_stays_in_frame(gauss2: np.ndarray) -> None:
     res = dp_score(gauss2, eps=1.0, delta=1e-5, directions=PUBLIC, random_state=0)
-    pts = res.sample(size=300, bandwidth=0.0, random_state=3).to_numpy()
+    pts = sample_points(res, size=300, bandwidth=0.0, random_state=3).to_numpy()
     assert np.all((pts[:, 0] >= res.xlim[0]) & (pts[:, 0] <= res.xlim[1]))
     assert np.all((pts[:, 1] >= res.ylim[0]) & (pts[:, 1] <= res.ylim[1]))
-    assert len(res.sample(random_state=0)) == res.n
+    assert len(sample_points(res, random_state=0)) == res.n
 
 
 def test_sample_points_refuses_bad_arguments(gauss2: np.ndarray) -> None:
@@ -588,7 +588,7 @@ def test_sample_points_refuses_bad_arguments(gauss2: np.ndarray) -> None:
         sample_points(gauss2)
     zero = dataclasses.replace(res, probs=MappingProxyType({"add": np.zeros((1, 64))}))
     with pytest.raises(ValueError, match="all zero"):
-        zero.sample()
+        sample_points(zero)
 
 
 def test_private_frame_is_never_absurd_at_moderate_n() -> None:

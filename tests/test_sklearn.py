@@ -85,14 +85,11 @@ def test_transform_warns_unless_the_data_are_declared_public(small_data):
     np.testing.assert_allclose(est.transform(back), est.transform(small_data), atol=1e-10)
 
 
-def test_bounds_need_library_support():
-    import inspect
-
-    est = DPPCA(bounds=(0.0, 1.0), random_state=0)
-    if "bounds" in inspect.signature(dp_pc_dir).parameters:
-        pytest.skip("this dppca accepts bounds; the pass-through is exercised elsewhere")
-    with pytest.raises(TypeError, match="bounds"):
-        est.fit(np.random.default_rng(0).normal(size=(20, 3)))
+def test_bounds_are_passed_to_the_release():
+    X = np.random.default_rng(0).normal(size=(50, 3))
+    est = DPPCA(eps=1.0, delta=1e-5, bounds=(-0.5, 0.5), random_state=0).fit(X)
+    clipped = DPPCA(eps=1.0, delta=1e-5, random_state=0).fit(np.clip(X, -0.5, 0.5))
+    np.testing.assert_array_equal(est.components_, clipped.components_)
 
 
 def test_pipeline_and_grid_search_fit_once_per_candidate_and_fold(monkeypatch):

@@ -1,4 +1,4 @@
-"""Typed budget splits: ScreeSplit and ScoreSplit, and the deprecated spellings."""
+"""Typed budget splits: ScreeSplit and ScoreSplit."""
 
 from __future__ import annotations
 
@@ -88,47 +88,9 @@ def test_score_split_refuses_weights_that_are_not_positive(kwargs, error, match)
         ScoreSplit(**kwargs)
 
 
-def test_score_split_from_a_mapping_names_the_allowed_keys():
-    assert ScoreSplit.from_mapping({"frame": 1}) == ScoreSplit(frame=1.0)
-    with pytest.raises(ValueError, match="split keys must be among"):
-        ScoreSplit.from_mapping({"scree": 1.0})
-
-
 # --------------------------------------------------------------------------
-# scree: split=, and the deprecated direction_share / trace_share
+# scree: split=
 # --------------------------------------------------------------------------
-
-SCREE_SPELLINGS = [
-    ({"direction_share": 0.3}, ScreeSplit(directions=0.3)),
-    ({"trace_share": 0.2}, ScreeSplit(clip=0.2)),
-    ({"trace_share": None}, ScreeSplit()),
-    ({"direction_share": 0.4, "trace_share": 0.1}, ScreeSplit(directions=0.4, clip=0.1)),
-]
-
-
-@pytest.mark.parametrize("old, new", SCREE_SPELLINGS)
-def test_old_scree_shares_warn_and_give_the_same_seeded_release(table, old, new):
-    args = dict(eps=0.9, delta=1e-6, method=["clipped", "pmwm"], random_state=7)
-    with pytest.warns(FutureWarning, match="ScreeSplit") as record:
-        before = dp_scree(table, 3, **args, **old)
-    assert record[0].filename == __file__  # the warning points at the caller's line
-    after = dp_scree(table, 3, **args, split=new)
-    np.testing.assert_array_equal(before.values, after.values)
-    np.testing.assert_array_equal(before.directions, after.directions)
-    assert before.trace == after.trace and before.clip_level == after.clip_level
-    assert before.cost == after.cost
-
-
-@pytest.mark.parametrize("old, new", SCREE_SPELLINGS)
-@pytest.mark.parametrize("calibration", ["analytic", "classic"])
-def test_old_scree_shares_plan_the_same_cost(old, new, calibration):
-    args = dict(eps=0.9, delta=1e-6, calibration=calibration)
-    with pytest.warns(FutureWarning, match="deprecated") as record:
-        before = plan_scree(600, 6, 3, **args, **old)
-    assert record[0].filename == __file__
-    after = plan_scree(600, 6, 3, **args, split=new)
-    assert before.cost == after.cost and before.parts == after.parts
-    assert dict(before.forecast.quantities) == dict(after.forecast.quantities)
 
 
 def test_default_scree_split_is_the_default_release(table):
@@ -140,12 +102,12 @@ def test_default_scree_split_is_the_default_release(table):
     np.testing.assert_array_equal(a.values, b.values)
 
 
-@pytest.mark.parametrize("old", [{"direction_share": 0.3}, {"trace_share": None}])
-def test_scree_split_with_an_old_share_is_refused(table, old):
-    with pytest.raises(TypeError, match="not both"):
-        dp_scree(table, 2, eps=0.9, delta=1e-6, split=ScreeSplit(), **old)
-    with pytest.raises(TypeError, match="not both"):
-        plan_scree(400, 4, 2, eps=0.9, delta=1e-6, split=ScreeSplit(), **old)
+@pytest.mark.parametrize("old", ["direction_share", "trace_share"])
+def test_scree_has_no_old_share_arguments(table, old):
+    with pytest.raises(TypeError, match=old):
+        dp_scree(table, 2, eps=0.9, delta=1e-6, **{old: 0.3})
+    with pytest.raises(TypeError, match=old):
+        plan_scree(400, 4, 2, eps=0.9, delta=1e-6, **{old: 0.3})
 
 
 @pytest.mark.parametrize("split", [{"directions": 0.3}, 0.3, ScoreSplit()])
@@ -165,40 +127,8 @@ def test_scree_split_shares_must_leave_budget_for_the_scree():
 
 
 # --------------------------------------------------------------------------
-# score: split=ScoreSplit, and the deprecated mapping
+# score: split=ScoreSplit
 # --------------------------------------------------------------------------
-
-SCORE_SPELLINGS = [
-    ({"directions": 1, "frame": 1, "histogram": 2}, ScoreSplit(1, 1, None, 2)),
-    ({"groups": 0.5}, ScoreSplit(groups=0.5)),
-    ({}, ScoreSplit()),
-]
-
-
-@pytest.mark.parametrize("old, new", SCORE_SPELLINGS)
-def test_score_mapping_warns_and_gives_the_same_seeded_release(table, old, new):
-    labels = np.where(table[:, 0] > 0, "a", "b")
-    args = dict(eps=1.0, delta=1e-6, groups=labels, group_labels=["a", "b"], random_state=3)
-    with pytest.warns(FutureWarning, match="ScoreSplit") as record:
-        before = dp_score(table, **args, split=old)
-    assert record[0].filename == __file__
-    after = dp_score(table, **args, split=new)
-    assert (before.xlim, before.ylim) == (after.xlim, after.ylim)
-    np.testing.assert_array_equal(before.probs["add"], after.probs["add"])
-    np.testing.assert_array_equal(before.group_sizes, after.group_sizes)
-    assert before.cost == after.cost
-
-
-@pytest.mark.parametrize("old, new", SCORE_SPELLINGS)
-@pytest.mark.parametrize("calibration", ["analytic", "classic"])
-def test_score_mapping_plans_the_same_cost(old, new, calibration):
-    args = dict(eps=1.0, delta=1e-6, groups=3, calibration=calibration)
-    with pytest.warns(FutureWarning, match="deprecated") as record:
-        before = plan_score(5000, 6, **args, split=old)
-    assert record[0].filename == __file__
-    after = plan_score(5000, 6, **args, split=new)
-    assert before.cost == after.cost and dict(before.shares) == dict(after.shares)
-    assert plan_score(5000, 6, **args, split=None).cost == plan_score(5000, 6, **args).cost
 
 
 def test_score_split_weights_are_normalised_over_the_parts_used():
@@ -211,12 +141,7 @@ def test_score_split_weights_are_normalised_over_the_parts_used():
     assert dict(plan.shares) == pytest.approx({"directions": 0.25, "histogram": 0.75})
 
 
-def test_score_mapping_with_an_unknown_key_warns_then_is_refused(table):
-    with pytest.warns(FutureWarning), pytest.raises(ValueError, match="split keys"):
-        dp_score(table, eps=1.0, delta=1e-6, split={"scree": 1.0})
-
-
-@pytest.mark.parametrize("split", [0.5, ("directions", 1.0), ScreeSplit()])
+@pytest.mark.parametrize("split", [0.5, ("directions", 1.0), {"directions": 1.0}, ScreeSplit()])
 def test_score_split_of_another_type_is_refused(table, split):
     with pytest.raises(TypeError, match="split must be None or a ScoreSplit"):
         dp_score(table, eps=1.0, delta=1e-6, split=split)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ._splits import ScoreSplit, ScreeSplit
 from ._version import __version__
 from .accounting import Budget, PrivacyCost, calibrate_noise, compose, compose_tight, tight_total
-from .directions import DirectionsResult, dp_pc_dir, pc_dir, plan_directions
+from .directions import DirectionsResult, dp_pc_dir, pc_dir, plan_pc_dir
 from .exceptions import (
     AccuracyWarning,
     BudgetExceededError,
@@ -60,8 +60,8 @@ __all__ = [
     "dp_scree",
     "load_release",
     "pc_dir",
-    "plan_directions",
     "plan_loading",
+    "plan_pc_dir",
     "plan_score",
     "plan_scree",
     "report",

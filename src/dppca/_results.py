@@ -5,17 +5,21 @@
 for the same things (:class:`ReleaseResult`): ``cost``, ``eps``, ``delta``,
 ``n``, ``variables``, a computed ``private``, ``has_comparison``,
 ``nonprivate_parts()``, ``to_frame()`` and ``plot()``, which always returns
-the matplotlib Axes of the (first) panel it drew on. Every data-free plan
-(``plan_directions``, ``plan_loading``, ``plan_scree``, ``plan_score``) follows
-:class:`Plan`: ``cost``, ``forecast`` and ``parts``.
+the matplotlib Axes of the (first) panel it drew on. Plans follow
+:class:`dppca.engine.ReleasePlan`.
 
 This module is neutral ground: it imports no estimate module and no plotting
-code, so the estimate modules and the plotting package can both use it.
+code, so the estimate modules and the plotting package can both use it. A
+result's ``plot()`` asks the drawer registry here (:func:`drawer`) for the
+function that draws it; the plotting package registers its drawers
+(:func:`register_drawer`) when it is imported, so no result module imports
+plotting code.
 """
 
 from __future__ import annotations
 
-import warnings
+import importlib
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
 
 if TYPE_CHECKING:
@@ -23,19 +27,16 @@ if TYPE_CHECKING:
 
     from ._lazy import pandas as pd
     from .accounting import PrivacyCost
-    from .forecast import Forecast
 
 __all__ = [
     "DIRECTIONS_SOURCES",
     "DirectionsSource",
-    "Plan",
     "ReleaseResult",
     "ResultMixin",
-    "SourceName",
-    "computed_private",
-    "deprecated_name",
-    "directions_source_name",
+    "check_directions_source",
+    "drawer",
     "first_panel",
+    "register_drawer",
 ]
 
 #: Where the directions of a scree or score release came from: released
@@ -43,14 +44,38 @@ __all__ = [
 #: public directions the caller vouched for.
 DirectionsSource = Literal["private", "private release", "public"]
 DIRECTIONS_SOURCES: tuple[str, ...] = ("private", "private release", "public")
-# The spellings ScreeResult used before both results shared one set.
-_LEGACY_SOURCES = {
-    "private (this call)": "private",
-    "private (earlier release)": "private release",
-    "public (caller)": "public",
-}
 
-_C = TypeVar("_C", bound=type)
+_F = TypeVar("_F", bound=Callable[..., Any])
+# Result class name -> the function its plot() calls: drawer(result, kind=, ax=, **kw).
+_DRAWERS: dict[str, Callable[..., Any]] = {}
+# The package whose import registers every drawer.
+_PLOTTING = "dppca.plotting"
+
+
+def register_drawer(result: str) -> Callable[[_F], _F]:
+    """Register the decorated function as the drawer of ``result.plot()``.
+
+    ``result`` is the result class's name (``"LoadingResult"``, ...). The
+    function takes ``(result, kind=..., ax=None, **kwargs)`` and returns the
+    matplotlib Axes of the (first) panel. Used by :mod:`dppca.plotting`.
+    """
+
+    def register(function: _F) -> _F:
+        _DRAWERS[result] = function
+        return function
+
+    return register
+
+
+def drawer(result: object) -> Callable[..., Any]:
+    """The registered drawer of ``result`` (loads the plotting package on first use)."""
+    name = type(result).__name__
+    if name not in _DRAWERS:
+        importlib.import_module(_PLOTTING)  # registers the drawers; needs matplotlib
+    try:
+        return _DRAWERS[name]
+    except KeyError:
+        raise TypeError(f"no drawer is registered for {name}.") from None
 
 
 @runtime_checkable
@@ -105,31 +130,6 @@ class ReleaseResult(Protocol):
     ) -> Axes: ...  # pragma: no cover
 
 
-@runtime_checkable
-class Plan(Protocol):
-    """What every data-free plan provides: the price and forecast of a release.
-
-    Attributes
-    ----------
-    cost : PrivacyCost
-        What the release will spend, exactly the cost it will record.
-    forecast : Forecast
-        The data-free accuracy forecast.
-    parts : tuple of PrivacyCost
-        The elementary costs (``cost.leaves()``), in the order the release
-        draws them.
-    """
-
-    @property
-    def cost(self) -> PrivacyCost: ...  # pragma: no cover - protocol
-
-    @property
-    def forecast(self) -> Forecast: ...  # pragma: no cover - protocol
-
-    @property
-    def parts(self) -> tuple[PrivacyCost, ...]: ...  # pragma: no cover - protocol
-
-
 class ResultMixin:
     """The computed ``private`` flag, shared by every result class.
 
@@ -156,73 +156,19 @@ class ResultMixin:
         return not self.nonprivate_parts()
 
 
-def computed_private(cls: _C) -> _C:
-    """Let the computed ``private`` of :class:`ResultMixin` show on a dataclass.
-
-    Result classes keep a deprecated ``private`` argument (an ``InitVar``, so
-    old calls and ``dataclasses.replace`` still work; its value is ignored).
-    ``dataclass`` leaves the argument's default on the class, where it would
-    hide the inherited property; this removes it. Apply above ``@dataclass``.
-    """
-    if "private" in cls.__dict__ and not isinstance(cls.__dict__["private"], property):
-        delattr(cls, "private")
-    return cls
-
-
-class SourceName(str):
-    """A ``directions_source`` value that still equals its deprecated spelling.
-
-    ``ScreeResult`` once said ``"private (this call)"``, ``"private (earlier
-    release)"`` and ``"public (caller)"`` where ``ScoreResult`` said
-    ``"private"``, ``"private release"`` and ``"public"``. Both now use the
-    short names; comparing with an old spelling still works, with a
-    ``FutureWarning``.
-    """
-
-    __slots__ = ()
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, str) and not str.__eq__(self, other):
-            if _LEGACY_SOURCES.get(str(other)) == str(self):
-                warnings.warn(
-                    f"directions_source {other!r} is a deprecated spelling; compare with "
-                    f"{str(self)!r} (one of {DIRECTIONS_SOURCES!r}).",
-                    FutureWarning,
-                    stacklevel=2,
-                )
-                return True
-            return False
-        return str.__eq__(self, other)
-
-    def __ne__(self, other: object) -> bool:
-        return not self.__eq__(other)
-
-    __hash__ = str.__hash__
-
-
-def directions_source_name(value: object) -> SourceName:
-    """The canonical ``directions_source`` for ``value`` (old spellings accepted).
+def check_directions_source(value: object) -> str:
+    """``value`` if it is one of :data:`DIRECTIONS_SOURCES`.
 
     Raises
     ------
     ValueError
-        For a value that is neither a current nor an old spelling.
+        For any other value.
     """
-    text = _LEGACY_SOURCES.get(str(value), str(value))
-    if text not in DIRECTIONS_SOURCES:
+    if value not in DIRECTIONS_SOURCES:
         raise ValueError(
             f"directions_source must be one of {DIRECTIONS_SOURCES!r}; got {value!r}."
         )
-    return SourceName(text)
-
-
-def deprecated_name(owner: object, old: str, new: str) -> None:
-    """Warn that ``owner.old`` was read where ``owner.new`` is the current name."""
-    warnings.warn(
-        f"{type(owner).__name__}.{old} is deprecated and will be removed; use .{new}.",
-        FutureWarning,
-        stacklevel=3,
-    )
+    return str(value)
 
 
 def first_panel(drawn: Any, ax: Any = None) -> Axes:

@@ -1,43 +1,22 @@
 """Typed budget splits: how a scree or a score release shares its (eps, delta).
 
-:class:`ScreeSplit` replaces the ``direction_share`` and ``trace_share``
-arguments of :func:`~dppca.dp_scree` and :func:`~dppca.plan_scree`;
-:class:`ScoreSplit` replaces the mapping given as ``split`` to
-:func:`~dppca.dp_score` and :func:`~dppca.plan_score`. The old spellings keep
-working for one deprecation cycle and warn (:class:`FutureWarning`).
+:class:`ScreeSplit` is the ``split`` of :func:`~dppca.dp_scree` and
+:func:`~dppca.plan_scree`, :class:`ScoreSplit` that of :func:`~dppca.dp_score`
+and :func:`~dppca.plan_score`.
 """
 
 from __future__ import annotations
 
-import enum
-import warnings
-from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Final
 
 from ._validation import check_open_unit, check_positive_float
 
 __all__ = [
-    "UNSET",
     "ScoreSplit",
     "ScreeSplit",
-    "Unset",
     "resolve_score_split",
     "resolve_scree_split",
 ]
-
-
-class Unset(enum.Enum):
-    """The default of a deprecated argument, to tell "not passed" from any value."""
-
-    UNSET = "unset"
-
-    def __repr__(self) -> str:
-        return "<deprecated>"
-
-
-#: Default of the deprecated share arguments: the argument was not passed.
-UNSET: Final = Unset.UNSET
 
 
 @dataclass(frozen=True)
@@ -147,43 +126,9 @@ class ScoreSplit:
         values = {f.name: getattr(self, f.name) for f in fields(self)}
         return {name: value for name, value in values.items() if value is not None}
 
-    @classmethod
-    def from_mapping(cls, split: Mapping[str, object]) -> ScoreSplit:
-        """The split of a mapping ``{part: weight}``, the spelling before ScoreSplit."""
-        keys = tuple(f.name for f in fields(cls))
-        for key in split:
-            if key not in keys:
-                raise ValueError(f"split keys must be among {keys!r}; got {key!r}.")
-        return cls(**split)  # type: ignore[arg-type]
 
-
-def resolve_scree_split(
-    split: object, direction_share: float | Unset, trace_share: float | Unset | None
-) -> ScreeSplit:
-    """The :class:`ScreeSplit` of a call, from ``split`` or the deprecated shares.
-
-    Warns from the caller's caller: user -> public function -> here.
-    """
-    old = {
-        name: value
-        for name, value in (("direction_share", direction_share), ("trace_share", trace_share))
-        if value is not UNSET
-    }
-    if old and split is not None:
-        raise TypeError(
-            f"pass either split=ScreeSplit(...) or {' and '.join(old)}, not both; "
-            f"{' and '.join(old)} {'is' if len(old) == 1 else 'are'} deprecated."
-        )
-    if old:
-        verb = "is" if len(old) == 1 else "are"
-        warnings.warn(
-            f"{' and '.join(old)} {verb} deprecated and will be removed; pass "
-            "split=ScreeSplit(directions=..., clip=...) (clip is the old trace_share).",
-            FutureWarning,
-            stacklevel=3,
-        )
-        shares = {_SCREE_FIELDS[name]: value for name, value in old.items()}
-        return ScreeSplit(**shares)  # type: ignore[arg-type]
+def resolve_scree_split(split: object) -> ScreeSplit:
+    """The :class:`ScreeSplit` of a call (None gives the default split)."""
     if split is None:
         return ScreeSplit()
     if not isinstance(split, ScreeSplit):
@@ -194,26 +139,12 @@ def resolve_scree_split(
     return split
 
 
-_SCREE_FIELDS = {"direction_share": "directions", "trace_share": "clip"}
-
-
 def resolve_score_split(split: object) -> ScoreSplit:
-    """The :class:`ScoreSplit` of a call; a mapping (deprecated) is converted.
-
-    Warns from the caller's caller: user -> public function -> here.
-    """
+    """The :class:`ScoreSplit` of a call (None gives the default split)."""
     if split is None:
         return ScoreSplit()
     if isinstance(split, ScoreSplit):
         return split
-    if isinstance(split, Mapping):
-        warnings.warn(
-            "a mapping for split is deprecated and will be removed; pass "
-            f"split=ScoreSplit(**{dict(split)!r}).",
-            FutureWarning,
-            stacklevel=3,
-        )
-        return ScoreSplit.from_mapping(split)
     raise TypeError(
         "split must be None or a ScoreSplit such as ScoreSplit(directions=1, histogram=3); "
         f"got {type(split).__name__} {split!r}."

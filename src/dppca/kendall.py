@@ -1,7 +1,8 @@
 """The sample spherical Kendall matrix: deterministic, no privacy, no randomness.
 
-(The balanced design needs a random order of the rows; it is drawn by the
-caller through :func:`dppca.mechanisms.random_pairing` and passed in.)
+(The balanced design needs a random order of the rows; the caller draws it,
+with :func:`dppca.mechanisms.random_pairing`, and passes it in: this module
+imports no noise module and draws nothing.)
 
 For rows ``x_1, ..., x_n`` of ``X`` the matrix is
 
@@ -78,7 +79,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from ._exact_pairs import _pair_sum
 from ._exact_pairs import default_block as default_block  # re-exported: tests import it
@@ -86,18 +87,16 @@ from ._pairsums import PairSums, balanced_chunk, balanced_chunks
 from ._progress import ProgressCallback, ProgressLike, resolve_progress
 from ._threads import _runner
 from ._threads import resolve_n_jobs as resolve_n_jobs  # re-exported: it was public here
-from ._typing import Data, Design, RandomStateLike, Ties
+from ._typing import Data, Design, Ties
 from ._validation import (
     check_data,
     check_design,
     check_design_m,
     check_positive_int,
-    check_random_state,
     check_ties,
     default_m,
 )
 from .exceptions import TiedRowsError
-from .mechanisms import random_pairing
 
 __all__ = ["default_m", "spherical_kendall"]
 
@@ -234,7 +233,7 @@ def spherical_kendall(
     block_size: int | None = None,
     design: Design = "exact",
     m: int | None = None,
-    random_state: RandomStateLike = None,
+    order: ArrayLike | None = None,
     progress: ProgressLike = None,
     n_jobs: int | None = None,
 ) -> NDArray[np.float64]:
@@ -278,9 +277,11 @@ def spherical_kendall(
         Partners per position for the balanced design, in [1, (n - 1) // 2];
         default ``min(20, (n - 1) // 2)``, which depends on n only. Ignored by
         the exact design.
-    random_state : None, int or numpy.random.Generator, default=None
-        Source of the random order of the balanced design (unused by the exact
-        design, which involves no randomness).
+    order : array-like of int of shape (n,), optional
+        The random order of the rows for the balanced design, a permutation
+        of ``range(n)`` drawn without looking at the data, for example
+        ``dppca.mechanisms.random_pairing(n, seed)``; required by the balanced
+        design and refused by the exact one, which involves no randomness.
     progress : None, bool or callable, default=None
         Progress reporting: None or False for none, True for a text bar on
         stderr, or a callable ``progress(done, total)`` called with counts of
@@ -313,8 +314,8 @@ def spherical_kendall(
     holds, because a zero term is as bounded as a unit one.
 
     *Balanced design and its sensitivity.* Let ``pi`` be a uniformly random
-    order of ``0, ..., n-1``, drawn from ``random_state`` alone (never from the
-    data), and pair position ``q`` with positions ``q + 1, ..., q + m`` (mod
+    order of ``0, ..., n-1``, passed in as ``order`` (drawn
+    without the data), and pair position ``q`` with positions ``q + 1, ..., q + m`` (mod
     n). The estimate is ``K_B = 1/(n m) * sum_q sum_{k=1..m} u u^T`` for the
     rows ``pi[q]`` and ``pi[q + k]``. Because ``m <= (n - 1)/2``, two offsets
     satisfy ``k + k' <= 2m < n``, so no pair occurs twice, no row is paired
@@ -354,7 +355,8 @@ def spherical_kendall(
     >>> K = spherical_kendall(X)
     >>> K.shape, round(float(np.trace(K)), 12)
     ((3, 3), 1.0)
-    >>> KB = spherical_kendall(X, design="balanced", m=10, random_state=1)
+    >>> from dppca.mechanisms import random_pairing
+    >>> KB = spherical_kendall(X, design="balanced", m=10, order=random_pairing(200, 1))
     >>> round(float(np.trace(KB)), 12), bool(np.abs(KB - K).max() < 0.05)
     (1.0, True)
     """
@@ -365,13 +367,30 @@ def spherical_kendall(
     if n_jobs is not None:
         n_jobs = check_positive_int(n_jobs, "n_jobs")
     callback = resolve_progress(progress)
-    order = None
-    rng = check_random_state(random_state)  # validated for both designs, used by one
     data, _ = validate_kendall_input(X, design)
     if design == "balanced":
         m = check_design_m(m, data.shape[0])
-        order = random_pairing(data.shape[0], rng)
+        order = _check_order(order, data.shape[0])
+    elif order is not None:
+        raise TypeError("order is used by design='balanced' only; leave it None.")
     return kendall_matrix(
         data, ties=ties, block_size=block_size, design=design, m=m, order=order,
         progress=callback, n_jobs=n_jobs,
     )  # fmt: skip
+
+
+def _check_order(order: object, n: int) -> NDArray[np.int64]:
+    """``order`` as a permutation of ``range(n)`` (the balanced design's row order)."""
+    if order is None:
+        raise TypeError(
+            "design='balanced' needs order, a random order of the rows drawn without the "
+            "data: pass order=dppca.mechanisms.random_pairing(n, seed)."
+        )
+    values = np.asarray(order)
+    if (
+        values.shape != (n,)
+        or not np.issubdtype(values.dtype, np.integer)
+        or not np.array_equal(np.sort(values), np.arange(n))
+    ):
+        raise ValueError(f"order must be a permutation of range(n) = range({n}).")
+    return values.astype(np.int64)

@@ -42,7 +42,8 @@ from ._quantiles import (
     unbounded_quantile,
     unbounded_quantile_upper,
 )
-from ._validation import check_calibration, check_delta, check_eps
+from ._typing import RandomStateLike
+from ._validation import check_calibration, check_delta, check_eps, check_random_state
 from ._warnings import warn_privacy
 
 # opendp.prelude once loaded, False if it is not installed (an optional extra:
@@ -439,14 +440,16 @@ def sample_histogram(
     return np.column_stack([px, py]) + jitter
 
 
-def random_pairing(n: int, rng: np.random.Generator) -> NDArray[np.int64]:
+def random_pairing(n: int, rng: RandomStateLike) -> NDArray[np.int64]:
     """A uniformly random order of ``range(n)``, drawn without looking at any data.
 
-    Used to pair rows for mean-free differences; because the order depends only
-    on ``n`` (public) and the generator, the pairing is data-independent and is
-    never released.
+    Used to pair rows for mean-free differences and as the row order of the
+    balanced design (``spherical_kendall(X, design="balanced", order=...)``);
+    because the order depends only on ``n`` (public) and the generator (an int
+    seed, None for fresh entropy, or a Generator, which is advanced), the
+    pairing is data-independent and is never released.
     """
-    return rng.permutation(n).astype(np.int64)
+    return check_random_state(rng).permutation(n).astype(np.int64)
 
 
 def reperturbed_matrices(

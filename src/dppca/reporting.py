@@ -13,31 +13,30 @@ from __future__ import annotations
 import base64
 import html
 import io
-import math
 import os
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+from numpy.typing import ArrayLike
 
 from ._io import write_text_atomically
 from ._lazy import pandas as pd
-from ._typing import Calibration, Data, RandomStateLike, Ties
-from ._validation import check_data, check_delta, check_eps, check_random_state
+from ._typing import Accuracy, Calibration, Data, RandomStateLike, Ties
+from ._validation import check_data
 from .accounting import Budget, PrivacyCost
-from .directions import DirectionsResult, dp_pc_dir
+from .directions import DirectionsResult, resolve_directions
+from .engine import CheckedData, execute
 from .exceptions import AccuracyWarning, PrivacyWarning
-from .loading import LoadingResult, dp_loading
-from .score import ScoreResult, dp_score
-from .scree import ScreeResult, dp_scree
+from .loading import LoadingResult
+from .report_plan import DEFAULT_SHARES, ReportInputs, ReportReleases, plan_report
+from .score import ScoreResult
+from .score.groups import _resolve_groups, resolve_group_codes
+from .scree import ScreeResult
 
-__all__ = ["DEFAULT_SHARES", "Report", "report"]
-
-#: Default split of (eps, delta) across the releases of a report.
-DEFAULT_SHARES: Mapping[str, float] = {"directions": 0.4, "scree": 0.3, "score": 0.3}
+__all__ = ["Report", "report"]
 
 REFERENCES = (
     "Kim, M. and Jung, S. (2025). Robust and differentially private principal component "
@@ -68,7 +67,11 @@ class Report:
     score : ScoreResult
         Reuses ``directions``; its cost excludes them.
     budget : Budget
-        The report's own ledger: one entry per release, total at most (eps, delta).
+        The report's own ledger: one entry per release, whose tight total is
+        at most (eps, delta).
+    cost : PrivacyCost
+        What the report spent and charged: the tight composition of its
+        releases (:attr:`dppca.report_plan.ReportPlan.cost`).
     notes : tuple of str
         Warnings raised while releasing (accuracy or privacy qualifications).
     """
@@ -79,45 +82,16 @@ class Report:
     scree: ScreeResult
     score: ScoreResult
     budget: Budget
+    cost: PrivacyCost
     notes: tuple[str, ...] = ()
-
-    @property
-    def cost(self) -> PrivacyCost:
-        """Total cost of the report's releases (basic composition)."""
-        eps, delta = self.budget.spent
-        return PrivacyCost(eps, delta, "composition", "dppca report", self.budget.ledger)
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the page to ``path`` atomically."""
         return _write_text(path, self.html)
 
     def __repr__(self) -> str:
-        eps, delta = self.budget.spent
         d = self.directions
-        return f"Report(n={d.n}, p={d.p}, eps={eps:g}, delta={delta:g})"
-
-
-def _check_shares(shares: Mapping[str, float] | None) -> dict[str, float]:
-    if shares is None:
-        return dict(DEFAULT_SHARES)
-    if not isinstance(shares, Mapping) or set(shares) != set(DEFAULT_SHARES):
-        raise ValueError(
-            "shares must be a mapping with the keys 'directions', 'scree' and 'score'; "
-            f"got {shares!r}."
-        )
-    values = {k: float(v) for k, v in shares.items()}
-    if not all(math.isfinite(v) and v > 0 for v in values.values()):
-        raise ValueError(f"shares must be finite and > 0; got {shares!r}.")
-    total = math.fsum(values.values())
-    return {k: v / total for k, v in values.items()}
-
-
-def _split(total: float, shares: dict[str, float]) -> dict[str, float]:
-    """``total`` split by ``shares``; the last part takes the rounding so parts sum to total."""
-    keys = list(DEFAULT_SHARES)
-    parts = {k: total * shares[k] for k in keys[:-1]}
-    parts[keys[-1]] = total - math.fsum(parts.values())
-    return parts
+        return f"Report(n={d.n}, p={d.p}, eps={self.cost.eps:g}, delta={self.cost.delta:g})"
 
 
 def report(
@@ -128,16 +102,19 @@ def report(
     out: str | os.PathLike[str] | None = None,
     k: int | None = None,
     components: tuple[int, int] = (1, 2),
-    groups: str | None = None,
+    groups: str | ArrayLike | None = None,
     group_labels: Sequence[Any] | None = None,
     groups_public: bool = False,
     shares: Mapping[str, float] | None = None,
+    directions: DirectionsResult | None = None,
     calibration: Calibration = "analytic",
     ties: Ties = "zero",
     score_range: float = 1e6,
+    bounds: Any = None,
+    accuracy: Accuracy = "warn",
     title: str | None = None,
     random_state: RandomStateLike = None,
-    ledger: Any = None,
+    budget: Budget | None = None,
 ) -> Report:
     """Release private directions, loading, scree and score plots; write them as one page.
 
@@ -154,27 +131,45 @@ def report(
     components : (int, int), default=(1, 2)
         The PCs of the loading and score plots, numbered from 1.
     groups, group_labels, groups_public
-        A group column for the score plot, as in :func:`dppca.dp_score`.
+        Group labels for the score plot (a column of ``X`` or one label per
+        row), the public list of labels, and whether the labels (and so the
+        group sizes) are public, as in :func:`dppca.dp_score`.
     shares : mapping, optional
-        Split of (eps, delta) over ``"directions"``, ``"scree"`` and
-        ``"score"``; default 0.4, 0.3, 0.3 (normalised).
+        Basic split of (eps, delta) over ``"directions"``, ``"scree"`` and
+        ``"score"``; default 0.4, 0.3, 0.3 (normalised), then scaled up to
+        the tight total (see Notes).
+    directions : DirectionsResult, optional
+        An earlier private direction release to reuse: nothing is spent on
+        directions, and the budget is split over the scree and the score.
     calibration : {"classic", "analytic"}, default="analytic"
         Gaussian calibration of every Gaussian step.
     ties : {"error", "zero"}, default="zero"
         Near-duplicate rows in the directions; ``"zero"`` leaks nothing.
     score_range : float, default=1e6
         Public bound on the scores for the private frame (see :func:`dppca.dp_score`).
+    bounds : None, (lower, upper), array of shape (p, 2) or mapping, default=None
+        A public data domain per variable; the data are clipped to it (see
+        :func:`dppca.dp_pc_dir`).
+    accuracy : {"warn", "error", "ignore"}, default="warn"
+        What to do, before any data are read, when the data-free forecast of
+        a release says it would be inaccurate.
     title : str, optional
         Page title.
     random_state : None, int or numpy.random.Generator, default=None
         Source of all noise; None (fresh entropy) for a page you publish.
-    ledger : object, optional
-        A persistent ledger (:class:`dppca.ledger.Ledger`) to check and charge
-        as well, keyed by the data's fingerprint.
+    budget : Budget, optional
+        A :class:`dppca.Budget` or a ledger's budget
+        (:meth:`dppca.ledger.Ledger.budget`): checked with the report's whole
+        cost before any data work and charged once with it.
 
     Returns
     -------
     Report
+
+    Raises
+    ------
+    BudgetExceededError
+        When ``budget`` cannot afford the report (nothing is read or drawn).
 
     Warns
     -----
@@ -184,13 +179,14 @@ def report(
     Notes
     -----
     Privacy: neighbouring datasets have the same n and differ in one row.
-    The releases are (1) :func:`dppca.dp_pc_dir` with the ``directions``
-    share, (2) :func:`dppca.dp_scree` with the ``scree`` share, reusing the
-    released directions, (3) :func:`dppca.dp_score` with the ``score`` share,
-    reusing them as well. The loading plot and every table and figure are
-    post-processing. By basic composition the page costs at most (eps,
-    delta), the total shown in its ledger. The page holds no seed and no
-    fingerprint of the data; n and the column names are public.
+    The report is one plan (:func:`dppca.report_plan.plan_report`) of three
+    releases: (1) :func:`dppca.dp_pc_dir`, (2) :func:`dppca.dp_scree` reusing
+    the released directions, (3) :func:`dppca.dp_score` reusing them as well.
+    The loading plot and every table and figure are post-processing. The
+    shares are a basic split; every eps share is then scaled by the largest
+    factor for which the tight composition of all the parts is (eps, delta),
+    the total the page shows and the budget is charged. The page holds no
+    seed and no fingerprint of the data; n and the column names are public.
 
     Examples
     --------
@@ -201,91 +197,48 @@ def report(
     >>> "<img" in rep.html
     True
     """
-    eps = check_eps(eps)
-    delta = check_delta(delta)
-    weights = _check_shares(shares)
-    eps_parts, delta_parts = _split(eps, weights), _split(delta, weights)
-    data, variables = check_data(_features(X, groups))
-    frame = pd.DataFrame(data, columns=list(variables))
-    rng = check_random_state(random_state)
-    budget = Budget(eps, delta)
-    planned = PrivacyCost(eps, delta, "composition", "dppca report")
-    charge = _ledger_charge(ledger, frame, variables, planned)
+    features, labels = _resolve_groups(X, groups)
+    data, variables = check_data(features, min_cols=2)
+    n, p = data.shape
+    public_levels, levels, codes = resolve_group_codes(labels, group_labels, n)
+    if directions is not None:
+        resolve_directions(directions, p=p, k=max(components))  # a private release, p matches
+        if directions.n != n:
+            raise ValueError(f"X has {n} rows but the directions used n={directions.n}.")
+    plan = plan_report(
+        n, p, eps=eps, delta=delta, k=k, components=components,
+        groups=None if levels is None else len(levels), groups_public=groups_public,
+        shares=shares, directions_given=directions is not None, calibration=calibration,
+        ties=ties, score_range=score_range, bounds=bounds, variables=variables,
+        accuracy=accuracy,
+    )  # fmt: skip
+    inputs = ReportInputs(directions, public_levels, levels, codes)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        directions = dp_pc_dir(
-            frame, None, eps=eps_parts["directions"], delta=delta_parts["directions"],
-            random_state=rng, calibration=calibration, ties=ties, budget=budget,
-        )  # fmt: skip
-        charge(directions.cost, "directions")
-        loading = dp_loading(None, directions=directions, components=components)
-        scree = dp_scree(
-            frame, k, eps=eps_parts["scree"], delta=delta_parts["scree"],
-            directions=directions, random_state=rng, calibration=calibration,
-            budget=budget,
-        )  # fmt: skip
-        charge(scree.cost, "scree")
-        score = dp_score(
-            _with_groups(frame, X, groups), eps=eps_parts["score"], delta=delta_parts["score"],
-            components=components, directions=directions,
-            groups="__group__" if groups is not None else None,
-            group_labels=group_labels, groups_public=groups_public,
-            score_range=score_range, calibration=calibration, ties=ties,
-            random_state=rng, budget=budget,
-        )  # fmt: skip
-        charge(score.cost, "score")
+        releases: ReportReleases = execute(
+            plan, CheckedData(data, variables, inputs), budget=budget, random_state=random_state
+        )
     notes = []
     for w in caught:
         if issubclass(w.category, AccuracyWarning | PrivacyWarning):
             notes.append(str(w.message))
         warnings.warn(w.message, w.category, stacklevel=2)
+    page_ledger = Budget(plan.eps, plan.delta)
+    for _, sub in plan.plans:
+        page_ledger.spend(sub.cost)
     page = render_html(
-        directions=directions, loading=loading, scree=scree, score=score, budget=budget,
-        notes=tuple(notes), title=title, calibration=calibration, shares=weights,
+        directions=releases.directions, loading=releases.loading, scree=releases.scree,
+        score=releases.score, budget=page_ledger, notes=tuple(notes), title=title,
+        calibration=calibration, shares=plan.shares,
+        names=tuple(name for name, _ in plan.plans),
     )  # fmt: skip
-    result = Report(page, directions, loading, scree, score, budget, tuple(notes))
+    result = Report(
+        page, releases.directions, releases.loading, releases.scree, releases.score,
+        page_ledger, plan.cost, tuple(notes),
+    )  # fmt: skip
     if out is not None:
         result.save(out)
     return result
-
-
-def _features(X: Data, groups: str | None) -> Data:
-    """The table without the group column, when ``groups`` names one of a DataFrame's."""
-    if isinstance(groups, str) and isinstance(X, pd.DataFrame) and groups in X.columns:
-        return X.drop(columns=[groups])
-    return X
-
-
-def _with_groups(frame: pd.DataFrame, X: Data, groups: Any) -> pd.DataFrame:
-    """The checked data with the group labels as ``__group__`` (a column of X or an array)."""
-    if groups is None:
-        return frame
-    labels = X[groups] if isinstance(groups, str) else groups
-    return frame.assign(**{"__group__": np.asarray(labels)})
-
-
-def _ledger_charge(
-    ledger: Any, frame: pd.DataFrame, variables: tuple[str, ...], planned: PrivacyCost
-) -> Callable[[PrivacyCost | None, str], None]:
-    """Check the whole plan against the persistent ledger; the charge of each release.
-
-    Without a ledger the charge does nothing.
-    """
-    fp = None
-    if ledger is not None:
-        from .ledger import fingerprint
-
-        fp = fingerprint(frame, list(variables))
-        ledger_budget = ledger.budget(fp)
-        if ledger_budget is not None and hasattr(ledger_budget, "check"):
-            ledger_budget.check(planned)
-
-    def charge(cost: PrivacyCost | None, kind: str) -> None:
-        if ledger is not None:
-            assert cost is not None  # every release here is private
-            ledger.charge(fp, cost, kind=kind, name="dppca report")
-
-    return charge
 
 
 # --------------------------------------------------------------------------- rendering
@@ -321,24 +274,30 @@ def _table(frame: pd.DataFrame, caption: str, *, css: str = "", index: bool = Tr
     return f"<figure class='table'><figcaption>{html.escape(caption)}</figcaption>{body}</figure>"
 
 
-def _ledger_frame(budget: Budget) -> pd.DataFrame:
+_RELEASE_NAMES = {
+    "directions": "directions (and loading plot)",
+    "scree": "scree / PVE",
+    "score": "score plot",
+}
+
+
+def _ledger_frame(budget: Budget, names: Sequence[str]) -> pd.DataFrame:
     rows = []
-    names = ("directions (and loading plot)", "scree / PVE", "score plot")
-    for name, cost in zip(names, budget.ledger, strict=False):
+    for name, cost in zip(names, budget.ledger, strict=True):
         for leaf in cost.leaves():
             rows.append(
                 {
-                    "release": name,
+                    "release": _RELEASE_NAMES[name],
                     "what": leaf.released,
                     "mechanism": leaf.mechanism,
                     "eps": leaf.eps,
                     "delta": leaf.delta,
                 }
             )
-    eps, delta = budget.spent
-    # Each release composes its own parts tightly (their claims add up to more),
-    # and the releases add up by basic composition.
-    mechanism = "basic composition of the releases, each composed tightly"
+    eps, delta = budget.spent_tight
+    # Every part's own eps is scaled up until the tight composition of all of
+    # them is the report's total: their claims add up to more than it.
+    mechanism = "tight composition of every part (accountant)"
     rows.append({"release": "total", "what": "", "mechanism": mechanism,
                  "eps": eps, "delta": delta})  # fmt: skip
     return pd.DataFrame(rows)
@@ -372,13 +331,13 @@ def _methods_paragraph(
     calibration: str,
     shares: Mapping[str, float],
 ) -> str:
-    eps, delta = budget.spent
+    eps, delta = budget.spent_tight
     gaussian = (
         "the analytic Gaussian mechanism [2]"
         if calibration == "analytic"
         else "the classic Gaussian mechanism [4]"
     )
-    share = ", ".join(f"{100 * shares[k]:.0f}% to the {k}" for k in DEFAULT_SHARES)
+    share = ", ".join(f"{100 * shares[k]:.0f}% to the {k}" for k in DEFAULT_SHARES if k in shares)
     groups = ""
     if score.groups is not None:
         groups = " Group sizes were " + (
@@ -395,8 +354,9 @@ def _methods_paragraph(
         f"pure-DP quantile [3]. The score plot shows noisy two-dimensional histograms of "
         f"the scores in a frame set by pure-DP quantiles [3].{groups} The directions were "
         f"released once and reused by the loading, scree and score plots. The total "
-        f"privacy budget (eps = {eps:.4g}, delta = {delta:.3g}) was split {share}, and the "
-        "costs add up by basic composition [4]; neighbouring datasets differ in one "
+        f"privacy budget (eps = {eps:.4g}, delta = {delta:.3g}) was split {share}, and "
+        "every share scaled up until the tight composition of all the parts is that total "
+        "[4]; neighbouring datasets differ in one "
         "replaced row, with n public. Computed with the Python package dppca.</p>"
     )
 
@@ -412,10 +372,11 @@ def render_html(
     title: str | None = None,
     calibration: str = "analytic",
     shares: Mapping[str, float] = DEFAULT_SHARES,
+    names: Sequence[str] = ("directions", "scree", "score"),
 ) -> str:
     """The report page for released results (post-processing only)."""
     loading_png, scree_png, score_png = _figures(loading, scree, score)
-    eps, delta = budget.spent
+    eps, delta = budget.spent_tight
     title = title or "Differentially private PCA"
     score_table = score.to_frame()
     pieces = [
@@ -449,7 +410,7 @@ def render_html(
         _table(score_table, "Private bin probabilities", css="score", index=False),
         "</details>",
         "<h2>Privacy ledger</h2>",
-        _table(_ledger_frame(budget), "Privacy ledger", css="ledger", index=False),
+        _table(_ledger_frame(budget, names), "Privacy ledger", css="ledger", index=False),
         _forecast_html({"directions": directions, "scree": scree, "score": score}),
     ]
     if notes:

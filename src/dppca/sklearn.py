@@ -9,7 +9,6 @@ class cannot break it. scikit-learn is an optional extra: ``pip install
 
 from __future__ import annotations
 
-import inspect
 import numbers
 import warnings
 from typing import Any
@@ -35,9 +34,10 @@ except ImportError:  # pragma: no cover - scikit-learn 1.3 to 1.5
 
 from ._typing import Calibration, Ties
 from .accounting import PrivacyCost
-from .directions import DirectionsResult, dp_pc_dir
+from .directions import DirectionsResult, plan_pc_dir
+from .engine import ReleasePlan, execute
 from .exceptions import PrivacyWarning
-from .scree import ScreeResult, ScreeSplit, dp_scree
+from .scree import ScreeResult, ScreeSplit, plan_scree
 
 __all__ = ["DPPCA"]
 
@@ -47,10 +47,6 @@ _TRANSFORM_WARNING = (
     "public_transform=True to declare that the data you transform are public (this "
     "silences the warning); components_ stay private either way."
 )
-
-
-def _accepts(function: Any, name: str) -> bool:
-    return name in inspect.signature(function).parameters
 
 
 class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -175,16 +171,6 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.public_transform = public_transform
 
     # -- fitting ----------------------------------------------------------------------
-    def _extra(self, function: Any) -> dict[str, Any]:
-        if self.bounds is None:
-            return {}
-        if not _accepts(function, "bounds"):
-            raise TypeError(
-                f"bounds is not supported by this version of dppca ({function.__name__} has "
-                "no bounds parameter); leave bounds=None."
-            )
-        return {"bounds": self.bounds}
-
     def fit(self, X: Any, y: Any = None) -> DPPCA:
         """Release private directions (and variances) of ``X``; ``y`` is ignored.
 
@@ -213,13 +199,16 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                 f"got {k!r}."
             )
         cost: PrivacyCost | None
+        n = data.shape[0]
+        common = {
+            "eps": self.eps, "delta": self.delta, "calibration": self.calibration,
+            "ties": self.ties, "bounds": self.bounds, "variables": variables,
+        }  # fmt: skip
         if self.variances:
-            scree = dp_scree(
-                frame, k, eps=self.eps, delta=self.delta,
-                split=ScreeSplit(directions=self.direction_share),
-                random_state=self.random_state, calibration=self.calibration, ties=self.ties,
-                **self._extra(dp_scree),
-            )  # fmt: skip
+            plan: ReleasePlan = plan_scree(
+                n, p, k, split=ScreeSplit(directions=self.direction_share), **common
+            )
+            scree = execute(plan, frame, random_state=self.random_state)
             directions = scree.directions_release
             cost = scree.cost
             self._explained_variance: NDArray[np.float64] | None = np.array(
@@ -229,10 +218,8 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                 scree.pve_total, dtype=np.float64
             )
         else:
-            directions = dp_pc_dir(
-                frame, k, eps=self.eps, delta=self.delta, random_state=self.random_state,
-                calibration=self.calibration, ties=self.ties, **self._extra(dp_pc_dir),
-            )  # fmt: skip
+            plan = plan_pc_dir(n, p, k, **common)
+            directions = execute(plan, frame, random_state=self.random_state)
             scree = None
             cost = directions.cost
             self._explained_variance = self._explained_variance_ratio = None

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .._lazy import pandas as pd
-from .._results import Plan
+from ..engine import ReleasePlan
 from . import _safety
 from ._safety import CLIError
 
@@ -197,7 +197,7 @@ def save_release_file(
     info(f"wrote {path}" + (" (without the non-private comparison)" if drop else ""))
 
 
-def print_plan(plan: Plan) -> int:
+def print_plan(plan: ReleasePlan) -> int:
     """``--dry-run``: the cost and the forecast on stdout; nothing was released."""
     print(f"privacy cost (not spent): {plan.cost}")
     print(plan.cost.to_frame().to_string(index=False))

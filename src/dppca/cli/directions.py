@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from ..directions import dp_pc_dir, plan_directions
+from ..directions import DirectionsResult, plan_pc_dir
+from ..engine import execute
 from ._common import (
     add_accuracy_arguments,
     add_data_arguments,
@@ -59,18 +60,17 @@ def run(args: argparse.Namespace) -> int:
     check_release_path(args)
     data, variables = read_design_input(args)
     data = apply_scale(args, data, variables)
-    if args.dry_run:
-        return print_plan(
-            plan_directions(len(data), len(variables), eps=args.eps, delta=args.delta,
-                            calibration=args.calibration, design=args.design, m=args.m)
-        )  # fmt: skip
-    budget = ledger_budget(args, data, variables, kind="directions")
-    result = dp_pc_dir(
-        data, args.k, eps=args.eps, delta=args.delta, random_state=args.seed,
-        calibration=args.calibration, ties=args.ties, design=args.design, m=args.m,
-        progress=progress_for(args, len(data)), bounds=read_bounds(args, variables),
-        accuracy=args.accuracy, budget=budget,
+    # One plan: what --dry-run prints is what the release checks, draws and charges.
+    plan = plan_pc_dir(
+        len(data), len(variables), args.k, eps=args.eps, delta=args.delta,
+        calibration=args.calibration, design=args.design, m=args.m, ties=args.ties,
+        bounds=read_bounds(args, variables), variables=variables, accuracy=args.accuracy,
+        progress=None if args.dry_run else progress_for(args, len(data)),
     )  # fmt: skip
+    if args.dry_run:
+        return print_plan(plan)
+    budget = ledger_budget(args, data, variables, kind="directions")
+    result: DirectionsResult = execute(plan, data, budget=budget, random_state=args.seed)
     report_spending(budget)
     forecast_line(args, result)
     result = dataclasses.replace(result, variables=variables)  # labels: post-processing

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, cast
 
 from .._lazy import pandas as pd
 from .._validation import check_random_state, post_processing_rng
+from ..engine import execute
 from ..loading import dp_loading, plan_loading
 from ._common import (
     CLIError,
@@ -122,20 +123,18 @@ def run(args: argparse.Namespace) -> int:
         )  # fmt: skip
     else:
         assert data is not None  # a fresh release always reads the data
-        if args.dry_run:
-            return print_plan(
-                plan_loading(len(data), len(variables), eps=args.eps, delta=args.delta,
-                             components=pair, calibration=args.calibration,
-                             design=args.design, m=args.m)
-            )  # fmt: skip
-        budget = ledger_budget(args, data, variables, kind="loading")
-        result = dp_loading(
-            data, eps=args.eps, delta=args.delta, components=pair,
-            compare=args.compare, random_state=rng, calibration=args.calibration,
-            ties=args.ties, design=args.design, m=args.m,
-            progress=progress_for(args, len(data)), bounds=read_bounds(args, variables),
-            accuracy=args.accuracy, budget=budget,
+        # One plan: what --dry-run prints is what the release checks, draws and charges.
+        plan = plan_loading(
+            len(data), len(variables), eps=args.eps, delta=args.delta, components=pair,
+            compare=args.compare, calibration=args.calibration, design=args.design, m=args.m,
+            ties=args.ties, bounds=read_bounds(args, variables), variables=variables,
+            accuracy=args.accuracy,
+            progress=None if args.dry_run else progress_for(args, len(data)),
         )  # fmt: skip
+        if args.dry_run:
+            return print_plan(plan)
+        budget = ledger_budget(args, data, variables, kind="loading")
+        result = execute(plan, data, budget=budget, random_state=rng)
         report_spending(budget)
         forecast_line(args, result.directions)
 

@@ -7,19 +7,22 @@ from pathlib import Path
 
 from ._common import (
     CLIError,
+    add_accuracy_arguments,
     add_data_arguments,
     add_privacy_arguments,
     add_scale_argument,
     add_table_argument,
     add_ties_argument,
-    apply_scale,
     check_table_path,
     emit_table,
     info,
-    numeric_part,
+    load_directions,
     parse_int_list,
-    read_data,
+    print_plan,
+    read_bounds,
 )
+from ._ledger import add_budget_arguments, ledger_budget, report_spending
+from .score import _read_input, _with_groups
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -27,9 +30,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "report",
         help="one HTML page: loading, scree and score plots, tables, ledger and methods",
         description="Release private directions once and reuse them for the loading, "
-        "scree/PVE and score plots, all from one budget (--eps, --delta), and write one "
-        "self-contained HTML page (inline images, no network) with the figures, their "
-        "tables, the privacy ledger and a methods paragraph with references.",
+        "scree/PVE and score plots, all from one budget (--eps, --delta) composed tightly, "
+        "and write one self-contained HTML page (inline images, no network) with the "
+        "figures, their tables, the privacy ledger and a methods paragraph with references.",
     )
     add_data_arguments(parser)
     add_privacy_arguments(parser)
@@ -42,11 +45,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )  # fmt: skip
     parser.add_argument(
         "--shares", default=None, metavar="D,S,P",
-        help="split of the budget over directions, scree and score (default 0.4,0.3,0.3)",
+        help="split of the budget over directions, scree and score (default 0.4,0.3,0.3), "
+        "scaled up to the tight total",
     )  # fmt: skip
     parser.add_argument(
         "--groups", default=None, metavar="COLUMN",
         help="a column with group labels for the score plot (removed from the features)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--group-labels", default=None, metavar="A,B,...",
+        help="the public list of group labels: only these are released, whatever the "
+        "data hold",
     )  # fmt: skip
     parser.add_argument(
         "--groups-public", action="store_true",
@@ -56,11 +65,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--score-range", type=float, default=1e6, metavar="R",
         help="public bound on the scores for the private frame (default 1e6)",
     )  # fmt: skip
+    parser.add_argument(
+        "--directions", default=None, metavar="FILE.json",
+        help="reuse the private directions saved by 'dppca directions --save-release' "
+        "on the same data and columns: no new direction cost",
+    )  # fmt: skip
     parser.add_argument("--title", default=None, help="title of the page")
     add_ties_argument(parser)
     parser.set_defaults(ties="zero")
     add_scale_argument(parser)
     add_table_argument(parser)
+    add_accuracy_arguments(parser)
+    add_budget_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -76,18 +92,6 @@ def _shares(text: str | None) -> dict[str, float] | None:
     return dict(zip(("directions", "scree", "score"), values, strict=True))
 
 
-def _ledger(args: argparse.Namespace):
-    """The persistent ledger named on the command line, if the option and module exist."""
-    path = getattr(args, "ledger", None)
-    if path in (None, "", "off", "none"):
-        return None
-    try:
-        from ..ledger import Ledger
-    except ImportError:  # pragma: no cover - before the ledger lands
-        return None
-    return Ledger(path)
-
-
 def run(args: argparse.Namespace) -> int:
     if Path(args.out).suffix.lower() not in {".html", ".htm"}:
         raise CLIError(f"--out must end in .html; got {args.out!r}.")
@@ -99,30 +103,38 @@ def run(args: argparse.Namespace) -> int:
     check_table_path(args)
     components = parse_int_list(args.components, "--components", length=2)
     shares = _shares(args.shares)
-    keep = (args.groups,) if args.groups else ()
-    try:
-        frame = read_data(args, keep=keep)
-    except KeyError:
-        raise CLIError(f"--groups names no column of the data; got {args.groups!r}.") from None
-    if args.groups and args.groups not in frame.columns:
-        raise CLIError(f"--groups names no column of the data; got {args.groups!r}.")
-    if args.groups_public and not args.groups:
-        raise CLIError("--groups-public needs --groups.")
-    data = numeric_part(frame, drop=keep, chosen=bool(args.columns))
-    variables = tuple(str(c) for c in data.columns)
-    data = apply_scale(args, data, variables)
-    if args.groups:
-        data = data.assign(**{args.groups: frame[args.groups].to_numpy()})
+    frame, features, variables = _read_input(args)
+    reused = load_directions(args, features, variables)
+    data, group_labels = _with_groups(args, frame, features)
+    bounds = read_bounds(args, variables)
+    from ..report_plan import plan_report
     from ..reporting import report
 
+    if args.dry_run:
+        n_groups = None
+        if args.groups:
+            n_groups = len(group_labels) if group_labels else frame[args.groups].nunique()
+        return print_plan(
+            plan_report(
+                len(data), len(variables), eps=args.eps, delta=args.delta, k=args.k,
+                components=components, groups=n_groups, groups_public=args.groups_public,
+                shares=shares, directions_given=reused is not None,
+                calibration=args.calibration, ties=args.ties, score_range=args.score_range,
+                bounds=bounds, variables=variables, accuracy=args.accuracy,
+            )
+        )  # fmt: skip
+    budget = ledger_budget(args, features, variables, kind="report")
     result = report(
         data, eps=args.eps, delta=args.delta, out=args.out, k=args.k,
-        components=components, groups=args.groups, groups_public=args.groups_public,
-        shares=shares, calibration=args.calibration, ties=args.ties,
-        score_range=args.score_range, title=args.title, random_state=args.seed,
-        ledger=_ledger(args),
+        components=components, groups=args.groups, group_labels=group_labels,
+        groups_public=args.groups_public, shares=shares, directions=reused,
+        calibration=args.calibration, ties=args.ties, score_range=args.score_range,
+        bounds=bounds, accuracy=args.accuracy, title=args.title, random_state=args.seed,
+        budget=budget,
     )  # fmt: skip
+    report_spending(budget)
     emit_table(args, result.budget.to_frame(), index=False)
-    info(f"privacy cost: {result.cost} (directions once, reused by loading, scree and score)")
+    reused_note = "directions reused" if reused is not None else "directions once"
+    info(f"privacy cost: {result.cost} ({reused_note}, reused by loading, scree and score)")
     info(f"wrote {args.out}")
     return 0

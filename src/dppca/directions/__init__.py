@@ -1,8 +1,9 @@
 """Principal component directions: private (g-DPPCA, spherical) and ordinary.
 
 :mod:`~dppca.directions.result` holds :class:`DirectionsResult`,
-:mod:`~dppca.directions.release` the private release (:func:`dp_pc_dir`, its
-plan and forecast) and the ordinary :func:`pc_dir`, and
+:mod:`~dppca.directions.plan` the plan of the private release
+(:func:`plan_pc_dir`), :mod:`~dppca.directions.release` the release
+(:func:`dp_pc_dir`) and the ordinary :func:`pc_dir`, and
 :mod:`~dppca.directions.given` the checks on directions that a caller hands to
 another release (:func:`dppca.dp_scree`, :func:`dppca.dp_score`).
 """
@@ -13,11 +14,10 @@ from __future__ import annotations
 # tests import from dppca.directions importable from it.
 from .given import refuse_own_directions as refuse_own_directions
 from .given import resolve_directions as resolve_directions
-from .release import DirectionsPlan, dp_pc_dir, pc_dir, plan_directions
-from .release import dp_pc_dir_checked as dp_pc_dir_checked
-from .release import forecast_directions as forecast_directions
+from .plan import DirectionsPlan, plan_pc_dir
+from .plan import forecast_directions as forecast_directions
+from .release import dp_pc_dir, pc_dir
 from .release import pc_dir_checked as pc_dir_checked
-from .release import release_directions as release_directions
 from .result import DirectionsResult, orient_signs
 
 __all__ = [
@@ -26,5 +26,5 @@ __all__ = [
     "dp_pc_dir",
     "orient_signs",
     "pc_dir",
-    "plan_directions",
+    "plan_pc_dir",
 ]

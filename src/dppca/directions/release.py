@@ -1,77 +1,26 @@
-"""The private direction release (:func:`dp_pc_dir`), its plan, and :func:`pc_dir`.
+"""The private direction release (:func:`dp_pc_dir`) and the ordinary :func:`pc_dir`.
 
-The spherical Kendall matrix gets symmetric Gaussian noise once
-(:func:`release_directions`, shared by every way of computing the matrix) and
-the directions are the leading eigenvectors of the noisy matrix.
+:func:`dp_pc_dir` checks the table, builds its plan (:func:`plan_pc_dir`) and
+runs it through the one executor, :func:`dppca.engine.execute`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from .._eigen import top_eigh
-from .._progress import ProgressLike, resolve_progress
-from .._typing import (
-    Accuracy,
-    Calibration,
-    Data,
-    Design,
-    RandomStateLike,
-    Sensitivity,
-    Ties,
-)
-from .._validation import (
-    apply_bounds,
-    check_accuracy,
-    check_bool,
-    check_bounds,
-    check_budget,
-    check_calibration,
-    check_choice,
-    check_data,
-    check_delta,
-    check_delta_for_n,
-    check_design,
-    check_design_m,
-    check_eps,
-    check_finite_matrix,
-    check_k,
-    check_positive_int,
-    check_random_state,
-    check_ties,
-)
-from ..accounting import Budget, PrivacyCost
-from ..forecast import Forecast, direction_noise_norm, direction_problem, enforce
-from ..kendall import kendall_matrix, validate_kendall_input
-from ..mechanisms import (
-    kendall_sensitivity,
-    kendall_sigma,
-    random_pairing,
-    symmetric_gaussian_noise,
-)
-from .result import DirectionsResult, orient_signs
+from .._progress import ProgressLike
+from .._typing import Accuracy, Calibration, Data, Design, RandomStateLike, Sensitivity, Ties
+from .._validation import check_data, check_design, check_k
+from ..accounting import Budget
+from ..engine import CheckedData, execute
+from ..kendall import validate_kendall_input
+from .plan import plan_pc_dir, top_eigen
+from .result import DirectionsResult
 
-__all__ = [
-    "DirectionsPlan",
-    "dp_pc_dir",
-    "dp_pc_dir_checked",
-    "forecast_directions",
-    "pc_dir",
-    "pc_dir_checked",
-    "plan_directions",
-    "release_directions",
-]
-
-
-def _top_eigen(matrix: NDArray[np.float64], k: int) -> tuple[NDArray, NDArray]:
-    """Top-k eigenpairs of a symmetric matrix, eigenvalues decreasing."""
-    check_finite_matrix(matrix, "matrix to decompose")  # issue 14: no garbage eigenpairs
-    values, vectors = top_eigh(matrix, k)  # partial when k << p (issue 24)
-    return values, orient_signs(vectors)
+__all__ = ["dp_pc_dir", "pc_dir", "pc_dir_checked"]
 
 
 def dp_pc_dir(
@@ -213,192 +162,21 @@ def dp_pc_dir(
     >>> res.to_frame().shape
     (20, 2)
     """
-    check_budget(budget)
-    design = check_design(design)
-    data, variables = validate_kendall_input(X, design)
-    return dp_pc_dir_checked(
-        data, variables, k, eps=eps, delta=delta, random_state=random_state,
-        calibration=calibration, ties=ties, budget=budget, design=design, m=m,
-        progress=progress, sensitivity=sensitivity, bounds=bounds, accuracy=accuracy,
-        allow_large_delta=allow_large_delta,
+    checked = _check_input(X, design)
+    n, p = checked.shape
+    plan = plan_pc_dir(
+        n, p, k, eps=eps, delta=delta, calibration=calibration, sensitivity=sensitivity,
+        design=design, m=m, ties=ties, bounds=bounds, variables=checked.variables,
+        accuracy=accuracy, allow_large_delta=allow_large_delta, progress=progress,
     )  # fmt: skip
+    result: DirectionsResult = execute(plan, checked, budget=budget, random_state=random_state)
+    return result
 
 
-def dp_pc_dir_checked(
-    data: Any,
-    variables: tuple[str, ...],
-    k: int | None = None,
-    *,
-    eps: float,
-    delta: float,
-    random_state: RandomStateLike = None,
-    calibration: Calibration = "analytic",
-    ties: Ties = "zero",
-    budget: Budget | None = None,
-    design: Design = "exact",
-    m: int | None = None,
-    progress: ProgressLike = None,
-    sensitivity: Sensitivity = "tight",
-    bounds: Any = None,
-    accuracy: Accuracy = "warn",
-    allow_large_delta: bool = False,
-) -> DirectionsResult:
-    """:func:`dp_pc_dir` on data checked by :func:`~dppca.kendall.validate_kendall_input`.
-
-    For releases that check their data once and hand it on (internal): a
-    float64 ndarray, only read here (possibly the caller's own array), or a
-    validated Dask array, reduced on the Dask scheduler. Every other argument
-    is checked as in :func:`dp_pc_dir`.
-    """
-    check_budget(budget)
-    design = check_design(design)
-    n, p = data.shape
-    k = check_k(k, p)
-    eps = check_eps(eps)
-    delta = check_delta_for_n(
-        check_delta(delta), n, check_bool(allow_large_delta, "allow_large_delta")
-    )
-    calibration = check_calibration(calibration)
-    sensitivity = check_choice(sensitivity, "sensitivity", ("tight", "seed"))
-    ties = check_ties(ties)
-    accuracy = check_accuracy(accuracy)
-    box = check_bounds(bounds, variables)
-    if box is not None and not isinstance(data, np.ndarray):
-        raise TypeError("bounds are supported for in-memory data only; clip a Dask array first.")
-    if design == "balanced":
-        m = check_design_m(m, n)
-    callback = resolve_progress(progress)
-    rng = check_random_state(random_state)
-    plan = plan_directions(
-        n, p, eps=eps, delta=delta, calibration=calibration, sensitivity=sensitivity,
-        design=design, m=m,
-    )  # fmt: skip
-    sigma, cost, forecast = plan.sigma, plan.cost, plan.forecast
-    enforce(forecast, accuracy)
-    if budget is not None:
-        budget.check(cost)
-    if box is not None:
-        data = apply_bounds(np.array(data, dtype=np.float64), box)
-    order = random_pairing(n, rng) if design == "balanced" else None
-    kendall = kendall_matrix(data, ties=ties, design=design, m=m, order=order, progress=callback)
-    result = release_directions(
-        kendall, sigma=sigma, k=k, n=n, variables=variables, cost=cost,
-        calibration=calibration, rng=rng, budget=budget,
-    )  # fmt: skip
-    return replace(
-        result,
-        sensitivity=sensitivity,
-        bounds=None if box is None else np.column_stack(box),
-        forecast=forecast,
-    )
-
-
-@dataclass(frozen=True, eq=False)
-class DirectionsPlan:
-    """The data-free side of a direction release: noise scale, cost and forecast."""
-
-    sigma: float
-    cost: PrivacyCost
-    forecast: Forecast
-
-    @property
-    def parts(self) -> tuple[PrivacyCost, ...]:
-        """The elementary costs, in the order the release draws them."""
-        return self.cost.leaves()
-
-
-def plan_directions(
-    n: int,
-    p: int,
-    *,
-    eps: float,
-    delta: float,
-    calibration: Calibration = "analytic",
-    sensitivity: Sensitivity = "tight",
-    design: Design = "exact",
-    m: int | None = None,
-) -> DirectionsPlan:
-    """Price and forecast a :func:`dp_pc_dir` call without any data.
-
-    Examples
-    --------
-    >>> plan = plan_directions(178, 13, eps=1.0, delta=1e-6)
-    >>> round(plan.forecast.quantities["direction_noise_norm"], 2), plan.forecast.ok
-    (0.34, False)
-    """
-    n, p = check_positive_int(n, "n"), check_positive_int(p, "p")
-    eps, delta = check_eps(eps), check_delta(delta)
-    calibration = check_calibration(calibration)
-    sensitivity = check_choice(sensitivity, "sensitivity", ("tight", "seed"))
-    released = f"noisy spherical Kendall matrix ({p} x {p})"
-    if check_design(design) == "balanced":
-        released = f"noisy spherical Kendall matrix ({p} x {p}, balanced design, m={m})"
-    sigma = kendall_sigma(n, eps, delta, calibration, sensitivity)
-    cost = PrivacyCost(
-        eps, delta, mechanism=f"gaussian ({calibration})", released=released,
-        kind="gaussian", sensitivity=kendall_sensitivity(n, sensitivity), sigma=sigma,
-    )  # fmt: skip
-    return DirectionsPlan(sigma, cost, forecast_directions(n, p, eps, delta, sigma))
-
-
-def forecast_directions(n: int, p: int, eps: float, delta: float, sigma: float) -> Forecast:
-    """Data-free forecast of a direction release with Kendall noise scale ``sigma``.
-
-    The spherical Kendall matrix has eigenvalues adding up to 1; the noise's
-    operator norm is about ``sigma sqrt(2 p)``
-    (:func:`dppca.forecast.direction_noise_norm`). Directions separated by an
-    eigenvalue gap ``g`` move by about that norm over ``g``; above
-    :data:`dppca.forecast.DIRECTION_NOISE_LIMIT` the directions of a typical
-    real table are forecast to be mostly noise.
-    """
-    norm = direction_noise_norm(p, sigma)
-    problem = direction_problem(norm)
-    problems = [] if problem is None else [problem]
-    return Forecast(
-        "directions", n, p, eps, delta,
-        quantities={"kendall_sigma": sigma, "direction_noise_norm": norm},
-        descriptions={
-            "kendall_sigma": "standard deviation of the noise on each diagonal entry",
-            "direction_noise_norm": "typical operator norm of the noise; directions whose "
-            "Kendall eigenvalues differ by less than about twice this are not resolved",
-        },
-        problems=tuple(problems),
-    )  # fmt: skip
-
-
-def release_directions(
-    kendall: NDArray[np.float64],
-    *,
-    sigma: float,
-    k: int,
-    n: int,
-    variables: tuple[str, ...],
-    cost: PrivacyCost,
-    calibration: str,
-    rng: np.random.Generator,
-    budget: Budget | None = None,
-) -> DirectionsResult:
-    """Add the Kendall noise to a computed matrix and decompose it (internal).
-
-    Shared by every way of computing the pre-noise matrix (exact, balanced
-    design, distributed), so the mechanism is written once.
-    """
-    p = kendall.shape[0]
-    noisy = symmetric_gaussian_noise(p, sigma, rng, value=kendall)
-    noisy = 0.5 * (noisy + noisy.T)
-    values, vectors = _top_eigen(noisy, k)
-    if budget is not None:
-        budget.spend(cost)
-    return DirectionsResult(
-        directions=vectors,
-        eigenvalues=values,
-        noisy_matrix=noisy,
-        sigma=sigma,
-        n=n,
-        variables=variables,
-        cost=cost,
-        calibration=calibration,
-    )
+def _check_input(X: Data, design: object) -> CheckedData:
+    """The table checked once for a direction release (in memory or Dask)."""
+    data, variables = validate_kendall_input(X, check_design(design))
+    return CheckedData(data, variables)
 
 
 def pc_dir(X: Data, k: int | None = None) -> DirectionsResult:
@@ -440,7 +218,7 @@ def pc_dir_checked(
     k = check_k(k, p)
     with np.errstate(over="ignore", invalid="ignore"):  # overflow is refused just below
         cov = np.cov(data, rowvar=False).reshape(p, p)
-    values, vectors = _top_eigen(cov, k)
+    values, vectors = top_eigen(cov, k)
     return DirectionsResult(
         directions=vectors,
         eigenvalues=values,
@@ -451,7 +229,3 @@ def pc_dir_checked(
         cost=None,
         calibration=None,
     )
-
-
-# Pickles and release files name the public path, which stays the same.
-DirectionsPlan.__module__ = "dppca.directions"

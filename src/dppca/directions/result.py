@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import InitVar, dataclass
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from .._lazy import pandas as pd
-from .._results import ResultMixin, computed_private
+from .._results import ResultMixin, drawer
 from .._typing import LoadingKind
 from ..accounting import PrivacyCost
 from ..forecast import Forecast
@@ -20,7 +20,6 @@ if TYPE_CHECKING:
 __all__ = ["DirectionsResult", "orient_signs"]
 
 
-@computed_private
 @dataclass(frozen=True, eq=False, repr=False)
 class DirectionsResult(ResultMixin):
     """PC directions and the matrix they were computed from.
@@ -49,8 +48,7 @@ class DirectionsResult(ResultMixin):
     private : bool
         Computed: True for a release (it has a ``cost``), False for
         :func:`~dppca.pc_dir`, whose output is computed from the sample covariance
-        without any noise. Passing ``private=`` to the constructor is
-        deprecated and has no effect.
+        without any noise; not a constructor argument.
     sensitivity : str or None
         ``"tight"`` (``2 sqrt(2) / n``) or ``"seed"`` (``4 / n``): the Frobenius
         sensitivity the noise was calibrated to.
@@ -68,12 +66,11 @@ class DirectionsResult(ResultMixin):
     variables: tuple[str, ...]
     cost: PrivacyCost | None
     calibration: str | None = None
-    private: InitVar[bool | None] = None  # deprecated and ignored: computed from cost
     sensitivity: str | None = None
     bounds: NDArray[np.float64] | None = None
     forecast: Forecast | None = None
 
-    def __post_init__(self, private: bool | None) -> None:
+    def __post_init__(self) -> None:
         for a in (self.directions, self.eigenvalues, self.noisy_matrix, self.bounds):
             if a is not None:
                 a.setflags(write=False)
@@ -135,9 +132,7 @@ class DirectionsResult(ResultMixin):
         matplotlib.axes.Axes
             The Axes drawn on, as for every result's ``plot()``.
         """
-        from ..loading import LoadingResult
-
-        return LoadingResult.from_directions(self).plot(kind=kind, ax=ax, **kwargs)
+        return drawer(self)(self, kind=kind, ax=ax, **kwargs)
 
     def __repr__(self) -> str:
         head = f"DirectionsResult(p={self.p}, k={self.k}, n={self.n}"

@@ -8,9 +8,15 @@ with the loading options (``k``, ``components``) checked against ``p``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from .._typing import Calibration, Design, Sensitivity
+import numpy as np
+
+from .._progress import ProgressLike
+from .._typing import Calibration, Design, Sensitivity, SignReference, Ties
 from .._validation import (
+    check_bool,
+    check_choice,
     check_components,
     check_design,
     check_design_m,
@@ -18,23 +24,44 @@ from .._validation import (
     check_positive_int,
 )
 from ..accounting import PrivacyCost
-from ..directions import DirectionsPlan, plan_directions
+from ..directions import DirectionsPlan, pc_dir_checked, plan_pc_dir
+from ..engine import CheckedData, Part
 from ..forecast import Forecast
+from .result import LoadingResult
 
 __all__ = ["LoadingPlan", "plan_loading"]
 
 
 @dataclass(frozen=True, eq=False)
 class LoadingPlan:
-    """The data-free side of a loading release: its direction release, cost and forecast.
+    """A priced loading release: its direction release and the loading options.
 
-    Built by :func:`plan_loading` from public quantities only; the cost is the
-    one :func:`dp_loading` records, since only its directions cost anything.
+    Built by :func:`plan_loading` from public quantities only and run by
+    :func:`dppca.engine.execute`; the cost is the one :func:`dp_loading`
+    records, since only its directions cost anything.
     """
 
     directions: DirectionsPlan
     k: int
     components: tuple[int, int]
+    compare: bool = False
+    sign_reference: str = "private"
+    kind: str = "loading"
+
+    @property
+    def n(self) -> int:
+        """Rows of the table (public)."""
+        return self.directions.n
+
+    @property
+    def p(self) -> int:
+        """Variables of the table."""
+        return self.directions.p
+
+    @property
+    def accuracy(self) -> str:
+        """What the executor does with a forecast problem of the directions."""
+        return self.directions.accuracy
 
     @property
     def sigma(self) -> float:
@@ -52,9 +79,33 @@ class LoadingPlan:
         return self.directions.forecast
 
     @property
-    def parts(self) -> tuple[PrivacyCost, ...]:
-        """The elementary costs, in the order the release draws them."""
-        return self.cost.leaves()
+    def parts(self) -> tuple[Part, ...]:
+        """The noise draws, in order: those of the direction release."""
+        return self.directions.parts
+
+    def check_input(self, X: Any) -> CheckedData:
+        """Check the table once; the non-private comparison needs it in memory."""
+        data = self.directions.check_input(X)
+        if self.compare and not isinstance(data.values, np.ndarray):
+            raise TypeError(
+                "compare=True needs X in memory (the non-private comparison is computed with "
+                "numpy); pass X.compute() or compare=False."
+            )
+        return data
+
+    def screen(self, data: CheckedData) -> None:
+        """Nothing to refuse after the budget check."""
+
+    def draw(self, data: CheckedData, rng: np.random.Generator) -> LoadingResult:
+        """Release the directions; the coordinates are post-processing."""
+        res = self.directions.draw(data, rng)
+        nonprivate = pc_dir_checked(data.values, data.variables, self.k) if self.compare else None
+        return LoadingResult(
+            directions=res,
+            components=self.components,
+            nonprivate=nonprivate,
+            sign_reference=self.sign_reference,
+        )
 
 
 def plan_loading(
@@ -65,16 +116,24 @@ def plan_loading(
     delta: float,
     k: int | None = None,
     components: tuple[int, int] = (1, 2),
+    compare: bool = False,
+    sign_reference: SignReference = "private",
     calibration: Calibration = "analytic",
     sensitivity: Sensitivity = "tight",
     design: Design = "exact",
     m: int | None = None,
+    ties: Ties = "zero",
+    bounds: Any = None,
+    variables: tuple[str, ...] | None = None,
+    accuracy: str = "warn",
+    allow_large_delta: bool = False,
+    progress: ProgressLike = None,
 ) -> LoadingPlan:
     """Price and forecast a :func:`dp_loading` call without any data.
 
-    The arguments are those of :func:`dp_loading` that the release's cost or
-    its checks depend on; ``n`` and ``p`` are the table's shape (public). The
-    balanced design's ``m`` defaults, as there, to a value from ``n`` alone.
+    The arguments are those of :func:`dp_loading` (without ``directions``,
+    which makes no release); ``n`` and ``p`` are the table's shape (public).
+    The balanced design's ``m`` defaults, as there, to a value from ``n`` alone.
 
     Examples
     --------
@@ -86,14 +145,18 @@ def plan_loading(
     n, p = check_positive_int(n, "n"), check_positive_int(p, "p")
     k = check_k(k, p)
     components = check_components(components, k)
+    compare = check_bool(compare, "compare")
+    sign_reference = check_choice(sign_reference, "sign_reference", ("private", "nonprivate"))
     design = check_design(design)
     if design == "balanced":
         m = check_design_m(m, n)
-    plan = plan_directions(
-        n, p, eps=eps, delta=delta, calibration=calibration, sensitivity=sensitivity,
-        design=design, m=m,
+    plan = plan_pc_dir(
+        n, p, k, eps=eps, delta=delta, calibration=calibration, sensitivity=sensitivity,
+        design=design, m=m, ties=ties, bounds=bounds, variables=variables,
+        accuracy=accuracy, allow_large_delta=allow_large_delta, progress=progress,
     )  # fmt: skip
-    return LoadingPlan(plan, k, components)
+    first, second = components
+    return LoadingPlan(plan, k, (int(first), int(second)), compare, sign_reference)
 
 
 # Pickles and release files name the public path, which stays the same.

@@ -33,8 +33,10 @@ from .._validation import (
     check_k,
 )
 from ..accounting import Budget
-from ..directions import DirectionsResult, dp_pc_dir_checked, pc_dir_checked
+from ..directions import DirectionsResult, pc_dir_checked
+from ..engine import CheckedData, execute
 from ..kendall import validate_kendall_input
+from .plan import plan_loading
 from .result import LoadingResult
 
 __all__ = ["dp_loading"]
@@ -225,33 +227,45 @@ def dp_loading(
     compare = check_bool(compare, "compare")
     sign_reference = check_choice(sign_reference, "sign_reference", ("private", "nonprivate"))
     design = check_design(design)
+    if directions is not None:
+        return _from_given(X, directions, eps, delta, k, components, compare, sign_reference,
+                           design)  # fmt: skip
+    if X is None:
+        raise TypeError("X is required unless directions is given and compare is False; got None.")
+    if eps is None or delta is None:
+        raise TypeError("eps and delta are required (pass both as numbers).")
+    # Checked once, without a copy of a float64 array: the release only reads it.
+    data, variables = validate_kendall_input(X, design)
+    n, p = data.shape
+    plan = plan_loading(
+        n, p, eps=eps, delta=delta, k=k, components=components, compare=compare,
+        sign_reference=sign_reference, calibration=calibration, sensitivity=sensitivity,
+        design=design, m=m, ties=ties, bounds=bounds, variables=variables, accuracy=accuracy,
+        allow_large_delta=allow_large_delta, progress=progress,
+    )  # fmt: skip
+    result: LoadingResult = execute(
+        plan, CheckedData(data, variables), budget=budget, random_state=random_state
+    )
+    return result
+
+
+def _from_given(
+    X: Data | None, directions: object, eps: object, delta: object, k: int | None,
+    components: tuple[int, int], compare: bool, sign_reference: str, design: str,
+) -> LoadingResult:  # fmt: skip
+    """Loadings of a given private release: no new noise, nothing spent."""
     data: Any = None
     variables = None
     if X is not None:
-        # Checked once, without a copy of a float64 array: the release only reads it.
         data, variables = validate_kendall_input(X, design)
-    elif directions is None or compare:
+    elif compare:
         raise TypeError("X is required unless directions is given and compare is False; got None.")
     if compare and not isinstance(data, np.ndarray):
         raise TypeError(
             "compare=True needs X in memory (the non-private comparison is computed with "
             "numpy); pass X.compute() or compare=False."
         )
-    if directions is None:
-        if eps is None or delta is None:
-            raise TypeError("eps and delta are required (pass both as numbers).")
-        assert data is not None and variables is not None  # X is required here (above)
-        p = data.shape[1]
-        k = check_k(k, p)
-        check_components(components, k)
-        res = dp_pc_dir_checked(
-            data, variables, k, eps=eps, delta=delta, random_state=random_state,
-            calibration=calibration, ties=ties, budget=budget, design=design, m=m,
-            progress=progress, sensitivity=sensitivity, bounds=bounds, accuracy=accuracy,
-            allow_large_delta=allow_large_delta,
-        )  # fmt: skip
-    else:
-        res, k = _given_directions(directions, eps, delta, data, variables, k, components)
+    res, k = _given_directions(directions, eps, delta, data, variables, k, components)
     nonprivate = None
     if compare:
         assert data is not None and variables is not None  # compare needs X (above)

@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._lazy import pandas as pd
-from .._results import ResultMixin, deprecated_name, first_panel
+from .._results import ResultMixin, drawer
 from .._typing import LoadingKind, RandomStateLike, SignReference
 from .._validation import check_choice, check_components, check_pc_list, check_variable_names
 from ..accounting import PrivacyCost
@@ -167,12 +167,6 @@ class LoadingResult(ResultMixin):
         """Whether a non-private comparison is included (``compare=True``)."""
         return self.nonprivate is not None
 
-    @property
-    def compare(self) -> bool:
-        """Deprecated alias of :attr:`has_comparison`."""
-        deprecated_name(self, "compare", "has_comparison")
-        return self.has_comparison
-
     # -- coordinates -------------------------------------------------------------------
     def display_vectors(self) -> tuple[NDArray[np.float64], NDArray[np.float64] | None]:
         """Main and comparison direction matrices with the signs used for display.
@@ -296,6 +290,9 @@ class LoadingResult(ResultMixin):
         random_state : None, int or numpy.random.Generator, default=None
             Source of the fresh noise. It does not protect anything (the
             input is public), but a fixed value makes the picture repeatable.
+            The draws come from a stream derived apart from the release's
+            noise (:func:`dppca._validation.post_processing_rng`), so even the
+            release's own seed never re-draws the released noise.
 
         Returns
         -------
@@ -337,9 +334,7 @@ class LoadingResult(ResultMixin):
             :func:`~dppca.plotting.plot_loading`, which returns the Figure
             of a two-panel plot, every result's ``plot()`` returns an Axes.
         """
-        from ..plotting import plot_loading
-
-        return first_panel(plot_loading(self, kind=kind, ax=ax, **kwargs), ax)
+        return drawer(self)(self, kind=kind, ax=ax, **kwargs)
 
     def __repr__(self) -> str:
         head = f"LoadingResult(p={self.p}, k={self.k}, components={self.components}, n={self.n}"

@@ -17,8 +17,8 @@ from .._typing import RandomStateLike
 from .._validation import (
     check_components,
     check_positive_int,
-    check_random_state,
     check_sensitivity_work,
+    post_processing_rng,
 )
 from ..directions import DirectionsResult
 from ..mechanisms import reperturbed_matrices
@@ -113,7 +113,7 @@ def reperturbed_directions(
             "noise sensitivity needs a private release (its noisy matrix and sigma); "
             "these directions are not private."
         )
-    rng = check_random_state(random_state)
+    rng = post_processing_rng(random_state)  # never the noise stream
     stack = reperturbed_matrices(res.noisy_matrix, res.sigma, draws, rng)
     values, vectors = np.linalg.eigh(stack)
     order = np.argsort(values, axis=1)[:, ::-1][:, : res.k]

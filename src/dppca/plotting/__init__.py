@@ -11,6 +11,7 @@ caller's ``random_state``) and the scree/PVE noise bands (a fixed internal
 seed, so a figure is reproducible).
 """
 
+from . import drawers  # noqa: F401  (registers every result's plot() drawer)
 from ._caption import add_privacy_caption, privacy_caption
 from .loading import (
     plot_loading,

@@ -1,8 +1,12 @@
 """The privacy caption every figure carries: eps, delta and n, or "non-private".
 
-The caption sits just under the panel's title, in small grey type, and may
-carry a second line (a note on what the panel shows). It reads only public
-attributes of a result (``eps``, ``delta``, ``n``, ``private``).
+The caption sits just under the panel's title, in small grey type. Its first
+line states the private part a panel shows (eps, delta and n of the result's
+release), or "non-private" for a panel of a non-private part; a plain line
+then names any non-private part the panel also shows (labels read from the
+data, say), and a last line may carry a note on what the panel shows. It
+reads only public attributes of a result (``eps``, ``delta``, ``n``,
+``private``, ``nonprivate_parts()``).
 """
 
 from __future__ import annotations
@@ -15,13 +19,42 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.text import Annotation
 
-__all__ = ["CAPTION_GID", "add_privacy_caption", "find_caption", "privacy_caption"]
+__all__ = [
+    "CAPTION_GID",
+    "NONPRIVATE_STATEMENTS",
+    "add_privacy_caption",
+    "find_caption",
+    "nonprivate_statement",
+    "privacy_caption",
+]
 
 #: ``gid`` of the caption text, to find it among an Axes' texts.
 CAPTION_GID = "dppca-privacy-caption"
 _FONTSIZE = 7.0
 _COLOR = "0.35"
 _GAP_PT = 3.0  # between the top of the axes and the caption's last line
+
+#: A plain statement per kind of non-private part a result names in
+#: ``nonprivate_parts()``.
+NONPRIVATE_STATEMENTS = {
+    "groups": "group labels read from the data, not private",
+    "nonprivate": "comparison computed from the data without noise, not private",
+    "directions": "directions computed from the data without noise, not private",
+    "nonprivate_values": "comparison variances computed without noise, not private",
+    "nonprivate_trace": "comparison total variance computed without noise, not private",
+}
+
+
+def nonprivate_statement(parts: tuple[str, ...]) -> str | None:
+    """The plain line naming the non-private ``parts`` a panel shows, or None for none.
+
+    Examples
+    --------
+    >>> nonprivate_statement(("groups",))
+    'group labels read from the data, not private'
+    """
+    lines = [NONPRIVATE_STATEMENTS.get(part, f"{part}: not private") for part in parts]
+    return "; ".join(lines) or None
 
 
 def privacy_caption(result: Any, *, private: bool | None = None) -> str:
@@ -70,8 +103,13 @@ def add_privacy_caption(
     *,
     private: bool | None = None,
     note: str | None = None,
+    nonprivate: tuple[str, ...] = (),
 ) -> Annotation:
-    """Write :func:`privacy_caption` (and an optional ``note`` line) under the title of ``ax``.
+    """Write :func:`privacy_caption` (and optional lines) under the title of ``ax``.
+
+    ``nonprivate`` names non-private parts of ``result`` that the panel
+    shows beside its private part (see :data:`NONPRIVATE_STATEMENTS`); their
+    plain statement is the second line, ``note`` the last.
 
     The title is lifted to make room, so the caption sits between the title
     and the top of the axes, centred. Call it after the title is set; a later
@@ -86,17 +124,16 @@ def add_privacy_caption(
     old = find_caption(ax)
     if old is not None:
         old.remove()
-    text = privacy_caption(result, private=private)
-    if note:
-        text = f"{text}\n{note}"
-    lines = text.count("\n") + 1
+    lines = [privacy_caption(result, private=private), nonprivate_statement(nonprivate), note]
+    text = "\n".join(line for line in lines if line)
+    n_lines = text.count("\n") + 1
     caption = ax.annotate(
         text, xy=(0.5, 1.0), xycoords="axes fraction", xytext=(0.0, _GAP_PT),
         textcoords="offset points", ha="center", va="bottom", fontsize=_FONTSIZE,
         color=_COLOR, annotation_clip=False, gid=CAPTION_GID,
     )  # fmt: skip
     # Lift the title above the caption: its usual pad plus the caption's height.
-    pad = float(mpl.rcParams["axes.titlepad"]) + _GAP_PT + 1.2 * _FONTSIZE * lines
+    pad = float(mpl.rcParams["axes.titlepad"]) + _GAP_PT + 1.2 * _FONTSIZE * n_lines
     title = ax.get_title()
     if title:
         ax.set_title(title, pad=pad)

@@ -64,13 +64,14 @@ def _default_palette(k: int) -> list[Any]:
     return [cmap(i % cmap.N) for i in range(k)]
 
 
-def _labels_private(result: ScoreResult) -> bool:
-    """Whether a panel of released values may be captioned private.
+def _label_parts(result: ScoreResult) -> tuple[str, ...]:
+    """The non-private part a panel of released values shows: labels read from the data.
 
     Such a panel shows no comparison part, but a grouped panel shows the group
-    labels; labels read from the data make it non-private.
+    labels; the caption states their eps, delta and n and, on its own line,
+    that labels read from the data are not private.
     """
-    return "groups" not in result.nonprivate_parts()
+    return ("groups",) if "groups" in result.nonprivate_parts() else ()
 
 
 def _frame_axes(ax: Axes, result: ScoreResult, title: str | None) -> None:
@@ -274,8 +275,10 @@ def plot_score(
         ax.scatter(pts[:, 0], pts[:, 1], c=point_colors, **kwargs)
     _frame_axes(ax, result, default if title is None else title)
     private = kind in ("histogram", "sample")
-    caption_private = private and _labels_private(result)
-    add_privacy_caption(ax, result, private=caption_private, note=_NOTES.get(kind))
+    add_privacy_caption(
+        ax, result, private=private, note=_NOTES.get(kind),
+        nonprivate=_label_parts(result) if private else (),
+    )  # fmt: skip
     if top is not None and colorbar:
         _colorbar(
             ax, top, _BAR_COLOR if grouped else color, alpha_range,
@@ -411,7 +414,9 @@ def plot_score_groups(
         top = _histogram(ax, result, prob[g : g + 1], [cmap[label]], alpha_range, **kwargs)
         empty = "" if prob[g].any() else " (all bins removed by noise)"
         _frame_axes(ax, result, f"{label}{empty}")
-        add_privacy_caption(ax, result, private=_labels_private(result), note=_NOTES["histogram"])
+        add_privacy_caption(
+            ax, result, private=True, note=_NOTES["histogram"], nonprivate=_label_parts(result)
+        )
         _colorbar(ax, top, cmap[label], alpha_range)
     for ax in flat:
         ax.set_axis_off()

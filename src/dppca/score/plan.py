@@ -11,27 +11,41 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
 
 from .._splits import ScoreSplit, resolve_score_split
-from .._typing import Calibration
+from .._typing import Accuracy, Calibration, Ties
 from .._validation import (
+    check_accuracy,
     check_bins,
+    check_bool,
+    check_bounds,
     check_calibration,
     check_components,
     check_delta,
+    check_delta_for_n,
     check_eps,
+    check_frame,
     check_methods,
     check_positive_float,
     check_positive_int,
+    check_real,
     check_split,
+    check_ties,
 )
 from ..accounting import PrivacyCost, compose, scale_to_tight
+from ..directions import DirectionsPlan, plan_pc_dir
+from ..engine import CheckedData, Part, parts_of
 from ..forecast import FAILURE_TOLERANCE, Forecast, direction_noise_norm, direction_problem
 from ..mechanisms import gaussian_sigma, kendall_sensitivity, kendall_sigma
+from .draw import check_score_input, refuse_own_score_directions, run_score
 from .frame import _SCALE_SHARE, frame_eps_needed, frame_failure_bound
 from .histograms import HISTOGRAM_METHODS, ScoreMethod
 
-__all__ = ["ScorePlan", "plan_score"]
+__all__ = ["ScorePlan", "ScoreSettings", "plan_score"]
 
 _SPLIT_KEYS = ("directions", "frame", "groups", "histogram")
 # The default frame share is the smallest whose failure bound is _FRAME_TARGET,
@@ -111,11 +125,29 @@ def _forecast_score(
 
 
 @dataclass(frozen=True, eq=False)
-class ScorePlan:
-    """The data-free side of a score release: budget split, cost and forecast.
+class ScoreSettings:
+    """The checked options a score release draws with (no data, no budget)."""
 
-    Built by :func:`plan_score` from public quantities only; :func:`dp_score`
-    runs exactly this plan.
+    components: tuple[int, int]
+    bins: tuple[int, int]
+    methods: tuple[str, ...]
+    groups_public: bool
+    compare: bool
+    bound: float
+    inflate: float
+    calibration: Calibration
+    ties: Ties
+    accuracy: str
+    box: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None
+    public_frame: tuple[tuple[float, float], tuple[float, float]] | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class ScorePlan:
+    """A priced score release: budget split, cost, forecast and settings.
+
+    Built by :func:`plan_score` from public quantities only and run by
+    :func:`dppca.engine.execute`; :func:`dp_score` runs exactly this plan.
     """
 
     shares: Mapping[str, float]
@@ -127,11 +159,38 @@ class ScorePlan:
     delta_method: float
     cost: PrivacyCost
     forecast: Forecast
+    n: int = 0
+    p: int = 0
+    settings: ScoreSettings | None = None
+    directions: DirectionsPlan | None = None
+    n_groups: int | None = None
+    kind: str = "score"
 
     @property
-    def parts(self) -> tuple[PrivacyCost, ...]:
-        """The elementary costs, in the order the release draws them."""
-        return self.cost.leaves()
+    def accuracy(self) -> str:
+        """What the executor does with a forecast problem."""
+        return "warn" if self.settings is None else self.settings.accuracy
+
+    @property
+    def parts(self) -> tuple[Part, ...]:
+        """The noise draws, in order: directions, group sizes, frame, histograms."""
+        return parts_of(self.cost)
+
+    def check_input(self, X: Any, **inputs: Any) -> CheckedData:
+        """Check the table, ``directions`` and ``groups`` once, as :func:`dp_score` does.
+
+        ``inputs`` are ``directions``, ``public_directions``, ``groups`` and
+        ``group_labels`` of :func:`dp_score`; they must match the plan.
+        """
+        return check_score_input(self, X, **inputs)
+
+    def screen(self, data: CheckedData) -> None:
+        """Before any noise: refuse "public" directions that are the data's own."""
+        refuse_own_score_directions(self, data)
+
+    def draw(self, data: CheckedData, rng: np.random.Generator) -> Any:
+        """Draw the parts in order (see :func:`dppca.score.draw.run_score`)."""
+        return run_score(self, data, rng)
 
 
 def plan_score(
@@ -148,22 +207,32 @@ def plan_score(
     groups_public: bool = False,
     frame_given: bool = False,
     bounds_given: bool = False,
-    split: ScoreSplit | Mapping[str, float] | None = None,
+    split: ScoreSplit | None = None,
     score_range: float = 1e6,
     calibration: Calibration = "analytic",
+    inflate: float = 0.2,
+    ties: Ties = "zero",
+    compare: bool = False,
+    frame: tuple[tuple[float, float], tuple[float, float]] | None = None,
+    bounds: Any = None,
+    variables: tuple[str, ...] | None = None,
+    accuracy: Accuracy = "warn",
+    allow_large_delta: bool = False,
 ) -> ScorePlan:
     """Price and forecast a :func:`dp_score` call without any data.
 
     Parameters are those of :func:`dp_score` that shape the release, with the
-    data replaced by its public size ``n`` x ``p``: whether directions, a
-    public frame or public bounds are given, and the number of groups (None
-    without groups). ``split`` is a :class:`dppca.ScoreSplit`; a mapping is
-    deprecated, as in :func:`dp_score`.
+    data replaced by its public size ``n`` x ``p`` and the labels by the
+    number of groups (None without groups). A public ``frame`` or ``bounds``
+    may be given as values (``variables`` name the columns for bounds given
+    as a mapping) or, for pricing alone, as ``frame_given``/``bounds_given``.
 
     Returns
     -------
     ScorePlan
-        ``cost`` (what the call would record) and ``forecast``.
+        ``cost`` (what the call records), ``forecast``, ``parts``, ``settings``
+        and the sub-plan of its ``directions``; :func:`dppca.engine.execute`
+        runs it.
 
     Examples
     --------
@@ -174,14 +243,25 @@ def plan_score(
     shares_given = resolve_score_split(split)
     n = check_positive_int(n, "n")
     p = check_positive_int(p, "p")
-    eps, delta = check_eps(eps), check_delta(delta)
+    eps = check_eps(eps)
+    delta = check_delta_for_n(
+        check_delta(delta), n, check_bool(allow_large_delta, "allow_large_delta")
+    )
     components = check_components(components, p)
     mx, my = check_bins(bins, n)
     methods = check_methods(method, tuple(HISTOGRAM_METHODS))
     calibration = check_calibration(calibration)
     bound = check_positive_float(score_range, "score_range")
+    settings = _settings(
+        components=components, bins=(mx, my), methods=methods, groups_public=groups_public,
+        compare=compare, bound=bound, inflate=inflate, calibration=calibration, ties=ties,
+        accuracy=accuracy, bounds=bounds, frame=frame,
+        variables=variables if variables is not None else tuple(f"V{j + 1}" for j in range(p)),
+    )  # fmt: skip
+    frame_given = frame_given or settings.public_frame is not None
+    bounds_given = bounds_given or settings.box is not None
     n_groups = 1 if groups is None else check_positive_int(groups, "groups")
-    private_groups = groups is not None and not groups_public
+    private_groups = groups is not None and not settings.groups_public
     frame_private = not frame_given and not bounds_given
     shares = _shares(
         shares_given, n=n, eps=eps, bound=bound, directions_given=directions_given,
@@ -205,10 +285,28 @@ def plan_score(
         if "add" in methods else None,
         cells=mx * my, groups=n_groups,
     )  # fmt: skip
-    eps_g = parts.eps_of("groups", t)
+    directions = None if directions_given else plan_pc_dir(
+        n, p, max(components), eps=eps_d, delta=parts.delta_d, calibration=calibration,
+        ties=settings.ties, accuracy="ignore", allow_large_delta=True,
+    )  # fmt: skip
     return ScorePlan(
-        MappingProxyType(dict(shares)), eps_d, parts.delta_d, eps_g, eps_f, eps_m,
-        parts.delta_m, cost, forecast,
+        MappingProxyType(dict(shares)), eps_d, parts.delta_d, parts.eps_of("groups", t),
+        eps_f, eps_m, parts.delta_m, cost, forecast, n, p, settings, directions,
+        None if groups is None else n_groups,
+    )  # fmt: skip
+
+
+def _settings(
+    *, groups_public: object, compare: object, inflate: object, ties: object,
+    accuracy: object, bounds: Any, frame: Any, variables: tuple[str, ...], **checked: Any,
+) -> ScoreSettings:  # fmt: skip
+    """The draw settings of a score plan; ``checked`` are options already checked."""
+    return ScoreSettings(
+        groups_public=check_bool(groups_public, "groups_public"),
+        compare=check_bool(compare, "compare"), inflate=check_real(inflate, "inflate", low=0.0),
+        ties=check_ties(ties), accuracy=check_accuracy(accuracy),
+        box=check_bounds(bounds, variables),
+        public_frame=None if frame is None else check_frame(frame), **checked,
     )  # fmt: skip
 
 

@@ -1,207 +1,31 @@
-"""The public score release, :func:`dp_score`: checks, plan, then each part.
+"""The public score release, :func:`dp_score`: check the table, plan, execute.
 
-The call checks every argument, prices itself with :func:`plan_score`, checks
-the budget and then runs the parts in a fixed order, each drawing from the
-one generator: directions, group sizes, frame, histograms (in method order).
+The call checks the table and the labels once, builds its plan
+(:func:`plan_score`) and runs it through :func:`dppca.engine.execute`, which
+checks the budget and draws the parts in a fixed order from one generator:
+directions, group sizes, frame, histograms (in method order).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from types import MappingProxyType
-from typing import Any, cast
+from collections.abc import Sequence
+from typing import Any
 
-import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
-from .._splits import ScoreSplit, resolve_score_split
+from .._splits import ScoreSplit
 from .._typing import Accuracy, Calibration, Data, RandomStateLike, Ties
-from .._validation import (
-    apply_bounds,
-    check_accuracy,
-    check_bins,
-    check_bins_cap,
-    check_bool,
-    check_bounds,
-    check_budget,
-    check_calibration,
-    check_components,
-    check_data,
-    check_delta,
-    check_delta_for_n,
-    check_eps,
-    check_frame,
-    check_methods,
-    check_positive_float,
-    check_random_state,
-    check_real,
-    check_ties,
-)
+from .._validation import check_bins_cap, check_components, check_data
 from ..accounting import Budget
-from ..directions import (
-    DirectionsResult,
-    dp_pc_dir,
-    refuse_own_directions,
-    resolve_directions,
-)
-from ..forecast import enforce
-from .frame import choose_frame
-from .groups import _resolve_groups, release_group_sizes, resolve_group_codes
-from .histograms import (
-    HISTOGRAM_METHODS,
-    ScoreMethod,
-    _normalise,
-    bin_counts,
-    release_histograms,
-)
-from .plan import ScorePlan, plan_score
-from .result import NonPrivateScores, ScoreResult
+from ..directions import DirectionsResult
+from ..engine import CheckedData, execute
+from .draw import ScoreInputs, given_directions
+from .groups import _resolve_groups, resolve_group_codes
+from .histograms import ScoreMethod
+from .plan import plan_score
+from .result import ScoreResult
 
 __all__ = ["dp_score"]
-
-Box = tuple[NDArray[np.float64], NDArray[np.float64]]
-Limits = tuple[tuple[float, float], tuple[float, float]]
-
-
-@dataclass(frozen=True, eq=False)
-class _ScoreCall:
-    """The checked arguments of one :func:`dp_score` call (internal, never returned)."""
-
-    data: NDArray[np.float64]
-    variables: tuple[str, ...]
-    eps: float
-    delta: float
-    components: tuple[int, int]
-    bins: tuple[int, int]
-    methods: tuple[str, ...]
-    groups_public: bool
-    compare: bool
-    bound: float
-    inflate: float
-    accuracy: Accuracy
-    box: Box | None
-    calibration: Calibration
-    ties: Ties
-    public_frame: Limits | None
-    matrix: NDArray[np.float64] | None
-    dir_result: DirectionsResult | None
-    public_levels: tuple[Any, ...] | None
-    levels: tuple[Any, ...] | None
-    codes: NDArray[np.int64] | None
-    rng: np.random.Generator
-
-    @property
-    def n(self) -> int:
-        return int(self.data.shape[0])
-
-    @property
-    def n_groups(self) -> int:
-        return 1 if self.levels is None else len(self.levels)
-
-    @property
-    def private_groups(self) -> bool:
-        return self.levels is not None and not self.groups_public
-
-    @property
-    def dir_source(self) -> str:
-        if self.matrix is None:
-            return "private"
-        return "public" if self.dir_result is None else "private release"
-
-
-def _given_directions(
-    directions: object, p: int, components: tuple[int, int], public_directions: bool
-) -> tuple[NDArray[np.float64] | None, DirectionsResult | None]:
-    """The two given directions used (None to release them) and the given result."""
-    given, dir_result = resolve_directions(
-        directions, p=p, k=max(components), public_directions=public_directions
-    )
-    if given is None:
-        return None, dir_result
-    return np.ascontiguousarray(given[:, [c - 1 for c in components]]), dir_result
-
-
-def _check_call(
-    X: Data,
-    *,
-    eps: object,
-    delta: object,
-    bins: object,
-    components: object,
-    method: object,
-    directions: object,
-    groups: object,
-    groups_public: object,
-    group_labels: object,
-    public_directions: bool,
-    score_range: object,
-    inflate: object,
-    calibration: object,
-    ties: object,
-    compare: object,
-    frame: object,
-    random_state: RandomStateLike,
-    bounds: object,
-    accuracy: object,
-    allow_large_delta: object,
-) -> _ScoreCall:
-    """Every argument check of :func:`dp_score`, in its order, before any work."""
-    X, labels = _resolve_groups(X, groups)
-    data, variables = check_data(X, min_cols=2)
-    n, p = data.shape
-    eps = check_eps(eps)
-    delta = check_delta_for_n(
-        check_delta(delta), n, check_bool(allow_large_delta, "allow_large_delta")
-    )
-    components = check_components(components, p)
-    mx, my = check_bins(bins, n)
-    methods = check_methods(method, tuple(HISTOGRAM_METHODS))
-    groups_public = check_bool(groups_public, "groups_public")
-    compare = check_bool(compare, "compare")
-    bound = check_positive_float(score_range, "score_range")
-    inflate = check_real(inflate, "inflate", low=0.0)
-    accuracy = check_accuracy(accuracy)
-    box = check_bounds(bounds, variables)
-    calibration = check_calibration(calibration)
-    ties = check_ties(ties)
-    public_frame = None if frame is None else check_frame(frame)
-    matrix, dir_result = _given_directions(directions, p, components, public_directions)
-    public_levels, levels, codes = resolve_group_codes(labels, group_labels, n)
-    rng = check_random_state(random_state)
-    return _ScoreCall(
-        data, variables, eps, delta, components, (mx, my), methods, groups_public, compare, bound,
-        inflate, accuracy, box, calibration, ties, public_frame, matrix, dir_result,
-        public_levels, levels, codes, rng,
-    )  # fmt: skip
-
-
-def _plan_call(call: _ScoreCall, split: ScoreSplit) -> ScorePlan:
-    """The data-free plan of a checked call."""
-    return plan_score(
-        call.n, call.data.shape[1], eps=call.eps, delta=call.delta, bins=call.bins,
-        components=call.components, method=cast("Sequence[ScoreMethod]", call.methods),
-        directions_given=call.matrix is not None,
-        groups=None if call.levels is None else call.n_groups,
-        groups_public=call.groups_public, frame_given=call.public_frame is not None,
-        bounds_given=call.box is not None, split=split, score_range=call.bound,
-        calibration=call.calibration,
-    )  # fmt: skip
-
-
-def _release_directions(
-    call: _ScoreCall, data: NDArray[np.float64], plan: ScorePlan
-) -> tuple[NDArray[np.float64], DirectionsResult | None]:
-    """The two directions of the plot: given, or released now with the plan's share."""
-    if call.matrix is not None:
-        return call.matrix, call.dir_result
-    dir_result = dp_pc_dir(
-        data, max(call.components), eps=plan.eps_directions, delta=plan.delta_directions,
-        random_state=call.rng, calibration=call.calibration, ties=call.ties,
-        accuracy="ignore", allow_large_delta=True,
-    )  # fmt: skip
-    columns = [c - 1 for c in call.components]
-    return np.ascontiguousarray(dir_result.directions[:, columns]), dir_result
 
 
 def dp_score(
@@ -217,7 +41,7 @@ def dp_score(
     groups_public: bool = False,
     group_labels: Sequence[Any] | None = None,
     public_directions: bool = False,
-    split: ScoreSplit | Mapping[str, float] | None = None,
+    split: ScoreSplit | None = None,
     score_range: float = 1e6,
     inflate: float = 0.2,
     calibration: Calibration = "analytic",
@@ -286,7 +110,7 @@ def dp_score(
         Delta goes to the directions and the histograms in proportion to their
         weights. These shares are a basic split; with the analytic calibration
         every eps share is then scaled up until the tight total is eps (see
-        Notes). A mapping ``{part: weight}`` is deprecated (FutureWarning).
+        Notes).
     score_range : float, default=1e6
         Public bound: scores are treated as lying in ``[-score_range,
         score_range]`` when the private frame is searched for.
@@ -341,8 +165,6 @@ def dp_score(
         With ``accuracy="warn"`` when the forecast finds a problem (for
         example n and the frame's share of eps too small for a reliable
         private frame, :func:`frame_failure_bound` > 0.05).
-    FutureWarning
-        When ``split`` is a mapping (deprecated; pass a ScoreSplit).
 
     See Also
     --------
@@ -408,92 +230,22 @@ def dp_score(
     (64, 5)
     """  # noqa: E501
     check_bins_cap(bins)  # before any work (issue 14)
-    check_budget(budget)
-    shares = resolve_score_split(split)
-    call = _check_call(
-        X, eps=eps, delta=delta, bins=bins, components=components, method=method,
-        directions=directions, groups=groups, groups_public=groups_public,
-        group_labels=group_labels, public_directions=public_directions,
-        score_range=score_range, inflate=inflate, calibration=calibration, ties=ties,
-        compare=compare, frame=frame, random_state=random_state, bounds=bounds,
-        accuracy=accuracy, allow_large_delta=allow_large_delta,
+    X, labels = _resolve_groups(X, groups)
+    data, variables = check_data(X, min_cols=2)
+    n, p = data.shape
+    components = check_components(components, p)
+    matrix, dir_result = given_directions(directions, p, components, public_directions)
+    public_levels, levels, codes = resolve_group_codes(labels, group_labels, n)
+    plan = plan_score(
+        n, p, eps=eps, delta=delta, bins=bins, components=components, method=method,
+        directions_given=matrix is not None, groups=None if levels is None else len(levels),
+        groups_public=groups_public, split=split, score_range=score_range,
+        calibration=calibration, inflate=inflate, ties=ties, compare=compare, frame=frame,
+        bounds=bounds, variables=variables, accuracy=accuracy,
+        allow_large_delta=allow_large_delta,
     )  # fmt: skip
-    plan = _plan_call(call, shares)
-    enforce(plan.forecast, call.accuracy)
-    if budget is not None:
-        budget.check(plan.cost)
-    data = call.data
-    if call.matrix is not None and call.dir_result is None:
-        refuse_own_directions(data, call.matrix, call.components)
-    if call.box is not None:
-        data = apply_bounds(data, call.box)
-    result = _run(call, data, plan)
-    if budget is not None:
-        budget.spend(plan.cost)
-    return result
-
-
-def _run(call: _ScoreCall, data: NDArray[np.float64], plan: ScorePlan) -> ScoreResult:
-    """Draw every part of a checked, planned and paid-for call; build the result.
-
-    Randomness order: directions, group sizes, frame, histograms (method
-    order), all from ``call.rng``.
-    """
-    matrix, dir_result = _release_directions(call, data, plan)
-    with np.errstate(over="ignore", invalid="ignore"):  # no warning may depend on the data
-        scores = data @ matrix
-    exact_sizes, group_sizes = release_group_sizes(
-        call.codes, call.levels, call.n, private=call.private_groups, eps_g=plan.eps_groups,
-        rng=call.rng,
-    )  # fmt: skip
-    (xlim, ylim), frame_source = choose_frame(
-        scores, matrix, public_frame=call.public_frame, box=call.box, eps=plan.eps_frame,
-        bound=call.bound, inflate=call.inflate, rng=call.rng,
-    )  # fmt: skip
-    mx, my = call.bins
-    x_edges = np.linspace(xlim[0], xlim[1], mx + 1)
-    y_edges = np.linspace(ylim[0], ylim[1], my + 1)
-    counts = bin_counts(scores, x_edges, y_edges, call.codes, call.n_groups)
-    probs, noise = release_histograms(
-        counts, call.methods, eps_m=plan.eps_method, delta_m=plan.delta_method,
-        calibration=call.calibration, rng=call.rng,
-    )  # fmt: skip
-    nonprivate = None
-    if call.compare:
-        nonprivate = NonPrivateScores(
-            scores=scores,
-            group_codes=call.codes,
-            prob=_normalise(counts.astype(np.float64)),
-            group_sizes=exact_sizes,
-        )
-    return ScoreResult(
-        components=call.components,
-        n=call.n,
-        xlim=(float(xlim[0]), float(xlim[1])),
-        ylim=(float(ylim[0]), float(ylim[1])),
-        x_edges=x_edges,
-        y_edges=y_edges,
-        methods=call.methods,
-        probs=MappingProxyType(probs),
-        groups=call.levels,
-        group_sizes=group_sizes,
-        groups_public=call.groups_public,
-        directions=matrix,
-        directions_source=call.dir_source,
-        directions_release=dir_result,
-        noise=MappingProxyType(noise),
-        cost=plan.cost,
-        nonprivate=nonprivate,
-        frame_source=frame_source,
-        bounds=None if call.box is None else np.column_stack(call.box),
-        forecast=plan.forecast,
-        variables=call.variables,
-        groups_source=_groups_source(call),
+    inputs = ScoreInputs(matrix, dir_result, public_levels, levels, codes)
+    result: ScoreResult = execute(
+        plan, CheckedData(data, variables, inputs), budget=budget, random_state=random_state
     )
-
-
-def _groups_source(call: _ScoreCall) -> str | None:
-    """``"public"`` for the caller's label list, ``"data"`` for labels read from the data."""
-    if call.levels is None:
-        return None
-    return "data" if call.public_levels is None else "public"
+    return result

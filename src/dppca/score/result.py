@@ -8,22 +8,16 @@ probabilities; :func:`sample_points` turns a released histogram into points
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import InitVar, dataclass
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
 from .._lazy import pandas as pd
-from .._results import (
-    ResultMixin,
-    computed_private,
-    deprecated_name,
-    directions_source_name,
-    first_panel,
-)
+from .._results import ResultMixin, check_directions_source, drawer
 from .._typing import RandomStateLike
-from .._validation import check_random_state, check_sample_options
+from .._validation import check_sample_options, post_processing_rng
 from ..accounting import PrivacyCost
 from ..directions import DirectionsResult
 from ..forecast import Forecast
@@ -76,7 +70,6 @@ class NonPrivateScores:
         return f"NonPrivateScores(n={self.scores.shape[0]}, non-private)"
 
 
-@computed_private
 @dataclass(frozen=True, eq=False, repr=False)
 class ScoreResult(ResultMixin):
     """A private score plot: frame, grid and DP bin probabilities.
@@ -113,8 +106,7 @@ class ScoreResult(ResultMixin):
         the same names as :attr:`ScreeResult.directions_source`.
     directions_release : DirectionsResult or None
         The private directions release, when there is one (the same name as
-        :attr:`ScreeResult.directions_release`; ``directions_result`` is a
-        deprecated alias).
+        :attr:`ScreeResult.directions_release`).
     noise : mapping
         Per method, the noise parameters on the count scale (``sigma`` for
         ``"add"``; ``scale`` and ``threshold`` for ``"sparse"``).
@@ -130,8 +122,8 @@ class ScoreResult(ResultMixin):
         Computed: True when every field is a DP release, post-processing of
         one, or public; False with the non-private comparison
         (``compare=True``) or with group labels read from the data
-        (``groups_source="data"`` without ``groups_public``). Passing
-        ``private=`` to the constructor is deprecated and has no effect.
+        (``groups_source="data"`` without ``groups_public``); not a
+        constructor argument.
     bounds : ndarray of shape (p, 2) or None
         The public bounds the data were clipped to, if any.
     forecast : Forecast or None
@@ -164,14 +156,13 @@ class ScoreResult(ResultMixin):
     cost: PrivacyCost
     nonprivate: NonPrivateScores | None = None
     frame_source: str = "private"
-    private: InitVar[bool | None] = None  # deprecated and ignored: computed
     bounds: NDArray[np.float64] | None = None
     forecast: Forecast | None = None
     variables: tuple[str, ...] = ()
     groups_source: str | None = None
 
-    def __post_init__(self, private: bool | None) -> None:
-        source = directions_source_name(self.directions_source)
+    def __post_init__(self) -> None:
+        source = check_directions_source(self.directions_source)
         object.__setattr__(self, "directions_source", source)
         if not self.variables and self.directions_release is not None:
             object.__setattr__(self, "variables", tuple(self.directions_release.variables))
@@ -186,12 +177,6 @@ class ScoreResult(ResultMixin):
     def p(self) -> int:
         """Number of variables."""
         return int(self.directions.shape[0])
-
-    @property
-    def directions_result(self) -> DirectionsResult | None:
-        """Deprecated alias of :attr:`directions_release`."""
-        deprecated_name(self, "directions_result", "directions_release")
-        return self.directions_release
 
     @property
     def has_comparison(self) -> bool:
@@ -287,10 +272,6 @@ class ScoreResult(ResultMixin):
                 parts.append(frame)
         return pd.concat(parts, ignore_index=True)
 
-    def sample(self, **kwargs: Any) -> pd.DataFrame:
-        """Synthetic points from a released histogram; see :func:`sample_points`."""
-        return sample_points(self, **kwargs)
-
     def plot(self, kind: str = "histogram", *, ax: Any = None, **kwargs: Any) -> Axes:
         """Draw the result (no new privacy cost).
 
@@ -316,12 +297,7 @@ class ScoreResult(ResultMixin):
             result's ``plot()`` returns an Axes (the two figure functions
             themselves return the Figure).
         """
-        from ..plotting.score import plot_score, plot_score_groups, plot_score_panels
-
-        if kind in ("panels", "groups"):
-            draw = plot_score_panels if kind == "panels" else plot_score_groups
-            return first_panel(draw(self, ax=ax, **kwargs), ax)
-        return plot_score(self, kind=kind, ax=ax, **kwargs)
+        return drawer(self)(self, kind=kind, ax=ax, **kwargs)
 
     def __repr__(self) -> str:
         groups = "" if self.groups is None else f", groups={len(self.groups)}"
@@ -381,6 +357,9 @@ def sample_points(
         Normal jitter, as a multiple of the bin width on each axis; default
         0.5 for ``"center"`` and 0.25 for ``"uniform"``. 0 means no jitter.
     random_state : None, int or numpy.random.Generator, default=None
+        Source of the points' randomness: a stream derived apart from the
+        release's noise (:func:`dppca._validation.post_processing_rng`), so
+        even the release's own seed never re-draws the released noise.
 
     Returns
     -------
@@ -415,7 +394,7 @@ def sample_points(
         method, size, kind, bandwidth,
         methods=result.methods, n=result.n, bandwidths=_DEFAULT_BANDWIDTH,
     )  # fmt: skip
-    rng = check_random_state(random_state)
+    rng = post_processing_rng(random_state)  # never the noise stream
     prob = np.asarray(result.probs[method])
     alive = prob.sum(axis=1) > 0
     if not alive.any():

@@ -90,8 +90,7 @@ __all__ = [
     "plan_scree",
 ]
 
-# The public home of the classes, named by release files and pickles. Set after
-# the class is made: ``dataclass`` resolves ``InitVar`` in ``__module__``.
+# The public home of the classes, named by release files and pickles.
 for _cls in (ClippedControl, HuberControl, PMWMControl, ScreePlan, ScreeResult):
     _cls.__module__ = __name__
 del _cls

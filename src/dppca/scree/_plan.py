@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Literal
 
@@ -12,19 +12,30 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._pairs import all_pairs_pay, moment_sensitivity
-from .._splits import UNSET, ScreeSplit, Unset, resolve_scree_split
-from .._typing import Calibration
+from .._splits import ScreeSplit, resolve_scree_split
+from .._typing import Calibration, Ties
 from .._validation import (
+    check_accuracy,
     check_bool,
     check_bounds,
     check_calibration,
     check_choice,
+    check_data,
     check_delta,
+    check_delta_for_n,
     check_eps,
     check_k,
     check_positive_int,
+    check_ties,
 )
 from ..accounting import PrivacyCost, compose, scale_to_tight
+from ..directions import (
+    DirectionsPlan,
+    plan_pc_dir,
+    refuse_own_directions,
+    resolve_directions,
+)
+from ..engine import CheckedData, Part, parts_of
 from ..forecast import (
     CLIP_RATIO,
     FAILURE_TOLERANCE,
@@ -45,6 +56,7 @@ from ._clip import (
     _unit_sd,
 )
 from ._controls import ScreeMethod, _resolve_controls, _resolve_methods
+from ._draw import run_scree
 from ._estimators import _method_cost
 
 # How the forecast names the joint release's noise.
@@ -85,24 +97,28 @@ def plan_scree(
     control: Any = None,
     directions_given: bool = False,
     split: ScreeSplit | None = None,
-    direction_share: float | Unset = UNSET,
-    trace_share: float | Unset | None = UNSET,
     pairing: Literal["all", "random", "consecutive"] | None = None,
+    mono: bool = True,
+    compare: bool = False,
     calibration: Calibration = "analytic",
+    ties: Ties = "zero",
     bounds: Any = None,
+    variables: tuple[str, ...] | None = None,
+    accuracy: str = "warn",
+    allow_large_delta: bool = False,
 ) -> ScreePlan:
     """Price and forecast a :func:`dp_scree` call without any data.
 
     Parameters are those of :func:`dp_scree` that shape the release, with the
     data replaced by its public size ``n`` x ``p`` and ``directions`` by
     whether they are given. ``bounds`` take the forms of :func:`dp_scree`
-    (mappings name the variables ``V1 .. Vp``). ``direction_share`` and
-    ``trace_share`` are deprecated, as in :func:`dp_scree`.
+    (mappings name the ``variables``, by default ``V1 .. Vp``).
 
     Returns
     -------
     ScreePlan
-        ``cost`` (what the call would record) and ``forecast``.
+        ``cost`` (what the call records), ``forecast``, ``parts`` and the
+        sub-plan of its ``directions``; :func:`dppca.engine.execute` runs it.
 
     Examples
     --------
@@ -113,20 +129,35 @@ def plan_scree(
     n = check_positive_int(n, "n")
     p = check_positive_int(p, "p")
     k = check_k(k, p)
-    eps, delta = check_eps(eps), check_delta(delta)
+    eps = check_eps(eps)
+    delta = check_delta_for_n(
+        check_delta(delta), n, check_bool(allow_large_delta, "allow_large_delta")
+    )
     methods = _resolve_methods(method)
     controls = _resolve_controls(control, methods)
     calibration = check_calibration(calibration)
     pairing_rule = pairing or ("all" if all_pairs_pay(n, p) else "random")
     pairing_rule = check_choice(pairing_rule, "pairing", ("all", "random", "consecutive"))
-    shares = resolve_scree_split(split, direction_share, trace_share)
+    shares = resolve_scree_split(split)
     given = check_bool(directions_given, "directions_given")
-    box = check_bounds(bounds, tuple(f"V{j + 1}" for j in range(p)))
-    return _make_plan(
+    mono, compare = check_bool(mono, "mono"), check_bool(compare, "compare")
+    ties, accuracy = check_ties(ties), check_accuracy(accuracy)
+    names = variables if variables is not None else tuple(f"V{j + 1}" for j in range(p))
+    box = check_bounds(bounds, names)
+    plan = _make_plan(
         n, p, k, eps=eps, delta=delta, methods=methods, controls=controls,
         direction_share=0.0 if given else shares.directions, trace_share=shares.clip,
         pairing=pairing_rule, calibration=calibration, box=box,
     )  # fmt: skip
+    directions = None
+    if plan.eps_dir > 0:
+        directions = plan_pc_dir(
+            n, p, k, eps=plan.eps_dir, delta=plan.delta_dir, calibration=calibration,
+            ties=ties, accuracy="ignore", allow_large_delta=True,
+        )  # fmt: skip
+    return replace(
+        plan, directions=directions, mono=mono, compare=compare, ties=ties, accuracy=accuracy
+    )
 
 
 @dataclass(frozen=True)
@@ -150,11 +181,58 @@ class ScreePlan:
     methods: tuple[str, ...] = ()
     controls: Mapping[str, Any] = field(default_factory=dict)
     pairing: str = "all"
+    n: int = 0
+    p: int = 0
+    k: int = 0
+    calibration: str = "analytic"
+    box: Any = None
+    directions: DirectionsPlan | None = None
+    mono: bool = True
+    compare: bool = False
+    ties: str = "zero"
+    accuracy: str = "warn"
+    kind: str = "scree"
 
     @property
-    def parts(self) -> tuple[PrivacyCost, ...]:
-        """The elementary costs, in the order the release draws them."""
-        return self.cost.leaves()
+    def parts(self) -> tuple[Part, ...]:
+        """The noise draws, in order: directions (if released here), clip, moments, methods."""
+        return parts_of(self.cost)
+
+    def check_input(
+        self, X: Any, *, directions: Any = None, public_directions: bool = False
+    ) -> CheckedData:
+        """Check the table (n >= 4, in memory) and the given ``directions`` once.
+
+        A CheckedData whose ``extra`` already holds the directions passes
+        through. ``directions`` must match the plan: given exactly when it
+        was priced with ``directions_given=True``.
+        """
+        if isinstance(X, CheckedData) and X.extra is not None:
+            given, release = X.extra
+        else:
+            table = X if isinstance(X, CheckedData) else CheckedData(*check_data(X, min_rows=4))
+            given, release = resolve_directions(
+                directions, p=table.shape[1], k=self.k,
+                public_directions=check_bool(public_directions, "public_directions"),
+            )  # fmt: skip
+            X = CheckedData(table.values, table.variables, (given, release))
+        if (given is None) != (self.directions is not None):
+            raise ValueError(
+                "the plan was priced "
+                + ("with directions given" if self.directions is None else "to release them")
+                + "; build it with directions_given matching the directions passed."
+            )
+        return X
+
+    def screen(self, data: CheckedData) -> None:
+        """Before any noise: refuse "public" directions that are the data's own."""
+        given, release = data.extra
+        if given is not None and release is None:
+            refuse_own_directions(data.values, given, range(1, self.k + 1))
+
+    def draw(self, data: CheckedData, rng: np.random.Generator) -> Any:
+        """Draw the parts in order (see :func:`dppca.scree._draw.run_scree`)."""
+        return run_scree(self, data, rng)
 
     @classmethod
     def make(
@@ -215,7 +293,7 @@ class ScreePlan:
         )  # fmt: skip
         return cls(
             eps_dir, delta_dir, eps_scan, eps_m, delta_m, ladder, level, kind, cost, forecast,
-            methods, MappingProxyType(dict(controls)), pairing,
+            methods, MappingProxyType(dict(controls)), pairing, n, p, k, calibration, box,
         )  # fmt: skip
 
 

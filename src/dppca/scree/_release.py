@@ -1,38 +1,19 @@
-"""The public :func:`dp_scree`: validate, check the budget, run the plan, return the result."""
+"""The public :func:`dp_scree`: check the table, build its plan, run it through the executor."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
-import numpy as np
-from numpy.typing import NDArray
-
-from .._splits import UNSET, ScreeSplit, Unset, resolve_scree_split
+from .._splits import ScreeSplit
 from .._typing import Accuracy, Calibration, Data, RandomStateLike, Ties
-from .._validation import (
-    apply_bounds,
-    check_accuracy,
-    check_bool,
-    check_bounds,
-    check_budget,
-    check_calibration,
-    check_data,
-    check_delta,
-    check_delta_for_n,
-    check_eps,
-    check_k,
-    check_random_state,
-)
+from .._validation import check_bool, check_data, check_k
 from ..accounting import Budget
-from ..directions import DirectionsResult, dp_pc_dir, refuse_own_directions, resolve_directions
-from ..forecast import enforce
-from ..mechanisms import ladder_quantile, random_pairing
+from ..directions import DirectionsResult, resolve_directions
+from ..engine import CheckedData, execute
 from ._controls import ScreeMethod
-from ._estimators import _PAIRINGS, EXTRA_METHODS, _moment_release, _mono
-from ._plan import ScreePlan, plan_scree
+from ._plan import plan_scree
 from ._result import ScreeResult
-from ._statistics import _paired_differences
 
 
 def dp_scree(
@@ -46,8 +27,6 @@ def dp_scree(
     directions: DirectionsResult | Any = None,
     public_directions: bool = False,
     split: ScreeSplit | None = None,
-    direction_share: float | Unset = UNSET,
-    trace_share: float | Unset | None = UNSET,
     pairing: Literal["all", "random", "consecutive"] | None = None,
     mono: bool = True,
     compare: bool = False,
@@ -97,12 +76,6 @@ def dp_scree(
         automatic clip share: between 0.05 and 0.3, the one with the least
         forecast error (noise against clipping bias) among those whose scan
         the forecast does not flag (a function of n, eps and the ladder only).
-    direction_share : float, optional
-        Deprecated: pass ``split=ScreeSplit(directions=...)``. Passing it
-        warns, and passing it with ``split`` raises TypeError.
-    trace_share : float or None, optional
-        Deprecated: pass ``split=ScreeSplit(clip=...)``. Passing it warns,
-        and passing it with ``split`` raises TypeError.
     pairing : {"all", "random", "consecutive"}, default=None
         Pairs of rows the moments are averaged over. ``"all"`` (the default
         while it costs little, up to n = 14100 at p = 50: see
@@ -166,8 +139,6 @@ def dp_scree(
         With ``accuracy="warn"`` when the forecast finds a problem.
     PrivacyWarning
         With ``calibration="classic"`` when a Gaussian step gets eps >= 1.
-    FutureWarning
-        When the deprecated ``direction_share`` or ``trace_share`` is passed.
 
     See Also
     --------
@@ -264,137 +235,17 @@ def dp_scree(
     >>> res.to_frame().shape
     (3, 3)
     """
-    check_budget(budget)
     data, variables = check_data(X, min_rows=4)
     n, p = data.shape
     k = check_k(k, p)
-    eps = check_eps(eps)
-    delta = check_delta_for_n(
-        check_delta(delta), n, check_bool(allow_large_delta, "allow_large_delta")
-    )
-    mono = check_bool(mono, "mono")
-    compare = check_bool(compare, "compare")
-    accuracy = check_accuracy(accuracy)
-    box = check_bounds(bounds, variables)
     public_directions = check_bool(public_directions, "public_directions")
     given, release = resolve_directions(directions, p=p, k=k, public_directions=public_directions)
-    source = _directions_source(given is None, release is None)
-    shares = resolve_scree_split(split, direction_share, trace_share)
-    rng = check_random_state(random_state)
     plan = plan_scree(
         n, p, k, eps=eps, delta=delta, method=method, control=control,
-        directions_given=given is not None, split=shares, pairing=pairing,
-        calibration=calibration,
-        bounds=None if box is None else np.column_stack(box),
+        directions_given=given is not None, split=split, pairing=pairing, mono=mono,
+        compare=compare, calibration=calibration, ties=ties, bounds=bounds,
+        variables=variables, accuracy=accuracy, allow_large_delta=allow_large_delta,
     )  # fmt: skip
-    calibration = check_calibration(calibration)
-    enforce(plan.forecast, accuracy)
-    if budget is not None:
-        budget.check(plan.cost)
-    if given is not None and release is None:
-        refuse_own_directions(data, given, range(1, k + 1))
-
-    # Every draw from here on comes in a fixed order: the directions, the
-    # pairings, the clip scan, the joint moments, then each extra method.
-    if box is not None:
-        data = apply_bounds(data, box)
-    vectors = given
-    if vectors is None:
-        release = dp_pc_dir(
-            data, k, eps=plan.eps_dir, delta=plan.delta_dir, random_state=rng,
-            calibration=calibration, ties=ties, accuracy="ignore", allow_large_delta=True,
-        )  # fmt: skip
-        vectors = np.array(release.directions)
-    shift = None if box is None else 0.5 * (box[0] + box[1])
-    draws = _draw(data, vectors, plan, shift=shift, mono=mono, calibration=calibration, rng=rng)
-    nonprivate = _nonprivate(data, k) if compare else (None, None)
-    if budget is not None:
-        budget.spend(plan.cost)
-    return ScreeResult(
-        methods=plan.methods, values=draws.values, trace=draws.trace,
-        directions=np.ascontiguousarray(vectors), directions_source=source,
-        directions_release=release, n=n, n_pairs=n // 2, variables=variables, cost=plan.cost,
-        calibration=calibration, mono=mono, nonprivate_values=nonprivate[0],
-        nonprivate_trace=nonprivate[1], noise_sd=draws.noise_sd, trace_sd=draws.trace_sd,
-        clip_level=draws.clip, bounds=None if box is None else np.column_stack(box),
-        forecast=plan.forecast,
-    )  # fmt: skip
-
-
-def _directions_source(computed_here: bool, public: bool) -> str:
-    """Where the directions came from (see :attr:`ScreeResult.directions_source`)."""
-    if computed_here:
-        return "private (this call)"
-    return "public (caller)" if public else "private (earlier release)"
-
-
-class _Draws(NamedTuple):
-    """What :func:`_draw` releases: every method's variances and the total variance."""
-
-    values: NDArray[np.float64]  # (n_methods, k), after the optional monotone fit
-    noise_sd: NDArray[np.float64]  # (n_methods, k)
-    trace: float
-    trace_sd: float
-    clip: float
-
-
-def _draw(
-    data: NDArray[np.float64], vectors: NDArray[np.float64], plan: ScreePlan, *,
-    shift: NDArray[np.float64] | None, mono: bool, calibration: str, rng: np.random.Generator,
-) -> _Draws:  # fmt: skip
-    """Run the plan's parts after the directions, in their fixed order.
-
-    The pairings first, then the clip scan (unless the clip level is public),
-    the joint moments, and each extra method in the order asked for. ``data``
-    are already clipped to any public bounds, whose centre is ``shift``.
-    """
-    orders = _pairings(data.shape[0], plan.pairing, rng)
-    z = _paired_differences(data, orders[0])
-    clip = _clip_level(z, plan, rng)
-    moments, trace, trace_sd = _moment_release(
-        data, orders, vectors, clip, all_pairs=plan.pairing == "all", shift=shift,
-        kind=plan.noise, eps=plan.eps_m, delta=plan.delta_m, calibration=calibration, rng=rng,
-    )  # fmt: skip
-    with np.errstate(over="ignore", invalid="ignore"):
-        w = np.nan_to_num((z @ vectors) ** 2, nan=np.inf)
-    k = vectors.shape[1]
-    rows, sds = [], []
-    for name in plan.methods:
-        if name == "clipped":
-            est, sd = moments, trace_sd
-        else:
-            est, sd = EXTRA_METHODS[name].run(
-                w, plan.controls[name], clip=clip, eps=plan.eps_m, delta=plan.delta_m,
-                calibration=calibration, rng=rng,
-            )  # fmt: skip
-        rows.append(_mono(est) if mono else est)
-        sds.append(np.full(k, sd))
-    return _Draws(np.vstack(rows), np.vstack(sds), trace, trace_sd, clip)
-
-
-def _pairings(n: int, rule: str, rng: np.random.Generator) -> list[NDArray[np.int64]]:
-    """The row orders the pair moments average over (drawn for ``"all"`` and ``"random"``)."""
-    if rule == "consecutive":
-        return [np.arange(n, dtype=np.int64)]
-    return [random_pairing(n, rng) for _ in range(1 if rule == "all" else _PAIRINGS)]
-
-
-def _clip_level(z: NDArray[np.float64], plan: ScreePlan, rng: np.random.Generator) -> float:
-    """The public clip level, or the pure-DP ladder scan of the squared pair norms."""
-    public_clip = plan.controls["clipped"].clip if "clipped" in plan.controls else None
-    if public_clip is not None:
-        return float(public_clip)
-    with np.errstate(over="ignore", invalid="ignore"):
-        sq = np.nan_to_num(np.einsum("ij,ij->i", z, z), nan=np.inf)
-    return ladder_quantile(
-        sq, plan.ladder, q=plan.scan_level, eps1=plan.eps_scan / 2, eps2=plan.eps_scan / 2,
-        rng=rng,
-    )  # fmt: skip
-
-
-def _nonprivate(data: NDArray[np.float64], k: int) -> tuple[NDArray[np.float64], float]:
-    """The top-k sample covariance eigenvalues and the total variance (NOT private)."""
-    p = data.shape[1]
-    cov = np.cov(data, rowvar=False).reshape(p, p)
-    eig = np.linalg.eigvalsh(cov)[::-1]
-    return np.ascontiguousarray(eig[:k]), float(np.trace(cov))
+    checked = CheckedData(data, variables, extra=(given, release))
+    result: ScreeResult = execute(plan, checked, budget=budget, random_state=random_state)
+    return result

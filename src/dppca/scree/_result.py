@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import InitVar, dataclass
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from .._lazy import pandas as pd
-from .._results import ResultMixin, computed_private, directions_source_name
+from .._results import ResultMixin, check_directions_source, drawer
 from ..accounting import PrivacyCost
 from ..directions import DirectionsResult
 from ..forecast import Forecast
@@ -33,7 +33,6 @@ def _pve_total(values: NDArray[np.float64], trace: float) -> NDArray[np.float64]
         return np.where(denom > 0, values / np.where(denom > 0, denom, 1.0), 0.0)
 
 
-@computed_private
 @dataclass(frozen=True, eq=False, repr=False)
 class ScreeResult(ResultMixin):
     """Private variance estimates along PC directions.
@@ -54,9 +53,6 @@ class ScreeResult(ResultMixin):
         Where the directions came from: released privately in this call, an
         earlier private release passed in, or public directions the caller
         vouched for (the same names as :attr:`ScoreResult.directions_source`).
-        The old spellings ``"private (this call)"``, ``"private (earlier
-        release)"`` and ``"public (caller)"`` are accepted and still compare
-        equal, with a ``FutureWarning``.
     directions_release : DirectionsResult or None
         The private direction release used, if any.
     n, n_pairs : int
@@ -77,8 +73,7 @@ class ScreeResult(ResultMixin):
         Only with ``compare=True``: the sample total variance (not private).
     private : bool
         Computed: False when the non-private comparison is attached
-        (``compare=True``), else True. Passing ``private=`` to the
-        constructor is deprecated and has no effect.
+        (``compare=True``), else True; not a constructor argument.
     noise_sd : ndarray of shape (n_methods, k) or None
         Standard deviation of the noise added to each released variance
         (before the monotone fit); public, for intervals on the figure.
@@ -106,15 +101,14 @@ class ScreeResult(ResultMixin):
     mono: bool
     nonprivate_values: NDArray[np.float64] | None = None
     nonprivate_trace: float | None = None
-    private: InitVar[bool | None] = None  # deprecated and ignored: computed
     noise_sd: NDArray[np.float64] | None = None
     trace_sd: float | None = None
     clip_level: float | None = None
     bounds: NDArray[np.float64] | None = None
     forecast: Forecast | None = None
 
-    def __post_init__(self, private: bool | None) -> None:
-        source = directions_source_name(self.directions_source)
+    def __post_init__(self) -> None:
+        source = check_directions_source(self.directions_source)
         object.__setattr__(self, "directions_source", source)
         arrays = (self.values, self.directions, self.nonprivate_values, self.noise_sd, self.bounds)
         for a in arrays:
@@ -241,9 +235,7 @@ class ScreeResult(ResultMixin):
         matplotlib.axes.Axes
             The Axes drawn on, as for every result's ``plot()``.
         """
-        from ..plotting.scree import plot_scree
-
-        return plot_scree(self, kind=kind, ax=ax, **kwargs)  # type: ignore[arg-type]
+        return drawer(self)(self, kind=kind, ax=ax, **kwargs)
 
     def __repr__(self) -> str:
         text = (

@@ -1,0 +1,230 @@
+"""The plan of a direction release: :func:`plan_pc_dir` and :class:`DirectionsPlan`.
+
+The plan is priced from its settings and the public shape (n, p); run by
+:func:`dppca.engine.execute` it draws its one part, the symmetric Gaussian
+noise on the spherical Kendall matrix (after the balanced design's random
+pairing, when that design is used).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._eigen import top_eigh
+from .._progress import ProgressCallback, ProgressLike, resolve_progress
+from .._typing import Calibration, Design, Sensitivity, Ties
+from .._validation import (
+    apply_bounds,
+    check_accuracy,
+    check_bool,
+    check_bounds,
+    check_calibration,
+    check_choice,
+    check_delta,
+    check_delta_for_n,
+    check_design,
+    check_design_m,
+    check_eps,
+    check_finite_matrix,
+    check_k,
+    check_positive_int,
+    check_ties,
+)
+from ..accounting import PrivacyCost
+from ..engine import CheckedData, Part, parts_of
+from ..forecast import Forecast, direction_noise_norm, direction_problem
+from ..kendall import kendall_matrix, validate_kendall_input
+from ..mechanisms import (
+    kendall_sensitivity,
+    kendall_sigma,
+    random_pairing,
+    symmetric_gaussian_noise,
+)
+from .result import DirectionsResult, orient_signs
+
+__all__ = ["DirectionsPlan", "forecast_directions", "plan_pc_dir", "top_eigen"]
+
+
+def top_eigen(matrix: NDArray[np.float64], k: int) -> tuple[NDArray, NDArray]:
+    """Top-k eigenpairs of a symmetric matrix, eigenvalues decreasing (internal)."""
+    check_finite_matrix(matrix, "matrix to decompose")  # issue 14: no garbage eigenpairs
+    values, vectors = top_eigh(matrix, k)  # partial when k << p (issue 24)
+    return values, orient_signs(vectors)
+
+
+@dataclass(frozen=True, eq=False)
+class DirectionsPlan:
+    """A priced direction release: settings, noise scale, cost and forecast.
+
+    Built by :func:`plan_pc_dir` from public quantities only and run by
+    :func:`dppca.engine.execute`; :func:`dppca.dp_pc_dir` is exactly that.
+    """
+
+    n: int
+    p: int
+    k: int
+    eps: float
+    delta: float
+    sigma: float
+    cost: PrivacyCost
+    forecast: Forecast
+    calibration: str = "analytic"
+    sensitivity: str = "tight"
+    design: str = "exact"
+    m: int | None = None
+    ties: str = "zero"
+    box: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None
+    accuracy: str = "warn"
+    progress: ProgressCallback | None = None
+    kind: str = "directions"
+
+    @property
+    def parts(self) -> tuple[Part, ...]:
+        """The one noise draw: the Kendall matrix's Gaussian noise."""
+        return parts_of(self.cost)
+
+    def check_input(self, X: Any) -> CheckedData:
+        """Check the table once (in memory or Dask); a CheckedData is not checked again.
+
+        A direction release reads nothing but the table.
+        """
+        checked = (
+            X
+            if isinstance(X, CheckedData)
+            else CheckedData(*validate_kendall_input(X, self.design))
+        )
+        if self.box is not None and not isinstance(checked.values, np.ndarray):
+            raise TypeError(
+                "bounds are supported for in-memory data only; clip a Dask array first."
+            )
+        return checked
+
+    def screen(self, data: CheckedData) -> None:
+        """Nothing to refuse after the budget check."""
+
+    def draw(self, data: CheckedData, rng: np.random.Generator) -> DirectionsResult:
+        """Compute the Kendall matrix and draw its noise (the executor calls this)."""
+        values = data.values
+        if self.box is not None:
+            values = apply_bounds(np.array(values, dtype=np.float64), self.box)
+        order = random_pairing(self.n, rng) if self.design == "balanced" else None
+        kendall = kendall_matrix(
+            values, ties=self.ties, design=self.design, m=self.m, order=order,
+            progress=self.progress,
+        )  # fmt: skip
+        return self.add_noise(kendall, data.variables, rng)
+
+    def add_noise(
+        self, kendall: NDArray[np.float64], variables: tuple[str, ...], rng: np.random.Generator
+    ) -> DirectionsResult:
+        """The plan's one part on a computed Kendall matrix, decomposed (internal)."""
+        noisy = symmetric_gaussian_noise(self.p, self.sigma, rng, value=kendall)
+        noisy = 0.5 * (noisy + noisy.T)
+        values, vectors = top_eigen(noisy, self.k)
+        return DirectionsResult(
+            directions=vectors,
+            eigenvalues=values,
+            noisy_matrix=noisy,
+            sigma=self.sigma,
+            n=self.n,
+            variables=variables,
+            cost=self.cost,
+            calibration=self.calibration,
+            sensitivity=self.sensitivity,
+            bounds=None if self.box is None else np.column_stack(self.box),
+            forecast=self.forecast,
+        )
+
+
+def plan_pc_dir(
+    n: int,
+    p: int,
+    k: int | None = None,
+    *,
+    eps: float,
+    delta: float,
+    calibration: Calibration = "analytic",
+    sensitivity: Sensitivity = "tight",
+    design: Design = "exact",
+    m: int | None = None,
+    ties: Ties = "zero",
+    bounds: Any = None,
+    variables: tuple[str, ...] | None = None,
+    accuracy: str = "warn",
+    allow_large_delta: bool = False,
+    progress: ProgressLike = None,
+) -> DirectionsPlan:
+    """Price and forecast a :func:`dppca.dp_pc_dir` release without any data.
+
+    Parameters are those of :func:`dppca.dp_pc_dir` with the data replaced by
+    its public shape ``n`` x ``p``; ``variables`` name the columns for
+    ``bounds`` given as a mapping (default ``V1 .. Vp``). The plan is what
+    :func:`dppca.engine.execute` runs: its ``cost`` is what the release
+    records.
+
+    Examples
+    --------
+    >>> plan = plan_pc_dir(178, 13, eps=1.0, delta=1e-6)
+    >>> round(plan.forecast.quantities["direction_noise_norm"], 2), plan.forecast.ok
+    (0.34, False)
+    """
+    n, p = check_positive_int(n, "n"), check_positive_int(p, "p")
+    k = check_k(k, p)
+    eps = check_eps(eps)
+    delta = check_delta_for_n(
+        check_delta(delta), n, check_bool(allow_large_delta, "allow_large_delta")
+    )
+    calibration = check_calibration(calibration)
+    sensitivity = check_choice(sensitivity, "sensitivity", ("tight", "seed"))
+    design = check_design(design)
+    ties = check_ties(ties)
+    accuracy = check_accuracy(accuracy)
+    names = variables if variables is not None else tuple(f"V{j + 1}" for j in range(p))
+    box = check_bounds(bounds, names)
+    released = f"noisy spherical Kendall matrix ({p} x {p})"
+    if design == "balanced":
+        m = check_design_m(m, n)
+        released = f"noisy spherical Kendall matrix ({p} x {p}, balanced design, m={m})"
+    sigma = kendall_sigma(n, eps, delta, calibration, sensitivity)
+    cost = PrivacyCost(
+        eps, delta, mechanism=f"gaussian ({calibration})", released=released,
+        kind="gaussian", sensitivity=kendall_sensitivity(n, sensitivity), sigma=sigma,
+    )  # fmt: skip
+    return DirectionsPlan(
+        n, p, k, eps, delta, sigma, cost, forecast_directions(n, p, eps, delta, sigma),
+        calibration=calibration, sensitivity=sensitivity, design=design, m=m, ties=ties,
+        box=box, accuracy=accuracy, progress=resolve_progress(progress),
+    )  # fmt: skip
+
+
+def forecast_directions(n: int, p: int, eps: float, delta: float, sigma: float) -> Forecast:
+    """Data-free forecast of a direction release with Kendall noise scale ``sigma``.
+
+    The spherical Kendall matrix has eigenvalues adding up to 1; the noise's
+    operator norm is about ``sigma sqrt(2 p)``
+    (:func:`dppca.forecast.direction_noise_norm`). Directions separated by an
+    eigenvalue gap ``g`` move by about that norm over ``g``; above
+    :data:`dppca.forecast.DIRECTION_NOISE_LIMIT` the directions of a typical
+    real table are forecast to be mostly noise.
+    """
+    norm = direction_noise_norm(p, sigma)
+    problem = direction_problem(norm)
+    problems = [] if problem is None else [problem]
+    return Forecast(
+        "directions", n, p, eps, delta,
+        quantities={"kendall_sigma": sigma, "direction_noise_norm": norm},
+        descriptions={
+            "kendall_sigma": "standard deviation of the noise on each diagonal entry",
+            "direction_noise_norm": "typical operator norm of the noise; directions whose "
+            "Kendall eigenvalues differ by less than about twice this are not resolved",
+        },
+        problems=tuple(problems),
+    )  # fmt: skip
+
+
+# Pickles and release files name the public path, which stays the same.
+DirectionsPlan.__module__ = "dppca.directions"
