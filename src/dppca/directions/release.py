@@ -52,6 +52,7 @@ from ..mechanisms import (
     random_pairing,
     symmetric_gaussian_noise,
 )
+from ..resolvability import assess_directions, enforce_resolved, resolvability_rng
 from .result import DirectionsResult, orient_signs
 
 __all__ = [
@@ -146,7 +147,11 @@ def dp_pc_dir(
         What to do, before any data are read, when the data-free forecast says
         the directions would be mostly noise (:attr:`DirectionsResult.forecast`):
         an ``AccuracyWarning``, an ``InaccurateReleaseError`` (nothing spent),
-        or nothing.
+        or nothing. The same choice applies after the release, when the free
+        post-release check (:attr:`DirectionsResult.resolvability`) finds the
+        judged directions not separated from the noise; a release cannot be
+        un-spent, so there ``"error"`` raises with the cost recorded and the
+        result on the error's ``result``.
     allow_large_delta : bool, default=False
         A delta of ``1/n`` or more permits mechanisms that publish a whole row
         with probability delta, so it is refused unless this is True.
@@ -165,11 +170,18 @@ def dp_pc_dir(
         With ``ties="error"`` when two rows (almost) coincide.
     BudgetExceededError
         When ``budget`` cannot afford (eps, delta).
+    InaccurateReleaseError
+        With ``accuracy="error"``: before any data are read when the forecast
+        finds a problem (nothing spent); after the release when the released
+        directions are not separated from the noise (spent; ``err.result``).
 
     Warns
     -----
     PrivacyWarning
         With ``calibration="classic"`` and ``eps >= 1``.
+    AccuracyWarning
+        With ``accuracy="warn"``, from the forecast or from the post-release
+        check, naming the PCs not separated from the noise.
 
     See Also
     --------
@@ -188,7 +200,9 @@ def dp_pc_dir(
     ``sigma = 4 sqrt(2 ln(1.25/delta)) / (n eps)``. The
     directions, eigenvalues and the sign convention (largest-magnitude
     coefficient positive) are post-processing, so the whole result is
-    (eps, delta)-DP. No mean or scale is estimated: the matrix is translation
+    (eps, delta)-DP; so is the post-release check on ``resolvability``, which
+    reads the released matrix, sigma and k only and draws from a stream kept
+    apart from the noise's. No mean or scale is estimated: the matrix is translation
     invariant. Under ``ties="error"`` the error itself reveals that two rows
     nearly coincide; ``ties="zero"`` removes that leak at no privacy cost.
 
@@ -285,12 +299,19 @@ def dp_pc_dir_checked(
         kendall, sigma=sigma, k=k, n=n, variables=variables, cost=cost,
         calibration=calibration, rng=rng, budget=budget,
     )  # fmt: skip
-    return replace(
+    assert result.noisy_matrix is not None  # the post-release check reads the release only
+    check = assess_directions(
+        result.noisy_matrix, sigma, k, random_state=resolvability_rng(random_state)
+    )
+    result = replace(
         result,
         sensitivity=sensitivity,
         bounds=None if box is None else np.column_stack(box),
         forecast=forecast,
+        resolvability=check,
     )
+    enforce_resolved(check, accuracy, result)  # after the spend: raises with the result on it
+    return result
 
 
 @dataclass(frozen=True, eq=False)

@@ -46,6 +46,7 @@ from ..directions import (
     resolve_directions,
 )
 from ..forecast import enforce
+from ..resolvability import enforce_released
 from .frame import choose_frame
 from .groups import _resolve_groups, release_group_sizes, resolve_group_codes
 from .histograms import (
@@ -430,7 +431,7 @@ def dp_score(
     result = _run(call, data, plan)
     if budget is not None:
         budget.spend(plan.cost)
-    return result
+    return enforce_released(result, call.accuracy, "score", own=call.matrix is None)
 
 
 def _run(call: _ScoreCall, data: NDArray[np.float64], plan: ScorePlan) -> ScoreResult:
