@@ -22,7 +22,7 @@ from matplotlib.colors import LinearSegmentedColormap, Normalize, to_rgba
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
-from ._caption import add_privacy_caption
+from ._caption import add_privacy_caption, add_resolvability_note
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -276,6 +276,8 @@ def plot_score(
     private = kind in ("histogram", "sample")
     caption_private = private and _labels_private(result)
     add_privacy_caption(ax, result, private=caption_private, note=_NOTES.get(kind))
+    if private:
+        add_resolvability_note(ax, result, result.components)
     if top is not None and colorbar:
         _colorbar(
             ax, top, _BAR_COLOR if grouped else color, alpha_range,

@@ -28,6 +28,7 @@ from ..accounting import Budget
 from ..directions import DirectionsResult, dp_pc_dir, refuse_own_directions, resolve_directions
 from ..forecast import enforce
 from ..mechanisms import ladder_quantile, random_pairing
+from ._checks import enforce_scree, scree_problems
 from ._controls import ScreeMethod
 from ._estimators import _PAIRINGS, EXTRA_METHODS, _moment_release, _mono
 from ._plan import ScreePlan, plan_scree
@@ -308,15 +309,16 @@ def dp_scree(
     nonprivate = _nonprivate(data, k) if compare else (None, None)
     if budget is not None:
         budget.spend(plan.cost)
-    return ScreeResult(
+    return enforce_scree(ScreeResult(
         methods=plan.methods, values=draws.values, trace=draws.trace,
         directions=np.ascontiguousarray(vectors), directions_source=source,
         directions_release=release, n=n, n_pairs=n // 2, variables=variables, cost=plan.cost,
         calibration=calibration, mono=mono, nonprivate_values=nonprivate[0],
         nonprivate_trace=nonprivate[1], noise_sd=draws.noise_sd, trace_sd=draws.trace_sd,
         clip_level=draws.clip, bounds=None if box is None else np.column_stack(box),
-        forecast=plan.forecast,
-    )  # fmt: skip
+        forecast=plan.forecast, unpooled_values=draws.unpooled if mono else None,
+        problems=draws.problems,
+    ), accuracy)  # fmt: skip
 
 
 def _directions_source(computed_here: bool, public: bool) -> str:
@@ -334,6 +336,8 @@ class _Draws(NamedTuple):
     trace: float
     trace_sd: float
     clip: float
+    unpooled: NDArray[np.float64]  # (n_methods, k), before the monotone fit
+    problems: tuple[str, ...]  # why the values are not estimates (scree/_checks.py)
 
 
 def _draw(
@@ -365,9 +369,13 @@ def _draw(
                 w, plan.controls[name], clip=clip, eps=plan.eps_m, delta=plan.delta_m,
                 calibration=calibration, rng=rng,
             )  # fmt: skip
-        rows.append(_mono(est) if mono else est)
+        rows.append(est)
         sds.append(np.full(k, sd))
-    return _Draws(np.vstack(rows), np.vstack(sds), trace, trace_sd, clip)
+    raw = np.vstack(rows)
+    values = np.vstack([_mono(r) for r in raw]) if mono else raw
+    scanned = "clipped" not in plan.controls or plan.controls["clipped"].clip is None
+    problems = scree_problems(values[0], trace, trace_sd, clip, plan.ladder if scanned else None)
+    return _Draws(values, np.vstack(sds), trace, trace_sd, clip, raw, problems)
 
 
 def _pairings(n: int, rule: str, rng: np.random.Generator) -> list[NDArray[np.int64]]:
