@@ -24,10 +24,10 @@ from dppca.resolvability import (
 
 
 def tiny_gap_table(n: int = 600, seed: int = 3) -> pd.DataFrame:
-    """PC2 and PC3 have the same variance: their directions are not identified."""
+    """PC1 stands out; PC2 lies in a flat bulk of nine equal variances (gaps of sampling size)."""
     rng = np.random.default_rng(seed)
-    x = rng.standard_normal((n, 5)) * np.sqrt([9.0, 3.0, 3.0, 0.5, 0.5])
-    return pd.DataFrame(x, columns=list("abcde"))
+    x = rng.standard_normal((n, 10)) * np.sqrt([9.0] + [1.0] * 9)
+    return pd.DataFrame(x, columns=list("abcdefghij"))
 
 
 def _sin(a, b):
@@ -111,7 +111,7 @@ def test_check_draws_from_its_own_stream():
     # The same noise alone advances a fresh generator to the same state: the
     # check never drew from the release's stream.
     ref = np.random.default_rng(11)
-    release_module.symmetric_gaussian_noise(5, 0.01, ref)
+    release_module.symmetric_gaussian_noise(10, 0.01, ref)
     assert after == ref.bit_generator.state
     a = dp_pc_dir(x, 2, eps=1.0, delta=1e-6, random_state=4, accuracy="ignore")
     b = dp_pc_dir(x, 2, eps=1.0, delta=1e-6, random_state=4, accuracy="ignore")

@@ -32,7 +32,7 @@ bootstrap sinTheta of the top-2 subspace is 0.24 and the median true one
 E*`` moves less than ``K + E`` did (on a table with Kendall eigenvalues 0.251,
 0.216, 0.210 at n = 1000, eps = 2: bootstrap median 0.26, true 0.47).
 Hence the rule flags a direction whose bootstrap distance has its upper
-quartile (:data:`QUANTILE` = 0.75) above :data:`THRESHOLD` = 0.425, below
+quartile (:data:`QUANTILE` = 0.75) above :data:`THRESHOLD` = 0.45, a little below
 the 0.5 at which a top-2 subspace is called wrong. A single bootstrap draw
 does not know where this release fell in its own distribution (the realised
 and the bootstrap distances correlate only weakly), so the rule judges the
@@ -43,12 +43,18 @@ delta = 1e-6, 100 noise draws per cell, B = 50; real tables not bundled:
 diabetes 442 x 10 in raw units and standardised, digits 1797 x 64, breast
 cancer 569 x 30 in raw units and standardised; eps 0.5, 1, 2): releases whose
 top-2 subspace is more than 0.5 from the table's own Kendall directions and
-carry no warning, 0.7 %; releases within 0.3 that warn, 15 %. On the bundled
-``gau`` table no release warned at any of these eps. On synthetic tables with
-eigenvalue gaps below the noise the rule is weaker (4 % silently wrong,
-mostly where three eigenvalues lie within the noise of each other). Thresholds
-between 0.35 and 0.5 trade those two rates against each other;
-``benchmarks/bench_accuracy.py`` measures them on the full release path.
+carry no warning, 1.2 %; releases within 0.3 that warn, 12 % (threshold
+0.425: 0.7 % and 15 %; 0.5: 1.9 % and 8 %); on the three tables not
+bundled with dppca alone, 1.9 % and 17 %. The two targets (at most 2 %
+silently wrong, at most 20 % of accurate releases warned) are both met only
+near 0.45: the trade-off is steep because a release's own error is only
+weakly visible in its released matrix. On the bundled ``gau`` table no
+release warned at any of these eps. On synthetic tables with eigenvalue gaps
+below the noise the rule is weaker (6 % silently wrong, mostly where two or
+three eigenvalues lie within the noise of each other, and about a quarter of
+the releases of an exact tie of PC2 and PC3 at a noise norm of 0.03).
+``benchmarks/bench_accuracy.py --directions`` measures the rates on the full
+release path.
 
 What is judged. Each released PC gets its own distance (``pc_sin``: the
 angle between the bootstrap's and the release's j-th eigenvector), and the
@@ -100,7 +106,7 @@ __all__ = [
 #: Level of the bootstrap quantile the rule reads (the upper quartile).
 QUANTILE = 0.75
 #: A direction or subspace whose bootstrap sinTheta quantile exceeds this is unresolved.
-THRESHOLD = 0.425
+THRESHOLD = 0.45
 #: Bootstrap draws for p <= 256; fewer for larger p (at least 16), so the check
 #: costs about as much as 64 decompositions of a 256 x 256 matrix.
 REPLICATES = 64
