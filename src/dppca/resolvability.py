@@ -91,6 +91,7 @@ from ._typing import RandomStateLike
 from ._validation import HardenedGenerator, check_random_state
 from ._warnings import _user_stacklevel
 from .exceptions import AccuracyWarning, InaccurateReleaseError
+from .mechanisms import symmetric_gaussian_noise
 
 __all__ = [
     "QUANTILE",
@@ -306,7 +307,8 @@ def assess_directions(
     k, sigma = int(k), float(sigma)
     if replicates is None:
         replicates = REPLICATES if p <= 256 else max(16, int(REPLICATES * (256 / p) ** 3))
-    rng = check_random_state(random_state)
+    # post-processing draws: a plain numpy generator (None: fresh entropy, not hardened)
+    rng = np.random.default_rng() if random_state is None else check_random_state(random_state)
     matrix = 0.5 * (matrix + matrix.T)
     dim = k if k < p else min(2, p)
     _, vectors = np.linalg.eigh(matrix)
@@ -314,8 +316,8 @@ def assess_directions(
     pcs = np.empty((replicates, k))
     subspace = np.empty(replicates)
     for b in range(replicates):
-        g = rng.standard_normal((p, p))
-        _, v = np.linalg.eigh(matrix + sigma * 0.5 * (g + g.T))  # the release's noise law
+        # fresh noise of the release's law, from the check's own stream
+        _, v = np.linalg.eigh(symmetric_gaussian_noise(p, sigma, rng, value=matrix))
         v = v[:, ::-1][:, :k]
         cos = np.abs(np.einsum("ij,ij->j", v, released))
         pcs[b] = np.sqrt(np.clip(1.0 - cos**2, 0.0, 1.0))
