@@ -189,3 +189,14 @@ def test_bad_arguments_name_themselves():
         assess_directions(np.eye(3), 0.1, 4)
     with pytest.raises(ValueError, match="sigma"):
         assess_directions(np.eye(3), 0.0, 1)
+
+
+def test_app_release_notes_list_what_the_check_found():
+    pytest.importorskip("shiny")
+    from dppca.app.plans import check_lines
+
+    res = dp_loading(tiny_gap_table(), k=2, eps=1.0, delta=1e-6, random_state=0, accuracy="ignore")
+    lines = check_lines(res)
+    assert len(lines) == 1 and lines[0].startswith("PC2 is not separated")
+    good = dp_loading(load_gau(), k=2, eps=0.5, delta=1e-6, random_state=0)
+    assert check_lines(good) == ()

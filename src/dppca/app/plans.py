@@ -112,7 +112,8 @@ def check_lines(result: Any) -> tuple[str, ...]:
     """What the post-release checks found (:mod:`dppca.resolvability`, scree checks)."""
     holder = getattr(result, "directions_release", None) or getattr(result, "directions", None)
     check = getattr(result, "resolvability", None) or getattr(holder, "resolvability", None)
-    problem = None if check is None else check.problem()
+    scree = hasattr(result, "unpooled_values")  # a scree's variances stay right (no warning)
+    problem = None if check is None or scree else check.problem()
     lines: tuple[str, ...] = (
         () if problem is None else (page_sentence(problem[0].upper() + problem[1:]),)
     )

@@ -177,7 +177,7 @@ def plot_scree(
         interval = check_open_unit(interval, "interval")
     if ax is None:
         _, ax = plt.subplots()
-    if result.problems:  # released values that are not estimates are never drawn as such
+    if getattr(result, "problems", ()):  # values that are not estimates are never drawn as such
         return _not_an_estimate(ax, result)
     names = {**_LABELS, **(labels or {})}
     legend_kws = {"frameon": False, **(legend_kws or {})}
@@ -225,7 +225,7 @@ def plot_scree(
         notes.append(f"shaded: central {interval:.0%} of the privacy noise")
     if compare:
         notes.append("dashed: non-private, do not publish")
-    if result.order_note is not None:
+    if getattr(result, "order_note", None) is not None:
         notes.append(_unpooled(ax, result, kind, interval))
     note = "; ".join(notes) or None
     add_privacy_caption(ax, result, private=True, note=note)
