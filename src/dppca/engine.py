@@ -12,14 +12,19 @@ report its three releases); their parts are the sub-plans' parts in order.
 (through the plan's own ``check_input``), refuses a forecast problem or an
 unaffordable cost before any data work, resolves the noise stream once,
 lets the plan draw its parts in order, charges the budget once with
-exactly ``plan.cost`` and returns the plan's frozen result. What a preview
+exactly ``plan.cost``, lets the plan review what it released (the free
+post-release checks of :mod:`dppca.resolvability` and the scree's own, which
+read only released values and may warn, or raise with the spent result
+attached) and returns the plan's frozen result. What a preview
 or ``--dry-run`` shows, what the budget checks and what it records are
 therefore one object.
 
 The noise stream is ``check_random_state(random_state)``, resolved once per
 release. Post-processing draws (noise-sensitivity views, synthetic points)
 never use it: :func:`dppca._validation.post_processing_rng` derives a
-separate stream from the same ``random_state``.
+separate stream from the same ``random_state``, and the post-release check
+its own (:func:`dppca.resolvability.resolvability_rng`), neither advancing
+the noise stream.
 """
 
 from __future__ import annotations
@@ -169,6 +174,13 @@ class ReleasePlan(Protocol):
 
     def draw(self, data: CheckedData, rng: np.random.Generator) -> Any: ...  # pragma: no cover
 
+    def review(self, result: Any) -> Any:  # pragma: no cover - protocol
+        """The post-release checks: read only released values, warn or raise, return ``result``.
+
+        Runs after the charge, so ``accuracy="error"`` raises an
+        :class:`~dppca.exceptions.InaccurateReleaseError` carrying the spent result.
+        """
+
 
 def execute(
     plan: ReleasePlan,
@@ -217,7 +229,9 @@ def execute(
     BudgetExceededError
         When the budget cannot afford ``plan.cost`` (nothing is read or drawn).
     InaccurateReleaseError
-        With ``accuracy="error"`` and a forecast problem (nothing is spent).
+        With ``accuracy="error"`` and a forecast problem (nothing is spent), or
+        when the post-release review finds the released values unreliable (then
+        the cost is recorded and the result is on the error's ``result``).
     """
     check_budget(budget)
     data = plan.check_input(X, **inputs)
@@ -234,4 +248,4 @@ def execute(
     result = plan.draw(data, rng)
     if budget is not None:
         budget.spend(plan.cost)
-    return result
+    return plan.review(result)

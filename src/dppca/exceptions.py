@@ -50,9 +50,17 @@ class AccuracyWarning(UserWarning):
 
 
 class InaccurateReleaseError(ValueError):
-    """A release was refused because its data-free forecast says it would be noise.
+    """A release was refused, or judged after the fact, as mostly noise.
 
-    Raised before any data are read and before any budget is spent, with
-    ``accuracy="error"``; the message says what is forecast to go wrong and
-    what would help (more rows, a larger eps, public bounds).
+    With ``accuracy="error"`` it is raised in two places. Before any data are
+    read, when the data-free forecast says the release would be noise: nothing
+    is spent and ``result`` is None. After a direction release, when the
+    post-release check (:mod:`dppca.resolvability`) finds the released
+    directions not separated from the noise: a release cannot be un-spent, so
+    its cost is recorded (in the budget or ledger given) and the release is on
+    ``result``. The message says what went wrong and what would help.
     """
+
+    def __init__(self, message: str, *, result: object = None) -> None:
+        super().__init__(message)
+        self.result = result

@@ -31,10 +31,12 @@ from .directions import DirectionsPlan, DirectionsResult, plan_pc_dir, resolve_d
 from .engine import CheckedData, Part, parts_of
 from .forecast import Forecast
 from .loading import LoadingResult
+from .resolvability import enforce_resolved
 from .score import ScoreResult, plan_score
 from .score.draw import ScoreInputs
 from .score.plan import ScorePlan
 from .scree import ScreePlan, ScreeResult, plan_scree
+from .scree._checks import enforce_scree
 
 __all__ = ["DEFAULT_SHARES", "ReportPlan", "ReportReleases", "plan_report"]
 
@@ -98,6 +100,13 @@ class ReportPlan:
 
     def screen(self, data: CheckedData) -> None:
         """Nothing to refuse after the budget check (its directions are private)."""
+
+    def review(self, result: ReportReleases) -> ReportReleases:
+        """The post-release checks of the directions (when drawn here) and of the scree."""
+        if self.directions is not None:
+            enforce_resolved(result.directions.resolvability, self.accuracy, result)
+        enforce_scree(result.scree, self.accuracy)
+        return result
 
     def draw(self, data: CheckedData, rng: np.random.Generator) -> ReportReleases:
         """Draw the releases in order: directions, scree, score (sharing the directions)."""

@@ -105,7 +105,23 @@ class Release:
             )
         if self.bounds is not None:
             lines += (CLIPPED_NOTE,)
-        return lines
+        return lines + check_lines(self.result)
+
+
+def check_lines(result: Any) -> tuple[str, ...]:
+    """What the post-release checks found (:mod:`dppca.resolvability`, scree checks)."""
+    holder = getattr(result, "directions_release", None) or getattr(result, "directions", None)
+    check = getattr(result, "resolvability", None) or getattr(holder, "resolvability", None)
+    scree = hasattr(result, "unpooled_values")  # a scree's variances stay right (no warning)
+    problem = None if check is None or scree else check.problem()
+    lines: tuple[str, ...] = (
+        () if problem is None else (page_sentence(problem[0].upper() + problem[1:]),)
+    )
+    if getattr(result, "problems", ()):
+        lines += ("Not an estimate: " + "; ".join(result.problems) + ".",)
+    if getattr(result, "order_note", None):
+        lines += (result.order_note[0].upper() + result.order_note[1:] + ".",)
+    return lines
 
 
 #: Said with every release made under public bounds. Never a count of the

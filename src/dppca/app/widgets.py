@@ -11,6 +11,7 @@ from typing import Any
 
 from shiny import ui
 
+from .plans import check_lines
 from .state import Preview, Release
 
 __all__ = [
@@ -58,7 +59,7 @@ def _release_forecast(rel: Release) -> Any:
     """The forecast a release was made under and the clipping policy, shown with it."""
     if not rel.notes:
         return None
-    ok = rel.forecast is None or rel.forecast.ok
+    ok = (rel.forecast is None or rel.forecast.ok) and not check_lines(rel.result)
     return _forecast_box(rel.notes, ok, "release-forecast")
 
 

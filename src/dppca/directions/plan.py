@@ -44,6 +44,7 @@ from ..mechanisms import (
     random_pairing,
     symmetric_gaussian_noise,
 )
+from ..resolvability import assess_directions, enforce_resolved, resolvability_rng
 from .result import DirectionsResult, orient_signs
 
 __all__ = ["DirectionsPlan", "forecast_directions", "plan_pc_dir", "top_eigen"]
@@ -106,6 +107,11 @@ class DirectionsPlan:
     def screen(self, data: CheckedData) -> None:
         """Nothing to refuse after the budget check."""
 
+    def review(self, result: DirectionsResult) -> DirectionsResult:
+        """Warn (or raise, spent) when the released PCs do not stand out from the noise."""
+        enforce_resolved(result.resolvability, self.accuracy, result)
+        return result
+
     def draw(self, data: CheckedData, rng: np.random.Generator) -> DirectionsResult:
         """Compute the Kendall matrix and draw its noise (the executor calls this)."""
         values = data.values
@@ -125,6 +131,9 @@ class DirectionsPlan:
         noisy = symmetric_gaussian_noise(self.p, self.sigma, rng, value=kendall)
         noisy = 0.5 * (noisy + noisy.T)
         values, vectors = top_eigen(noisy, self.k)
+        # post-processing of the released matrix, on the check's own stream: the
+        # noise generator is read for its seed only, never advanced
+        check = assess_directions(noisy, self.sigma, self.k, random_state=resolvability_rng(rng))
         return DirectionsResult(
             directions=vectors,
             eigenvalues=values,
@@ -137,6 +146,7 @@ class DirectionsPlan:
             sensitivity=self.sensitivity,
             bounds=None if self.box is None else np.column_stack(self.box),
             forecast=self.forecast,
+            resolvability=check,
         )
 
 

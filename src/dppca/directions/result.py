@@ -13,6 +13,7 @@ from .._results import ResultMixin, drawer
 from .._typing import LoadingKind
 from ..accounting import PrivacyCost
 from ..forecast import Forecast
+from ..resolvability import Resolvability
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -56,6 +57,10 @@ class DirectionsResult(ResultMixin):
         The public bounds the data were clipped to before the release, if any.
     forecast : Forecast or None
         The data-free accuracy forecast made before the release.
+    resolvability : Resolvability or None
+        The post-release check of a private release: how far each PC and the
+        judged subspace are from the noise-free ones, and which PCs are not
+        separated from the noise (:func:`dppca.resolvability.assess_directions`).
     """
 
     directions: NDArray[np.float64]
@@ -69,6 +74,7 @@ class DirectionsResult(ResultMixin):
     sensitivity: str | None = None
     bounds: NDArray[np.float64] | None = None
     forecast: Forecast | None = None
+    resolvability: Resolvability | None = None
 
     def __post_init__(self) -> None:
         for a in (self.directions, self.eigenvalues, self.noisy_matrix, self.bounds):

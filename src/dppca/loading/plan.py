@@ -27,6 +27,7 @@ from ..accounting import PrivacyCost
 from ..directions import DirectionsPlan, pc_dir_checked, plan_pc_dir
 from ..engine import CheckedData, Part
 from ..forecast import Forecast
+from ..resolvability import enforce_resolved
 from .result import LoadingResult
 
 __all__ = ["LoadingPlan", "plan_loading"]
@@ -95,6 +96,11 @@ class LoadingPlan:
 
     def screen(self, data: CheckedData) -> None:
         """Nothing to refuse after the budget check."""
+
+    def review(self, result: LoadingResult) -> LoadingResult:
+        """The direction release's check (see :meth:`DirectionsPlan.review`)."""
+        enforce_resolved(result.directions.resolvability, self.accuracy, result)
+        return result
 
     def draw(self, data: CheckedData, rng: np.random.Generator) -> LoadingResult:
         """Release the directions; the coordinates are post-processing."""

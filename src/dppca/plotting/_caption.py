@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 __all__ = [
     "CAPTION_GID",
     "NONPRIVATE_STATEMENTS",
+    "RESOLVABILITY_GID",
     "add_privacy_caption",
+    "add_resolvability_note",
     "find_caption",
     "nonprivate_statement",
     "privacy_caption",
@@ -146,3 +148,32 @@ def find_caption(ax: Axes) -> Annotation | None:
         if t.get_gid() == CAPTION_GID:
             return t  # type: ignore[return-value]
     return None
+
+
+#: ``gid`` of the line saying a drawn component is not separated from the noise.
+RESOLVABILITY_GID = "dppca-resolvability-note"
+
+
+def add_resolvability_note(ax: Axes, result: Any, components: Any) -> Any:
+    """Write, inside the bottom of ``ax``, which drawn ``components`` are not resolved.
+
+    Reads the post-release check on the result's directions (``resolvability``
+    of a DirectionsResult, of a LoadingResult's ``directions`` or of a
+    ScoreResult's ``directions_release``; see :mod:`dppca.resolvability`).
+    The line is added with ``ax.add_artist`` (find it in ``ax.artists`` by
+    ``gid`` :data:`RESOLVABILITY_GID`). Returns it, or None when every drawn
+    component is resolved or the result carries no check.
+    """
+    holder = getattr(result, "directions_release", None) or getattr(result, "directions", None)
+    check = getattr(result, "resolvability", None) or getattr(holder, "resolvability", None)
+    note = None if check is None else check.note(tuple(int(c) for c in components))
+    if note is None:
+        return None
+    from matplotlib.offsetbox import AnchoredText
+
+    line = AnchoredText(
+        note, loc="lower left", frameon=False, pad=0.2, borderpad=0.2,
+        prop={"fontsize": _FONTSIZE, "color": "tab:red"},
+    )  # fmt: skip
+    line.set_gid(RESOLVABILITY_GID)
+    return ax.add_artist(line)  # an artist of its own, apart from the data labels in ax.texts

@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 
 from .._validation import check_pc_list, check_positive_int, check_variable_names
 from ..loading import LoadingResult
-from ._caption import add_privacy_caption
+from ._caption import add_privacy_caption, add_resolvability_note
 from ._labels import place_labels
 
 __all__ = [
@@ -209,6 +209,8 @@ def plot_heatmaps(
         axis.tick_params(length=0)
         axis.set_title(ttl)
         add_privacy_caption(axis, result, private=private)
+        if private:
+            add_resolvability_note(axis, result, pcs)
         if annotate:
             for r in range(values.shape[0]):
                 for c in range(values.shape[1]):

@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 from .._typing import LoadingKind, RandomStateLike
 from .._validation import check_choice, check_compare, check_components, check_open_unit
 from ..loading import LoadingResult, NoiseSensitivity
-from ._caption import add_privacy_caption
+from ._caption import add_privacy_caption, add_resolvability_note
 from ._loading_panels import CLIM as CLIM
 from ._loading_panels import LIMITS as LIMITS
 from ._loading_panels import axes_for, draw_plane, plot_heatmaps, select_rows
@@ -219,6 +219,7 @@ def plot_loading(
         )  # fmt: skip
     for axis, (_, private, _, _) in zip(axes, panels, strict=True):
         add_privacy_caption(axis, result, private=private)
+    add_resolvability_note(axes[0], result, (a, b))  # the private panel comes first
     if sens is not None:
         _note_uncertainty(axes[0], sens, style, level)
     if len(panels) == 1:

@@ -22,7 +22,7 @@ from matplotlib.colors import LinearSegmentedColormap, Normalize, to_rgba
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
-from ._caption import add_privacy_caption
+from ._caption import add_privacy_caption, add_resolvability_note
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -279,6 +279,8 @@ def plot_score(
         ax, result, private=private, note=_NOTES.get(kind),
         nonprivate=_label_parts(result) if private else (),
     )  # fmt: skip
+    if private:
+        add_resolvability_note(ax, result, result.components)
     if top is not None and colorbar:
         _colorbar(
             ax, top, _BAR_COLOR if grouped else color, alpha_range,

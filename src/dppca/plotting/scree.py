@@ -177,6 +177,8 @@ def plot_scree(
         interval = check_open_unit(interval, "interval")
     if ax is None:
         _, ax = plt.subplots()
+    if getattr(result, "problems", ()):  # values that are not estimates are never drawn as such
+        return _not_an_estimate(ax, result)
     names = {**_LABELS, **(labels or {})}
     legend_kws = {"frameon": False, **(legend_kws or {})}
     series = {
@@ -223,6 +225,41 @@ def plot_scree(
         notes.append(f"shaded: central {interval:.0%} of the privacy noise")
     if compare:
         notes.append("dashed: non-private, do not publish")
+    if getattr(result, "order_note", None) is not None:
+        notes.append(_unpooled(ax, result, kind, interval))
     note = "; ".join(notes) or None
     add_privacy_caption(ax, result, private=True, note=note)
     return ax
+
+
+def _not_an_estimate(ax: Axes, result: ScreeResult) -> Axes:
+    """An empty panel saying why the released values are not an estimate."""
+    ax.text(
+        0.5, 0.5, "Not an estimate:\n" + "\n".join(result.problems), transform=ax.transAxes,
+        ha="center", va="center", wrap=True, fontsize=8, color="tab:red",
+    )  # fmt: skip
+    ax.set_xticks([])
+    ax.set_yticks([])
+    ax.set_title("Private scree: not an estimate")
+    add_privacy_caption(ax, result, private=True)
+    return ax
+
+
+def _unpooled(ax: Axes, result: ScreeResult, kind: str, interval: float | None) -> str:
+    """Draw the unpooled first-method variances with noise intervals; return the note.
+
+    Only on the scree kind, where the released variances are on the axis; the
+    PVE kinds get the note alone.
+    """
+    if kind != "scree" or result.unpooled_values is None or result.noise_sd is None:
+        return "the variance order differs from the directions' order (see kind='scree')"
+    z = float(stats.norm.ppf(0.5 + 0.5 * (interval or 0.9)))
+    raw = np.asarray(result.unpooled_values[0])
+    x = np.arange(1, result.k + 1)
+    ax.errorbar(
+        x, raw, yerr=z * np.asarray(result.noise_sd[0]), fmt="o", mfc="none", color="tab:red",
+        capsize=3, label="Unpooled",
+    )  # fmt: skip
+    ax.set_ylim(0.0, max(ax.get_ylim()[1], 1.05 * float(np.max(raw + z * result.noise_sd[0]))))
+    ax.legend(frameon=False)
+    return "red: unpooled, the variance order differs from the directions' order"

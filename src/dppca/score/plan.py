@@ -41,6 +41,7 @@ from ..directions import DirectionsPlan, plan_pc_dir
 from ..engine import CheckedData, Part, parts_of
 from ..forecast import FAILURE_TOLERANCE, Forecast, direction_noise_norm, direction_problem
 from ..mechanisms import gaussian_sigma, kendall_sensitivity, kendall_sigma
+from ..resolvability import enforce_released
 from .draw import check_score_input, refuse_own_score_directions, run_score
 from .frame import _SCALE_SHARE, frame_eps_needed, frame_failure_bound
 from .histograms import HISTOGRAM_METHODS, ScoreMethod
@@ -187,6 +188,10 @@ class ScorePlan:
     def screen(self, data: CheckedData) -> None:
         """Before any noise: refuse "public" directions that are the data's own."""
         refuse_own_score_directions(self, data)
+
+    def review(self, result: Any) -> Any:
+        """The check of the directions this release made itself (given ones were judged then)."""
+        return enforce_released(result, self.accuracy, "score", own=self.directions is not None)
 
     def draw(self, data: CheckedData, rng: np.random.Generator) -> Any:
         """Draw the parts in order (see :func:`dppca.score.draw.run_score`)."""

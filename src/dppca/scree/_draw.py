@@ -14,6 +14,7 @@ from numpy.typing import NDArray
 from .._validation import apply_bounds
 from ..engine import CheckedData
 from ..mechanisms import ladder_quantile, random_pairing
+from ._checks import scree_problems
 from ._estimators import _PAIRINGS, EXTRA_METHODS, _moment_release, _mono
 from ._result import ScreeResult
 from ._statistics import _paired_differences
@@ -52,6 +53,7 @@ def run_scree(plan: ScreePlan, data: CheckedData, rng: np.random.Generator) -> S
         nonprivate_values=nonprivate[0], nonprivate_trace=nonprivate[1],
         noise_sd=draws.noise_sd, trace_sd=draws.trace_sd, clip_level=draws.clip,
         bounds=None if plan.box is None else np.column_stack(plan.box), forecast=plan.forecast,
+        unpooled_values=draws.unpooled if plan.mono else None, problems=draws.problems,
     )  # fmt: skip
 
 
@@ -63,6 +65,8 @@ class _Draws(NamedTuple):
     trace: float
     trace_sd: float
     clip: float
+    unpooled: NDArray[np.float64]  # (n_methods, k), before the monotone fit
+    problems: tuple[str, ...]  # why the values are not estimates (scree/_checks.py)
 
 
 def _draw(
@@ -94,9 +98,13 @@ def _draw(
                 w, plan.controls[name], clip=clip, eps=plan.eps_m, delta=plan.delta_m,
                 calibration=calibration, rng=rng,
             )  # fmt: skip
-        rows.append(_mono(est) if mono else est)
+        rows.append(est)
         sds.append(np.full(k, sd))
-    return _Draws(np.vstack(rows), np.vstack(sds), trace, trace_sd, clip)
+    raw = np.vstack(rows)
+    values = np.vstack([_mono(r) for r in raw]) if mono else raw
+    scanned = "clipped" not in plan.controls or plan.controls["clipped"].clip is None
+    problems = scree_problems(values[0], trace, trace_sd, clip, plan.ladder if scanned else None)
+    return _Draws(values, np.vstack(sds), trace, trace_sd, clip, raw, problems)
 
 
 def _pairings(n: int, rule: str, rng: np.random.Generator) -> list[NDArray[np.int64]]:

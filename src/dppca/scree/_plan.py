@@ -45,6 +45,7 @@ from ..forecast import (
     direction_problem,
 )
 from ..mechanisms import gaussian_sigma, kendall_sensitivity, kendall_sigma
+from ._checks import enforce_scree
 from ._clip import (
     _CLIP_QUANTILE,
     _LADDER_BOUNDED,
@@ -229,6 +230,16 @@ class ScreePlan:
         given, release = data.extra
         if given is not None and release is None:
             refuse_own_directions(data.values, given, range(1, self.k + 1))
+
+    def review(self, result: Any) -> Any:
+        """Refuse to present impossible values as estimates (see :mod:`dppca.scree._checks`).
+
+        The directions' own check is kept on ``result.directions_release`` but
+        not acted on: the variances are measured along whatever directions
+        were released, so they stay right when a direction is one of several
+        of equal variance.
+        """
+        return enforce_scree(result, self.accuracy)
 
     def draw(self, data: CheckedData, rng: np.random.Generator) -> Any:
         """Draw the parts in order (see :func:`dppca.scree._draw.run_scree`)."""

@@ -13,6 +13,7 @@ from .._results import ResultMixin, check_directions_source, drawer
 from ..accounting import PrivacyCost
 from ..directions import DirectionsResult
 from ..forecast import Forecast
+from ._checks import misorder_note
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -85,6 +86,13 @@ class ScreeResult(ResultMixin):
         The public bounds the data were clipped to, if any.
     forecast : Forecast or None
         The data-free accuracy forecast made before the release.
+    unpooled_values : ndarray of shape (n_methods, k) or None
+        With ``mono=True``: the released variances before the monotone fit
+        (pooling is a display choice; these are the estimates).
+    problems : tuple of str
+        Why the released values are not estimates (a clip scan off its ladder,
+        a total variance of 0 beside positive variances, values off the scale
+        of their clip level); empty when none. The figure then draws no curve.
     """
 
     methods: tuple[str, ...]
@@ -106,12 +114,14 @@ class ScreeResult(ResultMixin):
     clip_level: float | None = None
     bounds: NDArray[np.float64] | None = None
     forecast: Forecast | None = None
+    unpooled_values: NDArray[np.float64] | None = None
+    problems: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         source = check_directions_source(self.directions_source)
         object.__setattr__(self, "directions_source", source)
         arrays = (self.values, self.directions, self.nonprivate_values, self.noise_sd, self.bounds)
-        for a in arrays:
+        for a in (*arrays, self.unpooled_values):
             if a is not None:
                 a.setflags(write=False)
 
@@ -122,6 +132,13 @@ class ScreeResult(ResultMixin):
             for name in ("nonprivate_values", "nonprivate_trace")
             if getattr(self, name) is not None
         )
+
+    @property
+    def order_note(self) -> str | None:
+        """Set when the monotone fit pooled PCs whose variances differ far beyond the noise."""
+        if self.unpooled_values is None or self.noise_sd is None:
+            return None
+        return misorder_note(np.asarray(self.unpooled_values[0]), np.asarray(self.noise_sd[0]))
 
     @property
     def k(self) -> int:

@@ -1,0 +1,202 @@
+"""Tests of the post-release check: do the released PCs stand out from the noise?"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import dppca.directions.plan as release_module
+from dppca import Budget, dp_loading, dp_pc_dir, dp_score
+from dppca.cli import main
+from dppca.datasets import load_gau
+from dppca.exceptions import AccuracyWarning, InaccurateReleaseError
+from dppca.plotting._caption import RESOLVABILITY_GID
+from dppca.resolvability import (
+    THRESHOLD,
+    Resolvability,
+    assess_directions,
+    resolvability_rng,
+)
+
+
+def tiny_gap_table(n: int = 600, seed: int = 3) -> pd.DataFrame:
+    """PC1 stands out; PC2 lies in a flat bulk of nine equal variances (gaps of sampling size)."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, 10)) * np.sqrt([9.0] + [1.0] * 9)
+    return pd.DataFrame(x, columns=list("abcdefghij"))
+
+
+def _sin(a, b):
+    s = np.linalg.svd(a.T @ b, compute_uv=False)
+    return float(np.sqrt(max(0.0, 1.0 - s.min() ** 2)))
+
+
+def _simulate(lams, sigma, m, seed):
+    """Releases of the mechanism on diag(lams): (true top-2 sinTheta, flagged) per release."""
+    rng = np.random.default_rng(seed)
+    p = len(lams)
+    truth = np.eye(p)[:, :2]
+    out = []
+    for _ in range(m):
+        g = rng.standard_normal((p, p))
+        noisy = np.diag(lams) + sigma * 0.5 * (g + g.T)
+        top = np.linalg.eigh(noisy)[1][:, ::-1][:, :2]
+        check = assess_directions(noisy, sigma, 2, random_state=int(rng.integers(2**32)))
+        out.append((_sin(top, truth), not check.ok))
+    return np.array(out)
+
+
+def test_warning_fires_on_a_tiny_eigengap():
+    with pytest.warns(AccuracyWarning, match=r"PC2 is not separated from the privacy noise"):
+        res = dp_pc_dir(tiny_gap_table(), 2, eps=1.0, delta=1e-6, random_state=0)
+    assert isinstance(res.resolvability, Resolvability)
+    assert not res.resolvability.ok and 2 in res.resolvability.unresolved
+    assert res.resolvability.method == "parametric bootstrap"
+
+
+def test_no_warning_on_gau_at_eps_half():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", AccuracyWarning)
+        for seed in range(3):
+            res = dp_pc_dir(load_gau(), 2, eps=0.5, delta=1e-6, random_state=seed)
+            assert res.resolvability.ok and res.resolvability.unresolved == ()
+            assert res.resolvability.subspace_sin <= THRESHOLD
+
+
+def test_all_directions_judge_the_plane_of_pc1_and_pc2():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", AccuracyWarning)
+        res = dp_pc_dir(load_gau(), eps=0.5, delta=1e-6, random_state=0)
+    check = res.resolvability
+    assert check.subspace_dim == 2 and check.k == 20
+    assert 20 in check.unresolved  # the flat tail of gau is noise, and says so per PC
+    frame = check.to_frame()
+    assert list(frame.index[:2]) == ["PC1", "PC2"] and frame.index[-1] == "top-2 subspace"
+
+
+def test_check_reads_only_the_released_matrix(monkeypatch):
+    """After the noise is drawn the data and the pre-noise matrix are destroyed."""
+    data = np.array(tiny_gap_table(), dtype=np.float64)
+    real_noise = release_module.symmetric_gaussian_noise
+
+    def noise_then_poison(p, sigma, rng, *, value=None):
+        noisy = real_noise(p, sigma, rng, value=value)
+        data.fill(np.nan)  # any later read of the data gives NaN, which the check refuses
+        if value is not None:
+            np.asarray(value).fill(np.nan)
+
+        def refuse(*args, **kwargs):
+            raise AssertionError("the check must not recompute the Kendall matrix")
+
+        monkeypatch.setattr(release_module, "kendall_matrix", refuse)
+        return noisy
+
+    monkeypatch.setattr(release_module, "symmetric_gaussian_noise", noise_then_poison)
+    res = dp_pc_dir(data, 2, eps=1.0, delta=1e-6, random_state=5, accuracy="ignore")
+    assert np.isnan(data).all()
+    again = assess_directions(res.noisy_matrix, res.sigma, 2, random_state=resolvability_rng(5))
+    np.testing.assert_array_equal(res.resolvability.pc_sin, again.pc_sin)
+    assert res.resolvability.subspace_sin == again.subspace_sin
+
+
+def test_check_draws_from_its_own_stream():
+    x = tiny_gap_table()
+    gen = np.random.default_rng(11)
+    dp_pc_dir(x, 2, eps=1.0, delta=1e-6, random_state=gen, accuracy="ignore")
+    after = gen.bit_generator.state
+    # The same noise alone advances a fresh generator to the same state: the
+    # check never drew from the release's stream.
+    ref = np.random.default_rng(11)
+    release_module.symmetric_gaussian_noise(10, 0.01, ref)
+    assert after == ref.bit_generator.state
+    a = dp_pc_dir(x, 2, eps=1.0, delta=1e-6, random_state=4, accuracy="ignore")
+    b = dp_pc_dir(x, 2, eps=1.0, delta=1e-6, random_state=4, accuracy="ignore")
+    np.testing.assert_array_equal(a.resolvability.pc_sin, b.resolvability.pc_sin)
+    # the check's stream is none of the children other post-processing spawns
+    child = np.random.default_rng(np.random.SeedSequence(4).spawn(1)[0])
+    assert resolvability_rng(4).random() != child.random()
+    assert resolvability_rng(4).random() != np.random.default_rng(4).random()
+
+
+def test_error_raises_after_the_spend_with_the_result():
+    budget = Budget(2.0, 1e-5)
+    with pytest.raises(InaccurateReleaseError, match="cost recorded") as info:
+        dp_pc_dir(
+            tiny_gap_table(), 2, eps=1.0, delta=1e-6, random_state=0, budget=budget,
+            accuracy="error",
+        )  # fmt: skip
+    assert info.value.result is not None and info.value.result.resolvability is not None
+    assert budget.spent[0] == pytest.approx(1.0)
+
+
+def test_loading_and_score_warn_and_figures_say_so():
+    import matplotlib.pyplot as plt
+
+    x = tiny_gap_table()
+    with pytest.warns(AccuracyWarning, match="not separated"):
+        res = dp_loading(x, k=2, eps=1.0, delta=1e-6, random_state=0, components=(1, 2))
+    ax = res.plot()
+    lines = [a for a in ax.artists if a.get_gid() == RESOLVABILITY_GID]
+    assert len(lines) == 1 and "PC2" in lines[0].txt.get_text()
+    with pytest.warns(AccuracyWarning, match="score release: PC2"):
+        dp_score(x, eps=2.0, delta=1e-6, random_state=0)
+    _, quiet = plt.subplots()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", AccuracyWarning)
+        good = dp_loading(load_gau(), k=2, eps=0.5, delta=1e-6, random_state=0)
+    good.plot(ax=quiet)
+    assert not [a for a in quiet.artists if a.get_gid() == RESOLVABILITY_GID]
+
+
+def test_cli_prints_the_warning_on_stderr(tmp_path, capsys):
+    path = tmp_path / "data.csv"
+    tiny_gap_table().to_csv(path, index=False)
+    argv = ["directions", str(path), "--eps", "1", "--delta", "1e-6", "-k", "2", "--seed", "0"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "dppca: accuracy warning:" in err and "PC2 is not separated" in err
+
+
+def test_rule_is_quiet_when_gaps_dwarf_the_noise():
+    # Gaps 0.3 and 0.25 against a noise norm sigma sqrt(2p) = 0.014: sinTheta
+    # about 0.02, far below the threshold. Were 1 % of releases flagged, the
+    # count in 200 would exceed the binomial 1 - 1e-6 quantile with chance 1e-6.
+    out = _simulate([0.6, 0.3, 0.05, 0.05], 0.005, 200, seed=1)
+    assert out[:, 1].sum() <= stats.binom.ppf(1 - 1e-6, 200, 0.01)
+
+
+def test_rule_catches_most_wrong_releases_on_a_hard_spectrum():
+    # Gap 0.08 between PC2 and PC3 against a noise norm of 0.085: a large share
+    # of releases is wrong. Calibrated rate of wrong and silent releases here is
+    # about 4 % (simulation); the bound is the binomial 1 - 1e-6 quantile at 5 %.
+    # A rule that never warned would leave every wrong release silent.
+    out = _simulate([0.45, 0.25, 0.17, 0.13], 0.03, 300, seed=2)
+    wrong = out[:, 0] > 0.5
+    assert wrong.sum() >= stats.binom.ppf(1e-6, 300, 0.08)
+    silent = wrong & (out[:, 1] == 0)
+    assert silent.sum() <= stats.binom.ppf(1 - 1e-6, 300, 0.05)
+    assert silent.sum() < 0.5 * wrong.sum()
+
+
+def test_bad_arguments_name_themselves():
+    with pytest.raises(ValueError, match="noisy_matrix"):
+        assess_directions(np.ones((2, 3)), 0.1, 1)
+    with pytest.raises(ValueError, match="k must"):
+        assess_directions(np.eye(3), 0.1, 4)
+    with pytest.raises(ValueError, match="sigma"):
+        assess_directions(np.eye(3), 0.0, 1)
+
+
+def test_app_release_notes_list_what_the_check_found():
+    pytest.importorskip("shiny")
+    from dppca.app.plans import check_lines
+
+    res = dp_loading(tiny_gap_table(), k=2, eps=1.0, delta=1e-6, random_state=0, accuracy="ignore")
+    lines = check_lines(res)
+    assert len(lines) == 1 and lines[0].startswith("PC2 is not separated")
+    good = dp_loading(load_gau(), k=2, eps=0.5, delta=1e-6, random_state=0)
+    assert check_lines(good) == ()
