@@ -1,19 +1,23 @@
-"""What the privacy ledger and its budget view share: the error, keys, file and records.
+"""The ledger's file: dataset keys, where the file lives, and the SQLite store.
 
-:func:`fingerprint` identifies a dataset by a hash of its values, shape and
-column names (:func:`frame_fingerprint` for a table's numeric columns),
-:func:`default_ledger_path` says where the ledger file lives, and two helpers
-turn a cost into the row the ledger stores and back. Split out of
-:mod:`dppca.ledger`, which re-exports every public name here.
+:func:`fingerprint` names a dataset, :func:`default_ledger_path` says where
+the file lives, and :class:`_LedgerFile` opens the SQLite file, creates its
+schema and reads and writes the stored rows (a cost's fields, so that the
+accountant can compose the costs tightly later). :mod:`dppca.ledger` builds
+the accountant on top of it and is the public home of every public name here.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
+import math
 import os
-from collections.abc import Sequence
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,22 +26,28 @@ import numpy as np
 from ._lazy import pandas as pd
 from .accounting import PrivacyCost
 
-__all__ = ["LedgerError", "default_ledger_path", "fingerprint", "frame_fingerprint"]
+__all__ = ["LedgerError", "default_ledger_path", "fingerprint"]
+
+_SCHEMA_VERSION = 1
+_TIMEOUT = 60.0  # seconds a writer waits for another one before giving up
 
 
 class LedgerError(ValueError):
     """A ledger cannot do what was asked (no total set, a fixed total, a bad file)."""
 
 
-def fingerprint(data: Any, columns: Sequence[str]) -> str:
-    """A hex digest that identifies a dataset: its values, shape and column names.
+def fingerprint(data: Any, columns: Sequence[str] | None = None) -> str:
+    """A hex digest that names a dataset: its rows, over all its numeric columns.
 
     Parameters
     ----------
-    data : array-like of shape (n, p)
-        The numeric data, converted to float64 (``-0.0`` counts as ``0.0``).
-    columns : sequence of str
-        One name per column.
+    data : DataFrame or array-like of shape (n, p)
+        The table as read, before any column choice or scaling. For a
+        DataFrame every numeric column counts (other columns, such as group
+        labels, do not); an array is converted to float64.
+    columns : sequence of str, optional
+        One name per column of an array; default the DataFrame's names, else
+        ``V1..Vp``.
 
     Returns
     -------
@@ -46,6 +56,14 @@ def fingerprint(data: Any, columns: Sequence[str]) -> str:
 
     Notes
     -----
+    The key of a dataset's budget in the ledger and the ``data_fingerprint``
+    of a release file. It depends on the multiset of rows and the column
+    names only: reordering the rows or the columns gives the same digest
+    (the rows are the same people), any changed value (``-0.0`` counts as
+    ``0.0``, every NaN as one NaN), row or name gives another. Which columns
+    are analysed, and how they are scaled, does not matter: every analysis of
+    the same rows spends from one budget.
+
     The digest is stored on the data holder's machine only. It is not a
     private release: anyone who can guess the whole table can confirm the
     guess with it, so do not publish it.
@@ -54,37 +72,38 @@ def fingerprint(data: Any, columns: Sequence[str]) -> str:
     --------
     >>> import numpy as np
     >>> a = fingerprint(np.eye(3), ["x", "y", "z"])
-    >>> a == fingerprint(np.eye(3), ["x", "y", "w"]), len(a)
-    (False, 64)
+    >>> a == fingerprint(np.eye(3)[::-1], ["x", "y", "z"]), len(a)
+    (True, 64)
     """
+    if isinstance(data, pd.DataFrame):
+        from ._validation import is_numeric_dtype
+
+        numeric = [c for c in data.columns if is_numeric_dtype(data[c].dtype)]
+        if columns is None:
+            columns = [str(c) for c in numeric]
+        data = data[numeric].to_numpy(dtype=np.float64, na_value=np.nan)
     arr = np.asarray(data)
     if arr.ndim != 2:
         raise ValueError(f"data must be two-dimensional; got {arr.ndim} dimension(s).")
-    names = [str(c) for c in columns]
+    names = [f"V{j + 1}" for j in range(arr.shape[1])] if columns is None else list(columns)
+    names = [str(c) for c in names]
     if len(names) != arr.shape[1]:
         raise ValueError(
             f"columns must name every column of data ({arr.shape[1]}); got {len(names)}."
         )
-    values = np.ascontiguousarray(arr, dtype="<f8") + 0.0  # one bit pattern for zero
-    h = hashlib.sha256(b"dppca-fingerprint-v1\0")
-    h.update(json.dumps(names, ensure_ascii=False).encode("utf-8") + b"\0")
+    order = sorted(range(len(names)), key=lambda j: names[j])
+    values = np.array(arr, dtype="<f8")[:, order] + 0.0  # one bit pattern for zero
+    values[np.isnan(values)] = np.nan  # one bit pattern for NaN
+    if values.shape[0] > 1 and values.shape[1]:
+        # Rows in a canonical order (lexicographic, NaN last): the digest
+        # sees the multiset of rows, not their order.
+        values = values[np.lexsort(values.T[::-1])]
+    values = np.ascontiguousarray(values)
+    h = hashlib.sha256(b"dppca-fingerprint-v2\0")
+    h.update(json.dumps([names[j] for j in order], ensure_ascii=False).encode("utf-8") + b"\0")
     h.update(np.asarray(values.shape, dtype="<i8").tobytes())
     h.update(values.data.cast("B"))
     return h.hexdigest()
-
-
-def frame_fingerprint(frame: pd.DataFrame) -> str:
-    """The :func:`fingerprint` of a table's numeric columns (all of them).
-
-    The app and the command line key their budgets with this: analysing other
-    columns of the same table spends from the same budget, because the rows
-    are the same people.
-    """
-    from ._validation import is_numeric_dtype
-
-    names = [c for c in frame.columns if is_numeric_dtype(frame[c].dtype)]
-    values = frame[names].to_numpy(dtype=np.float64, na_value=np.nan)
-    return fingerprint(values, [str(c) for c in names])
 
 
 def default_ledger_path() -> Path:
@@ -114,7 +133,7 @@ _BASIC_FIELDS = ("eps", "delta", "mechanism", "released", "parts")
 
 
 def _detail(leaf: PrivacyCost) -> str | None:
-    """Fields of a cost beyond the basic ones (an accountant's parameters), as JSON."""
+    """The noise fields of a cost (kind, sensitivity, sigma, scale, multiplier), as JSON."""
     extra = {
         f.name: getattr(leaf, f.name)
         for f in dataclasses.fields(leaf)
@@ -134,3 +153,162 @@ def _leaf(
         return PrivacyCost(float(eps), float(delta), mechanism, released, **extra)
     except (TypeError, ValueError):  # a field of another version: keep the basic cost
         return PrivacyCost(float(eps), float(delta), mechanism, released)
+
+
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS datasets ("
+    " fp TEXT PRIMARY KEY, name TEXT, eps REAL NOT NULL,"
+    " delta REAL NOT NULL, created TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS charges ("
+    " id INTEGER PRIMARY KEY AUTOINCREMENT, fp TEXT NOT NULL"
+    " REFERENCES datasets(fp), time TEXT NOT NULL, name TEXT,"
+    " kind TEXT NOT NULL, eps REAL NOT NULL, delta REAL NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS parts ("
+    " charge INTEGER NOT NULL REFERENCES charges(id), released TEXT,"
+    " mechanism TEXT, eps REAL NOT NULL, delta REAL NOT NULL, detail TEXT)",
+    "CREATE INDEX IF NOT EXISTS charges_fp ON charges(fp)",
+)
+
+
+class _LedgerFile:
+    """The SQLite file of a ledger: connections, schema, and the stored rows."""
+
+    path: Path | str
+
+    def _open(self, path: str | os.PathLike[str] | None) -> None:
+        if path is None:
+            path = default_ledger_path()
+        self.path = ":memory:" if str(path) == ":memory:" else Path(path).expanduser()
+        if isinstance(self.path, Path):
+            if self.path.is_dir():
+                raise LedgerError(f"ledger path {str(self.path)!r} is a directory; name a file.")
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise LedgerError(
+                    f"cannot create the ledger's directory {str(self.path.parent)!r}: "
+                    f"{exc.strerror or exc}."
+                ) from None
+        self._memory: sqlite3.Connection | None = None
+        self._memory_lock = threading.RLock()  # one shared connection: one user at a time
+        with self._connect() as con:
+            self._init_schema(con)
+
+    @contextlib.contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        if self.path == ":memory:":
+            with self._memory_lock:
+                if self._memory is None:
+                    self._memory = sqlite3.connect(
+                        ":memory:", isolation_level=None, check_same_thread=False
+                    )
+                yield self._memory
+            return
+        try:
+            con = sqlite3.connect(str(self.path), timeout=_TIMEOUT, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise LedgerError(f"cannot open the ledger {str(self.path)!r}: {exc}.") from None
+        try:
+            yield con
+        except sqlite3.DatabaseError as exc:
+            raise LedgerError(f"the ledger {str(self.path)!r} cannot be used: {exc}.") from None
+        finally:
+            con.close()
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One IMMEDIATE transaction: the write lock is taken before anything is read."""
+        with self._connect() as con:
+            con.execute("BEGIN IMMEDIATE")
+            try:
+                yield con
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+            con.execute("COMMIT")
+
+    def _init_schema(self, con: sqlite3.Connection) -> None:
+        try:
+            con.execute("BEGIN IMMEDIATE")
+            version = con.execute("PRAGMA user_version").fetchone()[0]
+            if version == 0:
+                for statement in _SCHEMA:
+                    con.execute(statement)
+                con.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
+            elif version > _SCHEMA_VERSION:
+                con.execute("ROLLBACK")
+                raise LedgerError(
+                    f"the ledger {str(self.path)!r} was written by a newer dppca (schema "
+                    f"{version}); upgrade dppca to use it."
+                )
+            con.execute("COMMIT")
+        except sqlite3.DatabaseError as exc:
+            with contextlib.suppress(sqlite3.Error):
+                con.execute("ROLLBACK")
+            raise LedgerError(
+                f"{str(self.path)!r} is not a dppca ledger ({exc}); name another file."
+            ) from None
+
+    # -- rows --------------------------------------------------------------------------
+    @staticmethod
+    def _total(con: sqlite3.Connection, fp: str) -> tuple[float, float] | None:
+        row = con.execute("SELECT eps, delta FROM datasets WHERE fp = ?", (fp,)).fetchone()
+        return None if row is None else (float(row[0]), float(row[1]))
+
+    @staticmethod
+    def _costs(con: sqlite3.Connection, fp: str) -> list[PrivacyCost]:
+        """The dataset's charges in order, each as the cost it was charged with.
+
+        Every part comes back with the noise fields it was recorded with, so
+        the accountant composes the charges as tightly as the releases did.
+        """
+        rows = con.execute(
+            "SELECT c.id, c.eps, c.delta, p.eps, p.delta, p.mechanism, p.released, p.detail"
+            " FROM charges c JOIN parts p ON p.charge = c.id WHERE c.fp = ?"
+            " ORDER BY c.id, p.rowid",
+            (fp,),
+        ).fetchall()
+        grouped: dict[int, list[PrivacyCost]] = {}
+        charged: dict[int, tuple[float, float]] = {}
+        for charge, c_eps, c_delta, eps, delta, mechanism, released, detail in rows:
+            grouped.setdefault(charge, []).append(_leaf(eps, delta, mechanism, released, detail))
+            charged[charge] = (float(c_eps), float(c_delta))
+        # A charge claims what it was charged: a release composed tightly
+        # claims less than the basic sum of its parts.
+        return [
+            leaves[0]
+            if len(leaves) == 1
+            else PrivacyCost(
+                min(charged[charge][0], math.fsum(c.eps for c in leaves)),
+                min(charged[charge][1], math.fsum(c.delta for c in leaves)),
+                "composition",
+                "; ".join(c.released for c in leaves),
+                tuple(leaves),
+            )
+            for charge, leaves in grouped.items()
+        ]
+
+    @staticmethod
+    def _insert_charge(
+        con: sqlite3.Connection,
+        fp: str,
+        cost: PrivacyCost,
+        *,
+        time: str,
+        kind: str,
+        name: str | None,
+    ) -> int:
+        cur = con.execute(
+            "INSERT INTO charges (fp, time, name, kind, eps, delta) VALUES (?, ?, ?, ?, ?, ?)",
+            (fp, time, name, kind, cost.eps, cost.delta),
+        )
+        charge_id = int(cur.lastrowid)  # type: ignore[arg-type]
+        con.executemany(
+            "INSERT INTO parts (charge, released, mechanism, eps, delta, detail)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (charge_id, c.released, c.mechanism, c.eps, c.delta, _detail(c))
+                for c in cost.leaves()
+            ],
+        )
+        return charge_id

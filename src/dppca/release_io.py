@@ -32,7 +32,6 @@ post-processing: it costs nothing.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import importlib
 import json
 import math
@@ -46,6 +45,7 @@ import numpy as np
 
 from ._io import write_text_atomically
 from ._lazy import pandas as pd
+from ._ledger_base import fingerprint as _dataset_fingerprint
 from ._version import __version__
 from .directions import DirectionsResult
 from .loading import LoadingResult
@@ -55,7 +55,6 @@ from .scree import ScreeResult
 __all__ = [
     "FORMAT",
     "SCHEMA_VERSION",
-    "data_fingerprint",
     "load_release",
     "release_info",
     "save_release",
@@ -82,59 +81,9 @@ _RENAMED_FIELDS: dict[str, dict[str, str]] = {
 }
 
 
-# --------------------------------------------------------------------------- fingerprint
-
-
-def data_fingerprint(data: Any, columns: Any = None) -> str:
-    """A sha256 fingerprint of a numeric table: its float64 bytes, shape and column names.
-
-    Parameters
-    ----------
-    data : array-like of shape (n, p) or pandas.DataFrame
-        The numeric data exactly as analysed (after column choice and public
-        scaling).
-    columns : sequence of str, optional
-        Column names; by default those of a DataFrame, else ``V1..Vp``.
-
-    Returns
-    -------
-    str
-        ``"sha256:"`` followed by 64 hexadecimal digits.
-
-    Notes
-    -----
-    Privacy: the fingerprint is a deterministic function of every row, so it
-    is NOT private: whoever can guess the data up to one row can test each
-    candidate for that row against it. It identifies the data for the
-    analyst's own bookkeeping (matching a saved release to its table); strip
-    it (``save_release(..., data=None)``) from a release file you publish.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> data_fingerprint(np.eye(2), ["a", "b"])[:7]
-    'sha256:'
-    """
-    if isinstance(data, pd.DataFrame):
-        if columns is None:
-            columns = [str(c) for c in data.columns]
-        data = data.to_numpy(dtype=np.float64)
-    array = np.ascontiguousarray(np.asarray(data, dtype=np.float64))
-    if array.ndim != 2:
-        raise ValueError(f"data must be a 2-D table; got {array.ndim} dimension(s).")
-    if columns is None:
-        columns = [f"V{j + 1}" for j in range(array.shape[1])]
-    columns = [str(c) for c in columns]
-    if len(columns) != array.shape[1]:
-        raise ValueError(
-            f"columns must name the {array.shape[1]} columns of data; got {len(columns)}."
-        )
-    header = json.dumps({"shape": list(array.shape), "columns": columns}, sort_keys=True)
-    digest = hashlib.sha256()
-    digest.update(len(header).to_bytes(8, "little"))
-    digest.update(header.encode())
-    digest.update(array.astype("<f8", copy=False).tobytes())
-    return "sha256:" + digest.hexdigest()
+def _data_fingerprint(data: Any, columns: Any) -> str:
+    """The file's ``data_fingerprint``: the ledger's :func:`~dppca.ledger.fingerprint`."""
+    return "sha256:" + _dataset_fingerprint(data, columns)
 
 
 # --------------------------------------------------------------------------- encoding
@@ -269,7 +218,7 @@ def save_release(
         temporary file beside it is moved into place once complete.
     data : array-like or DataFrame, optional
         The numeric data the result was computed from, exactly as analysed;
-        if given, the file records its :func:`data_fingerprint` so that a
+        if given, the file records its :func:`~dppca.ledger.fingerprint` so that a
         later reuse can check it is applied to the same table. Leave it out
         for a file you publish (the fingerprint is not private).
     columns : sequence of str, optional
@@ -342,7 +291,7 @@ def save_release(
             )
         result = _strip_nonprivate(result)
     n, variables = _result_facts(result)
-    fingerprint = None if data is None else data_fingerprint(data, columns)
+    fingerprint = None if data is None else _data_fingerprint(data, columns)
     reused = _reused(result, reused_directions)
     new_cost = None if isinstance(result, LoadingResult) and reused is not None else result.cost
     document = {
@@ -469,7 +418,7 @@ def check_release_matches(document: Mapping[str, Any], data: Any, columns: Any, 
         columns = [f"V{j + 1}" for j in range(array.shape[1])]
     recorded = document.get("data_fingerprint")
     if recorded is not None:
-        if data_fingerprint(array, columns) != recorded:
+        if _data_fingerprint(array, columns) != recorded:
             raise ValueError(
                 f"the release in {name!r} was made from other data (its fingerprint differs); "
                 "reuse a release only with the exact table, columns and scales it came from."
