@@ -99,7 +99,8 @@ def test_budget_total_is_set_once(csv, ledger_path, capsys):
     total = ["--budget-eps", "3", "--budget-delta", "1e-4"]
     assert _directions(csv, ledger_path, "2.5", "--calibration", "analytic", *total) == 0
     assert _directions(csv, ledger_path, "0.4", "--budget-eps", "5", "--budget-delta", "1e-4") == 2
-    assert "fixed" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "fixed" in err and "--ledger PATH" in err and "--no-ledger" in err
     assert _directions(csv, ledger_path, "0.4", "--budget-eps", "5") == 2
     assert "both --budget-eps and --budget-delta" in capsys.readouterr().err
     assert Ledger(ledger_path).total(fingerprint(pd.read_csv(csv))) == (3.0, 1e-4)
@@ -180,3 +181,30 @@ def test_two_concurrent_commands_cannot_both_spend_the_rest(csv, ledger_path):
     outs = [p.communicate(timeout=120) for p in procs]
     assert sorted(p.returncode for p in procs) == [0, 2], outs
     assert Ledger(ledger_path).spent(fingerprint(pd.read_csv(csv)))[0] == pytest.approx(1.2)
+
+
+def test_the_quick_start_runs_four_times_in_a_row(tmp_path, monkeypatch, capsys):
+    # The README's first command, with the default ledger (here a fresh one):
+    # the bundled gau data are public, so its releases are practice.
+    monkeypatch.setenv("DPPCA_LEDGER", str(tmp_path / "state" / "ledger.sqlite"))
+    monkeypatch.chdir(tmp_path)
+    for _ in range(4):
+        assert main(["loading", "--eps", "0.5", "--delta", "1e-5", "--out", "loading.png"]) == 0
+    err = capsys.readouterr().err
+    assert "public dataset" in err and "practice" in err
+    from dppca.datasets import load_gau
+
+    ledger = Ledger(tmp_path / "state" / "ledger.sqlite")
+    assert len(ledger.releases(fingerprint(load_gau()))) == 4  # recorded all the same
+    assert main(["ledger", "--dataset", "gau"]) == 0
+    assert "practice" in capsys.readouterr().out
+
+
+def test_a_bundled_table_read_from_a_file_is_public_too(tmp_path, ledger_path, capsys):
+    from dppca.datasets import load_iris_g
+
+    path = tmp_path / "iris.csv"
+    load_iris_g().sample(frac=1.0, random_state=0).to_csv(path, index=False)
+    for _ in range(3):
+        assert _directions(path, ledger_path, "0.9", "--columns", "sepal_length,petal_width") == 0
+    assert "never refused" in capsys.readouterr().err

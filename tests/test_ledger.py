@@ -267,3 +267,20 @@ def test_a_tightly_composed_release_counts_what_it_was_charged():
     assert kept.eps == pytest.approx(0.8)
     assert [c.kind for c in kept.leaves()] == [c.kind for c in cost.leaves()]
     assert tight_total(budget.ledger, 1e-6)[0] == pytest.approx(0.8, rel=1e-6)
+
+
+def test_bundled_datasets_are_public_and_never_refused(path):
+    from dppca.datasets import DATASETS, load_wine
+
+    led = Ledger(path)
+    fp = fingerprint(load_wine())
+    assert led.is_public(fp) and not led.is_public("fp")
+    assert fingerprint(DATASETS["wine_g"]()) == fp  # the labels are not numeric
+    led.set_total(fp, 1.0, 1e-5)
+    budget = led.budget(fp, kind="directions")
+    for _ in range(3):
+        assert budget.can_afford(_gaussian(0.9))
+        budget.check(_gaussian(0.9))
+        budget.spend(_gaussian(0.9))
+    assert led.spent(fp)[0] == pytest.approx(2.7)  # recorded as practice
+    assert led.remaining(fp)[0] == 0.0

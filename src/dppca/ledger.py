@@ -291,7 +291,8 @@ class Ledger(_LedgerFile):
                 raise LedgerError(
                     f"the total budget of this dataset is fixed at (eps={total[0]:g}, "
                     f"delta={total[1]:g}) because releases have been made from it; "
-                    f"(eps={eps:g}, delta={delta:g}) was refused."
+                    f"(eps={eps:g}, delta={delta:g}) was refused. Keep the total in force, "
+                    "or start a fresh budget in another ledger file."
                 )
             con.execute("UPDATE datasets SET eps = ?, delta = ? WHERE fp = ?", (eps, delta, fp))
 

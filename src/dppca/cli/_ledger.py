@@ -152,7 +152,7 @@ def ledger_budget(args: argparse.Namespace, data: Any, variables: Any = None, *,
             delta = max(default_delta(max(n, 2)), float(args.delta))
             return _FirstUseBudget(ledger, fp, kind=kind, name=name, total=(eps, delta))
     except LedgerError as exc:
-        raise CLIError(str(exc)) from None
+        raise CLIError(f"{exc} {ADVICE}") from None
     return _CLIBudget(ledger, fp, kind=kind, name=name)
 
 
