@@ -28,7 +28,7 @@ from .accounting import PrivacyCost
 
 __all__ = ["LedgerError", "default_ledger_path", "fingerprint"]
 
-_SCHEMA_VERSION = 1
+_SCHEMA_VERSION = 2
 _TIMEOUT = 60.0  # seconds a writer waits for another one before giving up
 
 
@@ -155,23 +155,54 @@ def _leaf(
         return PrivacyCost(float(eps), float(delta), mechanism, released)
 
 
+# The file's marks: SQLite's application id (the bytes "dPPc") and schema version.
+_APPLICATION_ID = 0x64505063
 _SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS datasets ("
+    "CREATE TABLE datasets ("
     " fp TEXT PRIMARY KEY, name TEXT, eps REAL NOT NULL,"
-    " delta REAL NOT NULL, created TEXT NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS charges ("
+    " delta REAL NOT NULL, created TEXT NOT NULL, seal TEXT NOT NULL)",
+    "CREATE TABLE charges ("
     " id INTEGER PRIMARY KEY AUTOINCREMENT, fp TEXT NOT NULL"
     " REFERENCES datasets(fp), time TEXT NOT NULL, name TEXT,"
-    " kind TEXT NOT NULL, eps REAL NOT NULL, delta REAL NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS parts ("
+    " kind TEXT NOT NULL, eps REAL NOT NULL, delta REAL NOT NULL,"
+    " content TEXT, payload TEXT, digest TEXT NOT NULL)",
+    "CREATE TABLE parts ("
     " charge INTEGER NOT NULL REFERENCES charges(id), released TEXT,"
     " mechanism TEXT, eps REAL NOT NULL, delta REAL NOT NULL, detail TEXT)",
-    "CREATE INDEX IF NOT EXISTS charges_fp ON charges(fp)",
+    "CREATE INDEX charges_fp ON charges(fp)",
+    "CREATE INDEX charges_content ON charges(fp, content)",
+)
+_TABLES = {"datasets", "charges", "parts"}
+
+#: How to recover from a damaged or foreign ledger file (quoted in every such error).
+RECOVERY = (
+    "Nothing was released. Recovery: keep the file for inspection and restore the "
+    "ledger from a backup; or, accepting that its record of what was spent is lost, "
+    "move it away (a new ledger is then created) and set each dataset's total to what "
+    "remains of its budget by your own records (Ledger.set_total, or --budget-eps/"
+    "--budget-delta with the first release); or name another ledger file."
 )
 
 
+def _digest(*items: Any) -> str:
+    """SHA-256 of a canonical JSON text of ``items`` (floats by their exact repr)."""
+    text = json.dumps(items, ensure_ascii=False, separators=(",", ":"), default=repr)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 class _LedgerFile:
-    """The SQLite file of a ledger: connections, schema, and the stored rows."""
+    """The SQLite file of a ledger: opening and checking it, the schema, the stored rows.
+
+    A file is used only if it carries the ledger's application id and a
+    known schema version (or was written by the first dppca ledger schema),
+    passes ``PRAGMA integrity_check`` and its records are intact: each
+    charge's row holds a digest chained over the dataset's charges, and each
+    dataset's row a seal over its total and the last digest, so a changed,
+    removed or added record is seen, not only a broken page. A file that
+    does not exist is created (atomically: the schema is written to a
+    temporary file, then linked into place). An empty, foreign or damaged
+    file is refused with :class:`LedgerError`, never re-initialised.
+    """
 
     path: Path | str
 
@@ -179,6 +210,8 @@ class _LedgerFile:
         if path is None:
             path = default_ledger_path()
         self.path = ":memory:" if str(path) == ":memory:" else Path(path).expanduser()
+        self._memory: sqlite3.Connection | None = None
+        self._memory_lock = threading.RLock()  # one shared connection: one user at a time
         if isinstance(self.path, Path):
             if self.path.is_dir():
                 raise LedgerError(f"ledger path {str(self.path)!r} is a directory; name a file.")
@@ -189,11 +222,119 @@ class _LedgerFile:
                     f"cannot create the ledger's directory {str(self.path.parent)!r}: "
                     f"{exc.strerror or exc}."
                 ) from None
-        self._memory: sqlite3.Connection | None = None
-        self._memory_lock = threading.RLock()  # one shared connection: one user at a time
+            if not self.path.exists():
+                self._create_file()
+        else:
+            with self._connect() as con:
+                self._create_schema(con)
         with self._connect() as con:
-            self._init_schema(con)
+            self._check_file(con, verify=True)
 
+    # -- creating and checking ---------------------------------------------------------
+    @staticmethod
+    def _create_schema(con: sqlite3.Connection) -> None:
+        con.execute("BEGIN IMMEDIATE")
+        for statement in _SCHEMA:
+            con.execute(statement)
+        con.execute(f"PRAGMA application_id = {_APPLICATION_ID}")
+        con.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
+        con.execute("COMMIT")
+
+    def _create_file(self) -> None:
+        """Write a new ledger beside the target and link it into place (if still absent)."""
+        assert isinstance(self.path, Path)
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.{threading.get_ident()}.new")
+        try:
+            con = sqlite3.connect(str(tmp), isolation_level=None)
+            try:
+                self._create_schema(con)
+            finally:
+                con.close()
+            try:
+                os.link(tmp, self.path)
+            except FileExistsError:
+                pass  # another process created it first: use that one
+            except OSError:  # no hard links here: create only if still absent
+                with contextlib.suppress(FileExistsError):
+                    fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+                    with os.fdopen(fd, "wb") as out:
+                        out.write(tmp.read_bytes())
+        except (OSError, sqlite3.Error) as exc:
+            raise LedgerError(f"cannot create the ledger {str(self.path)!r}: {exc}.") from None
+        finally:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+
+    def _refuse(self, why: str) -> LedgerError:
+        return LedgerError(f"the ledger {str(self.path)!r} {why}. {RECOVERY}")
+
+    def _check_file(self, con: sqlite3.Connection, *, verify: bool = False) -> None:
+        """Refuse a file that is empty, foreign, damaged or from a newer dppca.
+
+        ``verify=True`` also checks every dataset's chain of charges.
+        """
+        if isinstance(self.path, Path) and self.path.stat().st_size == 0:
+            raise self._refuse("is an empty file (zero bytes), not a dppca ledger")
+        try:
+            app_id = con.execute("PRAGMA application_id").fetchone()[0]
+            version = con.execute("PRAGMA user_version").fetchone()[0]
+            tables = {
+                r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            }
+        except sqlite3.DatabaseError as exc:
+            raise self._refuse(f"is not a dppca ledger, or is damaged ({exc})") from None
+        if app_id == 0 and version == 1 and _TABLES <= tables:
+            self._upgrade_v1(con)
+        elif app_id != _APPLICATION_ID:
+            raise self._refuse("is another program's SQLite file, not a dppca ledger")
+        elif version > _SCHEMA_VERSION:
+            raise LedgerError(
+                f"the ledger {str(self.path)!r} was written by a newer dppca (schema "
+                f"{version}); upgrade dppca to use it."
+            )
+        elif version != _SCHEMA_VERSION or not _TABLES <= tables:
+            raise self._refuse(f"has an unknown layout (schema {version})")
+        self._integrity(con)
+        if verify:
+            for (fp,) in con.execute("SELECT fp FROM datasets").fetchall():
+                self._costs(con, fp)
+
+    def _integrity(self, con: sqlite3.Connection) -> None:
+        try:
+            rows = con.execute("PRAGMA integrity_check").fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise self._refuse(f"is damaged ({exc})") from None
+        if rows != [("ok",)]:
+            raise self._refuse(f"is damaged (integrity check: {rows[0][0]})")
+
+    def _upgrade_v1(self, con: sqlite3.Connection) -> None:
+        """Add the marks, digests and seals to a ledger of the first schema, in place."""
+        self._integrity(con)
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            con.execute("ALTER TABLE datasets ADD COLUMN seal TEXT NOT NULL DEFAULT ''")
+            for column in ("content TEXT", "payload TEXT", "digest TEXT NOT NULL DEFAULT ''"):
+                con.execute(f"ALTER TABLE charges ADD COLUMN {column}")
+            con.execute("CREATE INDEX charges_content ON charges(fp, content)")
+            for fp, eps, delta in con.execute("SELECT fp, eps, delta FROM datasets").fetchall():
+                last = ""
+                ids = con.execute("SELECT id FROM charges WHERE fp = ? ORDER BY id", (fp,))
+                for (charge,) in ids.fetchall():
+                    last = _digest(last, *self._charge_record(con, charge))
+                    con.execute("UPDATE charges SET digest = ? WHERE id = ?", (last, charge))
+                con.execute(
+                    "UPDATE datasets SET seal = ? WHERE fp = ?",
+                    (_digest(fp, float(eps), float(delta), last), fp),
+                )
+            con.execute(f"PRAGMA application_id = {_APPLICATION_ID}")
+            con.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
+            con.execute("COMMIT")
+        except BaseException:
+            if con.in_transaction:
+                con.execute("ROLLBACK")
+            raise
+
+    # -- connections -------------------------------------------------------------------
     @contextlib.contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
         if self.path == ":memory:":
@@ -205,91 +346,142 @@ class _LedgerFile:
                 yield self._memory
             return
         try:
-            con = sqlite3.connect(str(self.path), timeout=_TIMEOUT, isolation_level=None)
+            uri = self.path.absolute().as_uri() + "?mode=rw"  # type: ignore[union-attr]
+            con = sqlite3.connect(uri, uri=True, timeout=_TIMEOUT, isolation_level=None)
         except sqlite3.Error as exc:
-            raise LedgerError(f"cannot open the ledger {str(self.path)!r}: {exc}.") from None
+            raise self._refuse(f"cannot be opened ({exc})") from None
         try:
             yield con
         except sqlite3.DatabaseError as exc:
-            raise LedgerError(f"the ledger {str(self.path)!r} cannot be used: {exc}.") from None
+            raise self._failure(exc) from None
         finally:
             con.close()
 
+    def _failure(self, exc: sqlite3.DatabaseError) -> LedgerError:
+        text = str(exc)
+        if "full" in text:
+            return LedgerError(
+                f"the disk under the ledger {str(self.path)!r} is full ({text}); nothing was "
+                "recorded or released. Free some space and run the command again."
+            )
+        if isinstance(exc, sqlite3.OperationalError) and "locked" in text:
+            return LedgerError(
+                f"the ledger {str(self.path)!r} is busy (another process held it for more "
+                f"than {_TIMEOUT:g} s); nothing was recorded. Try again."
+            )
+        return self._refuse(f"cannot be used ({text})")
+
     @contextlib.contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        """One IMMEDIATE transaction: the write lock is taken before anything is read."""
+        """One IMMEDIATE transaction on a checked file: the lock is taken before any read."""
         with self._connect() as con:
             con.execute("BEGIN IMMEDIATE")
             try:
+                self._check_file(con)
                 yield con
+                con.execute("COMMIT")
             except BaseException:
-                con.execute("ROLLBACK")
+                # SQLite may already have rolled back (a full disk, say).
+                if con.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        con.execute("ROLLBACK")
                 raise
-            con.execute("COMMIT")
-
-    def _init_schema(self, con: sqlite3.Connection) -> None:
-        try:
-            con.execute("BEGIN IMMEDIATE")
-            version = con.execute("PRAGMA user_version").fetchone()[0]
-            if version == 0:
-                for statement in _SCHEMA:
-                    con.execute(statement)
-                con.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
-            elif version > _SCHEMA_VERSION:
-                con.execute("ROLLBACK")
-                raise LedgerError(
-                    f"the ledger {str(self.path)!r} was written by a newer dppca (schema "
-                    f"{version}); upgrade dppca to use it."
-                )
-            con.execute("COMMIT")
-        except sqlite3.DatabaseError as exc:
-            with contextlib.suppress(sqlite3.Error):
-                con.execute("ROLLBACK")
-            raise LedgerError(
-                f"{str(self.path)!r} is not a dppca ledger ({exc}); name another file."
-            ) from None
 
     # -- rows --------------------------------------------------------------------------
-    @staticmethod
-    def _total(con: sqlite3.Connection, fp: str) -> tuple[float, float] | None:
-        row = con.execute("SELECT eps, delta FROM datasets WHERE fp = ?", (fp,)).fetchone()
-        return None if row is None else (float(row[0]), float(row[1]))
+    def _total(self, con: sqlite3.Connection, fp: str) -> tuple[float, float] | None:
+        row = con.execute("SELECT eps, delta, seal FROM datasets WHERE fp = ?", (fp,)).fetchone()
+        if row is None:
+            return None
+        last = con.execute(
+            "SELECT digest FROM charges WHERE fp = ? ORDER BY id DESC LIMIT 1", (fp,)
+        ).fetchone()
+        total = (float(row[0]), float(row[1]))
+        if row[2] != _digest(fp, *total, "" if last is None else last[0]):
+            raise self._refuse("is damaged (a dataset's total or its last charge was changed)")
+        return total
 
     @staticmethod
-    def _costs(con: sqlite3.Connection, fp: str) -> list[PrivacyCost]:
+    def _charge_record(con: sqlite3.Connection, charge: int) -> list[Any]:
+        """The fields of one charge that its digest covers."""
+        head = con.execute(
+            "SELECT fp, time, name, kind, eps, delta, content, payload FROM charges WHERE id = ?",
+            (charge,),
+        ).fetchone()
+        parts = con.execute(
+            "SELECT released, mechanism, eps, delta, detail FROM parts WHERE charge = ?"
+            " ORDER BY rowid",
+            (charge,),
+        ).fetchall()
+        return [list(head), [list(p) for p in parts]]
+
+    def _costs(self, con: sqlite3.Connection, fp: str) -> list[PrivacyCost]:
         """The dataset's charges in order, each as the cost it was charged with.
 
         Every part comes back with the noise fields it was recorded with, so
         the accountant composes the charges as tightly as the releases did.
+        The chain of digests is checked on the way (a damaged record raises).
         """
         rows = con.execute(
-            "SELECT c.id, c.eps, c.delta, p.eps, p.delta, p.mechanism, p.released, p.detail"
-            " FROM charges c JOIN parts p ON p.charge = c.id WHERE c.fp = ?"
-            " ORDER BY c.id, p.rowid",
-            (fp,),
+            "SELECT id, eps, delta, digest FROM charges WHERE fp = ? ORDER BY id", (fp,)
         ).fetchall()
-        grouped: dict[int, list[PrivacyCost]] = {}
-        charged: dict[int, tuple[float, float]] = {}
-        for charge, c_eps, c_delta, eps, delta, mechanism, released, detail in rows:
-            grouped.setdefault(charge, []).append(_leaf(eps, delta, mechanism, released, detail))
-            charged[charge] = (float(c_eps), float(c_delta))
-        # A charge claims what it was charged: a release composed tightly
-        # claims less than the basic sum of its parts.
-        return [
-            leaves[0]
-            if len(leaves) == 1
-            else PrivacyCost(
-                min(charged[charge][0], math.fsum(c.eps for c in leaves)),
-                min(charged[charge][1], math.fsum(c.delta for c in leaves)),
-                "composition",
-                "; ".join(c.released for c in leaves),
-                tuple(leaves),
+        costs: list[PrivacyCost] = []
+        last = ""
+        for charge, c_eps, c_delta, digest in rows:
+            record = self._charge_record(con, charge)
+            last = _digest(last, *record)
+            if digest != last or not record[1]:
+                raise self._refuse("is damaged (a charge's record was changed)")
+            leaves = [_leaf(p[2], p[3], p[1], p[0], p[4]) for p in record[1]]
+            # A charge claims what it was charged: a release composed tightly
+            # claims less than the basic sum of its parts.
+            costs.append(
+                leaves[0]
+                if len(leaves) == 1
+                else PrivacyCost(
+                    min(float(c_eps), math.fsum(c.eps for c in leaves)),
+                    min(float(c_delta), math.fsum(c.delta for c in leaves)),
+                    "composition",
+                    "; ".join(c.released for c in leaves),
+                    tuple(leaves),
+                )
             )
-            for charge, leaves in grouped.items()
-        ]
+        if rows:
+            self._total(con, fp)  # the seal covers the last digest
+        return costs
 
     @staticmethod
+    def _last_digest(con: sqlite3.Connection, fp: str) -> str:
+        row = con.execute(
+            "SELECT digest FROM charges WHERE fp = ? ORDER BY id DESC LIMIT 1", (fp,)
+        ).fetchone()
+        return "" if row is None else str(row[0])
+
+    def _put_total(
+        self,
+        con: sqlite3.Connection,
+        fp: str,
+        eps: float,
+        delta: float,
+        *,
+        name: str | None = None,
+        created: str | None = None,
+    ) -> None:
+        """Insert (with ``created``) or update a dataset's total, sealed."""
+        seal = _digest(fp, eps, delta, self._last_digest(con, fp))
+        if created is not None:
+            con.execute(
+                "INSERT INTO datasets (fp, name, eps, delta, created, seal)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (fp, name, eps, delta, created, seal),
+            )
+        else:
+            con.execute(
+                "UPDATE datasets SET eps = ?, delta = ?, seal = ? WHERE fp = ?",
+                (eps, delta, seal, fp),
+            )
+
     def _insert_charge(
+        self,
         con: sqlite3.Connection,
         fp: str,
         cost: PrivacyCost,
@@ -297,10 +489,15 @@ class _LedgerFile:
         time: str,
         kind: str,
         name: str | None,
+        content: str | None = None,
+        payload: str | None = None,
     ) -> int:
+        total = self._total(con, fp)
+        assert total is not None  # the caller checked
         cur = con.execute(
-            "INSERT INTO charges (fp, time, name, kind, eps, delta) VALUES (?, ?, ?, ?, ?, ?)",
-            (fp, time, name, kind, cost.eps, cost.delta),
+            "INSERT INTO charges (fp, time, name, kind, eps, delta, content, payload, digest)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, '')",
+            (fp, time, name, kind, cost.eps, cost.delta, content, payload),
         )
         charge_id = int(cur.lastrowid)  # type: ignore[arg-type]
         con.executemany(
@@ -311,4 +508,13 @@ class _LedgerFile:
                 for c in cost.leaves()
             ],
         )
+        previous = con.execute(
+            "SELECT digest FROM charges WHERE fp = ? AND id < ? ORDER BY id DESC LIMIT 1",
+            (fp, charge_id),
+        ).fetchone()
+        digest = _digest(
+            "" if previous is None else previous[0], *self._charge_record(con, charge_id)
+        )
+        con.execute("UPDATE charges SET digest = ? WHERE id = ?", (digest, charge_id))
+        self._put_total(con, fp, *total)
         return charge_id

@@ -113,6 +113,22 @@ class Ledger(_LedgerFile):
     (:class:`~dppca.accounting.Budget`): the tight total of every release of
     the dataset, at the total's delta, within the total's eps.
 
+    Integrity: the file carries SQLite's ``application_id`` (``0x64505063``)
+    and schema version (``user_version``, 2); each charge holds a digest
+    chained over the dataset's charges, and each dataset a seal over its
+    total and the last digest. The file is checked when opened (``PRAGMA
+    integrity_check`` and every chain) and again inside each write's
+    transaction. An empty (zero-length), foreign (another program's SQLite)
+    or damaged file raises :class:`LedgerError` and is never re-initialised:
+    a ledger that forgets what was spent would let the budget be spent
+    again. Recovery: keep the file for inspection and restore the ledger
+    from a backup (copy the file while no release runs); or, accepting that
+    its record is lost, move it away (a new ledger is created on next use)
+    and set each dataset's total to what remains of its budget by your own
+    records (:meth:`set_total`, or ``--budget-eps``/``--budget-delta`` with
+    the first release); or name another file. A full disk is reported as
+    such and records nothing.
+
     Examples
     --------
     >>> from dppca import PrivacyCost
@@ -276,10 +292,7 @@ class Ledger(_LedgerFile):
         with self._write() as con:
             total = self._total(con, fp)
             if total is None:
-                con.execute(
-                    "INSERT INTO datasets (fp, name, eps, delta, created) VALUES (?, ?, ?, ?, ?)",
-                    (fp, name, eps, delta, _now()),
-                )
+                self._put_total(con, fp, eps, delta, name=name, created=_now())
                 return
             if name is not None:
                 con.execute(
@@ -294,7 +307,7 @@ class Ledger(_LedgerFile):
                     f"(eps={eps:g}, delta={delta:g}) was refused. Keep the total in force, "
                     "or start a fresh budget in another ledger file."
                 )
-            con.execute("UPDATE datasets SET eps = ?, delta = ? WHERE fp = ?", (eps, delta, fp))
+            self._put_total(con, fp, eps, delta)
 
     def ensure_total(
         self, fp: str, eps: float, delta: float, *, name: str | None = None
@@ -310,10 +323,7 @@ class Ledger(_LedgerFile):
                         "UPDATE datasets SET name = COALESCE(name, ?) WHERE fp = ?", (name, fp)
                     )
                 return total
-            con.execute(
-                "INSERT INTO datasets (fp, name, eps, delta, created) VALUES (?, ?, ?, ?, ?)",
-                (fp, name, eps, delta, _now()),
-            )
+            self._put_total(con, fp, eps, delta, name=name, created=_now())
             return eps, delta
 
     def charge(self, fp: str, cost: PrivacyCost, *, kind: str, name: str | None = None) -> int:
