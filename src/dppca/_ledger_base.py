@@ -1,10 +1,11 @@
-"""The ledger's file: dataset keys, where the file lives, and the SQLite store.
+"""The ledger's file: where it lives, and the SQLite store with its checks.
 
-:func:`fingerprint` names a dataset, :func:`default_ledger_path` says where
-the file lives, and :class:`_LedgerFile` opens the SQLite file, creates its
-schema and reads and writes the stored rows (a cost's fields, so that the
-accountant can compose the costs tightly later). :mod:`dppca.ledger` builds
-the accountant on top of it and is the public home of every public name here.
+:func:`default_ledger_path` says where the file lives, and
+:class:`_LedgerFile` opens the SQLite file, checks it (marks, integrity,
+chained digests), creates its schema and reads and writes the stored rows (a
+cost's fields, so that the accountant can compose the costs tightly later).
+:mod:`dppca.ledger` builds the accountant on top of it and is the public
+home of every public name here.
 """
 
 from __future__ import annotations
@@ -17,16 +18,13 @@ import math
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from ._lazy import pandas as pd
 from .accounting import PrivacyCost
 
-__all__ = ["LedgerError", "default_ledger_path", "fingerprint"]
+__all__ = ["LedgerError", "default_ledger_path"]
 
 _SCHEMA_VERSION = 2
 _TIMEOUT = 60.0  # seconds a writer waits for another one before giving up
@@ -34,76 +32,6 @@ _TIMEOUT = 60.0  # seconds a writer waits for another one before giving up
 
 class LedgerError(ValueError):
     """A ledger cannot do what was asked (no total set, a fixed total, a bad file)."""
-
-
-def fingerprint(data: Any, columns: Sequence[str] | None = None) -> str:
-    """A hex digest that names a dataset: its rows, over all its numeric columns.
-
-    Parameters
-    ----------
-    data : DataFrame or array-like of shape (n, p)
-        The table as read, before any column choice or scaling. For a
-        DataFrame every numeric column counts (other columns, such as group
-        labels, do not); an array is converted to float64.
-    columns : sequence of str, optional
-        One name per column of an array; default the DataFrame's names, else
-        ``V1..Vp``.
-
-    Returns
-    -------
-    str
-        64 hexadecimal digits (SHA-256).
-
-    Notes
-    -----
-    The key of a dataset's budget in the ledger and the ``data_fingerprint``
-    of a release file. It depends on the multiset of rows and the column
-    names only: reordering the rows or the columns gives the same digest
-    (the rows are the same people), any changed value (``-0.0`` counts as
-    ``0.0``, every NaN as one NaN), row or name gives another. Which columns
-    are analysed, and how they are scaled, does not matter: every analysis of
-    the same rows spends from one budget.
-
-    The digest is stored on the data holder's machine only. It is not a
-    private release: anyone who can guess the whole table can confirm the
-    guess with it, so do not publish it.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> a = fingerprint(np.eye(3), ["x", "y", "z"])
-    >>> a == fingerprint(np.eye(3)[::-1], ["x", "y", "z"]), len(a)
-    (True, 64)
-    """
-    if isinstance(data, pd.DataFrame):
-        from ._validation import is_numeric_dtype
-
-        numeric = [c for c in data.columns if is_numeric_dtype(data[c].dtype)]
-        if columns is None:
-            columns = [str(c) for c in numeric]
-        data = data[numeric].to_numpy(dtype=np.float64, na_value=np.nan)
-    arr = np.asarray(data)
-    if arr.ndim != 2:
-        raise ValueError(f"data must be two-dimensional; got {arr.ndim} dimension(s).")
-    names = [f"V{j + 1}" for j in range(arr.shape[1])] if columns is None else list(columns)
-    names = [str(c) for c in names]
-    if len(names) != arr.shape[1]:
-        raise ValueError(
-            f"columns must name every column of data ({arr.shape[1]}); got {len(names)}."
-        )
-    order = sorted(range(len(names)), key=lambda j: names[j])
-    values = np.array(arr, dtype="<f8")[:, order] + 0.0  # one bit pattern for zero
-    values[np.isnan(values)] = np.nan  # one bit pattern for NaN
-    if values.shape[0] > 1 and values.shape[1]:
-        # Rows in a canonical order (lexicographic, NaN last): the digest
-        # sees the multiset of rows, not their order.
-        values = values[np.lexsort(values.T[::-1])]
-    values = np.ascontiguousarray(values)
-    h = hashlib.sha256(b"dppca-fingerprint-v2\0")
-    h.update(json.dumps([names[j] for j in order], ensure_ascii=False).encode("utf-8") + b"\0")
-    h.update(np.asarray(values.shape, dtype="<i8").tobytes())
-    h.update(values.data.cast("B"))
-    return h.hexdigest()
 
 
 def default_ledger_path() -> Path:
@@ -402,9 +330,15 @@ class _LedgerFile:
 
     @staticmethod
     def _charge_record(con: sqlite3.Connection, charge: int) -> list[Any]:
-        """The fields of one charge that its digest covers."""
+        """The fields of one charge that its digest covers.
+
+        The release's content hash and payload are left out: they may be
+        attached after the charge (when the release is saved), and a damaged
+        hash can only make a reuse be charged again, never make one free
+        that was not paid.
+        """
         head = con.execute(
-            "SELECT fp, time, name, kind, eps, delta, content, payload FROM charges WHERE id = ?",
+            "SELECT fp, time, name, kind, eps, delta FROM charges WHERE id = ?",
             (charge,),
         ).fetchone()
         parts = con.execute(

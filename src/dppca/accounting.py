@@ -141,6 +141,7 @@ class Budget:
         self._total_eps = check_eps(eps)
         self._total_delta = check_delta(delta)
         self._ledger: list[PrivacyCost] = []
+        self._held: dict[str, str | None] = {}
 
     # -- the store: what is spent and the total (a subclass keeps them elsewhere) -------
     def _totals(self) -> tuple[float, float]:
@@ -200,6 +201,18 @@ class Budget:
         if not isinstance(cost, PrivacyCost):
             raise TypeError(f"cost must be a PrivacyCost; got {type(cost).__name__}.")
         self._record(cost)
+
+    def record(self, content: str, payload: str | None = None) -> None:
+        """Remember the content hash of the release just paid for (see :meth:`holds`).
+
+        :func:`dppca.release_io.save_release` with ``budget=`` calls it; a
+        release file read back with the same budget is then free.
+        """
+        self._held[str(content)] = payload
+
+    def holds(self, content: str) -> bool:
+        """Whether the release with this content hash was paid for from this budget."""
+        return str(content) in self._held
 
     def to_frame(self) -> pd.DataFrame:
         """The costs spent as a table, one row per elementary release."""

@@ -24,7 +24,9 @@ Bundled datasets (:mod:`dppca.datasets`) are public: their releases are
 recorded as practice and never refused.
 
 The dataset keys, the file's default place and the SQLite store are in
-:mod:`dppca._ledger_base`; this module is their public home.
+:mod:`dppca._fingerprint` and :mod:`dppca._ledger_base`, the tables shown
+in :mod:`dppca._ledger_tables`; this module is the public home of their
+public names.
 """
 
 from __future__ import annotations
@@ -33,16 +35,11 @@ import datetime as _dt
 import functools
 import math
 import os
-from typing import Any
 
+from ._fingerprint import fingerprint, payload_hash
 from ._lazy import pandas as pd
-from ._ledger_base import (
-    LedgerError,
-    _check_fp,
-    _LedgerFile,
-    default_ledger_path,
-    fingerprint,
-)
+from ._ledger_base import LedgerError, _check_fp, default_ledger_path
+from ._ledger_tables import _LedgerTables
 from .accounting import Budget, PrivacyCost, _fits, _refusal, _remaining, _spent_tight
 from .accounting import basic_total as _basic_total
 from .exceptions import BudgetExceededError
@@ -55,16 +52,6 @@ __all__ = [
     "fingerprint",
 ]
 
-_ENTRY_COLUMNS = [
-    "release",
-    "time",
-    "dataset",
-    "kind",
-    "released",
-    "mechanism",
-    "eps",
-    "delta",
-]
 
 #: Advice that ends every refusal of a ledger.
 _ADVICE = (
@@ -94,7 +81,7 @@ def _public() -> frozenset[str]:
 # --------------------------------------------------------------------------- ledger
 
 
-class Ledger(_LedgerFile):
+class Ledger(_LedgerTables):
     """A persistent privacy ledger: one total budget and a list of releases per dataset.
 
     Parameters
@@ -187,96 +174,6 @@ class Ledger(_LedgerFile):
             row = con.execute("SELECT name FROM datasets WHERE fp = ?", (fp,)).fetchone()
         return None if row is None else row[0]
 
-    def entries(self, fp: str | None = None) -> pd.DataFrame:
-        """The releases charged, one row per elementary part, oldest first.
-
-        Columns: ``release`` (its number in the dataset's ledger), ``time``
-        (UTC, ISO 8601), ``dataset`` (name), ``kind``, ``released``,
-        ``mechanism``, ``eps``, ``delta``. ``fp=None`` lists every dataset.
-        """
-        query = (
-            "SELECT c.id, c.fp, c.time, COALESCE(c.name, d.name), c.kind, p.released,"
-            " p.mechanism, p.eps, p.delta FROM charges c JOIN parts p ON p.charge = c.id"
-            " LEFT JOIN datasets d ON d.fp = c.fp"
-        )
-        params: tuple[Any, ...] = ()
-        if fp is not None:
-            query += " WHERE c.fp = ?"
-            params = (_check_fp(fp),)
-        with self._connect() as con:
-            rows = con.execute(query + " ORDER BY c.id, p.rowid", params).fetchall()
-        frame = pd.DataFrame(rows, columns=["id", "fp", *_ENTRY_COLUMNS[1:]]).astype(
-            {"eps": float, "delta": float}
-        )
-        # Number the releases within each dataset: 1, 2, ... in charge order.
-        ids = frame[["fp", "id"]].drop_duplicates()
-        ids["release"] = ids.groupby("fp").cumcount() + 1
-        frame = frame.merge(ids, on=["fp", "id"], how="left")
-        return frame[_ENTRY_COLUMNS].reset_index(drop=True)
-
-    def releases(self, fp: str) -> pd.DataFrame:
-        """One row per release of the dataset: ``release``, ``time``, ``dataset``, ``kind``,
-        ``eps``, ``delta`` (the cost charged)."""
-        with self._connect() as con:
-            rows = con.execute(
-                "SELECT c.time, COALESCE(c.name, d.name), c.kind, c.eps, c.delta FROM charges c"
-                " LEFT JOIN datasets d ON d.fp = c.fp WHERE c.fp = ? ORDER BY c.id",
-                (_check_fp(fp),),
-            ).fetchall()
-        frame = pd.DataFrame(rows, columns=["time", "dataset", "kind", "eps", "delta"])
-        frame.insert(0, "release", range(1, len(frame) + 1))
-        return frame.astype({"eps": float, "delta": float})
-
-    def version(self, fp: str | None = None) -> tuple[int, int]:
-        """A cheap token that changes whenever a release is charged (for polling)."""
-        query = "SELECT COUNT(*), COALESCE(MAX(id), 0) FROM charges"
-        with self._connect() as con:
-            if fp is None:
-                row = con.execute(query).fetchone()
-            else:
-                row = con.execute(query + " WHERE fp = ?", (fp,)).fetchone()
-        return int(row[0]), int(row[1])
-
-    def datasets(self) -> pd.DataFrame:
-        """One row per dataset: fingerprint, name, totals, spent and number of releases.
-
-        ``spent_eps`` is the tight total at the total delta and ``spent_delta``
-        the sum of the releases' deltas; ``basic_eps`` is the upper bound.
-        """
-        with self._connect() as con:
-            rows = con.execute(
-                "SELECT fp, name, eps, delta, created FROM datasets ORDER BY created, fp"
-            ).fetchall()
-            out = []
-            for fp, name, eps, delta, created in rows:
-                costs = self._costs(con, fp)
-                basic = _basic_total(costs)
-                out.append(
-                    {
-                        "fingerprint": fp,
-                        "dataset": name,
-                        "created": created,
-                        "total_eps": float(eps),
-                        "total_delta": float(delta),
-                        "spent_eps": _spent_tight(costs, float(delta))[0],
-                        "spent_delta": basic[1],
-                        "basic_eps": basic[0],
-                        "releases": len(costs),
-                    }
-                )
-        columns = [
-            "fingerprint",
-            "dataset",
-            "created",
-            "total_eps",
-            "total_delta",
-            "spent_eps",
-            "spent_delta",
-            "basic_eps",
-            "releases",
-        ]
-        return pd.DataFrame(out, columns=columns)
-
     # -- writing -----------------------------------------------------------------------
     def set_total(self, fp: str, eps: float, delta: float, *, name: str | None = None) -> None:
         """Fix the dataset's total budget.
@@ -326,8 +223,21 @@ class Ledger(_LedgerFile):
             self._put_total(con, fp, eps, delta, name=name, created=_now())
             return eps, delta
 
-    def charge(self, fp: str, cost: PrivacyCost, *, kind: str, name: str | None = None) -> int:
+    def charge(
+        self,
+        fp: str,
+        cost: PrivacyCost,
+        *,
+        kind: str,
+        name: str | None = None,
+        payload: str | None = None,
+    ) -> int:
         """Record a release's cost, refusing it if the budget cannot pay.
+
+        ``payload``, the release's file text (:func:`dppca.release_io.release_text`),
+        is stored with the charge together with its content hash, so that the
+        release can be shown again (:meth:`stored_releases`) and its file
+        reused at no new cost (:meth:`holds`). It holds released values only.
 
         Checking and recording happen in one IMMEDIATE transaction, so
         concurrent charges are serialised. The check is the accountant's: the
@@ -343,16 +253,24 @@ class Ledger(_LedgerFile):
         LedgerError
             If the dataset has no total budget.
         """
-        return self._charge(fp, cost, kind=kind, name=name, advice=_ADVICE)
+        return self._charge(fp, cost, kind=kind, name=name, advice=_ADVICE, payload=payload)
 
     def _charge(
-        self, fp: str, cost: PrivacyCost, *, kind: str, name: str | None, advice: str
+        self,
+        fp: str,
+        cost: PrivacyCost,
+        *,
+        kind: str,
+        name: str | None,
+        advice: str,
+        payload: str | None = None,
     ) -> int:
         fp = _check_fp(fp)
         if not isinstance(cost, PrivacyCost):
             raise TypeError(f"cost must be a PrivacyCost; got {type(cost).__name__}.")
         if not isinstance(kind, str) or not kind:
             raise TypeError("kind must be a non-empty string such as 'directions'.")
+        content = None if payload is None else payload_hash(payload)
         public = self.is_public(fp)
         with self._write() as con:
             total = self._total(con, fp)
@@ -364,8 +282,46 @@ class Ledger(_LedgerFile):
             costs = self._costs(con, fp)
             if not public and not _fits(costs, cost, total):
                 raise BudgetExceededError(_refusal(cost, costs, total, advice))
-            self._insert_charge(con, fp, cost, time=_now(), kind=kind, name=name)
+            self._insert_charge(
+                con, fp, cost, time=_now(), kind=kind, name=name, content=content, payload=payload
+            )
             return len(costs) + 1
+
+    def attach(self, fp: str, release: int, *, content: str, payload: str | None = None) -> None:
+        """Record the content hash (and the file text) of the dataset's release ``release``.
+
+        For a release charged before its values existed (through a
+        :class:`LedgerBudget`): :func:`dppca.release_io.save_release` with
+        ``budget=`` calls it. Raises :class:`LedgerError` for an unknown number.
+        """
+        fp = _check_fp(fp)
+        if payload is not None and payload_hash(payload) != content:
+            raise ValueError("payload is not the release whose content hash is given.")
+        with self._write() as con:
+            ids = con.execute("SELECT id FROM charges WHERE fp = ? ORDER BY id", (fp,)).fetchall()
+            if not (isinstance(release, int) and 1 <= release <= len(ids)):
+                raise LedgerError(f"this dataset has no release number {release!r}.")
+            con.execute(
+                "UPDATE charges SET content = ?, payload = COALESCE(?, payload) WHERE id = ?",
+                (content, payload, ids[release - 1][0]),
+            )
+
+    def holds(self, fp: str, content: str) -> bool:
+        """Whether a release of the dataset with this content hash was charged here."""
+        with self._connect() as con:
+            row = con.execute(
+                "SELECT 1 FROM charges WHERE fp = ? AND content = ? LIMIT 1",
+                (_check_fp(fp), content),
+            ).fetchone()
+        return row is not None
+
+    def stored_releases(self, fp: str) -> list[tuple[int, str, str]]:
+        """The dataset's releases stored with their file text: (number, kind, payload)."""
+        with self._connect() as con:
+            rows = con.execute(
+                "SELECT kind, payload FROM charges WHERE fp = ? ORDER BY id", (_check_fp(fp),)
+            ).fetchall()
+        return [(i, kind, text) for i, (kind, text) in enumerate(rows, 1) if text is not None]
 
     def check(self, fp: str, cost: PrivacyCost) -> None:
         """Raise :class:`BudgetExceededError` if ``cost`` does not fit now (records nothing)."""
@@ -436,6 +392,15 @@ class LedgerBudget(Budget):
 
     def can_afford(self, cost: PrivacyCost) -> bool:
         return self.public or super().can_afford(cost)
+
+    def record(self, content: str, payload: str | None = None) -> None:
+        """Attach a release's content hash (and file text) to the latest charge made here."""
+        if self.last_release is None:
+            raise ValueError("record follows a spend made through this budget; none was made.")
+        self._ledger_db.attach(self.fp, self.last_release, content=content, payload=payload)
+
+    def holds(self, content: str) -> bool:
+        return self._ledger_db.holds(self.fp, content)
 
     def check(self, cost: PrivacyCost) -> None:
         self._ledger_db._check(self.fp, cost, advice=self.advice)

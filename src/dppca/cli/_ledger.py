@@ -32,7 +32,7 @@ from typing import Any
 
 from .._lazy import pandas as pd
 from ..ledger import Ledger, LedgerBudget
-from ._common import CLIError
+from ._safety import CLIError
 
 __all__ = [
     "add_budget_arguments",
@@ -129,6 +129,9 @@ def ledger_budget(args: argparse.Namespace, data: Any, variables: Any = None, *,
 
     Sets the dataset's total if it has none (see the module docstring) and
     refuses, before any computation, a total that contradicts the one in force.
+    The budget is also kept as ``args.paid_by``, so that ``--save-release``
+    records the release's content hash with its charge (a later
+    ``--directions FILE`` is then free).
     """
     if getattr(args, "no_ledger", False):
         return None
@@ -141,6 +144,7 @@ def ledger_budget(args: argparse.Namespace, data: Any, variables: Any = None, *,
     given_delta = getattr(args, "budget_delta", None)
     if (given_eps is None) != (given_delta is None):
         raise CLIError("give both --budget-eps and --budget-delta, or neither.")
+    budget: _CLIBudget = _CLIBudget(ledger, fp, kind=kind, name=name)
     try:
         if given_eps is not None:
             assert given_delta is not None  # both or neither, checked above
@@ -148,12 +152,14 @@ def ledger_budget(args: argparse.Namespace, data: Any, variables: Any = None, *,
         elif ledger.total(fp) is None:
             # Written only when the release is charged, so a failed command
             # leaves the ledger as it was.
-            eps = max(1.0, float(args.eps))
-            delta = max(default_delta(max(n, 2)), float(args.delta))
-            return _FirstUseBudget(ledger, fp, kind=kind, name=name, total=(eps, delta))
+            eps = max(1.0, float(getattr(args, "eps", None) or 0.0))
+            delta = max(default_delta(max(n, 2)), float(getattr(args, "delta", None) or 0.0))
+            budget = _FirstUseBudget(ledger, fp, kind=kind, name=name, total=(eps, delta))
     except LedgerError as exc:
         raise CLIError(f"{exc} {ADVICE}") from None
-    return _CLIBudget(ledger, fp, kind=kind, name=name)
+    # --save-release records the release's content hash with the charge it paid.
+    args.paid_by = budget
+    return budget
 
 
 class _CLIBudget(LedgerBudget):

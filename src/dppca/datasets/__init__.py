@@ -275,6 +275,6 @@ def public_fingerprints() -> frozenset[str]:
     those of a bundled one, read from a file, has the same fingerprint and
     counts as public too.
     """
-    from .._ledger_base import fingerprint
+    from .._fingerprint import fingerprint
 
     return frozenset(fingerprint(loader()) for loader in DATASETS.values())
