@@ -284,3 +284,25 @@ def test_bundled_datasets_are_public_and_never_refused(path):
         budget.spend(_gaussian(0.9))
     assert led.spent(fp)[0] == pytest.approx(2.7)  # recorded as practice
     assert led.remaining(fp)[0] == 0.0
+
+
+def test_a_scree_reusing_directions_counts_its_delta_in_the_ledger(path, small_frame):
+    # The scree's parts are pure (delta 0, eps summing to a little over 0.6);
+    # it was charged the tight pair (0.6, 1e-6). The ledger must keep that
+    # pair, not the smaller eps of one statement with the smaller delta of
+    # the other, (0.6, 0), which no statement supports.
+    from dppca import dp_scree
+
+    directions = dp_pc_dir(small_frame, 3, eps=0.5, delta=1e-6, random_state=1)
+    scree = dp_scree(small_frame, 3, directions=directions, eps=0.6, delta=1e-6, random_state=2)
+    assert all(leaf.delta == 0 for leaf in scree.cost.leaves())
+    led = Ledger(path)
+    fp = fingerprint(small_frame)
+    led.set_total(fp, 2.0, 1e-5)
+    memory = Budget(2.0, 1e-5)
+    for cost in (directions.cost, scree.cost):
+        led.charge(fp, cost, kind="release")
+        memory.spend(cost)
+    assert Ledger(path).spent(fp) == pytest.approx(memory.spent, rel=1e-12)
+    assert Ledger(path).spent(fp)[1] == pytest.approx(2e-6)
+    assert Ledger(path).spent_tight(fp) == pytest.approx(memory.spent_tight, rel=1e-12)

@@ -14,7 +14,6 @@ import contextlib
 import dataclasses
 import hashlib
 import json
-import math
 import os
 import sqlite3
 import threading
@@ -366,19 +365,22 @@ class _LedgerFile:
             if digest != last or not record[1]:
                 raise self._refuse("is damaged (a charge's record was changed)")
             leaves = [_leaf(p[2], p[3], p[1], p[0], p[4]) for p in record[1]]
-            # A charge claims what it was charged: a release composed tightly
-            # claims less than the basic sum of its parts.
-            costs.append(
-                leaves[0]
-                if len(leaves) == 1
-                else PrivacyCost(
-                    min(float(c_eps), math.fsum(c.eps for c in leaves)),
-                    min(float(c_delta), math.fsum(c.delta for c in leaves)),
-                    "composition",
-                    "; ".join(c.released for c in leaves),
-                    tuple(leaves),
+            claim = (float(c_eps), float(c_delta))
+            # A charge claims exactly the (eps, delta) it was charged: a release
+            # composed tightly claims one valid pair, which mixing the smaller
+            # eps and the smaller delta of two statements would not be.
+            if len(leaves) == 1 and (leaves[0].eps, leaves[0].delta) == claim:
+                costs.append(leaves[0])
+            else:
+                costs.append(
+                    PrivacyCost(
+                        *claim,
+                        "composition",
+                        "; ".join(c.released for c in leaves),
+                        tuple(leaves),
+                        kind="composed",
+                    )
                 )
-            )
         if rows:
             self._total(con, fp)  # the seal covers the last digest
         return costs
