@@ -209,3 +209,16 @@ def test_unbounded_settings_in_the_app_get_a_message_not_a_crash(frame):
     png = figures.render(lambda: figures.loading_figure(rel, uncertainty=10**7), "png")
     assert png.startswith(b"\x89PNG")  # a figure saying why, drawn without the draws
     assert state.budget.spent == pytest.approx((0.3, 1e-6))
+
+
+def test_the_app_composes_its_releases_tightly(tmp_path, frame):
+    # Basic composition would refuse the third release (0.5 + 0.5 + 0.2 > 1);
+    # the three Gaussians compose exactly to eps 0.66 at delta 1e-5.
+    state = AppState(ledger=Ledger(tmp_path / "l.sqlite"))
+    state.load("toy", frame)
+    state.set_budget(1.0, 1e-5)
+    for eps in (0.5, 0.5, 0.2):
+        assert state.preview("directions", eps=eps, delta=1e-6).affordable
+        state.release("directions", eps=eps, delta=1e-6)
+    assert state.budget.spent_tight[0] == pytest.approx(0.6594, abs=1e-3)
+    assert not state.preview("directions", eps=0.9, delta=1e-6).affordable
