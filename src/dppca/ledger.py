@@ -123,8 +123,9 @@ class Ledger(_LedgerTables):
     >>> led.set_total("abc", 1.0, 1e-5, name="demo")
     >>> led.charge("abc", PrivacyCost(0.4, 4e-6, "gaussian", "directions"), kind="directions")
     1
-    >>> [round(v, 12) for v in led.remaining("abc")]
-    [0.6, 6e-06]
+    >>> eps_left, delta_left = led.remaining("abc")  # eps by the tight total at 1e-5
+    >>> round(eps_left, 4), round(delta_left, 12)
+    (0.6, 6e-06)
     """
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
