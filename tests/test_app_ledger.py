@@ -26,6 +26,7 @@ def test_sessions_on_one_dataset_share_its_budget(tmp_path, frame):
     ledger = Ledger(tmp_path / "l.sqlite")
     first, second = AppState(ledger=ledger), AppState(ledger=ledger)
     first.load("toy", frame)
+    first.set_budget(1.0, 1e-5)
     first.release("directions", eps=0.4, delta=1e-6)
     second.load("toy (again)", frame.copy())
     assert second.budget.spent == pytest.approx((0.4, 1e-6))
@@ -35,11 +36,12 @@ def test_sessions_on_one_dataset_share_its_budget(tmp_path, frame):
     rel = second.release("directions", eps=0.5, delta=1e-6)
     assert rel.number == 2
     with pytest.raises(BudgetExceededError):
-        first.release("scree", eps=0.2, delta=1e-6, reuse_directions=False)
+        first.release("scree", eps=0.9, delta=1e-6, reuse_directions=False)
     # A restart: a new Ledger object on the same file, a new session.
     third = AppState(ledger=Ledger(tmp_path / "l.sqlite"))
     third.load("toy", frame)
-    assert third.budget.spent == pytest.approx((0.9, 2e-6))
+    assert third.budget.spent == pytest.approx((0.9, 2e-6))  # the basic bound
+    assert third.budget.spent_tight[0] < 0.9
     assert third.release_summary()["kind"].tolist() == ["directions", "directions"]
 
 
@@ -48,13 +50,15 @@ def test_concurrent_releases_in_threads_never_overspend(tmp_path, frame):
     states = [AppState(ledger=ledger, random_state=np.random.default_rng(i)) for i in range(3)]
     for st in states:
         st.load("toy", frame)
+    states[0].set_budget(1.0, 1e-5)
     barrier = threading.Barrier(3)
     outcome: list[str] = []
 
     def run(st: AppState) -> None:
         barrier.wait()
         try:
-            st.release("directions", eps=0.4, delta=1e-6)
+            # two compose tightly to eps 0.89 at delta 1e-5, three to 1.11
+            st.release("directions", eps=0.7, delta=1e-6)
         except BudgetExceededError:
             outcome.append("refused")
         else:
@@ -66,7 +70,8 @@ def test_concurrent_releases_in_threads_never_overspend(tmp_path, frame):
     for t in threads:
         t.join(timeout=60)
     assert sorted(outcome) == ["made", "made", "refused"]
-    assert states[0].budget.spent[0] == pytest.approx(0.8)
+    assert states[0].budget.spent[0] == pytest.approx(1.4)
+    assert states[0].budget.spent_tight[0] == pytest.approx(0.8868, abs=1e-3)
 
 
 def test_a_busy_port_gives_one_line(capsys):
@@ -204,3 +209,16 @@ def test_unbounded_settings_in_the_app_get_a_message_not_a_crash(frame):
     png = figures.render(lambda: figures.loading_figure(rel, uncertainty=10**7), "png")
     assert png.startswith(b"\x89PNG")  # a figure saying why, drawn without the draws
     assert state.budget.spent == pytest.approx((0.3, 1e-6))
+
+
+def test_the_app_composes_its_releases_tightly(tmp_path, frame):
+    # Basic composition would refuse the third release (0.5 + 0.5 + 0.2 > 1);
+    # the three Gaussians compose exactly to eps 0.66 at delta 1e-5.
+    state = AppState(ledger=Ledger(tmp_path / "l.sqlite"))
+    state.load("toy", frame)
+    state.set_budget(1.0, 1e-5)
+    for eps in (0.5, 0.5, 0.2):
+        assert state.preview("directions", eps=eps, delta=1e-6).affordable
+        state.release("directions", eps=eps, delta=1e-6)
+    assert state.budget.spent_tight[0] == pytest.approx(0.6594, abs=1e-3)
+    assert not state.preview("directions", eps=0.9, delta=1e-6).affordable

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -12,7 +13,6 @@ from dppca import (
     DirectionsResult,
     ScoreResult,
     ScreeResult,
-    data_fingerprint,
     dp_loading,
     dp_pc_dir,
     dp_score,
@@ -22,6 +22,7 @@ from dppca import (
     save_release,
 )
 from dppca.datasets import load_gau_g
+from dppca.ledger import fingerprint
 from dppca.release_io import SCHEMA_VERSION, release_info
 
 PRIV = {"eps": 0.8, "delta": 1e-5, "calibration": "analytic", "ties": "zero"}
@@ -80,7 +81,7 @@ def test_file_is_versioned_json_with_costs_and_no_seed(tmp_path, small_frame, di
     doc = json.loads(path.read_text())
     assert doc["format"] == "dppca-release" and doc["schema_version"] == SCHEMA_VERSION
     assert doc["n"] == 200 and doc["variables"] == list(small_frame.columns)
-    assert doc["data_fingerprint"] == data_fingerprint(small_frame)
+    assert doc["data_fingerprint"] == "sha256:" + fingerprint(small_frame)
     assert "seed" not in path.read_text() and "random_state" not in path.read_text()
     info = release_info(path)
     assert info["new_cost"] == directions.cost and info["reuses"] == []
@@ -132,18 +133,8 @@ def test_load_checks_kind_data_and_schema(tmp_path, small_frame, directions):
     doc = json.loads(save_release(directions, tmp_path / "e.json").read_text())
     doc["result"]["$dataclass"] = "os:system"
     (tmp_path / "evil.json").write_text(json.dumps(doc))
-    with pytest.raises(ValueError, match="outside dppca"):
+    with pytest.raises(ValueError, match="outside the release types"):
         load_release(tmp_path / "evil.json")
-
-
-def test_fingerprint_sees_values_shape_and_names(small_frame):
-    base = data_fingerprint(small_frame)
-    assert base == data_fingerprint(small_frame.to_numpy(), list(small_frame.columns))
-    assert base != data_fingerprint(small_frame.rename(columns={"a": "z"}))
-    assert base != data_fingerprint(small_frame.iloc[:-1])
-    changed = small_frame.copy()
-    changed.iloc[5, 2] = np.nextafter(changed.iloc[5, 2], np.inf)
-    assert base != data_fingerprint(changed)
 
 
 def test_files_from_before_the_result_protocol_still_load(tmp_path, small_frame, directions):
@@ -180,3 +171,122 @@ def test_grouped_score_from_an_older_file_is_not_taken_to_be_private(tmp_path):
     path.write_text(json.dumps(doc))
     loaded = load_release(path)
     assert not loaded.private and loaded.nonprivate_parts() == ("groups",)
+
+
+# ------------------------------------------------------------- files are data, not code
+
+
+def _tampered(tmp_path, directions, change) -> Path:
+    doc = json.loads(save_release(directions, tmp_path / "d.json").read_text())
+    change(doc["result"]["fields"])
+    path = tmp_path / "tampered.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def _set_entry(fields, name, index, value):
+    fields[name]["$array"][index] = value
+
+
+@pytest.mark.parametrize(
+    ("change", "match"),
+    [
+        (lambda f: _set_entry(f, "directions", 0, {"$float": "nan"}), "NaN or infinite"),
+        (lambda f: _set_entry(f, "directions", 0, 0.9), "not orthonormal"),
+        (lambda f: f["directions"].update(dtype="c16"), "only real numbers"),
+        (lambda f: f["directions"].update(shape=[4, 3]), "do not fill its shape"),
+        (lambda f: _set_entry(f, "noisy_matrix", 1, 5.0), "not a symmetric"),
+        (lambda f: _set_entry(f, "directions", 1, "1e3"), "not real numbers"),
+        (lambda f: f["cost"]["fields"].update(eps=-1.0), "cannot be built"),
+        (lambda f: f.update(cost={"$dataclass": "dppca.__main__:main", "fields": {}}),
+         "outside the release types"),
+        (lambda f: f.update(cost=None), "without its cost"),
+    ],
+)  # fmt: skip
+def test_a_tampered_release_file_is_refused(tmp_path, directions, change, match):
+    path = _tampered(tmp_path, directions, change)
+    with pytest.raises(ValueError, match=match):
+        load_release(path)
+
+
+def test_naming_a_module_in_a_file_runs_nothing(tmp_path, directions, monkeypatch):
+    import sys
+
+    for name in ("dppca.__main__:main", "dppca.cli:main", "dppca.cli.__main__:x"):
+        sys.modules.pop("dppca.__main__", None)
+        path = _tampered(tmp_path, directions, lambda f, n=name: f.update(n={"$dataclass": n}))
+        doc = json.loads(path.read_text())
+        doc["result"]["$dataclass"] = name
+        path.write_text(json.dumps(doc))
+        with pytest.raises(ValueError, match="outside the release types"):
+            load_release(path)
+        assert "dppca.__main__" not in sys.modules
+
+
+def test_a_release_is_reused_free_only_if_its_budget_holds_it(tmp_path, small_frame):
+    from dppca import Budget, BudgetExceededError
+    from dppca.release_io import release_hash
+
+    budget = Budget(1.0, 1e-5)
+    mine = dp_pc_dir(small_frame, 3, budget=budget, random_state=1, **PRIV)
+    path = save_release(mine, tmp_path / "mine.json", budget=budget)
+    assert budget.holds(release_hash(mine))
+    load_release(path, budget=budget)
+    assert len(budget.ledger) == 1  # free: the budget paid for it
+    # Made without a budget (or forged with a made-up cost): charged at its cost.
+    unrecorded = dp_pc_dir(small_frame, 3, random_state=2, eps=0.3, delta=1e-6)
+    other = save_release(unrecorded, tmp_path / "other.json")
+    load_release(other, budget=budget)
+    assert len(budget.ledger) == 2 and budget.ledger[-1] == unrecorded.cost
+    load_release(other, budget=budget)  # now it is held
+    assert len(budget.ledger) == 2
+    big = save_release(dp_pc_dir(small_frame, 3, random_state=3, **PRIV), tmp_path / "big.json")
+    with pytest.raises(BudgetExceededError, match="not in this budget's records"):
+        load_release(big, budget=budget)
+    assert len(budget.ledger) == 2
+
+
+def test_the_ledger_stores_paid_releases_for_a_reload(tmp_path, small_frame):
+    from dppca.ledger import Ledger
+    from dppca.release_io import release_hash, release_text
+
+    led = Ledger(tmp_path / "l.sqlite")
+    fp = fingerprint(small_frame)
+    led.set_total(fp, 1.0, 1e-5)
+    res = dp_pc_dir(small_frame, 3, random_state=1, eps=0.4, delta=1e-6)
+    assert led.charge(fp, res.cost, kind="directions", payload=release_text(res)) == 1
+    budget = led.budget(fp, kind="directions")
+    second = dp_pc_dir(small_frame, 2, random_state=2, eps=0.3, delta=1e-6, budget=budget)
+    save_release(second, tmp_path / "s.json", budget=budget)
+    again = Ledger(tmp_path / "l.sqlite")
+    stored = again.stored_releases(fp)
+    assert [(number, kind) for number, kind, _ in stored] == [(1, "directions"), (2, "directions")]
+    (tmp_path / "back.json").write_text(stored[0][2])
+    _same(load_release(tmp_path / "back.json"), res)
+    assert again.holds(fp, release_hash(res)) and again.holds(fp, release_hash(second))
+    assert not again.holds("another", release_hash(res))
+    with pytest.raises(ValueError, match="payload must be"):
+        led.charge(fp, res.cost, kind="directions", payload="{}")
+
+
+def test_the_command_line_charges_a_file_its_ledger_does_not_hold(tmp_path, small_frame, capsys):
+    from dppca.cli import main
+    from dppca.ledger import Ledger
+
+    csv = tmp_path / "d.csv"
+    small_frame.to_csv(csv, index=False)
+    ledger = ["--ledger", str(tmp_path / "l.sqlite")]
+    common = ["--delta", "1e-6", "--accuracy", "ignore"]
+    argv = ["directions", str(csv), "--eps", "0.5", *common, "-k", "3"]
+    unrecorded = [*argv[:2], "--eps", "0.9", *argv[4:], "--no-ledger"]
+    assert main([*unrecorded, "--save-release", str(tmp_path / "free.json")]) == 0
+    total = ["--budget-eps", "1", "--budget-delta", "1e-5"]
+    assert main([*argv, *ledger, *total, "--save-release", str(tmp_path / "paid.json")]) == 0
+    scree = ["scree", str(csv), "--eps", "0.3", *common, *ledger, "-k", "3"]
+    assert main([*scree, "--directions", str(tmp_path / "paid.json")]) == 0
+    fp = fingerprint(pd.read_csv(csv))
+    assert Ledger(tmp_path / "l.sqlite").releases(fp)["kind"].tolist() == ["directions", "scree"]
+    capsys.readouterr()
+    assert main([*scree, "--directions", str(tmp_path / "free.json")]) == 2
+    assert "not in this budget's records" in capsys.readouterr().err
+    assert len(Ledger(tmp_path / "l.sqlite").releases(fp)) == 2

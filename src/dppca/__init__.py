@@ -19,7 +19,7 @@ from .exceptions import (
 )
 from .kendall import spherical_kendall
 from .loading import LoadingResult, dp_loading, plan_loading
-from .release_io import data_fingerprint, load_release, save_release
+from .release_io import load_release, save_release
 from .reporting import Report, report
 from .score import ScoreResult, dp_score, plan_score, sample_points
 from .scree import (
@@ -53,7 +53,6 @@ __all__ = [
     "calibrate_noise",
     "compose",
     "compose_tight",
-    "data_fingerprint",
     "dp_loading",
     "dp_pc_dir",
     "dp_score",

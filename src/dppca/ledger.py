@@ -2,91 +2,63 @@
 
 A :class:`Ledger` is a small SQLite database (standard library ``sqlite3``)
 that keeps, for every dataset, its total budget and every release charged
-against it. Datasets are identified by :func:`fingerprint`, a hash of their
-numeric values, shape and column names; the data themselves are never stored.
-The command line and the app use the same file (:func:`default_ledger_path`,
-or ``DPPCA_LEDGER``), so spending in one is seen by the other.
+against it. Datasets are identified by :func:`fingerprint`, a hash of the
+multiset of their rows over all numeric columns; the data themselves are
+never stored. The command line and the app use the same file
+(:func:`default_ledger_path`, or ``DPPCA_LEDGER``), so spending in one is
+seen by the other.
+
+The ledger is a store of the one accountant of :mod:`dppca.accounting`: what
+a dataset has spent is the tight total (:func:`~dppca.accounting.tight_total`)
+of all its releases, across commands, sessions and restarts, checked against
+its total exactly as a :class:`~dppca.accounting.Budget` checks; basic
+composition is reported as the upper bound. For that every part of a cost is
+stored with its noise (kind, sensitivity, sigma or scale, multiplier).
 
 Charging is one ``BEGIN IMMEDIATE`` transaction that reads what has been
 spent, checks the new cost against the total and records it. SQLite lets one
 writer in at a time, so processes and threads that charge the same ledger at
 once are serialised and together can never spend more than the total.
 
-How costs add up is decided by :func:`compose_costs` alone (basic composition
-today), so a tighter accountant can replace it in one place.
+Bundled datasets (:mod:`dppca.datasets`) are public: their releases are
+recorded as practice and never refused.
 
-The error type, the dataset keys, the file's default place and the stored
-form of a cost are in :mod:`dppca._ledger_base`, and :class:`LedgerBudget` in
-:mod:`dppca._ledger_budget`; both are re-exported here.
+The dataset keys, the file's default place and the SQLite store are in
+:mod:`dppca._fingerprint` and :mod:`dppca._ledger_base`, the tables shown
+in :mod:`dppca._ledger_tables`; this module is the public home of their
+public names.
 """
 
 from __future__ import annotations
 
-import contextlib
 import datetime as _dt
+import functools
 import math
 import os
-import sqlite3
-import threading
-from collections.abc import Iterator, Sequence
-from pathlib import Path
-from typing import Any
 
+from ._fingerprint import fingerprint, payload_hash
 from ._lazy import pandas as pd
-from ._ledger_base import (
-    LedgerError,
-    _check_fp,
-    _detail,
-    _leaf,
-    default_ledger_path,
-    fingerprint,
-    frame_fingerprint,
-)
-from ._ledger_budget import LedgerBudget
-from .accounting import PrivacyCost
+from ._ledger_base import LedgerError, _check_fp, default_ledger_path
+from ._ledger_tables import _LedgerTables
+from .accounting import Budget, PrivacyCost, _fits, _refusal, _remaining, _spent_tight
+from .accounting import basic_total as _basic_total
 from .exceptions import BudgetExceededError
 
 __all__ = [
     "Ledger",
     "LedgerBudget",
     "LedgerError",
-    "compose_costs",
     "default_ledger_path",
     "fingerprint",
-    "frame_fingerprint",
 ]
 
-_SCHEMA_VERSION = 1
-# Floating-point slack when comparing a sum of costs with the total, as in
-# accounting.Budget: parts that add back up to the total are not refused.
-_REL_SLACK = 1e-9
-_TIMEOUT = 60.0  # seconds a writer waits for another one before giving up
-_ENTRY_COLUMNS = [
-    "release", "time", "dataset", "kind", "released", "mechanism", "eps", "delta",
-]  # fmt: skip
 
-
-# ---------------------------------------------------------------------- composition
-
-
-def compose_costs(costs: Sequence[PrivacyCost]) -> tuple[float, float]:
-    """Total (eps, delta) of several releases from one dataset: basic composition.
-
-    The one place that decides how the ledger adds costs; swap it for a
-    tighter accountant and every check follows. Each cost comes back from
-    the ledger with its elementary parts and every field they were recorded
-    with, so an accountant that needs more than (eps, delta) finds it.
-    """
-    return math.fsum(c.eps for c in costs), math.fsum(c.delta for c in costs)
-
-
-def _spent_of(costs: Sequence[PrivacyCost]) -> tuple[float, float]:
-    return compose_costs(costs) if costs else (0.0, 0.0)
-
-
-def _fits(spent: Sequence[PrivacyCost], cost: PrivacyCost, total: tuple[float, float]) -> bool:
-    eps, delta = compose_costs([*spent, cost])
-    return eps <= total[0] * (1 + _REL_SLACK) and delta <= total[1] * (1 + _REL_SLACK)
+#: Advice that ends every refusal of a ledger.
+_ADVICE = (
+    "Reuse an existing release (drawing from it again is free) or lower this release's "
+    "cost; a dataset's total is fixed once it has releases, so a fresh budget needs "
+    "another ledger file."
+)
 
 
 def _now() -> str:
@@ -99,10 +71,17 @@ def _check_total(eps: object, delta: object) -> tuple[float, float]:
     return check_eps(eps, "total eps"), check_delta(delta, "total delta")
 
 
+@functools.lru_cache(maxsize=1)
+def _public() -> frozenset[str]:
+    from .datasets import public_fingerprints
+
+    return public_fingerprints()
+
+
 # --------------------------------------------------------------------------- ledger
 
 
-class Ledger:
+class Ledger(_LedgerTables):
     """A persistent privacy ledger: one total budget and a list of releases per dataset.
 
     Parameters
@@ -114,9 +93,28 @@ class Ledger:
     Notes
     -----
     Privacy: the file holds fingerprints, dataset names, totals and the
-    (eps, delta) of each release, never data values. :meth:`charge` checks
-    and records in one transaction, so concurrent processes cannot overspend.
-    A release refused for lack of budget leaves the ledger unchanged.
+    cost of each release (its parts with their noise), never data values.
+    :meth:`charge` checks and records in one transaction, so concurrent
+    processes cannot overspend. A release refused for lack of budget leaves
+    the ledger unchanged. The check is the accountant's
+    (:class:`~dppca.accounting.Budget`): the tight total of every release of
+    the dataset, at the total's delta, within the total's eps.
+
+    Integrity: the file carries SQLite's ``application_id`` (``0x64505063``)
+    and schema version (``user_version``, 2); each charge holds a digest
+    chained over the dataset's charges, and each dataset a seal over its
+    total and the last digest. The file is checked when opened (``PRAGMA
+    integrity_check`` and every chain) and again inside each write's
+    transaction. An empty (zero-length), foreign (another program's SQLite)
+    or damaged file raises :class:`LedgerError` and is never re-initialised:
+    a ledger that forgets what was spent would let the budget be spent
+    again. Recovery: keep the file for inspection and restore the ledger
+    from a backup (copy the file while no release runs); or, accepting that
+    its record is lost, move it away (a new ledger is created on next use)
+    and set each dataset's total to what remains of its budget by your own
+    records (:meth:`set_total`, or ``--budget-eps``/``--budget-delta`` with
+    the first release); or name another file. A full disk is reported as
+    such and records nothing.
 
     Examples
     --------
@@ -125,148 +123,42 @@ class Ledger:
     >>> led.set_total("abc", 1.0, 1e-5, name="demo")
     >>> led.charge("abc", PrivacyCost(0.4, 4e-6, "gaussian", "directions"), kind="directions")
     1
-    >>> [round(v, 12) for v in led.remaining("abc")]
-    [0.6, 6e-06]
+    >>> eps_left, delta_left = led.remaining("abc")  # eps by the tight total at 1e-5
+    >>> round(eps_left, 4), round(delta_left, 12)
+    (0.6, 6e-06)
     """
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
-        if path is None:
-            path = default_ledger_path()
-        self.path = path if str(path) == ":memory:" else Path(path).expanduser()
-        if isinstance(self.path, Path):
-            if self.path.is_dir():
-                raise LedgerError(f"ledger path {str(self.path)!r} is a directory; name a file.")
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise LedgerError(
-                    f"cannot create the ledger's directory {str(self.path.parent)!r}: "
-                    f"{exc.strerror or exc}."
-                ) from None
-        self._memory: sqlite3.Connection | None = None
-        self._memory_lock = threading.RLock()  # one shared connection: one user at a time
-        with self._connect() as con:
-            self._init_schema(con)
+        self._open(path)
 
-    # -- connection --------------------------------------------------------------------
-    @contextlib.contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        if self.path == ":memory:":
-            with self._memory_lock:
-                if self._memory is None:
-                    self._memory = sqlite3.connect(
-                        ":memory:", isolation_level=None, check_same_thread=False
-                    )
-                yield self._memory
-            return
-        try:
-            con = sqlite3.connect(str(self.path), timeout=_TIMEOUT, isolation_level=None)
-        except sqlite3.Error as exc:
-            raise LedgerError(f"cannot open the ledger {str(self.path)!r}: {exc}.") from None
-        try:
-            yield con
-        except sqlite3.DatabaseError as exc:
-            raise LedgerError(f"the ledger {str(self.path)!r} cannot be used: {exc}.") from None
-        finally:
-            con.close()
-
-    @contextlib.contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One IMMEDIATE transaction: the write lock is taken before anything is read."""
-        with self._connect() as con:
-            con.execute("BEGIN IMMEDIATE")
-            try:
-                yield con
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
-            con.execute("COMMIT")
-
-    def _init_schema(self, con: sqlite3.Connection) -> None:
-        try:
-            con.execute("BEGIN IMMEDIATE")
-            version = con.execute("PRAGMA user_version").fetchone()[0]
-            if version == 0:
-                con.execute(
-                    "CREATE TABLE IF NOT EXISTS datasets ("
-                    " fp TEXT PRIMARY KEY, name TEXT, eps REAL NOT NULL,"
-                    " delta REAL NOT NULL, created TEXT NOT NULL)"
-                )
-                con.execute(
-                    "CREATE TABLE IF NOT EXISTS charges ("
-                    " id INTEGER PRIMARY KEY AUTOINCREMENT, fp TEXT NOT NULL"
-                    " REFERENCES datasets(fp), time TEXT NOT NULL, name TEXT,"
-                    " kind TEXT NOT NULL, eps REAL NOT NULL, delta REAL NOT NULL)"
-                )
-                con.execute(
-                    "CREATE TABLE IF NOT EXISTS parts ("
-                    " charge INTEGER NOT NULL REFERENCES charges(id), released TEXT,"
-                    " mechanism TEXT, eps REAL NOT NULL, delta REAL NOT NULL, detail TEXT)"
-                )
-                con.execute("CREATE INDEX IF NOT EXISTS charges_fp ON charges(fp)")
-                con.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
-            elif version > _SCHEMA_VERSION:
-                con.execute("ROLLBACK")
-                raise LedgerError(
-                    f"the ledger {str(self.path)!r} was written by a newer dppca (schema "
-                    f"{version}); upgrade dppca to use it."
-                )
-            con.execute("COMMIT")
-        except sqlite3.DatabaseError as exc:
-            with contextlib.suppress(sqlite3.Error):
-                con.execute("ROLLBACK")
-            raise LedgerError(
-                f"{str(self.path)!r} is not a dppca ledger ({exc}); name another file."
-            ) from None
+    def is_public(self, fp: str) -> bool:
+        """Whether ``fp`` is a bundled, public dataset (its releases are never refused)."""
+        return _check_fp(fp) in _public()
 
     # -- reading -----------------------------------------------------------------------
-    @staticmethod
-    def _total(con: sqlite3.Connection, fp: str) -> tuple[float, float] | None:
-        row = con.execute("SELECT eps, delta FROM datasets WHERE fp = ?", (fp,)).fetchone()
-        return None if row is None else (float(row[0]), float(row[1]))
-
-    @staticmethod
-    def _costs(con: sqlite3.Connection, fp: str) -> list[PrivacyCost]:
-        """The dataset's charges in order, each as the cost it was charged with."""
-        rows = con.execute(
-            "SELECT c.id, c.eps, c.delta, p.eps, p.delta, p.mechanism, p.released, p.detail"
-            " FROM charges c JOIN parts p ON p.charge = c.id WHERE c.fp = ?"
-            " ORDER BY c.id, p.rowid",
-            (fp,),
-        ).fetchall()
-        grouped: dict[int, list[PrivacyCost]] = {}
-        charged: dict[int, tuple[float, float]] = {}
-        for charge, c_eps, c_delta, eps, delta, mechanism, released, detail in rows:
-            grouped.setdefault(charge, []).append(_leaf(eps, delta, mechanism, released, detail))
-            charged[charge] = (float(c_eps), float(c_delta))
-        # A charge counts what it was charged: a release composed tightly
-        # claims less than the basic sum of its parts.
-        return [
-            leaves[0]
-            if len(leaves) == 1
-            else PrivacyCost(
-                min(charged[charge][0], math.fsum(c.eps for c in leaves)),
-                min(charged[charge][1], math.fsum(c.delta for c in leaves)),
-                "composition",
-                "; ".join(c.released for c in leaves),
-                tuple(leaves),
-            )
-            for charge, leaves in grouped.items()
-        ]
-
     def total(self, fp: str) -> tuple[float, float] | None:
         """The dataset's total (eps, delta), or None if none is set."""
         with self._connect() as con:
             return self._total(con, _check_fp(fp))
 
     def spent(self, fp: str) -> tuple[float, float]:
-        """What has been spent on the dataset so far (``(0.0, 0.0)`` if nothing)."""
+        """What has been spent on the dataset so far by basic composition, the upper bound
+        (``(0.0, 0.0)`` if nothing); see :meth:`spent_tight` for the total that counts."""
         with self._connect() as con:
             costs = self._costs(con, _check_fp(fp))
-        return _spent_of(costs)
+        return _basic_total(costs)
+
+    def spent_tight(self, fp: str) -> tuple[float, float]:
+        """The tight total of the dataset's releases, at its total delta (``(0.0, 0.0)`` if
+        nothing was spent or no total is set)."""
+        with self._connect() as con:
+            total = self._total(con, _check_fp(fp))
+            costs = self._costs(con, fp)
+        return (0.0, 0.0) if total is None else _spent_tight(costs, total[1])
 
     def remaining(self, fp: str) -> tuple[float, float]:
-        """The (eps, delta) still available, never negative.
+        """The (eps, delta) still available, never negative: eps left by the tight total,
+        delta left by basic composition.
 
         Raises :class:`LedgerError` if the dataset has no total.
         """
@@ -275,85 +167,13 @@ class Ledger:
             costs = self._costs(con, fp)
         if total is None:
             raise LedgerError("this dataset has no total budget in the ledger yet; set one.")
-        eps, delta = _spent_of(costs)
-        return max(total[0] - eps, 0.0), max(total[1] - delta, 0.0)
+        return _remaining(costs, total)
 
     def name(self, fp: str) -> str | None:
         """The name the dataset was registered under, if any."""
         with self._connect() as con:
             row = con.execute("SELECT name FROM datasets WHERE fp = ?", (fp,)).fetchone()
         return None if row is None else row[0]
-
-    def entries(self, fp: str | None = None) -> pd.DataFrame:
-        """The releases charged, one row per elementary part, oldest first.
-
-        Columns: ``release`` (its number in the dataset's ledger), ``time``
-        (UTC, ISO 8601), ``dataset`` (name), ``kind``, ``released``,
-        ``mechanism``, ``eps``, ``delta``. ``fp=None`` lists every dataset.
-        """
-        query = (
-            "SELECT c.id, c.fp, c.time, COALESCE(c.name, d.name), c.kind, p.released,"
-            " p.mechanism, p.eps, p.delta FROM charges c JOIN parts p ON p.charge = c.id"
-            " LEFT JOIN datasets d ON d.fp = c.fp"
-        )
-        params: tuple[Any, ...] = ()
-        if fp is not None:
-            query += " WHERE c.fp = ?"
-            params = (_check_fp(fp),)
-        with self._connect() as con:
-            rows = con.execute(query + " ORDER BY c.id, p.rowid", params).fetchall()
-        frame = pd.DataFrame(rows, columns=["id", "fp", *_ENTRY_COLUMNS[1:]]).astype(
-            {"eps": float, "delta": float}
-        )
-        # Number the releases within each dataset: 1, 2, ... in charge order.
-        ids = frame[["fp", "id"]].drop_duplicates()
-        ids["release"] = ids.groupby("fp").cumcount() + 1
-        frame = frame.merge(ids, on=["fp", "id"], how="left")
-        return frame[_ENTRY_COLUMNS].reset_index(drop=True)
-
-    def releases(self, fp: str) -> pd.DataFrame:
-        """One row per release of the dataset: ``release``, ``time``, ``dataset``, ``kind``,
-        ``eps``, ``delta`` (the cost charged)."""
-        with self._connect() as con:
-            rows = con.execute(
-                "SELECT c.time, COALESCE(c.name, d.name), c.kind, c.eps, c.delta FROM charges c"
-                " LEFT JOIN datasets d ON d.fp = c.fp WHERE c.fp = ? ORDER BY c.id",
-                (_check_fp(fp),),
-            ).fetchall()
-        frame = pd.DataFrame(rows, columns=["time", "dataset", "kind", "eps", "delta"])
-        frame.insert(0, "release", range(1, len(frame) + 1))
-        return frame.astype({"eps": float, "delta": float})
-
-    def version(self, fp: str | None = None) -> tuple[int, int]:
-        """A cheap token that changes whenever a release is charged (for polling)."""
-        query = "SELECT COUNT(*), COALESCE(MAX(id), 0) FROM charges"
-        with self._connect() as con:
-            if fp is None:
-                row = con.execute(query).fetchone()
-            else:
-                row = con.execute(query + " WHERE fp = ?", (fp,)).fetchone()
-        return int(row[0]), int(row[1])
-
-    def datasets(self) -> pd.DataFrame:
-        """One row per dataset: fingerprint, name, totals, spent and number of releases."""
-        with self._connect() as con:
-            rows = con.execute(
-                "SELECT fp, name, eps, delta, created FROM datasets ORDER BY created, fp"
-            ).fetchall()
-            out = []
-            for fp, name, eps, delta, created in rows:
-                costs = self._costs(con, fp)
-                spent = _spent_of(costs)
-                out.append({
-                    "fingerprint": fp, "dataset": name, "created": created,
-                    "total_eps": float(eps), "total_delta": float(delta),
-                    "spent_eps": spent[0], "spent_delta": spent[1], "releases": len(costs),
-                })  # fmt: skip
-        columns = [
-            "fingerprint", "dataset", "created", "total_eps", "total_delta",
-            "spent_eps", "spent_delta", "releases",
-        ]  # fmt: skip
-        return pd.DataFrame(out, columns=columns)
 
     # -- writing -----------------------------------------------------------------------
     def set_total(self, fp: str, eps: float, delta: float, *, name: str | None = None) -> None:
@@ -370,10 +190,7 @@ class Ledger:
         with self._write() as con:
             total = self._total(con, fp)
             if total is None:
-                con.execute(
-                    "INSERT INTO datasets (fp, name, eps, delta, created) VALUES (?, ?, ?, ?, ?)",
-                    (fp, name, eps, delta, _now()),
-                )
+                self._put_total(con, fp, eps, delta, name=name, created=_now())
                 return
             if name is not None:
                 con.execute(
@@ -385,9 +202,10 @@ class Ledger:
                 raise LedgerError(
                     f"the total budget of this dataset is fixed at (eps={total[0]:g}, "
                     f"delta={total[1]:g}) because releases have been made from it; "
-                    f"(eps={eps:g}, delta={delta:g}) was refused."
+                    f"(eps={eps:g}, delta={delta:g}) was refused. Keep the total in force, "
+                    "or start a fresh budget in another ledger file."
                 )
-            con.execute("UPDATE datasets SET eps = ?, delta = ? WHERE fp = ?", (eps, delta, fp))
+            self._put_total(con, fp, eps, delta)
 
     def ensure_total(
         self, fp: str, eps: float, delta: float, *, name: str | None = None
@@ -403,18 +221,31 @@ class Ledger:
                         "UPDATE datasets SET name = COALESCE(name, ?) WHERE fp = ?", (name, fp)
                     )
                 return total
-            con.execute(
-                "INSERT INTO datasets (fp, name, eps, delta, created) VALUES (?, ?, ?, ?, ?)",
-                (fp, name, eps, delta, _now()),
-            )
+            self._put_total(con, fp, eps, delta, name=name, created=_now())
             return eps, delta
 
-    def charge(self, fp: str, cost: PrivacyCost, *, kind: str, name: str | None = None) -> int:
+    def charge(
+        self,
+        fp: str,
+        cost: PrivacyCost,
+        *,
+        kind: str,
+        name: str | None = None,
+        payload: str | None = None,
+    ) -> int:
         """Record a release's cost, refusing it if the budget cannot pay.
 
+        ``payload``, the release's file text (:func:`dppca.release_io.release_text`),
+        is stored with the charge together with its content hash, so that the
+        release can be shown again (:meth:`stored_releases`) and its file
+        reused at no new cost (:meth:`holds`). It holds released values only.
+
         Checking and recording happen in one IMMEDIATE transaction, so
-        concurrent charges are serialised. Returns the release's number in the
-        dataset's ledger.
+        concurrent charges are serialised. The check is the accountant's: the
+        tight total of every release of the dataset with this one, at the
+        total delta, within the total eps. A bundled, public dataset
+        (:meth:`is_public`) is never refused: its releases are recorded as
+        practice. Returns the release's number in the dataset's ledger.
 
         Raises
         ------
@@ -423,11 +254,25 @@ class Ledger:
         LedgerError
             If the dataset has no total budget.
         """
+        return self._charge(fp, cost, kind=kind, name=name, advice=_ADVICE, payload=payload)
+
+    def _charge(
+        self,
+        fp: str,
+        cost: PrivacyCost,
+        *,
+        kind: str,
+        name: str | None,
+        advice: str,
+        payload: str | None = None,
+    ) -> int:
         fp = _check_fp(fp)
         if not isinstance(cost, PrivacyCost):
             raise TypeError(f"cost must be a PrivacyCost; got {type(cost).__name__}.")
         if not isinstance(kind, str) or not kind:
             raise TypeError("kind must be a non-empty string such as 'directions'.")
+        content = None if payload is None else payload_hash(payload)
+        public = self.is_public(fp)
         with self._write() as con:
             total = self._total(con, fp)
             if total is None:
@@ -436,33 +281,62 @@ class Ledger:
                     "(Ledger.set_total, or --budget-eps/--budget-delta on the command line)."
                 )
             costs = self._costs(con, fp)
-            if not _fits(costs, cost, total):
-                raise BudgetExceededError(_refusal(cost, total, costs))
-            cur = con.execute(
-                "INSERT INTO charges (fp, time, name, kind, eps, delta) VALUES (?, ?, ?, ?, ?, ?)",
-                (fp, _now(), name, kind, cost.eps, cost.delta),
-            )
-            charge_id = cur.lastrowid
-            con.executemany(
-                "INSERT INTO parts (charge, released, mechanism, eps, delta, detail)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                [
-                    (charge_id, c.released, c.mechanism, c.eps, c.delta, _detail(c))
-                    for c in cost.leaves()
-                ],
+            if not public and not _fits(costs, cost, total):
+                raise BudgetExceededError(_refusal(cost, costs, total, advice))
+            self._insert_charge(
+                con, fp, cost, time=_now(), kind=kind, name=name, content=content, payload=payload
             )
             return len(costs) + 1
 
+    def attach(self, fp: str, release: int, *, content: str, payload: str | None = None) -> None:
+        """Record the content hash (and the file text) of the dataset's release ``release``.
+
+        For a release charged before its values existed (through a
+        :class:`LedgerBudget`): :func:`dppca.release_io.save_release` with
+        ``budget=`` calls it. Raises :class:`LedgerError` for an unknown number.
+        """
+        fp = _check_fp(fp)
+        if payload is not None and payload_hash(payload) != content:
+            raise ValueError("payload is not the release whose content hash is given.")
+        with self._write() as con:
+            ids = con.execute("SELECT id FROM charges WHERE fp = ? ORDER BY id", (fp,)).fetchall()
+            if not (isinstance(release, int) and 1 <= release <= len(ids)):
+                raise LedgerError(f"this dataset has no release number {release!r}.")
+            con.execute(
+                "UPDATE charges SET content = ?, payload = COALESCE(?, payload) WHERE id = ?",
+                (content, payload, ids[release - 1][0]),
+            )
+
+    def holds(self, fp: str, content: str) -> bool:
+        """Whether a release of the dataset with this content hash was charged here."""
+        with self._connect() as con:
+            row = con.execute(
+                "SELECT 1 FROM charges WHERE fp = ? AND content = ? LIMIT 1",
+                (_check_fp(fp), content),
+            ).fetchone()
+        return row is not None
+
+    def stored_releases(self, fp: str) -> list[tuple[int, str, str]]:
+        """The dataset's releases stored with their file text: (number, kind, payload)."""
+        with self._connect() as con:
+            rows = con.execute(
+                "SELECT kind, payload FROM charges WHERE fp = ? ORDER BY id", (_check_fp(fp),)
+            ).fetchall()
+        return [(i, kind, text) for i, (kind, text) in enumerate(rows, 1) if text is not None]
+
     def check(self, fp: str, cost: PrivacyCost) -> None:
         """Raise :class:`BudgetExceededError` if ``cost`` does not fit now (records nothing)."""
+        self._check(fp, cost, advice=_ADVICE)
+
+    def _check(self, fp: str, cost: PrivacyCost, *, advice: str) -> None:
         fp = _check_fp(fp)
         with self._connect() as con:
             total = self._total(con, fp)
             costs = self._costs(con, fp)
         if total is None:
             raise LedgerError("this dataset has no total budget in the ledger; set one first.")
-        if not _fits(costs, cost, total):
-            raise BudgetExceededError(_refusal(cost, total, costs))
+        if not self.is_public(fp) and not _fits(costs, cost, total):
+            raise BudgetExceededError(_refusal(cost, costs, total, advice))
 
     def budget(self, fp: str, *, kind: str = "release", name: str | None = None) -> LedgerBudget:
         """A :class:`~dppca.Budget`-like view of one dataset, for ``budget=`` parameters."""
@@ -476,11 +350,71 @@ def _same(a: tuple[float, float], b: tuple[float, float]) -> bool:
     return math.isclose(a[0], b[0], rel_tol=1e-12) and math.isclose(a[1], b[1], rel_tol=1e-12)
 
 
-def _refusal(cost: PrivacyCost, total: tuple[float, float], costs: Sequence[PrivacyCost]) -> str:
-    spent = _spent_of(costs)
-    eps_left, delta_left = max(total[0] - spent[0], 0.0), max(total[1] - spent[1], 0.0)
-    return (
-        f"this release costs {cost} but only (eps={eps_left:.6g}, delta={delta_left:.6g}) "
-        f"remains of the dataset's budget (eps={total[0]:g}, delta={total[1]:g}); reuse an "
-        "existing release or lower its cost."
-    )
+class LedgerBudget(Budget):
+    """One dataset's budget in a :class:`Ledger`: the accountant with its costs on disk.
+
+    The same accountant as :class:`~dppca.accounting.Budget` (the same
+    checks, totals and messages), whose costs and total live in the ledger
+    file: ``check`` asks the ledger; ``spend`` charges it (check and record
+    in one transaction, so a release that passed ``check`` is still refused
+    if another process spent the budget meanwhile). Every spend is recorded
+    with ``kind`` and ``name``.
+    """
+
+    advice = _ADVICE
+
+    def __init__(self, ledger: Ledger, fp: str, *, kind: str = "release", name: str | None = None):
+        # Budget.__init__ is not called: the totals live in the ledger.
+        self._ledger_db = ledger
+        self.fp = _check_fp(fp)
+        self.kind = kind
+        self.name = name
+        self.last_release: int | None = None  # number of the latest release charged here
+
+    @property
+    def public(self) -> bool:
+        """Whether the data are a bundled, public dataset (releases never refused)."""
+        return self._ledger_db.is_public(self.fp)
+
+    def _totals(self) -> tuple[float, float]:
+        total = self._ledger_db.total(self.fp)
+        if total is None:
+            raise LedgerError("this dataset has no total budget in the ledger; set one first.")
+        return total
+
+    def _spent_costs(self) -> list[PrivacyCost]:
+        with self._ledger_db._connect() as con:
+            return self._ledger_db._costs(con, self.fp)
+
+    def _record(self, cost: PrivacyCost) -> None:
+        self.last_release = self._ledger_db._charge(
+            self.fp, cost, kind=self.kind, name=self.name, advice=self.advice
+        )
+
+    def can_afford(self, cost: PrivacyCost) -> bool:
+        return self.public or super().can_afford(cost)
+
+    def record(self, content: str, payload: str | None = None) -> None:
+        """Attach a release's content hash (and file text) to the latest charge made here."""
+        if self.last_release is None:
+            raise ValueError("record follows a spend made through this budget; none was made.")
+        self._ledger_db.attach(self.fp, self.last_release, content=content, payload=payload)
+
+    def holds(self, content: str) -> bool:
+        return self._ledger_db.holds(self.fp, content)
+
+    def check(self, cost: PrivacyCost) -> None:
+        self._ledger_db._check(self.fp, cost, advice=self.advice)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The dataset's ledger (see :meth:`Ledger.entries`)."""
+        return self._ledger_db.entries(self.fp)
+
+    def __repr__(self) -> str:
+        total = self._ledger_db.total(self.fp)
+        eps_spent, delta_spent = self.spent
+        shown = "unset" if total is None else f"eps={total[0]:g}, delta={total[1]:g}"
+        return (
+            f"LedgerBudget({shown}, spent_eps={eps_spent:.6g}, spent_delta={delta_spent:.6g}, "
+            f"fp={self.fp[:12]})"
+        )

@@ -26,26 +26,33 @@ optionally a fingerprint of the data. It never holds a seed or a generator
 (results do not keep them). A result with non-private parts (a
 ``compare=True`` comparison) is refused unless ``drop_nonprivate=True``,
 which leaves those parts out. Loading a file and drawing from it is
-post-processing: it costs nothing.
+post-processing: it costs nothing when the release was paid from the same
+data's budget. A file is data, never code: the types it may name are a fixed
+list and every value is checked (real, finite, shapes that agree,
+orthonormal directions, valid costs). A budget records the content hash
+(:func:`release_hash`) of each release saved with ``budget=``; a file read
+back with ``load_release(..., budget=)`` (the command line's ``--directions
+FILE`` does the same) is free only if that budget holds its hash, and is
+otherwise charged at its stated cost as an unrecorded release, or refused
+when that does not fit.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import importlib
 import json
-import math
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
+from ._fingerprint import content_hash
+from ._fingerprint import fingerprint as _dataset_fingerprint
 from ._io import write_text_atomically
 from ._lazy import pandas as pd
+from ._release_codec import _check_result, _decode_document, _encode, _Refused
 from ._version import __version__
 from .directions import DirectionsResult
 from .loading import LoadingResult
@@ -55,9 +62,11 @@ from .scree import ScreeResult
 __all__ = [
     "FORMAT",
     "SCHEMA_VERSION",
-    "data_fingerprint",
+    "account_reuse",
     "load_release",
+    "release_hash",
     "release_info",
+    "release_text",
     "save_release",
 ]
 
@@ -72,148 +81,25 @@ _KINDS: dict[str, type[DirectionsResult | LoadingResult | ScreeResult | ScoreRes
     "ScreeResult": ScreeResult,
     "ScoreResult": ScoreResult,
 }
-# Fields renamed since files were first written: old name -> current name, per
-# type. Files keep loading; new files use the current names. (Values written
-# under old spellings, such as ScreeResult's directions_source, are accepted
-# by the result classes themselves; a stored "private" flag is ignored, the
-# results compute it.)
-_RENAMED_FIELDS: dict[str, dict[str, str]] = {
-    "dppca.score:ScoreResult": {"directions_result": "directions_release"},
-}
 
 
-# --------------------------------------------------------------------------- fingerprint
+def _data_fingerprint(data: Any, columns: Any) -> str:
+    """The file's ``data_fingerprint``: the ledger's :func:`~dppca.ledger.fingerprint`."""
+    return "sha256:" + _dataset_fingerprint(data, columns)
 
 
-def data_fingerprint(data: Any, columns: Any = None) -> str:
-    """A sha256 fingerprint of a numeric table: its float64 bytes, shape and column names.
+# --------------------------------------------------------------------------- content hash
 
-    Parameters
-    ----------
-    data : array-like of shape (n, p) or pandas.DataFrame
-        The numeric data exactly as analysed (after column choice and public
-        scaling).
-    columns : sequence of str, optional
-        Column names; by default those of a DataFrame, else ``V1..Vp``.
 
-    Returns
-    -------
-    str
-        ``"sha256:"`` followed by 64 hexadecimal digits.
+def release_hash(result: DirectionsResult | LoadingResult | ScreeResult | ScoreResult) -> str:
+    """The SHA-256 of a release's canonical released values (as a release file holds them).
 
-    Notes
-    -----
-    Privacy: the fingerprint is a deterministic function of every row, so it
-    is NOT private: whoever can guess the data up to one row can test each
-    candidate for that row against it. It identifies the data for the
-    analyst's own bookkeeping (matching a saved release to its table); strip
-    it (``save_release(..., data=None)``) from a release file you publish.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> data_fingerprint(np.eye(2), ["a", "b"])[:7]
-    'sha256:'
+    The privacy ledger records it with each release saved to a file, so that
+    a file read back is reused at no new cost only when the ledger holds its
+    hash for the same dataset (see :func:`load_release`). Non-private parts
+    are left out, as in a file.
     """
-    if isinstance(data, pd.DataFrame):
-        if columns is None:
-            columns = [str(c) for c in data.columns]
-        data = data.to_numpy(dtype=np.float64)
-    array = np.ascontiguousarray(np.asarray(data, dtype=np.float64))
-    if array.ndim != 2:
-        raise ValueError(f"data must be a 2-D table; got {array.ndim} dimension(s).")
-    if columns is None:
-        columns = [f"V{j + 1}" for j in range(array.shape[1])]
-    columns = [str(c) for c in columns]
-    if len(columns) != array.shape[1]:
-        raise ValueError(
-            f"columns must name the {array.shape[1]} columns of data; got {len(columns)}."
-        )
-    header = json.dumps({"shape": list(array.shape), "columns": columns}, sort_keys=True)
-    digest = hashlib.sha256()
-    digest.update(len(header).to_bytes(8, "little"))
-    digest.update(header.encode())
-    digest.update(array.astype("<f8", copy=False).tobytes())
-    return "sha256:" + digest.hexdigest()
-
-
-# --------------------------------------------------------------------------- encoding
-
-
-def _encode_float(x: float) -> Any:
-    return x if math.isfinite(x) else {"$float": repr(x)}
-
-
-def _encode(value: Any, where: str) -> Any:
-    if value is None or isinstance(value, bool | str):
-        return value
-    if isinstance(value, np.bool_):
-        return bool(value)
-    if isinstance(value, int | np.integer):
-        return int(value)
-    if isinstance(value, float | np.floating):
-        return _encode_float(float(value))
-    if isinstance(value, np.ndarray):
-        if value.dtype.kind not in "biuf":
-            raise TypeError(f"cannot save {where}: an array of dtype {value.dtype}.")
-        flat = value.ravel().tolist()
-        if value.dtype.kind == "f":
-            flat = [_encode_float(x) for x in flat]
-        return {"$array": flat, "dtype": value.dtype.str.lstrip("<>="), "shape": value.shape}
-    if isinstance(value, tuple):
-        return {"$tuple": [_encode(v, where) for v in value]}
-    if isinstance(value, list):
-        return [_encode(v, where) for v in value]
-    if isinstance(value, Mapping):
-        return {"$map": [[_encode(k, where), _encode(v, where)] for k, v in value.items()]}
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        cls = type(value)
-        if not cls.__module__.startswith("dppca."):
-            raise TypeError(f"cannot save {where}: {cls.__name__} is not a dppca type.")
-        return {
-            "$dataclass": f"{cls.__module__}:{cls.__qualname__}",
-            "fields": {
-                f.name: _encode(getattr(value, f.name), f"{where}.{f.name}")
-                for f in dataclasses.fields(value)
-            },
-        }
-    raise TypeError(f"cannot save {where}: values of type {type(value).__name__}.")
-
-
-def _dppca_class(name: str) -> type:
-    module, _, qualname = name.partition(":")
-    if not (module == "dppca" or module.startswith("dppca.")) or not qualname:
-        raise ValueError(f"release file names a type outside dppca: {name!r}.")
-    obj: Any = importlib.import_module(module)
-    for part in qualname.split("."):
-        obj = getattr(obj, part, None)
-    if not (isinstance(obj, type) and dataclasses.is_dataclass(obj)):
-        raise ValueError(f"release file names an unknown dppca type: {name!r}.")
-    return obj
-
-
-def _decode(value: Any) -> Any:
-    if isinstance(value, list):
-        return [_decode(v) for v in value]
-    if not isinstance(value, dict):
-        return value
-    if "$float" in value:
-        return float(value["$float"])
-    if "$array" in value:
-        data = [float(x["$float"]) if isinstance(x, dict) else x for x in value["$array"]]
-        return np.array(data, dtype=np.dtype(value["dtype"])).reshape(value["shape"])
-    if "$tuple" in value:
-        return tuple(_decode(v) for v in value["$tuple"])
-    if "$map" in value:
-        return MappingProxyType({_decode(k): _decode(v) for k, v in value["$map"]})
-    if "$dataclass" in value:
-        cls = _dppca_class(value["$dataclass"])
-        known = {f.name for f in dataclasses.fields(cls) if f.init}
-        renamed = _RENAMED_FIELDS.get(value["$dataclass"], {})
-        stored = {renamed.get(k, k): v for k, v in value["fields"].items()}
-        fields = {k: _decode(v) for k, v in stored.items() if k in known}
-        return cls(**fields)
-    raise ValueError(f"release file holds an unknown value: {sorted(value)!r}.")
+    return content_hash(_encode(_strip_nonprivate(result), type(result).__name__))
 
 
 # --------------------------------------------------------------------------- privacy checks
@@ -257,6 +143,7 @@ def save_release(
     columns: Any = None,
     drop_nonprivate: bool = False,
     reused_directions: bool = False,
+    budget: Any = None,
 ) -> Path:
     """Write a private result to one JSON release file.
 
@@ -269,7 +156,7 @@ def save_release(
         temporary file beside it is moved into place once complete.
     data : array-like or DataFrame, optional
         The numeric data the result was computed from, exactly as analysed;
-        if given, the file records its :func:`data_fingerprint` so that a
+        if given, the file records its :func:`~dppca.ledger.fingerprint` so that a
         later reuse can check it is applied to the same table. Leave it out
         for a file you publish (the fingerprint is not private).
     columns : sequence of str, optional
@@ -283,6 +170,11 @@ def save_release(
     reused_directions : bool, default=False
         For a ``LoadingResult``: its directions are an earlier release
         reused at no new cost (recorded so that ``new_cost`` is empty).
+    budget : Budget or LedgerBudget, optional
+        The budget that paid for ``result`` (its latest spend): the release's
+        :func:`release_hash` (and, in a ledger, the file's text) is recorded
+        with that charge, so that :func:`load_release` with the same budget
+        later reuses the file at no new cost.
 
     Returns
     -------
@@ -319,6 +211,32 @@ def save_release(
     >>> bool((again.directions == res.directions).all())
     True
     """
+    text = release_text(
+        result,
+        data=data,
+        columns=columns,
+        drop_nonprivate=drop_nonprivate,
+        reused_directions=reused_directions,
+    )
+    if budget is not None:
+        budget.record(release_hash(result), payload=text)
+    return write_text_atomically(path, text)
+
+
+def release_text(
+    result: DirectionsResult | LoadingResult | ScreeResult | ScoreResult,
+    *,
+    data: Any = None,
+    columns: Any = None,
+    drop_nonprivate: bool = False,
+    reused_directions: bool = False,
+) -> str:
+    """The JSON text of :func:`save_release` (same parameters), without writing a file.
+
+    The app stores it with a release's ledger charge
+    (:meth:`dppca.ledger.Ledger.charge` ``payload=``) to show a paid release
+    again after a reload.
+    """
     kind = type(result).__name__
     if kind not in _KINDS or not isinstance(result, _KINDS[kind]):
         raise TypeError(
@@ -342,7 +260,7 @@ def save_release(
             )
         result = _strip_nonprivate(result)
     n, variables = _result_facts(result)
-    fingerprint = None if data is None else data_fingerprint(data, columns)
+    fingerprint = None if data is None else _data_fingerprint(data, columns)
     reused = _reused(result, reused_directions)
     new_cost = None if isinstance(result, LoadingResult) and reused is not None else result.cost
     document = {
@@ -358,8 +276,7 @@ def save_release(
         "reuses": [_encode(reused.cost, "reuses")] if reused is not None else [],
         "result": _encode(result, kind),
     }
-    text = json.dumps(document, indent=1, allow_nan=False)
-    return write_text_atomically(path, text + "\n")
+    return json.dumps(document, indent=1, allow_nan=False) + "\n"
 
 
 def _version() -> str:
@@ -398,6 +315,7 @@ def release_info(path: str | os.PathLike[str]) -> dict[str, Any]:
     PrivacyCost).
     """
     document = _read_document(path)
+    name = str(path)
     return {
         "kind": document["kind"],
         "schema_version": document["schema_version"],
@@ -405,9 +323,9 @@ def release_info(path: str | os.PathLike[str]) -> dict[str, Any]:
         "n": int(document["n"]),
         "variables": tuple(document["variables"]),
         "data_fingerprint": document.get("data_fingerprint"),
-        "cost": _decode(document["cost"]),
-        "new_cost": _decode(document.get("new_cost")),
-        "reuses": [_decode(c) for c in document.get("reuses", [])],
+        "cost": _decode_document(document, "cost", name),
+        "new_cost": _decode_document(document, "new_cost", name),
+        "reuses": list(_decode_document(document, "reuses", name) or []),
     }
 
 
@@ -417,8 +335,9 @@ def load_release(
     kind: type | None = None,
     data: Any = None,
     columns: Any = None,
+    budget: Any = None,
 ) -> DirectionsResult | LoadingResult | ScreeResult | ScoreResult:
-    """Read a release file written by :func:`save_release`.
+    """Read a release file written by :func:`save_release`, checking every value.
 
     Parameters
     ----------
@@ -433,17 +352,40 @@ def load_release(
         must match the file's.
     columns : sequence of str, optional
         Column names of ``data``.
+    budget : Budget or LedgerBudget, optional
+        The budget of the data the release is about to be used with. If it
+        holds the release (its :func:`release_hash`, recorded when a release
+        paid from it was saved), the reuse is free; otherwise the release is
+        charged to it now at the cost the file states, as an unaccounted
+        release, and refused (``BudgetExceededError``) if that does not fit.
 
     Returns
     -------
     DirectionsResult, LoadingResult, ScreeResult or ScoreResult
         Equal, field by field, to the saved result.
 
+    Raises
+    ------
+    ValueError
+        A file that is not a release, of another kind or for other data, or
+        with a value no release holds: a type outside the fixed list of
+        release types, an array that is not real and finite or whose shape
+        disagrees with the variables, directions that are not orthonormal
+        (to 1e-8), an invalid cost.
+    BudgetExceededError
+        With ``budget``: the release is not in it and its cost does not fit.
+
     Notes
     -----
     Privacy: loading and drawing are post-processing of the released values;
-    they cost nothing. Reusing a release on other data is refused, since its
-    cost belongs to the data it was made from.
+    they cost nothing when the release was paid for from the same data.
+    A file is data, never code: the types it may name are a fixed list, and
+    no module is imported because of its contents. A file the budget does
+    not know (made with ``--no-ledger``, paid from another ledger, or
+    forged with a made-up cost) is charged at its stated cost when a budget
+    is given: its values may carry that loss about these data, and the
+    stated cost is the best the file can say. Without ``budget`` nothing is
+    checked or charged; the caller accounts for the release.
     """
     document = _read_document(path)
     cls = _KINDS[document["kind"]]
@@ -453,10 +395,58 @@ def load_release(
         )
     if data is not None:
         check_release_matches(document, data, columns, str(path))
-    result = _decode(document["result"])
+    result = _decode_document(document, "result", str(path))
     if not isinstance(result, cls):
         raise ValueError(f"{str(path)!r} is damaged: its result is not a {cls.__name__}.")
+    try:
+        _check_result(result)
+        if result.cost is None:
+            raise _Refused("a release without its cost")
+        if int(document["n"]) != result.n or tuple(document["variables"]) != result.variables:
+            raise _Refused("facts (n, variables) that disagree with its result")
+    except _Refused as exc:
+        raise ValueError(
+            f"{str(path)!r} is damaged or was not written by dppca: it holds {exc}; a "
+            "release file is refused unless every value is what a release holds."
+        ) from None
+    if budget is not None:
+        account_reuse(result, budget, source=str(path))
     return result
+
+
+def account_reuse(
+    result: DirectionsResult | LoadingResult | ScreeResult | ScoreResult,
+    budget: Any,
+    *,
+    source: str = "the file",
+) -> bool:
+    """Charge a release read back from a file, unless ``budget`` already holds it.
+
+    Returns True if the reuse was charged (the budget did not hold the
+    release's :func:`release_hash`), False if it was free. See
+    :func:`load_release` (``budget=``), which calls it; the command line's
+    ``--directions FILE`` does the same.
+
+    Raises
+    ------
+    BudgetExceededError
+        The release is not held and its stated cost does not fit.
+    """
+    content = release_hash(result)
+    if budget.holds(content):
+        return False
+    from .exceptions import BudgetExceededError
+
+    try:
+        budget.spend(result.cost)
+    except BudgetExceededError as exc:
+        raise BudgetExceededError(
+            f"the release in {source!r} is not in this budget's records (made "
+            "without a ledger, paid from another one, or forged), so reusing it is "
+            f"charged at its stated cost, and {exc}"
+        ) from None
+    budget.record(content, payload=None)
+    return True
 
 
 def check_release_matches(document: Mapping[str, Any], data: Any, columns: Any, name: str) -> None:
@@ -469,7 +459,7 @@ def check_release_matches(document: Mapping[str, Any], data: Any, columns: Any, 
         columns = [f"V{j + 1}" for j in range(array.shape[1])]
     recorded = document.get("data_fingerprint")
     if recorded is not None:
-        if data_fingerprint(array, columns) != recorded:
+        if _data_fingerprint(array, columns) != recorded:
             raise ValueError(
                 f"the release in {name!r} was made from other data (its fingerprint differs); "
                 "reuse a release only with the exact table, columns and scales it came from."

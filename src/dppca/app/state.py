@@ -29,7 +29,7 @@ from ..accounting import Budget, PrivacyCost
 from ..datasets import DATASETS, load_dataset
 from ..directions import DirectionsResult
 from ..engine import execute
-from ..ledger import Ledger, LedgerBudget, LedgerError, frame_fingerprint
+from ..ledger import Ledger, LedgerBudget, LedgerError, fingerprint
 from .data import (
     MAX_UPLOAD_BYTES,
     DataError,
@@ -164,7 +164,7 @@ class AppState:
             raise DataError(str(exc)) from None
         if not numeric_columns(frame):
             raise DataError(f"{name!r} has no numeric columns.")
-        fp = frame_fingerprint(frame)
+        fp = fingerprint(frame)
         try:
             delta = default_delta(int(frame.shape[0]))
             self.ledger.ensure_total(fp, DEFAULT_EPS, delta, name=name)

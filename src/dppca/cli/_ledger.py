@@ -12,10 +12,14 @@ The total of a dataset is set once:
   new dataset, ``eps = 1`` and ``delta = default_delta(n)`` (below ``1/n``),
   or to the command's own cost where that is larger. A note on stderr says so.
 
-A dataset is identified by the fingerprint of all numeric columns of the
-table (so analysing other columns of the same rows spends from the same
-budget). With ``--design balanced`` on a file, only the analysed columns are
-read, and they are the key.
+A dataset is identified by the fingerprint of the rows over all numeric
+columns of the table (:func:`dppca.ledger.fingerprint`), whatever is
+analysed and for every design: a ``--design balanced --columns a,b`` run
+spends from the same budget as one on the whole table, and so does the same
+table with its rows in another order.
+
+The bundled datasets are public: their releases are recorded as practice and
+never refused. Every refusal says how to go on.
 """
 
 from __future__ import annotations
@@ -26,12 +30,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from .._lazy import pandas as pd
-from ..exceptions import BudgetExceededError
 from ..ledger import Ledger, LedgerBudget
-from ._common import CLIError
+from ._safety import CLIError
 
 __all__ = [
     "add_budget_arguments",
@@ -91,23 +92,36 @@ def ledger_location(args: argparse.Namespace) -> str | Path:
     return default_ledger_path()
 
 
-def _source_key(args: argparse.Namespace, data: Any, variables: Any) -> tuple[str, str, int]:
-    """(fingerprint, name, n) of the table the command reads."""
-    from ..datasets import load_dataset
-    from ..ledger import fingerprint, frame_fingerprint
+#: How to go on after a refusal on the command line.
+ADVICE = (
+    "To go on: reuse a saved release (--save-release, then --directions FILE, free), lower "
+    "--eps/--delta, try it unrecorded with --no-ledger, or keep another budget in another "
+    "ledger file with --ledger PATH (--budget-eps/--budget-delta set a total before the "
+    "first release of the data)."
+)
 
-    if getattr(args, "design", "exact") == "balanced" and args.data is not None:
-        values = np.asarray(data, dtype=np.float64)
-        return fingerprint(values, list(variables)), Path(args.data).name, values.shape[0]
+
+def _source_key(args: argparse.Namespace) -> tuple[str, str, int]:
+    """(fingerprint, name, n) of the table the command reads: all its numeric columns."""
+    from ..datasets import load_dataset
+    from ..ledger import fingerprint
+
     if args.data is None:
         name = args.dataset or args.default_dataset
         frame = load_dataset(name)
     else:
-        name = Path(args.data).name
-        from .._io import csv_options, read_csv_checked
+        path = Path(args.data)
+        name = path.name
+        if path.suffix.lower() in {".parquet", ".pq"}:
+            try:
+                frame = pd.read_parquet(path)
+            except ImportError as exc:
+                raise CLIError(str(exc)) from None
+        else:
+            from .._io import csv_options, read_csv_checked
 
-        frame = read_csv_checked(args.data, **csv_options(args))
-    return frame_fingerprint(frame), name, int(frame.shape[0])
+            frame = read_csv_checked(path, **csv_options(args))
+    return fingerprint(frame), name, int(frame.shape[0])
 
 
 def ledger_budget(args: argparse.Namespace, data: Any, variables: Any = None, *, kind: str) -> Any:
@@ -115,20 +129,22 @@ def ledger_budget(args: argparse.Namespace, data: Any, variables: Any = None, *,
 
     Sets the dataset's total if it has none (see the module docstring) and
     refuses, before any computation, a total that contradicts the one in force.
+    The budget is also kept as ``args.paid_by``, so that ``--save-release``
+    records the release's content hash with its charge (a later
+    ``--directions FILE`` is then free).
     """
     if getattr(args, "no_ledger", False):
         return None
     from ..app.state import default_delta
     from ..ledger import LedgerError
 
-    if variables is None:
-        variables = [str(c) for c in getattr(data, "columns", range(np.shape(data)[1]))]
-    fp, name, n = _source_key(args, data, variables)
+    fp, name, n = _source_key(args)
     ledger = Ledger(ledger_location(args))
     given_eps = getattr(args, "budget_eps", None)
     given_delta = getattr(args, "budget_delta", None)
     if (given_eps is None) != (given_delta is None):
         raise CLIError("give both --budget-eps and --budget-delta, or neither.")
+    budget: _CLIBudget = _CLIBudget(ledger, fp, kind=kind, name=name)
     try:
         if given_eps is not None:
             assert given_delta is not None  # both or neither, checked above
@@ -136,15 +152,24 @@ def ledger_budget(args: argparse.Namespace, data: Any, variables: Any = None, *,
         elif ledger.total(fp) is None:
             # Written only when the release is charged, so a failed command
             # leaves the ledger as it was.
-            eps = max(1.0, float(args.eps))
-            delta = max(default_delta(max(n, 2)), float(args.delta))
-            return _FirstUseBudget(ledger, fp, kind=kind, name=name, total=(eps, delta))
+            eps = max(1.0, float(getattr(args, "eps", None) or 0.0))
+            delta = max(default_delta(max(n, 2)), float(getattr(args, "delta", None) or 0.0))
+            budget = _FirstUseBudget(ledger, fp, kind=kind, name=name, total=(eps, delta))
     except LedgerError as exc:
-        raise CLIError(str(exc)) from None
-    return ledger.budget(fp, kind=kind, name=name)
+        raise CLIError(f"{exc} {ADVICE}") from None
+    # --save-release records the release's content hash with the charge it paid.
+    args.paid_by = budget
+    return budget
 
 
-class _FirstUseBudget(LedgerBudget):
+class _CLIBudget(LedgerBudget):
+    """A dataset's budget in the ledger whose refusals say how to go on from the shell."""
+
+    advice = ADVICE
+    new_total: tuple[float, float] | None = None
+
+
+class _FirstUseBudget(_CLIBudget):
     """A dataset's budget whose total is written to the ledger with its first charge."""
 
     def __init__(
@@ -152,18 +177,18 @@ class _FirstUseBudget(LedgerBudget):
     ) -> None:
         super().__init__(ledger, fp, kind=kind, name=name)
         self.first_total = total
-        self.new_total: tuple[float, float] | None = None
 
     def check(self, cost: Any) -> None:
+        if self.public:
+            return
         if self._ledger_db.total(self.fp) is not None:
             super().check(cost)
             return
-        eps, delta = self.first_total
-        if cost.eps > eps * (1 + 1e-9) or cost.delta > delta * (1 + 1e-9):
-            raise BudgetExceededError(
-                f"this release costs {cost}, more than the total budget (eps={eps:g}, "
-                f"delta={delta:g}) given to these data."
-            )
+        from ..accounting import Budget
+
+        first = Budget(*self.first_total)
+        first.advice = ADVICE
+        first.check(cost)
 
     def spend(self, cost: Any) -> None:
         self.new_total = self._ledger_db.ensure_total(self.fp, *self.first_total, name=self.name)
@@ -182,13 +207,29 @@ def report_spending(budget: Any) -> None:
             "--budget-eps/--budget-delta with the first release to choose another).",
             file=sys.stderr,
         )
-    eps_spent, delta_spent = budget.spent
-    eps_left, delta_left = budget.remaining
     print(
-        f"dppca: ledger: spent (eps={eps_spent:.6g}, delta={delta_spent:.3g}) of "
-        f"(eps={budget.eps:g}, delta={budget.delta:g}); remaining (eps={eps_left:.6g}, "
-        f"delta={delta_left:.3g}).",
-        file=sys.stderr,
+        f"dppca: ledger: {_spending(budget.ledger, (budget.eps, budget.delta))}", file=sys.stderr
+    )
+    if budget.public:
+        print(
+            f"dppca: ledger: {budget.name} is a bundled, public dataset: its releases are "
+            "recorded as practice and never refused.",
+            file=sys.stderr,
+        )
+
+
+def _spending(costs: Any, total: tuple[float, float]) -> str:
+    """What was spent (tight total, basic bound) and what remains, in one sentence."""
+    from ..accounting import _remaining, _spent_tight, basic_total
+
+    eps_tight, _ = _spent_tight(costs, total[1])
+    eps_basic, delta_spent = basic_total(costs)
+    eps_left, delta_left = _remaining(costs, total)
+    return (
+        f"spent eps={eps_tight:.6g} at delta={total[1]:g} by tight composition of "
+        f"{len(costs)} release(s) (basic bound eps={eps_basic:.6g}, delta={delta_spent:.3g}) "
+        f"of (eps={total[0]:g}, delta={total[1]:g}); remaining (eps={eps_left:.6g}, "
+        f"delta={delta_left:.3g})."
     )
 
 
@@ -236,7 +277,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.data is not None and not Path(args.data).is_file():
         raise CLIError(f"data file {args.data!r} does not exist or is not a file.")
-    fp, name, _ = _source_key(args, None, None)
+    fp, name, _ = _source_key(args)
     total = ledger.total(fp)
     if total is None:
         print(f"{name}: no budget in the ledger yet (nothing was released from these data).")
@@ -244,12 +285,11 @@ def run(args: argparse.Namespace) -> int:
     entries = ledger.entries(fp)
     if not entries.empty:
         print(_rounded(entries).to_string(index=False))
-    spent = ledger.spent(fp)
-    left = ledger.remaining(fp)
-    print(
-        f"{name}: total (eps={total[0]:g}, delta={total[1]:g}); spent (eps={spent[0]:.6g}, "
-        f"delta={spent[1]:.3g}); remaining (eps={left[0]:.6g}, delta={left[1]:.3g})."
-    )
+    with ledger._connect() as con:
+        costs = ledger._costs(con, fp)
+    print(f"{name}: {_spending(costs, total)}")
+    if ledger.is_public(fp):
+        print(f"{name} is a bundled, public dataset: its releases are practice, never refused.")
     return 0
 
 

@@ -158,7 +158,11 @@ def check_release_path(args: argparse.Namespace) -> None:
 def load_directions(args: argparse.Namespace, data: Any, variables: tuple[str, ...]) -> Any:
     """The DirectionsResult of ``--directions FILE`` checked against the data, or None.
 
-    With ``data=None`` nothing is checked (a release drawn without its data).
+    With data, the file is reused at no new cost only if the ledger holds it
+    (it was saved with ``--save-release`` from a release charged there);
+    otherwise its stated cost is charged now as an unrecorded release, or
+    the command is refused. With ``data=None`` nothing is checked (a release
+    drawn without its data).
     """
     path = getattr(args, "directions", None)
     if path is None:
@@ -170,7 +174,17 @@ def load_directions(args: argparse.Namespace, data: Any, variables: tuple[str, .
         raise CLIError(f"--directions file {path!r} does not exist or is not a file.")
     try:
         columns = list(variables) if data is not None else None
-        return load_release(path, kind=DirectionsResult, data=data, columns=columns)
+        result = load_release(path, kind=DirectionsResult, data=data, columns=columns)
+        if data is not None:  # a file the ledger does not hold is charged now
+            from ..release_io import account_reuse
+            from ._ledger import ledger_budget
+
+            paid_by = getattr(args, "paid_by", None)
+            budget = ledger_budget(args, data, variables, kind="reused release (unrecorded)")
+            args.paid_by = paid_by  # this budget pays for no new release
+            if budget is not None and account_reuse(result, budget, source=str(path)):
+                info(f"--directions: {path} was not in the ledger; charged its cost {result.cost}")
+        return result
     except ValueError as exc:
         raise CLIError(f"--directions: {exc}") from None
 
@@ -192,7 +206,7 @@ def save_release_file(
     drop = not getattr(result, "private", True)
     save_release(
         result, path, data=data, columns=list(variables), drop_nonprivate=drop,
-        reused_directions=reused_directions,
+        reused_directions=reused_directions, budget=getattr(args, "paid_by", None),
     )  # fmt: skip
     info(f"wrote {path}" + (" (without the non-private comparison)" if drop else ""))
 

@@ -1,7 +1,8 @@
 """Nothing lost: output paths checked up front, temporary files always removed, clean stops.
 
 - :func:`check_output_paths` runs before any computation: no output may be an
-  input (the data file, a release read back, the ledger) or another output,
+  input (the data file, a release read back, the ledger in use however it was
+  named: ``--ledger``, ``DPPCA_LEDGER`` or the default path) or another output,
   and each output's directory must exist and be writable.
 - :func:`track` records the temporary files of :func:`write_atomically
   <dppca.cli._output.write_atomically>`; they are removed when the write fails,
@@ -89,6 +90,22 @@ def _option(name: str) -> str:
     return "DATA" if name == "data" else "--" + name.replace("_", "-")
 
 
+def _ledgers(args: argparse.Namespace) -> list[Path]:
+    """The privacy ledgers an output must never overwrite, however they were named.
+
+    The one ``--ledger`` names, and the default one (``DPPCA_LEDGER`` or the
+    XDG state path), which the app and other commands use, even with
+    ``--no-ledger``.
+    """
+    from ..ledger import default_ledger_path
+
+    found = [default_ledger_path()]
+    given = getattr(args, "ledger", None)
+    if isinstance(given, str | os.PathLike) and str(given):
+        found.append(Path(given).expanduser())
+    return found
+
+
 def check_output_paths(args: argparse.Namespace) -> None:
     """Refuse, before any work, outputs that would overwrite an input or each other,
     or that cannot be written (missing or read-only directory, a directory as target)."""
@@ -104,8 +121,15 @@ def check_output_paths(args: argparse.Namespace) -> None:
         for name in INPUT_OPTIONS
         if isinstance(value := getattr(args, name, None), str | os.PathLike) and str(value)
     ]
+    inputs += [("ledger", path) for path in _ledgers(args)]
     for i, (name, path) in enumerate(outputs):
         for other, source in inputs:
+            if _same_file(path, source) and other == "ledger":
+                raise CLIError(
+                    f"{_option(name)} {str(path)!r} is the privacy ledger in use (named by "
+                    "--ledger, DPPCA_LEDGER or the default path); writing it would destroy "
+                    "the record of what was spent. Choose another file name."
+                )
             if _same_file(path, source):
                 raise CLIError(
                     f"{_option(name)} {str(path)!r} is the input {_option(other)}; writing "

@@ -1,0 +1,191 @@
+"""The JSON codec of release values: a fixed list of types, and every value checked.
+
+:func:`_encode` writes a result's values with type tags for what JSON lacks.
+A release file names the types of its values; :data:`_TYPES` is the fixed
+allow-list of what it may name, so no module is imported and no other
+code runs because of a file's contents. :func:`_decode` rebuilds the
+values, refusing arrays that are not real, finite and of the shape they
+claim; :func:`_check_result` checks every directions release inside a
+result (orthonormal columns to 1e-8, a symmetric p x p noisy matrix, a
+cost). :mod:`dppca.release_io` reads and writes the files.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from .accounting import PrivacyCost
+from .directions import DirectionsResult
+from .forecast import Forecast
+from .loading import LoadingResult
+from .score import ScoreResult
+from .scree import ScreeResult
+
+__all__: list[str] = []
+
+# Every type a file may name, by the name it is written under: a fixed
+# allow-list, so a file's contents never choose what code runs on load.
+_TYPES: dict[str, type] = {
+    "dppca.directions:DirectionsResult": DirectionsResult,
+    "dppca.loading:LoadingResult": LoadingResult,
+    "dppca.scree:ScreeResult": ScreeResult,
+    "dppca.score:ScoreResult": ScoreResult,
+    "dppca.accounting:PrivacyCost": PrivacyCost,
+    "dppca.forecast:Forecast": Forecast,
+}
+_TYPE_NAMES = {cls: name for name, cls in _TYPES.items()}
+_FLOATS = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
+# Directions must have orthonormal columns to this precision (a released
+# eigenvector basis is orthonormal to rounding, about 1e-15).
+_ORTHO_TOL = 1e-8
+
+# Fields renamed since files were first written: old name -> current name, per
+# type. Files keep loading; new files use the current names. (Values written
+# under old spellings, such as ScreeResult's directions_source, are accepted
+# by the result classes themselves; a stored "private" flag is ignored, the
+# results compute it.)
+_RENAMED_FIELDS: dict[str, dict[str, str]] = {
+    "dppca.score:ScoreResult": {"directions_result": "directions_release"},
+}
+
+
+class _Refused(ValueError):
+    """A value in a release file that is not what a release holds."""
+
+
+def _decode_array(value: Mapping[str, Any]) -> np.ndarray:
+    try:
+        dtype = np.dtype(str(value["dtype"]))
+        shape = tuple(value["shape"])
+        data = value["$array"]
+    except (KeyError, TypeError) as exc:
+        raise _Refused(f"an array without a valid dtype or shape ({exc})") from None
+    if dtype.kind not in "biuf" or dtype.itemsize > 8:
+        raise _Refused(f"an array of dtype {dtype} (only real numbers are released)")
+    if not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape):
+        raise _Refused(f"an array with shape {shape!r}")
+    if not isinstance(data, list) or len(data) != math.prod(shape):
+        raise _Refused(f"an array whose values do not fill its shape {shape!r}")
+    data = [
+        _FLOATS.get(str(x.get("$float")), x) if isinstance(x, dict) and len(x) == 1 else x
+        for x in data
+    ]
+    if not all(isinstance(x, int | float) for x in data):
+        raise _Refused("an array with entries that are not real numbers")
+    out = np.array(data, dtype=dtype).reshape(shape)
+    if dtype.kind == "f" and not np.all(np.isfinite(out)):
+        raise _Refused("an array with NaN or infinite entries")
+    return out
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_decode(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if "$float" in value:
+        if value["$float"] not in _FLOATS:
+            raise _Refused(f"a float written as {value['$float']!r}")
+        return _FLOATS[value["$float"]]
+    if "$array" in value:
+        return _decode_array(value)
+    if "$tuple" in value:
+        return tuple(_decode(v) for v in value["$tuple"])
+    if "$map" in value:
+        return MappingProxyType({_decode(k): _decode(v) for k, v in value["$map"]})
+    if "$dataclass" in value:
+        name = value["$dataclass"]
+        if name not in _TYPES:
+            raise _Refused(f"a type outside the release types: {name!r}")
+        cls = _TYPES[name]
+        known = {f.name for f in dataclasses.fields(cls) if f.init}
+        renamed = _RENAMED_FIELDS.get(name, {})
+        stored = {renamed.get(k, k): v for k, v in dict(value["fields"]).items()}
+        fields = {k: _decode(v) for k, v in stored.items() if k in known}
+        try:
+            return cls(**fields)
+        except (TypeError, ValueError) as exc:
+            raise _Refused(f"a {cls.__name__} that cannot be built ({exc})") from None
+    raise _Refused(f"an unknown value {sorted(value)!r}")
+
+
+def _check_directions(res: DirectionsResult) -> None:
+    """A directions release as it must be: real, finite, orthonormal, shapes that agree."""
+    d, m = np.asarray(res.directions), np.asarray(res.noisy_matrix)
+    p = len(res.variables)
+    if d.ndim != 2 or d.shape[0] != p or not 1 <= d.shape[1] <= p:
+        raise _Refused(f"directions of shape {d.shape} for {p} variables")
+    if m.shape != (p, p) or not np.allclose(m, m.T, rtol=0, atol=1e-12 * max(1.0, abs(m).max())):
+        raise _Refused(f"a noisy matrix of shape {m.shape} that is not a symmetric {p} x {p}")
+    error = float(np.abs(d.T @ d - np.eye(d.shape[1])).max())
+    if error > _ORTHO_TOL:
+        raise _Refused(f"directions that are not orthonormal (off by {error:.2g})")
+    if not (isinstance(res.cost, PrivacyCost) and res.n >= 2):
+        raise _Refused("a directions release without its cost or with n < 2")
+
+
+def _check_result(value: Any) -> None:
+    """Check every directions release inside a decoded result, and its cost."""
+    if isinstance(value, DirectionsResult):
+        _check_directions(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            _check_result(getattr(value, f.name))
+
+
+def _decode_document(document: Mapping[str, Any], key: str, name: str) -> Any:
+    try:
+        return _decode(document.get(key))
+    except _Refused as exc:
+        raise ValueError(
+            f"{name!r} is damaged or was not written by dppca: its {key!r} holds {exc}; "
+            "a release file is refused unless every value is what a release holds."
+        ) from None
+    except (TypeError, ValueError, KeyError, AttributeError) as exc:
+        raise ValueError(f"{name!r} is damaged or was not written by dppca ({exc}).") from None
+
+
+def _encode_float(x: float) -> Any:
+    return x if math.isfinite(x) else {"$float": repr(x)}
+
+
+def _encode(value: Any, where: str) -> Any:
+    if value is None or isinstance(value, bool | str):
+        return value
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, int | np.integer):
+        return int(value)
+    if isinstance(value, float | np.floating):
+        return _encode_float(float(value))
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind not in "biuf":
+            raise TypeError(f"cannot save {where}: an array of dtype {value.dtype}.")
+        flat = value.ravel().tolist()
+        if value.dtype.kind == "f":
+            flat = [_encode_float(x) for x in flat]
+        return {"$array": flat, "dtype": value.dtype.str.lstrip("<>="), "shape": value.shape}
+    if isinstance(value, tuple):
+        return {"$tuple": [_encode(v, where) for v in value]}
+    if isinstance(value, list):
+        return [_encode(v, where) for v in value]
+    if isinstance(value, Mapping):
+        return {"$map": [[_encode(k, where), _encode(v, where)] for k, v in value.items()]}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        cls = type(value)
+        if cls not in _TYPE_NAMES:
+            raise TypeError(f"cannot save {where}: {cls.__name__} is not a release type.")
+        return {
+            "$dataclass": _TYPE_NAMES[cls],
+            "fields": {
+                f.name: _encode(getattr(value, f.name), f"{where}.{f.name}")
+                for f in dataclasses.fields(value)
+            },
+        }
+    raise TypeError(f"cannot save {where}: values of type {type(value).__name__}.")
