@@ -53,7 +53,8 @@ def _free_port() -> int:
 
 @contextlib.contextmanager
 def _serve(args: list[str], log_dir: Path):
-    """Run ``dppca app --port N *args`` until the block ends; yield its address."""
+    """Run ``dppca app --port N *args`` until the block ends; yield the address it
+    printed (with the launch's token)."""
     port = _free_port()
     pythonpath = os.pathsep.join(p for p in (str(SRC), os.environ.get("PYTHONPATH")) if p)
     code = "import sys; from dppca.cli import main; sys.exit(main(sys.argv[1:]))"
@@ -65,18 +66,22 @@ def _serve(args: list[str], log_dir: Path):
             stdout=log,
             stderr=subprocess.STDOUT,
         )
-    url = f"http://127.0.0.1:{port}/"
+    printed = re.compile(rb"serving on (http://\S+/\?token=\S+)")
+    url = None
     try:
         deadline = time.monotonic() + 60
         while True:
-            try:
-                with urllib.request.urlopen(url, timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
+            found = printed.search(log_path.read_bytes())
+            if found is not None:
+                url = found.group(1).decode()
+                try:
+                    with urllib.request.urlopen(url, timeout=2) as response:
+                        if response.status == 200:
+                            break
+                except OSError:
+                    pass
             if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"the app did not start on {url}:\n{log_path.read_text()}")
+                pytest.fail(f"the app did not start on port {port}:\n{log_path.read_text()}")
             time.sleep(0.2)
         yield url
     finally:
@@ -472,3 +477,36 @@ def test_thirty_columns_keep_the_budget_in_view(browser, app_url, ledger_file, t
     box = pg.locator("#columns + .selectize-control .selectize-input").bounding_box()
     assert box is not None and box["height"] < 150  # 30 chips scroll inside the box
     context.close()
+
+
+# ------------------------------------------------------------- only the app's own page
+
+
+def test_only_the_printed_address_opens_the_app_and_no_local_file_can_spend(
+    browser, app_url, ledger_file, tmp_path
+) -> None:
+    _forget_everything(ledger_file)
+    context = browser.new_context()
+    pg = context.new_page()
+    bare = app_url.split("?", 1)[0]
+    response = pg.goto(bare)  # the address without its token
+    assert response is not None and response.status == 403
+    assert "token" in pg.inner_text("body")
+    pg.goto(app_url)  # the printed address: the app, and its cookie in this browser
+    expect(pg.locator("#data_message")).to_contain_text("Loaded gau_g", timeout=WAIT)
+    # A local HTML file, opened in the same browser, tries the app's websocket.
+    socket_url = bare.replace("http://", "ws://") + "websocket/"
+    evil = tmp_path / "evil.html"
+    evil.write_text(
+        "<script>const ws = new WebSocket(" + repr(socket_url) + ");"
+        "ws.onopen = () => { document.title = 'open'; };"
+        "ws.onclose = () => { if (document.title !== 'open') document.title = 'refused'; };"
+        "</script>"
+    )
+    other = context.new_page()
+    other.goto(evil.as_uri())
+    other.wait_for_function("document.title !== ''", timeout=WAIT)
+    assert other.title() == "refused"
+    assert _spent_eps(ledger_file) == 0.0
+    context.close()
+

@@ -8,6 +8,7 @@ server draws), over :mod:`dppca.app.state`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
@@ -16,7 +17,7 @@ from shiny import App, ui
 from .._validation import MAX_BINS
 from ..datasets import DATASETS
 from ..ledger import Ledger
-from ._limits import UploadLimitedApp
+from ._limits import LocalApp, new_token
 from .server import make_server
 from .state import BOUNDS_HELP, DEFAULT_EPS, MAX_UPLOAD_BYTES
 from .widgets import FREE
@@ -281,6 +282,8 @@ def create_app(
     data_name: str = "data",
     max_upload: int = MAX_UPLOAD_BYTES,
     ledger: Ledger | None = None,
+    token: str | None = None,
+    hosts: Sequence[str] = (),
 ) -> App:
     """Build the Shiny application.
 
@@ -297,9 +300,16 @@ def create_app(
         The ledger every session charges (default: one in memory, which lives
         as long as the app). One dataset has one budget in it, whichever
         session uses it.
+    token : str, optional
+        The secret every request must carry (``?token=...`` once, then a
+        cookie); default a fresh random one, readable as ``app.token``.
+    hosts : sequence of str, default=()
+        Host names the page may be reached by besides the loopback names
+        (see :class:`dppca.app._limits.LocalApp`).
     """
     page = build_ui(None if data is None else data_name, max_upload=max_upload)
     shared = Ledger(":memory:") if ledger is None else ledger
 
     server = make_server(data, data_name=data_name, max_upload=max_upload, ledger=shared)
-    return UploadLimitedApp(page, server, max_upload=max_upload)
+    secret = new_token() if token is None else token
+    return LocalApp(page, server, max_upload=max_upload, token=secret, hosts=hosts)
