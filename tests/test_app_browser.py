@@ -510,3 +510,64 @@ def test_only_the_printed_address_opens_the_app_and_no_local_file_can_spend(
     assert _spent_eps(ledger_file) == 0.0
     context.close()
 
+
+# ------------------------------------------------------------- sessions do not block
+
+
+@contextlib.contextmanager
+def _serve_here(app):
+    """Serve ``app`` from this process (uvicorn in a thread); yield the address with token."""
+    import threading
+
+    import uvicorn
+
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "the app did not start"
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}/?token={app.token}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def test_a_second_sessions_preview_answers_while_a_long_release_runs(browser, monkeypatch):
+    import threading
+
+    from dppca.app import create_app
+    from dppca.app.state import AppState
+
+    started, finish = threading.Event(), threading.Event()
+    run = AppState._run
+
+    def slow_run(self, *args, **kwargs):  # a release that takes up to 20 s
+        started.set()
+        finish.wait(20)
+        return run(self, *args, **kwargs)
+
+    monkeypatch.setattr(AppState, "_run", slow_run)
+    with _serve_here(create_app(ledger=":memory:")) as url:
+        (first, a), (second, b) = _session(browser, url), _session(browser, url)
+        for pg in (a, b):
+            expect(pg.locator("#directions_preview")).to_contain_text("will cost", timeout=WAIT)
+        a.click("#run_directions")
+        assert started.wait(WAIT / 1000)
+        expect(a.locator("#directions_status")).to_contain_text("Computing", timeout=WAIT)
+        t0 = time.monotonic()
+        b.fill("#directions_eps", "0.25")
+        b.press("#directions_eps", "Tab")
+        expect(b.locator("#directions_preview")).to_contain_text("eps = 0.25", timeout=WAIT)
+        answered = time.monotonic() - t0
+        still_running = not finish.is_set()
+        finish.set()
+        expect(a.locator("#directions_status")).to_contain_text("Release #1 made", timeout=WAIT)
+        expect(b.locator("#budget_summary")).to_contain_text("remaining eps = 0.6", timeout=WAIT)
+        first.close()
+        second.close()
+    # Before the release moved off the reactive graph, the preview waited for it (20 s).
+    assert still_running and answered < 1.0, answered

@@ -211,6 +211,9 @@ class AppState:
         """Set the dataset's total budget; allowed only before the first release."""
         if self.budget is None:
             raise DataError("load a dataset first.")
+        for value, label in ((eps, "the total eps"), (delta, "the total delta")):
+            if value is None or value == "":
+                raise DataError(f"{label} is required: type a number in its box.")
         try:
             eps, delta = check_eps(eps), check_delta(delta)
         except (TypeError, ValueError) as exc:

@@ -20,6 +20,7 @@ from ..ledger import Ledger
 from ._limits import LocalApp, new_token
 from .server import make_server
 from .state import BOUNDS_HELP, DEFAULT_EPS, MAX_UPLOAD_BYTES
+from .views import MAX_SAMPLE_SIZE, MAX_UNCERTAINTY
 from .widgets import FREE
 
 __all__ = ["build_ui", "create_app"]
@@ -157,7 +158,7 @@ def build_ui(provided: str | None = None, *, max_upload: int = MAX_UPLOAD_BYTES)
                 "noise-sensitivity draws (0 = off)",
                 0,
                 min=0,
-                max=1000,
+                max=MAX_UNCERTAINTY,
                 step=50,
             ),
         ),
@@ -256,7 +257,14 @@ def build_ui(provided: str | None = None, *, max_upload: int = MAX_UPLOAD_BYTES)
             ui.input_select(
                 "score_method_shown", "Method shown", {"add": "add", "sparse": "sparse"}
             ),
-            ui.input_numeric("score_sample_size", "sample size (0 = n)", 0, min=0, step=100),
+            ui.input_numeric(
+                "score_sample_size",
+                f"sample size (0 = n, at most {MAX_SAMPLE_SIZE:,})",
+                0,
+                min=0,
+                max=MAX_SAMPLE_SIZE,
+                step=100,
+            ),
         ),
         ui.output_ui("score_note"),
         ui.output_image("score_plot", height="auto"),
