@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from .._csv import formula_safe
 from ..loading import LoadingResult
 from .state import Release, directions_of
 
@@ -35,8 +36,6 @@ FIGURE_FORMATS = {"png": "image/png", "svg": "image/svg+xml"}
 # Figures are made with matplotlib's object-oriented API (Figure(), no pyplot
 # and its global state), so sessions draw at the same time, each in a worker
 # thread, without a process-wide lock.
-# Characters that make a spreadsheet read a cell as a formula (OWASP CSV injection).
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def _new_axes(figsize: tuple[float, float]) -> tuple[Any, Any]:
@@ -156,29 +155,14 @@ def render(draw: Callable[[], Any], fmt: str = "png") -> bytes:
     return figure_bytes(fig, fmt)
 
 
-def _escape_cell(value: Any) -> Any:
-    if isinstance(value, str) and value.startswith(_FORMULA_START):
-        return "'" + value
-    return value
-
-
 def csv_text(frame: pd.DataFrame, *, index: bool = True) -> str:
     """``frame`` as CSV text, with text cells that a spreadsheet would run as a
     formula (starting with = + - @, tab or carriage return) prefixed by ``'``.
 
     Numbers are written as numbers; only text (labels, column names, index
-    entries) is escaped.
+    entries) is escaped (:func:`dppca._csv.formula_safe`).
     """
-    out = frame.copy()
-    out.columns = [_escape_cell(str(c)) for c in out.columns]
-    if index:
-        out.index = [_escape_cell(str(i)) if isinstance(i, str) else i for i in out.index]
-        if out.index.name is not None:
-            out.index.name = _escape_cell(str(out.index.name))
-    for col in out.columns:
-        if out[col].dtype == object or pd.api.types.is_string_dtype(out[col].dtype):
-            out[col] = out[col].map(_escape_cell)
-    return out.to_csv(index=index)
+    return formula_safe(frame, index=index).to_csv(index=index)
 
 
 def release_table(release: Release) -> pd.DataFrame:
