@@ -571,3 +571,32 @@ def test_a_second_sessions_preview_answers_while_a_long_release_runs(browser, mo
         second.close()
     # Before the release moved off the reactive graph, the preview waited for it (20 s).
     assert still_running and answered < 1.0, answered
+
+
+def test_a_reload_shows_the_release_paid_for_again(browser, tmp_path):
+    import importlib.util
+
+    from dppca.app import create_app
+    from dppca.ledger import Ledger
+
+    # The stand-in for a ledger that stores releases, from tests/test_app_stored.py.
+    spec = importlib.util.spec_from_file_location(
+        "_stored", Path(__file__).with_name("test_app_stored.py")
+    )
+    stored = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(stored)
+
+    ledger = stored._ledger(tmp_path / "ledger.sqlite")  # the real one once it stores releases
+    with _serve_here(create_app(ledger=ledger)) as url:
+        context, pg = _session(browser, url)
+        _run_directions(pg)
+        before = pg.inner_text("#ledger")
+        pg.reload()
+        expect(pg.locator("#data_message")).to_contain_text("shown again", timeout=WAIT)
+        expect(pg.locator("#loading_note")).to_contain_text("Showing release #1", timeout=WAIT)
+        expect(pg.locator("#loading_plot img")).to_be_visible(timeout=WAIT)
+        expect(pg.locator("#budget_summary")).to_contain_text("remaining eps = 0.6")
+        _wait_idle(pg)
+        assert pg.inner_text("#ledger") == before  # re-drawn, not paid again
+        context.close()
+    assert isinstance(ledger, Ledger)

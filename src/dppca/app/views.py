@@ -148,6 +148,11 @@ def load_message(state: AppState, name: str) -> str:
             f"(eps = {eps:.4g}, delta = {delta:.3g} spent); they count against "
             "its budget."
         )
+        if state.releases:
+            text += (
+                f" {len(state.releases)} of them, stored with their values, are shown "
+                "again in the tabs (re-drawn at no cost)."
+            )
     else:
         text += "Its privacy budget is kept in the ledger, shared by every session."
     return text
