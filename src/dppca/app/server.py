@@ -350,6 +350,10 @@ class Session:
         @reactive.effect
         @reactive.event(getattr(self.input, f"run_{kind}"))
         def _run() -> None:
+            if task.status() == "running":  # one release of a kind at a time per session
+                msg = f"The {kind} release asked for earlier is still being computed; wait for it."
+                self.status[kind].set((msg, "warning"))
+                return
             settings = self.start_release(kind)
             if settings is not None:
                 task(settings)
