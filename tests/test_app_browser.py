@@ -558,6 +558,8 @@ def test_a_second_sessions_preview_answers_while_a_long_release_runs(browser, mo
         a.click("#run_directions")
         assert started.wait(WAIT / 1000)
         expect(a.locator("#directions_status")).to_contain_text("Computing", timeout=WAIT)
+        a.click("#run_directions")  # a second click does not queue a second release
+        expect(a.locator("#directions_status")).to_contain_text("still being", timeout=WAIT)
         t0 = time.monotonic()
         b.fill("#directions_eps", "0.25")
         b.press("#directions_eps", "Tab")
