@@ -514,26 +514,45 @@ def test_only_the_printed_address_opens_the_app_and_no_local_file_can_spend(
 # ------------------------------------------------------------- sessions do not block
 
 
+_LOOP: list = []  # one event loop for every app served from this process
+
+
+def _event_loop():
+    """The loop of the apps served in this process, running in its own thread.
+
+    Shiny's reactive lock is one asyncio.Lock per process, bound to the loop
+    that first waits on it, so every in-process server must share one loop.
+    """
+    import asyncio
+    import threading
+
+    if not _LOOP:
+        loop = asyncio.new_event_loop()
+        threading.Thread(target=loop.run_forever, daemon=True).start()
+        _LOOP.append(loop)
+    return _LOOP[0]
+
+
 @contextlib.contextmanager
 def _serve_here(app):
-    """Serve ``app`` from this process (uvicorn in a thread); yield the address with token."""
-    import threading
+    """Serve ``app`` from this process (uvicorn on the shared loop); yield the
+    address with its token."""
+    import asyncio
 
     import uvicorn
 
     port = _free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
+    done = asyncio.run_coroutine_threadsafe(server.serve(), _event_loop())
     deadline = time.monotonic() + 30
     while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the app did not start"
+        assert not done.done() and time.monotonic() < deadline, "the app did not start"
         time.sleep(0.02)
     try:
         yield f"http://127.0.0.1:{port}/?token={app.token}"
     finally:
         server.should_exit = True
-        thread.join(timeout=10)
+        done.result(timeout=10)
 
 
 def test_a_second_sessions_preview_answers_while_a_long_release_runs(browser, monkeypatch):
