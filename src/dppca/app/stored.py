@@ -89,7 +89,6 @@ def restore_releases(ledger: Ledger, fp: str) -> list[Release]:
     one that cannot be read is skipped: its cost still counts in the budget.
     """
     from ..release_io import load_release
-    from .state import directions_of
 
     stored = getattr(ledger, "stored_releases", None)
     if not callable(stored):
@@ -103,11 +102,9 @@ def restore_releases(ledger: Ledger, fp: str) -> list[Release]:
             path.write_text(payload, encoding="utf-8")
             try:
                 result = load_release(path)
-                columns = directions_of(result).variables if kind == "directions" else None
             except (TypeError, ValueError, KeyError, AttributeError):
                 continue
-            if columns is None:
-                columns = getattr(result, "variables", None) or ()
+            columns = getattr(result, "variables", None) or ()
             if result.cost is None:  # not a private release: nothing paid to show again
                 continue
             out.append(
