@@ -54,8 +54,11 @@ def served(tmp_path_factory) -> Iterator[tuple[int, str]]:
                 r"serving on http://127\.0\.0\.1:\d+/\?token=(\S+)", (tmp / "app.log").read_text()
             )
             token = found.group(1) if found else None
-            if token is not None and _get(f"http://127.0.0.1:{free}/?token={token}")[0] == 200:
-                break
+            try:  # the address is printed before the server listens
+                if token is not None and _get(f"http://127.0.0.1:{free}/?token={token}")[0] == 200:
+                    break
+            except OSError:
+                pass
             assert proc.poll() is None and time.monotonic() < deadline, "the app did not start"
             time.sleep(0.2)
         yield free, token
