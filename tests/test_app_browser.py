@@ -53,7 +53,8 @@ def _free_port() -> int:
 
 @contextlib.contextmanager
 def _serve(args: list[str], log_dir: Path):
-    """Run ``dppca app --port N *args`` until the block ends; yield its address."""
+    """Run ``dppca app --port N *args`` until the block ends; yield the address it
+    printed (with the launch's token)."""
     port = _free_port()
     pythonpath = os.pathsep.join(p for p in (str(SRC), os.environ.get("PYTHONPATH")) if p)
     code = "import sys; from dppca.cli import main; sys.exit(main(sys.argv[1:]))"
@@ -65,18 +66,22 @@ def _serve(args: list[str], log_dir: Path):
             stdout=log,
             stderr=subprocess.STDOUT,
         )
-    url = f"http://127.0.0.1:{port}/"
+    printed = re.compile(rb"serving on (http://\S+/\?token=\S+)")
+    url = None
     try:
         deadline = time.monotonic() + 60
         while True:
-            try:
-                with urllib.request.urlopen(url, timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
+            found = printed.search(log_path.read_bytes())
+            if found is not None:
+                url = found.group(1).decode()
+                try:
+                    with urllib.request.urlopen(url, timeout=2) as response:
+                        if response.status == 200:
+                            break
+                except OSError:
+                    pass
             if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"the app did not start on {url}:\n{log_path.read_text()}")
+                pytest.fail(f"the app did not start on port {port}:\n{log_path.read_text()}")
             time.sleep(0.2)
         yield url
     finally:
@@ -512,3 +517,147 @@ def test_thirty_columns_keep_the_budget_in_view(browser, app_url, ledger_file, t
     box = pg.locator("#columns + .selectize-control .selectize-input").bounding_box()
     assert box is not None and box["height"] < 150  # 30 chips scroll inside the box
     context.close()
+
+
+# ------------------------------------------------------------- only the app's own page
+
+
+def test_only_the_printed_address_opens_the_app_and_no_local_file_can_spend(
+    browser, app_url, ledger_file, tmp_path
+) -> None:
+    _forget_everything(ledger_file)
+    context = browser.new_context()
+    pg = context.new_page()
+    bare = app_url.split("?", 1)[0]
+    response = pg.goto(bare)  # the address without its token
+    assert response is not None and response.status == 403
+    assert "token" in pg.inner_text("body")
+    pg.goto(app_url)  # the printed address: the app, and its cookie in this browser
+    expect(pg.locator("#data_message")).to_contain_text("Loaded gau_g", timeout=WAIT)
+    # A local HTML file, opened in the same browser, tries the app's websocket.
+    socket_url = bare.replace("http://", "ws://") + "websocket/"
+    evil = tmp_path / "evil.html"
+    evil.write_text(
+        "<script>const ws = new WebSocket(" + repr(socket_url) + ");"
+        "ws.onopen = () => { document.title = 'open'; };"
+        "ws.onclose = () => { if (document.title !== 'open') document.title = 'refused'; };"
+        "</script>"
+    )
+    other = context.new_page()
+    other.goto(evil.as_uri())
+    other.wait_for_function("document.title !== ''", timeout=WAIT)
+    assert other.title() == "refused"
+    assert _spent_eps(ledger_file) == 0.0
+    context.close()
+
+
+# ------------------------------------------------------------- sessions do not block
+
+
+_LOOP: list = []  # one event loop for every app served from this process
+
+
+def _event_loop():
+    """The loop of the apps served in this process, running in its own thread.
+
+    Shiny's reactive lock is one asyncio.Lock per process, bound to the loop
+    that first waits on it, so every in-process server must share one loop.
+    """
+    import asyncio
+    import threading
+
+    if not _LOOP:
+        loop = asyncio.new_event_loop()
+        threading.Thread(target=loop.run_forever, daemon=True).start()
+        _LOOP.append(loop)
+    return _LOOP[0]
+
+
+@contextlib.contextmanager
+def _serve_here(app):
+    """Serve ``app`` from this process (uvicorn on the shared loop); yield the
+    address with its token."""
+    import asyncio
+
+    import uvicorn
+
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
+    done = asyncio.run_coroutine_threadsafe(server.serve(), _event_loop())
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert not done.done() and time.monotonic() < deadline, "the app did not start"
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}/?token={app.token}"
+    finally:
+        server.should_exit = True
+        done.result(timeout=10)
+
+
+def test_a_second_sessions_preview_answers_while_a_long_release_runs(browser, monkeypatch):
+    import threading
+
+    from dppca.app import create_app
+    from dppca.app.state import AppState
+
+    started, finish = threading.Event(), threading.Event()
+    run = AppState._run
+
+    def slow_run(self, *args, **kwargs):  # a release that takes up to 20 s
+        started.set()
+        finish.wait(20)
+        return run(self, *args, **kwargs)
+
+    monkeypatch.setattr(AppState, "_run", slow_run)
+    with _serve_here(create_app(ledger=":memory:")) as url:
+        (first, a), (second, b) = _session(browser, url), _session(browser, url)
+        for pg in (a, b):
+            expect(pg.locator("#directions_preview")).to_contain_text("will cost", timeout=WAIT)
+        a.click("#run_directions")
+        assert started.wait(WAIT / 1000)
+        expect(a.locator("#directions_status")).to_contain_text("Computing", timeout=WAIT)
+        a.click("#run_directions")  # a second click does not queue a second release
+        expect(a.locator("#directions_status")).to_contain_text("still being", timeout=WAIT)
+        t0 = time.monotonic()
+        b.fill("#directions_eps", "0.25")
+        b.press("#directions_eps", "Tab")
+        expect(b.locator("#directions_preview")).to_contain_text("eps = 0.25", timeout=WAIT)
+        answered = time.monotonic() - t0
+        still_running = not finish.is_set()
+        finish.set()
+        expect(a.locator("#directions_status")).to_contain_text("Release #1 made", timeout=WAIT)
+        expect(b.locator("#budget_summary")).to_contain_text("remaining eps = 0.6", timeout=WAIT)
+        first.close()
+        second.close()
+    # Before the release moved off the reactive graph, the preview waited for it (20 s).
+    assert still_running and answered < 1.0, answered
+
+
+def test_a_reload_shows_the_release_paid_for_again(browser, tmp_path):
+    import importlib.util
+
+    from dppca.app import create_app
+    from dppca.ledger import Ledger
+
+    # The stand-in for a ledger that stores releases, from tests/test_app_stored.py.
+    spec = importlib.util.spec_from_file_location(
+        "_stored", Path(__file__).with_name("test_app_stored.py")
+    )
+    stored = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(stored)
+
+    ledger = stored._ledger(tmp_path / "ledger.sqlite")  # the real one once it stores releases
+    with _serve_here(create_app(ledger=ledger)) as url:
+        context, pg = _session(browser, url)
+        _run_directions(pg)
+        before = pg.inner_text("#ledger")
+        pg.reload()
+        expect(pg.locator("#data_message")).to_contain_text("shown again", timeout=WAIT)
+        expect(pg.locator("#loading_note")).to_contain_text("Showing release #1", timeout=WAIT)
+        expect(pg.locator("#loading_plot img")).to_be_visible(timeout=WAIT)
+        expect(pg.locator("#budget_summary")).to_contain_text("remaining eps = 0.6")
+        _wait_idle(pg)
+        assert pg.inner_text("#ledger") == before  # re-drawn, not paid again
+        context.close()
+    assert isinstance(ledger, Ledger)

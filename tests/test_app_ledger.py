@@ -102,7 +102,13 @@ def _post(app, path: str, chunks: list[bytes], headers=()) -> tuple[int, bytes]:
     async def send(message):
         sent.append(message)
 
-    scope = {"type": "http", "method": "POST", "path": path, "headers": list(headers)}
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": path,
+        "query_string": b"token=t",
+        "headers": [(b"host", b"127.0.0.1:8000"), *headers],
+    }  # the app's token and own address: only the upload limit is tested here
     asyncio.run(app(scope, receive, send))
     status = next(m["status"] for m in sent if m["type"] == "http.response.start")
     body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
@@ -113,7 +119,7 @@ def test_the_upload_limit_counts_the_bytes_received(monkeypatch):
     pytest.importorskip("shiny")
     from shiny import App
 
-    from dppca.app._limits import UploadLimitedApp
+    from dppca.app._limits import LocalApp
 
     received: list[int] = []
 
@@ -129,8 +135,8 @@ def test_the_upload_limit_counts_the_bytes_received(monkeypatch):
         await send({"type": "http.response.body", "body": b"OK"})
 
     monkeypatch.setattr(App, "__call__", fake_shiny)
-    app = object.__new__(UploadLimitedApp)  # no page needed: only __call__ runs
-    app.max_upload = 100
+    app = object.__new__(LocalApp)  # no page needed: only __call__ runs
+    app.max_upload, app.token, app.hosts = 100, "t", frozenset({"127.0.0.1"})
     # A client that declares nothing (or too little) still stores at most limit + 1 bytes.
     assert _post(app, "/session/s1/upload/j1", [b"x" * 60] * 5)[0] == 200
     assert received == [101]
@@ -165,6 +171,7 @@ def test_the_app_prints_its_address_and_stops_quietly(tmp_path, signum):
     import subprocess
     import sys
     import time
+    import urllib.error
     import urllib.request
     from pathlib import Path
 
@@ -189,6 +196,8 @@ def test_the_app_prints_its_address_and_stops_quietly(tmp_path, signum):
     while time.monotonic() < deadline:
         try:
             urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2).close()
+            break
+        except urllib.error.HTTPError:  # up, and refusing a request without the token
             break
         except OSError:
             time.sleep(0.2)

@@ -564,3 +564,28 @@ def test_the_scree_figure_shows_the_share_of_the_total_variance_by_default(state
     import inspect
 
     assert inspect.signature(figures.scree_figure).parameters["kind"].default == "pve_total"
+
+
+def test_figures_are_drawn_without_pyplot_in_parallel_threads(state: AppState) -> None:
+    # No pyplot figure is opened (pyplot's global state would need a lock),
+    # and eight figures drawn at once in threads all come out whole.
+    import concurrent.futures
+
+    import matplotlib.pyplot as plt
+
+    from dppca.app import figures
+
+    state.select(["a", "b", "c"], group="label")
+    rel = state.release("directions", eps=0.3, delta=1e-6)
+    score = state.release("score", eps=0.3, delta=1e-6)
+    before = plt.get_fignums()
+    jobs = [
+        lambda: figures.loading_figure(rel, uncertainty=50),
+        lambda: figures.loading_figure(rel, kind="heatmap"),
+        lambda: figures.score_figure(score, kind="groups"),
+        lambda: figures.score_figure(score, kind="histogram"),
+    ] * 2
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        pngs = list(pool.map(lambda job: figures.render(job, "png"), jobs))
+    assert all(png.startswith(b"\x89PNG") and len(png) > 10_000 for png in pngs)
+    assert plt.get_fignums() == before

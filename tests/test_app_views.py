@@ -164,3 +164,49 @@ def test_bounds_cells_have_stable_distinct_ids():
     assert len({*widgets.bound_ids("a"), *widgets.bound_ids("b")}) == 4
     assert "Choose the columns first" in str(widgets.bounds_table((), {}))
     assert "disabled" in str(widgets.download_buttons("scree", "Scree table", False))
+
+
+@pytest.mark.parametrize("box", ["eps", "delta"])
+@pytest.mark.parametrize("empty", [None, ""])
+def test_an_empty_eps_or_delta_box_says_it_is_required(box, empty):
+    page = _page()
+    page.values[f"directions_{box}"] = empty
+    with pytest.raises(DataError, match=f"^{box} is required: type a number"):
+        views.release_settings("directions", page)
+
+
+def test_an_empty_total_budget_box_says_it_is_required(state):
+    with pytest.raises(DataError, match="the total eps is required"):
+        state.set_budget(None, 1e-6)
+    with pytest.raises(DataError, match="the total delta is required"):
+        state.set_budget(0.5, "")
+
+
+def test_counts_typed_into_the_page_are_bounded_with_a_message():
+    limit = views.MAX_SAMPLE_SIZE
+    assert views.positive_or_none(limit, label="the sample size", most=limit) == limit
+    with pytest.raises(
+        DataError, match=r"the sample size must be at most 100,000; got 1,000,000,000"
+    ):
+        views.positive_or_none(1e9, label="the sample size", most=limit)
+    page = _page()
+    page.values.update(loading_kind="vector", loading_uncertainty=views.MAX_UNCERTAINTY + 1)
+    with pytest.raises(DataError, match="noise-sensitivity draws must be at most 1,000"):
+        views.loading_options(4, page)
+
+
+def test_the_sample_cache_keeps_only_the_latest_few():
+    from dppca.app.outputs import SampleCache
+
+    cache, made = SampleCache(size=3), []
+
+    def make(i):
+        made.append(i)
+        return pd.DataFrame({"x": [i]})
+
+    for i in range(5):
+        cache.get((1, "add", i), lambda i=i: make(i))
+    assert len(cache) == 3 and made == [0, 1, 2, 3, 4]
+    cache.get((1, "add", 4), lambda: make(-1))  # kept: not drawn again
+    cache.get((1, "add", 0), lambda: make(0))  # dropped: drawn again
+    assert made == [0, 1, 2, 3, 4, 0]

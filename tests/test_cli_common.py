@@ -132,3 +132,63 @@ def test_bounds_inline_and_from_a_file_give_the_same_release(tmp_path, capsys):
     assert "every analysed variable" in capsys.readouterr().err
     assert main([*base, "--bounds", "a=5:x,b=0:5"]) == 2
     assert "--bounds" in capsys.readouterr().err
+
+
+def test_bounds_with_a_negative_lower_end_need_no_equals_sign(tmp_path, capsys):
+    rng = np.random.default_rng(7)
+    data = tmp_path / "data.csv"
+    pd.DataFrame(rng.normal(size=(200, 3)), columns=["a", "b", "c"]).to_csv(data, index=False)
+    base = ["directions", str(data), *PRIVACY, "--no-ledger"]
+    assert main([*base, "--bounds=-20:20"]) == 0
+    joined = capsys.readouterr().out
+    assert main([*base, "--bounds", "-20:20"]) == 0  # argparse alone takes it for an option
+    assert capsys.readouterr().out == joined
+    assert main([*base, "--bounds", "a=-2:2,b=-.5:3,c=0:1"]) == 0
+    capsys.readouterr()
+
+
+def test_a_variable_named_twice_in_the_bounds_is_refused(tmp_path, capsys):
+    data = tmp_path / "data.csv"
+    pd.DataFrame({"a": np.arange(50.0), "b": np.arange(50.0) % 7}).to_csv(data, index=False)
+    base = ["directions", str(data), *PRIVACY, "--no-ledger"]
+    assert main([*base, "--bounds", "a=0:1,a=0:2,b=0:9"]) == 2
+    assert "--bounds names 'a' twice; give each variable once." in capsys.readouterr().err
+    spec = tmp_path / "bounds.csv"
+    rows = {"variable": ["a", "b", "a"], "lower": [0, 0, 0], "upper": [1, 9, 2]}
+    pd.DataFrame(rows).to_csv(spec, index=False)
+    assert main([*base, "--bounds", str(spec)]) == 2
+    assert "names 'a' more than once" in capsys.readouterr().err
+
+
+def test_cli_messages_use_shell_spellings_not_python_ones(tmp_path, capsys):
+    from dppca.cli import shell_syntax
+
+    hint = "use a smaller delta or pass allow_large_delta=True."
+    assert shell_syntax(hint, {"--allow-large-delta"}) == (
+        "use a smaller delta or pass --allow-large-delta."
+    )
+    assert shell_syntax(hint, set()) == "use a smaller delta."
+    data = tmp_path / "data.csv"
+    pd.DataFrame({"a": np.arange(50.0), "b": np.arange(50.0) % 7}).to_csv(data, index=False)
+    # delta = 0.1 >= 1/n = 0.02: the library's message names its keyword, the CLI's does not.
+    args = ["directions", str(data), "--eps", "0.5", "--delta", "0.1", "--no-ledger"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "delta must be below 1/n" in err and "allow_large_delta" not in err
+    assert err.rstrip().endswith("(for example 1/n^1.1).")
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_missing_values_in_a_chunked_file_name_their_column(tmp_path, capsys, suffix):
+    if suffix == ".parquet":
+        pytest.importorskip("pyarrow")
+    frame = pd.DataFrame(np.random.default_rng(3).normal(size=(100, 3)), columns=["x", "y", "z"])
+    frame.loc[17, "z"] = np.nan
+    path = tmp_path / f"data{suffix}"
+    frame.to_parquet(path) if suffix == ".parquet" else frame.to_csv(path, index=False)
+    base = ["directions", str(path), *PRIVACY, "--design", "balanced", "--no-ledger"]
+    for columns, named in ((None, "'z'"), ("y,z", "'z'")):
+        extra = ["--columns", columns] if columns else []
+        assert main([*base, *extra]) == 2
+        err = capsys.readouterr().err
+        assert f"missing or infinite values in column(s) {named}" in err and "'V" not in err

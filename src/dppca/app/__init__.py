@@ -11,6 +11,9 @@ from __future__ import annotations
 import os
 import socket
 import sys
+import threading
+import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -61,7 +64,14 @@ def _open_ledger(ledger: Any) -> Ledger:
     raise TypeError(f"ledger must be None, a path or a Ledger; got {type(ledger).__name__}.")
 
 
-def create_app(data: Any = None, *, max_upload_mb: float = 20.0, ledger: Any = None) -> Any:
+def create_app(
+    data: Any = None,
+    *,
+    max_upload_mb: float = 20.0,
+    ledger: Any = None,
+    token: str | None = None,
+    hosts: Sequence[str] = (),
+) -> Any:
     """The app as a ``shiny.App`` (for ``shiny run`` or an ASGI server).
 
     Parameters
@@ -77,6 +87,16 @@ def create_app(data: Any = None, *, max_upload_mb: float = 20.0, ledger: Any = N
         kept across restarts. None uses :func:`dppca.ledger.default_ledger_path`
         (the ledger of the command line too); ``":memory:"`` keeps it only
         while the app runs.
+    token : str, optional
+        The secret that every request must carry: open
+        ``http://HOST:PORT/?token=TOKEN`` once, and a cookie keeps it for
+        reloads, downloads and the websocket. Default: a fresh random token,
+        read back as ``app.token``. Requests without it, with a ``Host``
+        header other than the app's address, or from another origin (another
+        site's page, a local file) are refused.
+    hosts : sequence of str, default=()
+        Host names (or the bind address) by which the page may be reached,
+        besides ``127.0.0.1``, ``localhost`` and ``::1``.
     """
     _require_shiny()
     from .ui import create_app as _create
@@ -91,6 +111,8 @@ def create_app(data: Any = None, *, max_upload_mb: float = 20.0, ledger: Any = N
         data_name=name,
         max_upload=int(max_upload_mb * 1024 * 1024),
         ledger=_open_ledger(ledger),
+        token=token,
+        hosts=tuple(hosts),
     )
 
 
@@ -114,6 +136,20 @@ def _check_port(host: str, port: int) -> None:
                 f"port {port} on {host} is already in use; stop the other program or "
                 "choose another port with --port."
             ) from None
+
+
+def _open_when_up(host: str, port: int, url: str) -> None:
+    """Open ``url`` in the default browser once the app accepts connections."""
+    import webbrowser
+
+    connect_to = "127.0.0.1" if host in ("0.0.0.0", "") else "::1" if host == "::" else host
+    for _ in range(100):
+        try:
+            with socket.create_connection((connect_to, port), timeout=0.5):
+                break
+        except OSError:
+            time.sleep(0.1)
+    webbrowser.open(url)
 
 
 def run(
@@ -148,6 +184,10 @@ def run(
 
     Notes
     -----
+    The address printed carries the launch's secret token; only a browser
+    that opened it (and its reloads) can use the app. Treat it like a
+    password: whoever has it can spend the budget.
+
     Privacy: the page shows only private releases and what is drawn from
     them, each paid for in the dataset's budget; the data panel's messages
     (for example a column with missing values) are meant for the data holder
@@ -159,12 +199,15 @@ def run(
     run_app = shiny.run_app
     assert run_app is not None  # None only in Pyodide, where the app cannot serve
 
-    app = create_app(data, max_upload_mb=max_upload_mb, ledger=ledger)
+    app = create_app(data, max_upload_mb=max_upload_mb, ledger=ledger, hosts=(host,))
     _check_port(host, int(port))
     shown = f"[{host}]" if ":" in host else host
-    print(f"dppca app: serving on http://{shown}:{int(port)}/ (press Ctrl+C to stop)", flush=True)
+    url = f"http://{shown}:{int(port)}/?token={app.token}"
+    print(f"dppca app: serving on {url} (press Ctrl+C to stop)", flush=True)
+    if launch_browser:  # with the token, which shiny's own launcher would drop
+        threading.Thread(target=_open_when_up, args=(host, int(port), url), daemon=True).start()
     try:
-        run_app(app, host=host, port=int(port), launch_browser=launch_browser, **kwargs)
+        run_app(app, host=host, port=int(port), launch_browser=False, **kwargs)
     except SystemExit as exc:  # uvicorn exits when it cannot bind (a race with _check_port)
         if exc.code not in (0, None):
             raise PortInUseError(

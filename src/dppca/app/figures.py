@@ -9,12 +9,12 @@ bytes and pandas tables.
 from __future__ import annotations
 
 import io
-import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import pandas as pd
 
+from .._csv import formula_safe
 from ..loading import LoadingResult
 from .state import Release, directions_of
 
@@ -33,18 +33,29 @@ __all__ = [
 #: Download formats of figures and their media types.
 FIGURE_FORMATS = {"png": "image/png", "svg": "image/svg+xml"}
 
-# pyplot keeps global state, so figures are drawn one at a time; the app calls
-# render() from worker threads, which keeps its event loop free meanwhile.
-_DRAW_LOCK = threading.Lock()
-# Characters that make a spreadsheet read a cell as a formula (OWASP CSV injection).
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+# Figures are made with matplotlib's object-oriented API (Figure(), no pyplot
+# and its global state), so sessions draw at the same time, each in a worker
+# thread, without a process-wide lock.
 
 
 def _new_axes(figsize: tuple[float, float]) -> tuple[Any, Any]:
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
 
-    fig, ax = plt.subplots(figsize=figsize)
-    return fig, ax
+    fig = Figure(figsize=figsize)
+    return fig, fig.add_subplot()
+
+
+def _group_panels(result: Any) -> Any:
+    """The panels of a grouped score figure, laid out as ``plot_score_groups`` would."""
+    from matplotlib.figure import Figure
+
+    n_panels = len(result.groups) + 1  # the overlay, then one per group
+    ncols = min(3, n_panels)
+    nrows = -(-n_panels // ncols)
+    ratio = (result.ylim[1] - result.ylim[0]) / (result.xlim[1] - result.xlim[0])
+    height = 2.6 * min(max(ratio, 0.25), 4.0) + 1.3  # panel 3.2 in: title, caption, labels
+    fig = Figure(figsize=(3.9 * ncols, height * nrows), layout="constrained")
+    return fig.subplots(nrows, ncols, squeeze=False)
 
 
 def _figure_of(drawn: Any) -> Any:
@@ -100,7 +111,7 @@ def score_figure(
     """A score plot of a score release: histogram, synthetic sample or group panels."""
     result = release.result
     if kind == "groups":
-        return result.plot(kind="groups", method=method).figure
+        return result.plot(kind="groups", method=method, ax=_group_panels(result)).figure
     fig, ax = _new_axes((6.4, 5.2))
     if kind == "sample":
         result.plot(kind="sample", method=method, sample=sample, ax=ax)
@@ -120,34 +131,28 @@ def message_figure(text: str) -> Any:
 
 
 def figure_bytes(fig: Any, fmt: str) -> bytes:
-    """Render ``fig`` as PNG or SVG bytes and close it."""
-    import matplotlib.pyplot as plt
-
+    """Render ``fig`` as PNG or SVG bytes (and close it, if pyplot made it)."""
     if fmt not in FIGURE_FORMATS:
         raise ValueError(f"fmt must be one of {', '.join(FIGURE_FORMATS)}; got {fmt!r}.")
     buffer = io.BytesIO()
     try:
         fig.savefig(buffer, format=fmt, bbox_inches="tight", dpi=150 if fmt == "png" else None)
     finally:
-        plt.close(fig)
+        if getattr(fig, "number", None) is not None:  # a pyplot figure: release it
+            import matplotlib.pyplot as plt
+
+            plt.close(fig)
     return buffer.getvalue()
 
 
 def render(draw: Callable[[], Any], fmt: str = "png") -> bytes:
     """Draw a figure with ``draw()`` and return its bytes; a drawing error becomes
     a figure holding the message (the app shows it instead of failing)."""
-    with _DRAW_LOCK:
-        try:
-            fig = draw()
-        except (TypeError, ValueError) as exc:
-            fig = message_figure(f"Cannot draw: {exc}")
-        return figure_bytes(fig, fmt)
-
-
-def _escape_cell(value: Any) -> Any:
-    if isinstance(value, str) and value.startswith(_FORMULA_START):
-        return "'" + value
-    return value
+    try:
+        fig = draw()
+    except (TypeError, ValueError) as exc:
+        fig = message_figure(f"Cannot draw: {exc}")
+    return figure_bytes(fig, fmt)
 
 
 def csv_text(frame: pd.DataFrame, *, index: bool = True) -> str:
@@ -155,18 +160,9 @@ def csv_text(frame: pd.DataFrame, *, index: bool = True) -> str:
     formula (starting with = + - @, tab or carriage return) prefixed by ``'``.
 
     Numbers are written as numbers; only text (labels, column names, index
-    entries) is escaped.
+    entries) is escaped (:func:`dppca._csv.formula_safe`).
     """
-    out = frame.copy()
-    out.columns = [_escape_cell(str(c)) for c in out.columns]
-    if index:
-        out.index = [_escape_cell(str(i)) if isinstance(i, str) else i for i in out.index]
-        if out.index.name is not None:
-            out.index.name = _escape_cell(str(out.index.name))
-    for col in out.columns:
-        if out[col].dtype == object or pd.api.types.is_string_dtype(out[col].dtype):
-            out[col] = out[col].map(_escape_cell)
-    return out.to_csv(index=index)
+    return formula_safe(frame, index=index).to_csv(index=index)
 
 
 def release_table(release: Release) -> pd.DataFrame:

@@ -3,7 +3,8 @@
 Everything here draws or writes from kept releases only (post-processing, no
 cost). Each ``draw_*`` reads the page's settings on the event loop, where
 reactive reads belong, and returns a job that draws from released values
-only; the job runs in a worker thread, so one session's slow figure never
+only; the job runs in a worker thread as a Shiny extended task, outside the
+reactive graph that all sessions share, so one session's slow figure never
 blocks another session.
 """
 
@@ -12,6 +13,8 @@ from __future__ import annotations
 import asyncio
 import os
 import tempfile
+import threading
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -20,11 +23,18 @@ from shiny import Inputs, reactive, render, req, ui
 from shiny.types import SilentException
 
 from . import figures
+from .data import DataError
 from .state import AppState, Release
-from .views import ledger_csv_frame, loading_options, positive_or_none, score_display
+from .views import (
+    MAX_SAMPLE_SIZE,
+    ledger_csv_frame,
+    loading_options,
+    positive_or_none,
+    score_display,
+)
 from .widgets import download_buttons
 
-__all__ = ["SessionOutputs"]
+__all__ = ["SampleCache", "SessionOutputs"]
 
 # A tab's figure and downloads (prefix), the release they draw and its table's name.
 _TABS = {"loading": ("directions", "Directions"), "scree": ("scree", "Scree table"),
@@ -33,13 +43,46 @@ _TABS = {"loading": ("directions", "Directions"), "scree": ("scree", "Scree tabl
 Job = Callable[[], Any]  # drawing or writing from released values, run in a worker thread
 
 
+class SampleCache:
+    """The few synthetic samples a session drew last, by (release, method, size).
+
+    Bounded (least recently used first out), so asking for many sizes does
+    not grow the server's memory; thread-safe, as figures draw in threads.
+    """
+
+    def __init__(self, size: int = 4) -> None:
+        self.size = int(size)
+        self._items: OrderedDict[tuple[int, str, int], pd.DataFrame] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[int, str, int], make: Callable[[], pd.DataFrame]) -> pd.DataFrame:
+        """The sample kept under ``key``, or ``make()`` kept from now on."""
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+        value = make()
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
 class SessionOutputs:
     """The figure and download outputs of one session."""
 
     def __init__(
-        self, input: Inputs, state: AppState, tick: reactive.Value[int],
-        samples: dict[tuple[int, str, int], pd.DataFrame],
-    ) -> None:  # fmt: skip
+        self, input: Inputs, state: AppState, tick: reactive.Value[int], samples: SampleCache
+    ) -> None:
         self.input, self.state, self.tick, self.samples = input, state, tick, samples
 
     def value(self, name: str) -> Any:
@@ -67,15 +110,19 @@ class SessionOutputs:
         self.tick()
         rel = _need(self.state.latest("score"))
         kind, method = score_display(rel, self.input.score_kind(), self.input.score_method_shown())
-        size = positive_or_none(self.input.score_sample_size())
+        size = None
+        if kind == "sample":
+            size = positive_or_none(
+                self.input.score_sample_size(), label="the sample size", most=MAX_SAMPLE_SIZE
+            )
 
         def job() -> Any:
             sample = None
             if kind == "sample":
-                key = (rel.number, method, size or 0)
-                if key not in self.samples:
-                    self.samples[key] = self.state.sample(rel, method=method, size=size)
-                sample = self.samples[key]
+                sample = self.samples.get(
+                    (rel.number, method, size or 0),
+                    lambda: self.state.sample(rel, method=method, size=size),
+                )
             return figures.score_figure(rel, kind=kind, method=method, sample=sample)
 
         return job
@@ -95,7 +142,10 @@ class SessionOutputs:
             for fmt, media in figures.FIGURE_FORMATS.items():
 
                 def figure_job(draw: Callable[[], Job] = draw, fmt: str = fmt) -> Job:
-                    job = draw()
+                    try:
+                        job = draw()
+                    except DataError as exc:  # a setting out of range: the figure says why
+                        job = _refusing(exc)
                     return lambda: figures.render(job, fmt)
 
                 _download(f"dl_{prefix}_{fmt}", f"dppca-{prefix}.{fmt}", figure_job, media)
@@ -134,11 +184,32 @@ class SessionOutputs:
 
 
 def _plot_output(name: str, draw: Callable[[], Job]) -> None:
-    # The figure is rendered here (not by render.plot, whose click map
-    # cannot handle colour-bar axes) and shown at its own size.
+    # The figure is drawn by an extended task in a worker thread (outside the
+    # reactive graph, which all sessions share), rendered here rather than by
+    # render.plot (whose click map cannot handle colour-bar axes) and shown at
+    # its own size. A setting the page cannot draw becomes a figure saying why.
+    @reactive.extended_task
+    async def task(job: Job) -> bytes:
+        return await asyncio.to_thread(figures.render, job, "png")
+
+    wanted = reactive.value(False)
+
+    @reactive.effect
+    def _draw() -> None:
+        try:
+            job = draw()
+        except SilentException:  # nothing to draw (yet)
+            wanted.set(False)
+            return
+        except DataError as exc:
+            job = _refusing(exc)
+        wanted.set(True)
+        task.cancel()  # a figure for older settings is not wanted any more
+        task(job)
+
     async def fn() -> Any:
-        job = draw()
-        png = await asyncio.to_thread(figures.render, job, "png")
+        req(wanted())
+        png = task.result()
         fd, path = tempfile.mkstemp(prefix="dppca-", suffix=".png")
         with os.fdopen(fd, "wb") as fh:
             fh.write(png)
@@ -146,6 +217,15 @@ def _plot_output(name: str, draw: Callable[[], Job]) -> None:
 
     fn.__name__ = name
     render.image(delete_file=True)(fn)
+
+
+def _refusing(exc: DataError) -> Job:
+    """A job that raises ``exc``: :func:`figures.render` draws its message instead."""
+
+    def job() -> Any:
+        raise exc
+
+    return job
 
 
 def _download(name: str, filename: str, content: Callable[[], Job], media: str) -> None:

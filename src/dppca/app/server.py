@@ -22,8 +22,8 @@ from shiny import Session as ShinySession
 from ..datasets import DATASETS
 from ..ledger import Ledger
 from . import widgets
-from .outputs import SessionOutputs
-from .state import AppState, DataError, numeric_columns, read_csv_upload
+from .outputs import SampleCache, SessionOutputs
+from .state import AppState, DataError, Preview, Release, numeric_columns, read_csv_upload
 from .views import (
     RELEASE_FAILURES,
     failure_message,
@@ -66,7 +66,8 @@ class Session:
         self.data_msg: reactive.Value[Message] = reactive.value(None)
         self.budget_msg: reactive.Value[Message] = reactive.value(None)
         self.status: dict[str, reactive.Value[Message]] = {k: reactive.value(None) for k in KINDS}
-        self.samples: dict[tuple[int, str, int], pd.DataFrame] = {}
+        self.samples = SampleCache()
+        self.notifications: dict[str, str] = {}  # kind -> id of its "computing" notice
         # the analysed columns, and a counter that redraws the bounds table
         # (new data or an emptied table) without waiting for a column change
         self.bounds_columns: reactive.Value[tuple[str, ...]] = reactive.value(())
@@ -323,7 +324,11 @@ class Session:
     def _release_handlers(self, kind: str) -> None:
         def preview_fn() -> Any:
             self.tick()
-            return preview_box(self.state.preview(kind, **self.settings(kind)))
+            try:
+                settings = self.settings(kind)
+            except DataError as exc:
+                return preview_box(Preview(kind, None, False, f"Invalid settings: {exc}"))
+            return preview_box(self.state.preview(kind, **settings))
 
         preview_fn.__name__ = f"{kind}_preview"
         render.ui(preview_fn)
@@ -335,36 +340,66 @@ class Session:
         status_fn.__name__ = f"{kind}_status"
         render.ui(status_fn)
 
+        # The release (O(n^2 p) for the directions) runs in a worker thread as
+        # an extended task: Shiny's reactive graph, shared by every session, is
+        # not held meanwhile, so the other sessions stay responsive.
+        @reactive.extended_task
+        async def task(settings: dict[str, Any]) -> tuple[Release | None, Message]:
+            return await asyncio.to_thread(self.release_in_thread, kind, settings)
+
         @reactive.effect
         @reactive.event(getattr(self.input, f"run_{kind}"))
-        async def _run() -> None:
-            await self.run_release(kind)
+        def _run() -> None:
+            if task.status() == "running":  # one release of a kind at a time per session
+                msg = f"The {kind} release asked for earlier is still being computed; wait for it."
+                self.status[kind].set((msg, "warning"))
+                return
+            settings = self.start_release(kind)
+            if settings is not None:
+                task(settings)
 
-    async def run_release(self, kind: str) -> None:
-        """Run a release if the budget affords it; say what happened."""
+        @reactive.effect
+        def _done() -> None:
+            if task.status() not in ("success", "error"):
+                return
+            with reactive.isolate():
+                note = self.notifications.pop(kind, None)
+                if note is not None:
+                    ui.notification_remove(note)
+                _, message = task.result()  # a bug (not a release failure) is raised here
+                self.status[kind].set(message)
+                self.changed()
+
+    def start_release(self, kind: str) -> dict[str, Any] | None:
+        """The settings of a release the budget affords, or None after saying why not."""
         state, status = self.state, self.status[kind]
-        settings = self.settings(kind)
+        try:
+            settings = self.settings(kind)
+        except DataError as exc:
+            status.set((f"Not released: {exc}", "danger"))
+            return None
         preview = state.preview(kind, **settings)
         if preview.cost is None:
             status.set((preview.message, "danger"))
-            return
+            return None
         if not preview.affordable and state.budget is not None:
             status.set((refusal_message(preview.cost, state.budget.remaining), "danger"))
-            return
-        # The computation (O(n^2 p) for the directions) runs in a worker
-        # thread so that the server stays responsive meanwhile.
-        note_id = ui.notification_show(
+            return None
+        status.set((f"Computing the private {kind} release...", "info"))
+        self.notifications[kind] = ui.notification_show(
             f"Computing the private {kind} release...", duration=None, type="message"
         )
+        return settings
+
+    def release_in_thread(
+        self, kind: str, settings: dict[str, Any]
+    ) -> tuple[Release | None, Message]:
+        """Make a release (in a worker thread); the release and its status line."""
         try:
-            rel = await asyncio.to_thread(state.release, kind, **settings)
+            rel = self.state.release(kind, **settings)
         except RELEASE_FAILURES as exc:
-            status.set((failure_message(exc), "danger"))
-        else:
-            status.set(release_message(rel))
-        finally:
-            ui.notification_remove(note_id)
-        self.changed()
+            return None, (failure_message(exc), "danger")
+        return rel, release_message(rel)
 
     def _notes(self) -> None:
         def note(kind: str, what: str) -> Any:

@@ -52,6 +52,7 @@ from .plans import (
     plan_request,
     read_bound,
 )
+from .stored import DeferredCharge, payload_of, restore_releases, stores_releases
 
 __all__ = [
     "BOUNDS_HELP",
@@ -82,9 +83,8 @@ RELEASE_KINDS = ("directions", "scree", "score")
 DEFAULT_SHARES: Mapping[str, float] = {"directions": 0.4, "scree": 0.3, "score": 0.3}
 
 
-# Releases of one dataset run one at a time within the process (the ledger's
-# transaction already makes overspending impossible across processes; this
-# lock also avoids computing a release that would be refused at the end).
+# Releases of one dataset run one at a time in the process (the ledger's transaction
+# stops overspending across processes; this lock avoids computing a refused release).
 _RELEASE_LOCKS: dict[tuple[str, str], threading.Lock] = {}
 _LOCKS_GUARD = threading.Lock()
 
@@ -148,7 +148,7 @@ class AppState:
     # -- data and budget -------------------------------------------------------------
     def load(self, name: str, frame: pd.DataFrame) -> str | None:
         """Start on a table: its budget from the ledger (a new table gets the default
-        total), no kept releases in this session.
+        total) and the releases the ledger stored with their charges (:mod:`.stored`).
 
         All numeric columns are chosen; if they cannot be analysed together
         (for example one has missing values) the reason is returned and no
@@ -174,7 +174,7 @@ class AppState:
         self.frame = frame
         self.fingerprint = fp
         self.budget = self.ledger.budget(fp, name=self.data_name)
-        self.releases = []
+        self.releases = restore_releases(self.ledger, fp)  # paid for earlier: shown again
         self.generation += 1
         self.selection = None
         self.bounds_entries = {}  # another table: its variables mean other things
@@ -211,6 +211,9 @@ class AppState:
         """Set the dataset's total budget; allowed only before the first release."""
         if self.budget is None:
             raise DataError("load a dataset first.")
+        for value, label in ((eps, "the total eps"), (delta, "the total delta")):
+            if value is None or value == "":
+                raise DataError(f"{label} is required: type a number in its box.")
         try:
             eps, delta = check_eps(eps), check_delta(delta)
         except (TypeError, ValueError) as exc:
@@ -371,8 +374,8 @@ class AppState:
             return Preview(kind, cost, True, message, notes, **extra)
         message = (
             f"This release would cost {_fmt_cost(cost)}, but only eps = {eps_left:.4g}, "
-            f"delta = {delta_left:.3g} remain: it will be refused. Lower its eps/delta or "
-            "re-draw an existing release (free)."
+            f"delta = {delta_left:.3g} remain: it will be refused. Lower its eps/delta"
+            + (" or re-draw an existing release (free)." if self.releases else ".")
         )
         return Preview(kind, cost, False, message, notes, **extra)
 
@@ -388,19 +391,27 @@ class AppState:
         """
         if self.budget is None or self.selection is None:
             raise DataError("load a dataset and choose its columns first.")
-        settings = dict(params)
-        budget = self.ledger.budget(self.budget.fp, kind=kind, name=self.data_name)
-        with _release_lock(self.ledger, self.budget.fp):
+        settings, fp = dict(params), self.budget.fp
+        # A ledger that stores releases gets the released values with the charge
+        # (stored.DeferredCharge); otherwise the library charges the ledger itself.
+        deferred = stores_releases(self.ledger)
+        if deferred:
+            budget: Any = DeferredCharge(self.ledger, fp, kind=kind, name=self.data_name)
+        else:
+            budget = self.ledger.budget(fp, kind=kind, name=self.data_name)
+        with _release_lock(self.ledger, fp):
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 req = self._request(kind, params)
                 try:
                     result = self._run(req, params, budget)
+                    number = budget.charge(payload_of(result)) if deferred else None
                 except LedgerError as exc:
                     raise DataError(str(exc)) from None
+        number = number or getattr(budget, "last_release", None)
         cost = result.cost
         rel = Release(
-            number=budget.last_release or len(self.releases) + 1,
+            number=number or len(self.releases) + 1,
             kind=kind,
             result=result,
             cost=cost,

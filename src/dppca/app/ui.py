@@ -8,6 +8,7 @@ server draws), over :mod:`dppca.app.state`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
@@ -16,9 +17,10 @@ from shiny import App, ui
 from .._validation import MAX_BINS
 from ..datasets import DATASETS
 from ..ledger import Ledger
-from ._limits import UploadLimitedApp
+from ._limits import LocalApp, new_token
 from .server import make_server
 from .state import BOUNDS_HELP, DEFAULT_EPS, MAX_UPLOAD_BYTES
+from .views import MAX_SAMPLE_SIZE, MAX_UNCERTAINTY
 from .widgets import FREE
 
 __all__ = ["build_ui", "create_app"]
@@ -156,7 +158,7 @@ def build_ui(provided: str | None = None, *, max_upload: int = MAX_UPLOAD_BYTES)
                 "noise-sensitivity draws (0 = off)",
                 0,
                 min=0,
-                max=1000,
+                max=MAX_UNCERTAINTY,
                 step=50,
             ),
         ),
@@ -255,7 +257,14 @@ def build_ui(provided: str | None = None, *, max_upload: int = MAX_UPLOAD_BYTES)
             ui.input_select(
                 "score_method_shown", "Method shown", {"add": "add", "sparse": "sparse"}
             ),
-            ui.input_numeric("score_sample_size", "sample size (0 = n)", 0, min=0, step=100),
+            ui.input_numeric(
+                "score_sample_size",
+                f"sample size (0 = n, at most {MAX_SAMPLE_SIZE:,})",
+                0,
+                min=0,
+                max=MAX_SAMPLE_SIZE,
+                step=100,
+            ),
         ),
         ui.output_ui("score_note"),
         ui.output_image("score_plot", height="auto"),
@@ -281,6 +290,8 @@ def create_app(
     data_name: str = "data",
     max_upload: int = MAX_UPLOAD_BYTES,
     ledger: Ledger | None = None,
+    token: str | None = None,
+    hosts: Sequence[str] = (),
 ) -> App:
     """Build the Shiny application.
 
@@ -297,9 +308,16 @@ def create_app(
         The ledger every session charges (default: one in memory, which lives
         as long as the app). One dataset has one budget in it, whichever
         session uses it.
+    token : str, optional
+        The secret every request must carry (``?token=...`` once, then a
+        cookie); default a fresh random one, readable as ``app.token``.
+    hosts : sequence of str, default=()
+        Host names the page may be reached by besides the loopback names
+        (see :class:`dppca.app._limits.LocalApp`).
     """
     page = build_ui(None if data is None else data_name, max_upload=max_upload)
     shared = Ledger(":memory:") if ledger is None else ledger
 
     server = make_server(data, data_name=data_name, max_upload=max_upload, ledger=shared)
-    return UploadLimitedApp(page, server, max_upload=max_upload)
+    secret = new_token() if token is None else token
+    return LocalApp(page, server, max_upload=max_upload, token=secret, hosts=hosts)

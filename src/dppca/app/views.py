@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from .state import AppState, Release
 
 __all__ = [
+    "MAX_SAMPLE_SIZE",
+    "MAX_UNCERTAINTY",
     "RELEASE_FAILURES",
     "failure_message",
     "ledger_csv_frame",
@@ -34,6 +36,7 @@ __all__ = [
     "refusal_message",
     "release_message",
     "release_settings",
+    "required_number",
     "same_selection",
     "score_display",
 ]
@@ -41,9 +44,32 @@ __all__ = [
 Value = Callable[[str], Any]
 
 
-def positive_or_none(value: Any) -> int | None:
-    """A count typed into the page, None for 0 or blank (``0 = off`` fields)."""
-    return int(value) if value not in (None, "") and int(value) > 0 else None
+#: Largest synthetic sample the score tab draws (8 bytes x 2 coordinates each).
+MAX_SAMPLE_SIZE = 100_000
+
+
+def positive_or_none(
+    value: Any, *, label: str = "this count", most: int | None = None
+) -> int | None:
+    """A count typed into the page, None for 0 or blank (``0 = off`` fields).
+
+    Raises
+    ------
+    DataError
+        If the count exceeds ``most`` (the message names ``label``).
+    """
+    if value in (None, "") or int(value) <= 0:
+        return None
+    if most is not None and value > most:
+        raise DataError(f"{label} must be at most {most:,}; got {value:,.0f}.")
+    return int(value)
+
+
+def required_number(value: Any, label: str) -> Any:
+    """A number the page must hold (eps, delta): a blank box gets a message, not a type error."""
+    if value is None or value == "":
+        raise DataError(f"{label} is required: type a number in its box.")
+    return value
 
 
 def release_settings(kind: str, value: Value) -> dict[str, Any]:
@@ -51,10 +77,15 @@ def release_settings(kind: str, value: Value) -> dict[str, Any]:
 
     Reads the eps, delta and calibration of the release and the settings of
     its tab only, so a preview is redrawn when they change and not otherwise.
+
+    Raises
+    ------
+    DataError
+        If the eps or delta box is empty.
     """
     base = {
-        "eps": value(f"{kind}_eps"),
-        "delta": value(f"{kind}_delta"),
+        "eps": required_number(value(f"{kind}_eps"), "eps"),
+        "delta": required_number(value(f"{kind}_delta"), "delta"),
         "calibration": value(f"{kind}_calibration"),
     }
     if kind == "directions":
@@ -117,6 +148,11 @@ def load_message(state: AppState, name: str) -> str:
             f"(eps = {eps:.4g}, delta = {delta:.3g} spent); they count against "
             "its budget."
         )
+        if state.releases:
+            text += (
+                f" {len(state.releases)} of them, stored with their values, are shown "
+                "again in the tabs (re-drawn at no cost)."
+            )
     else:
         text += "Its privacy budget is kept in the ledger, shared by every session."
     return text
@@ -164,14 +200,26 @@ def release_message(release: Release) -> tuple[str, str]:
     return text, "success" if ok else "warning"
 
 
+#: Most noise-sensitivity draws of a loading plot (each a p x p eigendecomposition).
+MAX_UNCERTAINTY = 1000
+
+
 def loading_options(p: int, value: Value) -> dict[str, Any]:
-    """The options of :func:`dppca.app.figures.loading_figure` set on the page."""
+    """The options of :func:`dppca.app.figures.loading_figure` set on the page.
+
+    Raises
+    ------
+    DataError
+        If more than :data:`MAX_UNCERTAINTY` noise-sensitivity draws are asked for.
+    """
     heat_k = max(1, min(int(value("loading_heat_k") or 4), p))
     return {
         "kind": value("loading_kind"),
         "components": (int(value("loading_pc_x") or 1), int(value("loading_pc_y") or 2)),
         "heatmap_components": list(range(1, heat_k + 1)),
-        "uncertainty": positive_or_none(value("loading_uncertainty")),
+        "uncertainty": positive_or_none(
+            value("loading_uncertainty"), label="noise-sensitivity draws", most=MAX_UNCERTAINTY
+        ),
         "top": positive_or_none(value("loading_top")),
         "color": value("loading_color"),
     }

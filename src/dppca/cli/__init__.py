@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from .. import __version__
 from ..exceptions import AccuracyWarning, PrivacyWarning
 from . import _ledger, _safety, app, directions, loading, report, score, scree
-from ._common import CLIError
+from ._common import CLIError, join_signed_values
 
 __all__ = ["main"]
 
@@ -40,6 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 # ``name='value'`` in a library message, where ``--name`` is an option of the command.
 _PYTHON_ARG = re.compile(r"\b([a-z][a-z0-9_]*)=(?:'([^'\s]*)'|\"([^\"\s]*)\")")
+# ``or pass name=True``: a switch, ``--name`` (dropped if the command has none).
+_PYTHON_FLAG = re.compile(r"(\s+or\s+)pass ([a-z][a-z0-9_]*)=True\b")
 
 
 def shell_syntax(message: str, options: set[str] | frozenset[str] = frozenset()) -> str:
@@ -47,7 +49,9 @@ def shell_syntax(message: str, options: set[str] | frozenset[str] = frozenset())
 
     Only names that are options of the command being run (``--calibration``)
     are rewritten: ``pass calibration='analytic'`` becomes ``pass
-    --calibration analytic``; anything else is left as it is.
+    --calibration analytic`` and ``or pass allow_large_delta=True`` becomes
+    ``or pass --allow-large-delta``, or is dropped when the command has no
+    such switch; anything else is left as it is.
     """
 
     def swap(match: re.Match[str]) -> str:
@@ -57,7 +61,13 @@ def shell_syntax(message: str, options: set[str] | frozenset[str] = frozenset())
         value = next(g for g in match.groups()[1:] if g is not None)
         return f"{option} {value}"
 
-    return _PYTHON_ARG.sub(swap, message)
+    def switch(match: re.Match[str]) -> str:
+        option = "--" + match.group(2).replace("_", "-")
+        if option in options:
+            return f"{match.group(1)}pass {option}"
+        return ""  # the command has no such switch: drop the Python-only hint
+
+    return _PYTHON_FLAG.sub(switch, _PYTHON_ARG.sub(swap, message))
 
 
 _OPTIONS: set[str] = set()
@@ -82,7 +92,7 @@ def _option_strings(parser: argparse.ArgumentParser, command: str | None) -> set
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(join_signed_values(sys.argv[1:] if argv is None else argv))
     _OPTIONS.clear()
     _OPTIONS.update(_option_strings(parser, getattr(args, "command", None)))
     try:

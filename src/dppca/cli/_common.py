@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal, overload
 
@@ -56,6 +58,7 @@ __all__ = [
     "emit_table",
     "forecast_line",
     "info",
+    "join_signed_values",
     "load_directions",
     "note",
     "parse_int_list",
@@ -289,7 +292,7 @@ def read_design_input(args: argparse.Namespace) -> tuple[Any, tuple[str, ...]]:
     from .._io import read_numeric_file
 
     try:
-        return read_numeric_file(path, columns, **csv_options(args))
+        X, names = read_numeric_file(path, columns, **csv_options(args))
     except pd.errors.EmptyDataError:
         raise CLIError(f"data file {str(path)!r} is empty.") from None
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
@@ -297,6 +300,15 @@ def read_design_input(args: argparse.Namespace) -> tuple[Any, tuple[str, ...]]:
         raise CLIError(f"data file {str(path)!r} is not a readable data file: {first}") from None
     except ImportError as exc:
         raise CLIError(str(exc)) from None
+    # The array carries no names, so the library's own check could only say 'V2'.
+    bad = [name for j, name in enumerate(names) if not np.isfinite(X[:, j]).all()]
+    if bad:
+        raise CLIError(
+            f"data file {str(path)!r} has missing or infinite values in column(s) "
+            f"{', '.join(map(repr, bad))}; remove or impute them, or leave the column(s) out "
+            "with --columns."
+        )
+    return X, names
 
 
 def progress_for(args: argparse.Namespace, n: int) -> Any:
@@ -377,6 +389,32 @@ def add_accuracy_arguments(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
 
 
+# Options whose value may start with a minus sign (a negative lower bound).
+_SIGNED_OPTIONS = frozenset({"--bounds"})
+_NEGATIVE = re.compile(r"-[0-9.]")
+
+
+def join_signed_values(argv: Sequence[str]) -> list[str]:
+    """``--bounds -20:20`` as ``--bounds=-20:20``.
+
+    argparse reads a word starting with ``-`` as an option unless it is a
+    plain negative number, so ``-20:20`` would be refused; a value that
+    starts with a minus sign and a digit is joined to its option first.
+    """
+    out: list[str] = []
+    words = list(argv)
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word in _SIGNED_OPTIONS and i + 1 < len(words) and _NEGATIVE.match(words[i + 1]):
+            out.append(f"{word}={words[i + 1]}")
+            i += 2
+            continue
+        out.append(word)
+        i += 1
+    return out
+
+
 def _parse_interval(text: str, where: str) -> tuple[float, float]:
     try:
         lo, hi = (float(v) for v in text.split(":"))
@@ -402,6 +440,12 @@ def read_bounds(args: argparse.Namespace, variables: tuple[str, ...]) -> Any:
         missing = {"variable", "lower", "upper"} - set(frame.columns)
         if missing:
             raise CLIError("--bounds file needs the columns variable, lower, upper.")
+        repeated = sorted({str(v) for v in frame["variable"][frame["variable"].duplicated()]})
+        if repeated:
+            raise CLIError(
+                f"--bounds file names {', '.join(map(repr, repeated))} more than once; give "
+                "each variable one row."
+            )
         try:
             bounds = {
                 str(v): (float(lo), float(hi))
@@ -415,6 +459,8 @@ def read_bounds(args: argparse.Namespace, variables: tuple[str, ...]) -> Any:
         bounds = {}
         for item in spec.split(","):
             name, _, interval = item.partition("=")
+            if name.strip() in bounds:
+                raise CLIError(f"--bounds names {name.strip()!r} twice; give each variable once.")
             bounds[name.strip()] = _parse_interval(interval.strip(), repr(name.strip()))
     else:
         lo, hi = _parse_interval(spec.strip(), "the interval")

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .._csv import formula_safe
 from .._lazy import pandas as pd
 from ..engine import ReleasePlan
 from . import _safety
@@ -118,7 +119,13 @@ def check_table_path(args: argparse.Namespace) -> None:
 
 
 def emit_table(args: argparse.Namespace, table: pd.DataFrame, *, index: bool = True) -> None:
-    """Print ``table`` as CSV on stdout, and write it to ``--table`` if given."""
+    """Print ``table`` as CSV on stdout, and write it to ``--table`` if given.
+
+    Text cells that a spreadsheet would run as a formula (column names and
+    labels from the user's file starting with = + - @, tab or CR) are
+    prefixed with ``'``; numbers stay numbers (:func:`dppca._csv.formula_safe`).
+    """
+    table = formula_safe(table, index=index)
     table.to_csv(sys.stdout, index=index)
     path = getattr(args, "table", None)
     if path is not None:

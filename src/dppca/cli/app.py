@@ -14,7 +14,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "app",
         help="interactive app in the browser (needs dppca[app])",
         description="Serve the dppca app (Shiny for Python) on 127.0.0.1; open the printed "
-        "address in a browser. Each dataset has one privacy budget, kept in the ledger "
+        "address in a browser. It carries a secret token, new at each launch: only a "
+        "browser that opened it can use the app (other pages and local files are refused), "
+        "so keep it to yourself. Each dataset has one privacy budget, kept in the ledger "
         "(shared by every browser session, by restarts and by the other commands).",
     )
     parser.add_argument(
