@@ -8,6 +8,7 @@ pairing, when that design is used).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,7 +34,7 @@ from .._validation import (
     check_positive_int,
     check_ties,
 )
-from ..accounting import PrivacyCost
+from ..accounting import PrivacyCost, compose_tight
 from ..engine import CheckedData, Part, parts_of
 from ..forecast import Forecast, direction_noise_norm, direction_problem
 from ..kendall import kendall_matrix, validate_kendall_input
@@ -44,6 +45,12 @@ from ..mechanisms import (
     symmetric_gaussian_noise,
 )
 from .result import DirectionsResult, orient_signs
+from .scales import draw_private_scales, scale_costs
+
+#: The share of eps spent on private scales by default, chosen by measurement
+#: (benchmarks/bench_units.py: on raw-unit tables of a few hundred rows, 0.5
+#: beat 0.3 and 0.7 at eps = 2).
+SCALE_SHARE = 0.5
 
 __all__ = ["DirectionsPlan", "forecast_directions", "plan_pc_dir", "top_eigen"]
 
@@ -80,6 +87,8 @@ class DirectionsPlan:
     box: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None
     accuracy: str = "warn"
     progress: ProgressCallback | None = None
+    scale: str | None = None
+    scale_eps: float = 0.0
     kind: str = "directions"
 
     @property
@@ -98,6 +107,11 @@ class DirectionsPlan:
             raise TypeError(
                 "bounds are supported for in-memory data only; clip a Dask array first."
             )
+        if self.scale == "private" and not isinstance(checked.values, np.ndarray):
+            raise TypeError(
+                "scale='private' is supported for in-memory data only; compute the "
+                "Dask array first or pass scale=None."
+            )
         return checked
 
     def draw(self, data: CheckedData, rng: np.random.Generator) -> DirectionsResult:
@@ -105,12 +119,24 @@ class DirectionsPlan:
         values = data.values
         if self.box is not None:
             values = apply_bounds(np.array(values, dtype=np.float64), self.box)
+        scales = None
+        if self.scale == "private":
+            units = np.ones(self.p) if self.box is None else self.box[1] - self.box[0]
+            scales = draw_private_scales(
+                np.asarray(values), eps_each=self.scale_eps / self.p, units=units, rng=rng
+            )
+            values = np.asarray(values) / scales.divisors  # post-processing of the scales
         order = random_pairing(self.n, rng) if self.design == "balanced" else None
         kendall = kendall_matrix(
             values, ties=self.ties, design=self.design, m=self.m, order=order,
             progress=self.progress,
         )  # fmt: skip
-        return self.add_noise(kendall, data.variables, rng)
+        result = self.add_noise(kendall, data.variables, rng)
+        if scales is None:
+            return result
+        return dataclasses.replace(
+            result, scales=scales.values.copy(), scale_note=scales.note(data.variables)
+        )
 
     def add_noise(
         self, kendall: NDArray[np.float64], variables: tuple[str, ...], rng: np.random.Generator
@@ -151,12 +177,17 @@ def plan_pc_dir(
     accuracy: str = "warn",
     allow_large_delta: bool = False,
     progress: ProgressLike = None,
+    scale: str | None = None,
+    scale_share: float = SCALE_SHARE,
 ) -> DirectionsPlan:
     """Price and forecast a :func:`dppca.dp_pc_dir` release without any data.
 
     Parameters are those of :func:`dppca.dp_pc_dir` with the data replaced by
     its public shape ``n`` x ``p``; ``variables`` name the columns for
-    ``bounds`` given as a mapping (default ``V1 .. Vp``). The plan is what
+    ``bounds`` given as a mapping (default ``V1 .. Vp``). With
+    ``scale="private"`` a share ``scale_share`` of ``eps`` buys the p private
+    scales (p pure parts of ``scale_share * eps / p`` each) and the rest the
+    Kendall matrix; the recorded cost is their tight composition at ``delta``. The plan is what
     :func:`dppca.engine.execute` runs: its ``cost`` is what the release
     records.
 
@@ -183,16 +214,46 @@ def plan_pc_dir(
     if design == "balanced":
         m = check_design_m(m, n)
         released = f"noisy spherical Kendall matrix ({p} x {p}, balanced design, m={m})"
-    sigma = kendall_sigma(n, eps, delta, calibration, sensitivity)
+    scale = check_scale_option(scale)
+    scale_eps = eps * check_share(scale_share) if scale == "private" else 0.0
+    kendall_eps = eps - scale_eps
+    sigma = kendall_sigma(n, kendall_eps, delta, calibration, sensitivity)
     cost = PrivacyCost(
-        eps, delta, mechanism=f"gaussian ({calibration})", released=released,
+        kendall_eps, delta, mechanism=f"gaussian ({calibration})", released=released,
         kind="gaussian", sensitivity=kendall_sensitivity(n, sensitivity), sigma=sigma,
     )  # fmt: skip
+    if scale == "private":
+        cost = compose_tight(
+            [*scale_costs(names, scale_eps / p), cost],
+            delta,
+            released=f"private scales ({p}); {released}",
+        )
     return DirectionsPlan(
-        n, p, k, eps, delta, sigma, cost, forecast_directions(n, p, eps, delta, sigma),
+        n, p, k, eps, delta, sigma, cost, forecast_directions(n, p, kendall_eps, delta, sigma),
         calibration=calibration, sensitivity=sensitivity, design=design, m=m, ties=ties,
-        box=box, accuracy=accuracy, progress=resolve_progress(progress),
+        box=box, accuracy=accuracy, progress=resolve_progress(progress), scale=scale,
+        scale_eps=scale_eps,
     )  # fmt: skip
+
+
+def check_scale_option(scale: object) -> str | None:
+    """``scale`` of a release: None (the data as given) or ``"private"``."""
+    if scale is None or scale == "private":
+        return None if scale is None else "private"
+    raise ValueError(
+        f"scale must be None or 'private'; got {scale!r}. Divide the data by public "
+        "scales yourself (X / scales) to use known units."
+    )
+
+
+def check_share(share: object) -> float:
+    """``scale_share`` as a float in (0, 1)."""
+    if isinstance(share, bool) or not isinstance(share, (int, float, np.floating)):
+        raise TypeError(f"scale_share must be a real number; got {type(share).__name__}.")
+    value = float(share)
+    if not 0.0 < value < 1.0:
+        raise ValueError(f"scale_share must be in (0, 1); got {share!r}.")
+    return value
 
 
 def forecast_directions(n: int, p: int, eps: float, delta: float, sigma: float) -> Forecast:

@@ -56,6 +56,11 @@ class DirectionsResult(ResultMixin):
         The public bounds the data were clipped to before the release, if any.
     forecast : Forecast or None
         The data-free accuracy forecast made before the release.
+    scales : ndarray of shape (p,) or None
+        With ``scale="private"``: the released per-variable scales the data
+        were divided by before the Kendall matrix (part of the release).
+    scale_note : str or None
+        Names the columns whose private scale was about 0 (left unscaled).
     """
 
     directions: NDArray[np.float64]
@@ -69,9 +74,12 @@ class DirectionsResult(ResultMixin):
     sensitivity: str | None = None
     bounds: NDArray[np.float64] | None = None
     forecast: Forecast | None = None
+    scales: NDArray[np.float64] | None = None
+    scale_note: str | None = None
 
     def __post_init__(self) -> None:
-        for a in (self.directions, self.eigenvalues, self.noisy_matrix, self.bounds):
+        arrays = (self.directions, self.eigenvalues, self.noisy_matrix, self.bounds, self.scales)
+        for a in arrays:
             if a is not None:
                 a.setflags(write=False)
 
