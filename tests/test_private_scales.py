@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dppca import dp_pc_dir
+from dppca import dp_loading, dp_pc_dir, dp_score, dp_scree
 from dppca.cli import main
 from dppca.directions import plan_pc_dir
 from dppca.directions.scales import (
@@ -50,7 +50,7 @@ def test_constant_column_is_left_unscaled_with_a_note(rng):
     X = rng.standard_normal((400, 3)) * np.array([1.0, 100.0, 1.0])
     X[:, 2] = 7.0
     res = dp_pc_dir(X, 2, eps=4.0, delta=1e-6, random_state=1, scale="private")
-    assert res.scales is not None and res.scales[2] < 1e-6
+    assert res.scales is not None and res.scales[2] == 1.0  # divided by 1: left as it is
     assert res.scale_note is not None and "V3" in res.scale_note
     assert np.isfinite(res.directions).all()
 
@@ -108,3 +108,29 @@ def test_cli_directions_takes_scale_private(tmp_path, capsys):
          "--no-ledger"]
     )  # fmt: skip
     assert code == 2 and "directions' only" in capsys.readouterr().err
+
+
+def test_loading_scree_and_score_take_private_scales(rng):
+    X = rng.standard_normal((2000, 4)) * np.array([1.0, 1e3, 1e-2, 5.0])
+    kw = {"eps": 2.0, "delta": 1e-6, "random_state": 0, "scale": "private", "accuracy": "ignore"}
+    loading = dp_loading(X, compare=True, **kw)
+    scree = dp_scree(X, 2, **kw)
+    score = dp_score(X, **kw)
+    # The same seed draws the same scales first in every release.
+    for res in (scree, score):
+        np.testing.assert_array_equal(res.scales, loading.directions.scales)
+    # The recorded cost composes the 4 scale parts with the release's own.
+    for cost in (loading.directions.cost, scree.cost, score.cost):
+        assert cost.kind == "composed" and cost.eps <= 2.0 + 1e-12
+        assert sum(leaf.kind == "pure" for leaf in cost.leaves()) >= 4
+    # The scores are in the scaled units: all four columns have SD about 1,
+    # so the frame is a few units wide, not thousands.
+    assert max(abs(v) for v in (*score.xlim, *score.ylim)) < 50
+
+
+def test_scree_and_score_refuse_private_scales_with_bounds(rng):
+    X = rng.standard_normal((300, 3))
+    with pytest.raises(ValueError, match="scale='private' with bounds"):
+        dp_scree(X, 2, eps=1.0, delta=1e-6, scale="private", bounds=(-5, 5))
+    with pytest.raises(ValueError, match="own directions"):
+        dp_score(X, eps=1.0, delta=1e-6, scale="private", directions=np.eye(3)[:, :2])

@@ -135,7 +135,7 @@ class DirectionsPlan:
         if scales is None:
             return result
         return dataclasses.replace(
-            result, scales=scales.values.copy(), scale_note=scales.note(data.variables)
+            result, scales=scales.divisors, scale_note=scales.note(data.variables)
         )
 
     def add_noise(

@@ -57,8 +57,9 @@ class DirectionsResult(ResultMixin):
     forecast : Forecast or None
         The data-free accuracy forecast made before the release.
     scales : ndarray of shape (p,) or None
-        With ``scale="private"``: the released per-variable scales the data
-        were divided by before the Kendall matrix (part of the release).
+        With ``scale="private"``: what the data were divided by before the
+        Kendall matrix, the released per-variable scales (1 for a column whose
+        scale was released as about 0, see ``scale_note``).
     scale_note : str or None
         Names the columns whose private scale was about 0 (left unscaled).
     """

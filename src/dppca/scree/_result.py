@@ -85,6 +85,9 @@ class ScreeResult(ResultMixin):
         The public bounds the data were clipped to, if any.
     forecast : Forecast or None
         The data-free accuracy forecast made before the release.
+    scales, scale_note : ndarray of shape (p,) or None, str or None
+        With ``scale="private"``: what the data were divided by (the released
+        scales) and a note naming the columns left unscaled.
     """
 
     methods: tuple[str, ...]
@@ -106,11 +109,16 @@ class ScreeResult(ResultMixin):
     clip_level: float | None = None
     bounds: NDArray[np.float64] | None = None
     forecast: Forecast | None = None
+    scales: NDArray[np.float64] | None = None
+    scale_note: str | None = None
 
     def __post_init__(self) -> None:
         source = check_directions_source(self.directions_source)
         object.__setattr__(self, "directions_source", source)
-        arrays = (self.values, self.directions, self.nonprivate_values, self.noise_sd, self.bounds)
+        arrays = (
+            self.values, self.directions, self.nonprivate_values, self.noise_sd, self.bounds,
+            self.scales,
+        )  # fmt: skip
         for a in arrays:
             if a is not None:
                 a.setflags(write=False)
