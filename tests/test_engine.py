@@ -106,3 +106,27 @@ def test_checked_data_is_not_checked_again(table, monkeypatch):
     checked = CheckedData(table, ("a", "b", "c", "d", "e"))
     monkeypatch.setattr("dppca.kendall.check_data", lambda *a, **k: pytest.fail("checked"))
     execute(plan, checked, random_state=1)
+
+
+def test_a_score_plan_takes_its_groups_and_directions_at_execution(table):
+    labels = np.where(table[:, 0] > 0, "a", "b")
+    directions = dppca.dp_pc_dir(table, 2, eps=0.5, delta=1e-6, random_state=1)
+    plan = dppca.plan_score(400, 5, eps=0.8, delta=1e-6, groups=2, directions_given=True)
+    a = execute(plan, table, random_state=6, groups=labels, directions=directions)
+    b = dp_score(table, eps=0.8, delta=1e-6, groups=labels, directions=directions, random_state=6)
+    np.testing.assert_array_equal(a.probs["add"], b.probs["add"])
+    assert a.cost == b.cost == plan.cost
+    with pytest.raises(ValueError, match="groups=2"):
+        execute(plan, table, directions=directions, groups=np.repeat(list("abcd"), 100))
+    with pytest.raises(ValueError, match="directions given"):
+        execute(plan, table, random_state=6, groups=labels)
+
+
+def test_a_scree_plan_takes_given_directions_at_execution(table):
+    directions = dppca.dp_pc_dir(table, eps=0.5, delta=1e-6, random_state=1)
+    plan = dppca.plan_scree(400, 5, 3, eps=0.8, delta=1e-6, directions_given=True)
+    a = execute(plan, table, random_state=2, directions=directions)
+    b = dppca.dp_scree(table, 3, eps=0.8, delta=1e-6, directions=directions, random_state=2)
+    np.testing.assert_array_equal(a.values, b.values)
+    with pytest.raises(ValueError, match="release them"):
+        execute(dppca.plan_scree(400, 5, 3, eps=0.8, delta=1e-6), table, directions=directions)

@@ -24,7 +24,6 @@ separate stream from the same ``random_state``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -159,8 +158,14 @@ class ReleasePlan(Protocol):
     @property
     def accuracy(self) -> str: ...  # pragma: no cover - protocol
 
-    def check_input(self, X: Any) -> CheckedData:  # pragma: no cover - protocol
-        """The table checked once for this release (a CheckedData passes through)."""
+    def check_input(self, *args: Any, **kwargs: Any) -> CheckedData:  # pragma: no cover
+        """``check_input(X, **inputs)``: the table and the release's other inputs, checked once.
+
+        See :func:`execute`; a kind takes only its own inputs.
+        """
+
+    def screen(self, data: CheckedData) -> None:  # pragma: no cover - protocol
+        """A data-dependent refusal after the budget check, before any noise (or nothing)."""
 
     def draw(self, data: CheckedData, rng: np.random.Generator) -> Any: ...  # pragma: no cover
 
@@ -171,7 +176,7 @@ def execute(
     *,
     budget: Budget | None = None,
     random_state: RandomStateLike = None,
-    check: Callable[[CheckedData], None] | None = None,
+    **inputs: Any,
 ) -> Any:
     """Run a release plan on data: the one path every private release takes.
 
@@ -193,9 +198,13 @@ def execute(
         The release's noise stream: None for fresh OS entropy (hardened
         samplers where available), an int seeds ``default_rng``, a Generator
         is used as it is.
-    check : callable, optional
-        A data-dependent refusal to run after the budget check and before
-        any noise (the own-directions check of a scree or score).
+    **inputs
+        What the release reads besides the table, checked with it by
+        ``plan.check_input``: ``directions`` (and ``public_directions``) for a
+        scree, score or report, ``groups`` and ``group_labels`` for a score
+        or report. After the budget check and before any noise,
+        ``plan.screen`` may still refuse (public directions that are the
+        data's own).
 
     Returns
     -------
@@ -211,7 +220,7 @@ def execute(
         With ``accuracy="error"`` and a forecast problem (nothing is spent).
     """
     check_budget(budget)
-    data = plan.check_input(X)
+    data = plan.check_input(X, **inputs)
     if data.shape != (plan.n, plan.p):
         raise ValueError(
             f"the data have shape {data.shape} but the plan was priced for "
@@ -220,8 +229,7 @@ def execute(
     enforce(plan.forecast, plan.accuracy)
     if budget is not None:
         budget.check(plan.cost)
-    if check is not None:
-        check(data)
+    plan.screen(data)
     rng = check_random_state(random_state)
     result = plan.draw(data, rng)
     if budget is not None:

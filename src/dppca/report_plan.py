@@ -19,7 +19,13 @@ import numpy as np
 
 from ._lazy import scipy_optimize as optimize
 from ._typing import Calibration, Ties
-from ._validation import check_accuracy, check_delta, check_eps, check_positive_int
+from ._validation import (
+    check_accuracy,
+    check_data,
+    check_delta,
+    check_eps,
+    check_positive_int,
+)
 from .accounting import PrivacyCost, tight_total
 from .directions import DirectionsPlan, DirectionsResult, plan_pc_dir, resolve_directions
 from .engine import CheckedData, Part, parts_of
@@ -81,8 +87,17 @@ class ReportPlan:
         return parts_of(self.cost)
 
     def check_input(self, X: Any) -> CheckedData:
-        """Check the table once, as the score release does; a CheckedData passes through."""
-        return self.score.check_input(X)
+        """Check the table once (two columns at least); a CheckedData passes through.
+
+        :func:`dppca.report` passes the groups and a reused release in the
+        CheckedData's ``extra`` (a :class:`ReportInputs`).
+        """
+        if isinstance(X, CheckedData):
+            return X
+        return CheckedData(*check_data(X, min_cols=2))
+
+    def screen(self, data: CheckedData) -> None:
+        """Nothing to refuse after the budget check (its directions are private)."""
 
     def draw(self, data: CheckedData, rng: np.random.Generator) -> ReportReleases:
         """Draw the releases in order: directions, scree, score (sharing the directions)."""

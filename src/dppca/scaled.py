@@ -68,15 +68,19 @@ class ScaledPlan:
         """The p scale parts, then the inner release's parts."""
         return parts_of(self.cost)
 
-    def check_input(self, X: Any) -> CheckedData:
+    def check_input(self, X: Any, **inputs: Any) -> CheckedData:
         """The inner plan's check; the scales need the table in memory."""
-        data = self.inner.check_input(X)
+        data = self.inner.check_input(X, **inputs)
         if not isinstance(data.values, np.ndarray):
             raise TypeError(
                 "scale='private' is supported for in-memory data only; compute the "
                 "Dask array first or pass scale=None."
             )
         return data
+
+    def screen(self, data: CheckedData) -> None:
+        """The inner plan's refusal, if any (before any noise)."""
+        self.inner.screen(data)
 
     def draw(self, data: CheckedData, rng: np.random.Generator) -> Any:
         """Release the scales, then the inner release on the scaled data."""

@@ -169,11 +169,15 @@ def describe_forecast(
 
 @dataclass(frozen=True, eq=False)
 class ReleaseRequest:
-    """A release's validated settings and its data-free plan (no data read)."""
+    """A release's data-free plan (no data read) and what its run reads besides the table.
+
+    ``inputs`` go to :func:`dppca.engine.execute` with the data: a kept
+    directions release to reuse, the group labels and their public list.
+    """
 
     kind: str
     plan: ReleasePlan
-    options: Mapping[str, Any]
+    inputs: Mapping[str, Any]
     bounds: NDArray[np.float64] | None
 
 
@@ -194,14 +198,22 @@ def plan_request(
     opts = dict(params)
     eps, delta = check_eps(opts.pop("eps")), check_delta(opts.pop("delta"))
     check_delta_for_n(delta, n)
-    money = {"eps": eps, "delta": delta, "calibration": opts.pop("calibration", "analytic")}
+    # ties="zero": rows that (almost) coincide contribute nothing to the Kendall
+    # matrix instead of stopping the release, which keeps the guarantee and
+    # avoids an error that depends on the data. The page shows the forecast
+    # itself, so the release need not warn again (accuracy="ignore").
+    money = {
+        "eps": eps, "delta": delta, "calibration": opts.pop("calibration", "analytic"),
+        "ties": "zero", "bounds": box, "variables": tuple(sel.columns), "accuracy": "ignore",
+    }  # fmt: skip
     if not opts.pop("reuse_directions", True):
         directions = None
     if kind == "directions":
         design = check_design(opts.get("design", "exact"))
         m = check_design_m(None, n) if design == "balanced" else None
+        # all p directions, so every pair of PCs can be drawn
         plan: ReleasePlan = plan_loading(n, p, design=design, m=m, **money)
-        return ReleaseRequest(kind, plan, {"design": design}, box)
+        return ReleaseRequest(kind, plan, {}, box)
     if kind == "scree":
         from ..scree import plan_scree
 
@@ -209,13 +221,10 @@ def plan_request(
         k = opts.get("k")
         plan = plan_scree(
             n, p, k, method=cast("Sequence[ScreeMethod]", methods), control=control,
-            directions_given=directions is not None, bounds=box, **money,
+            directions_given=directions is not None, mono=bool(opts.get("mono", True)),
+            **money,
         )  # fmt: skip
-        options = {
-            "k": k, "method": methods, "control": control, "directions": directions,
-            "mono": bool(opts.get("mono", True)),
-        }  # fmt: skip
-        return ReleaseRequest(kind, plan, options, box)
+        return ReleaseRequest(kind, plan, {"directions": directions}, box)
     if kind == "score":
         from ..score import plan_score
 
@@ -233,15 +242,13 @@ def plan_request(
             method=cast("Sequence[ScoreMethod]", methods),
             directions_given=directions is not None,
             groups=sel.n_groups if use_groups else None, groups_public=groups_public,
-            bounds_given=box is not None, **money,
+            **money,
         )  # fmt: skip
-        options = {
-            "bins": bins, "components": components, "method": methods,
+        inputs = {
             "directions": directions, "groups": sel.groups if use_groups else None,
-            "groups_public": groups_public,
             "group_labels": sel.group_labels if use_groups else None,
         }  # fmt: skip
-        return ReleaseRequest(kind, plan, options, box)
+        return ReleaseRequest(kind, plan, inputs, box)
     raise DataError(f"unknown release kind {kind!r}.")
 
 

@@ -28,8 +28,8 @@ from .._validation import check_delta, check_eps, post_processing_rng
 from ..accounting import Budget, PrivacyCost
 from ..datasets import DATASETS, load_dataset
 from ..directions import DirectionsResult
+from ..engine import execute
 from ..ledger import Ledger, LedgerBudget, LedgerError, frame_fingerprint
-from ..loading import dp_loading
 from .data import (
     MAX_UPLOAD_BYTES,
     DataError,
@@ -321,29 +321,11 @@ class AppState:
         )
 
     def _run(self, req: ReleaseRequest, params: Mapping[str, Any], budget: Budget) -> Any:
-        """Make the planned release from the data."""
+        """Make the planned release from the data: the plan previewed, run by the executor."""
         assert self.selection is not None
-        X = self.selection.X
-        # ties="zero": rows that (almost) coincide contribute nothing to the
-        # Kendall matrix instead of stopping the release, which keeps the
-        # guarantee and avoids an error that depends on the data. The page
-        # shows the forecast itself, so the library need not warn again.
-        common = {
-            "eps": params["eps"], "delta": params["delta"],
-            "calibration": params.get("calibration", "analytic"), "ties": "zero",
-            "random_state": self._rng, "budget": budget, "bounds": req.bounds,
-            "accuracy": "ignore",
-        }  # fmt: skip
-        if req.kind == "directions":
-            return _release_directions(X, **req.options, **common)
-        if req.kind == "scree":
-            from ..scree import dp_scree
-
-            opts = dict(req.options)
-            return dp_scree(X, opts.pop("k"), **opts, **common)
-        from ..score import dp_score
-
-        return dp_score(X, **req.options, **common)
+        return execute(
+            req.plan, self.selection.X, budget=budget, random_state=self._rng, **req.inputs
+        )
 
     def preview(self, kind: str, **params: Any) -> Preview:
         """Price and forecast a release with the current settings, without running it.
@@ -474,11 +456,6 @@ class AppState:
             f"spent eps = {eps_spent:.4g}, delta = {delta_spent:.3g}; "
             f"remaining eps = {eps_left:.4g}, delta = {delta_left:.3g}."
         )
-
-
-def _release_directions(X: pd.DataFrame, **common: Any) -> Any:
-    """The directions/loading release: all p directions, so every pair can be drawn."""
-    return dp_loading(X, k=None, **common)  # design: "exact" or "balanced" (large tables)
 
 
 def directions_of(result: Any) -> DirectionsResult:

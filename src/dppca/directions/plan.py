@@ -97,7 +97,10 @@ class DirectionsPlan:
         return parts_of(self.cost)
 
     def check_input(self, X: Any) -> CheckedData:
-        """Check the table once (in memory or Dask); a CheckedData is not checked again."""
+        """Check the table once (in memory or Dask); a CheckedData is not checked again.
+
+        A direction release reads nothing but the table.
+        """
         checked = (
             X
             if isinstance(X, CheckedData)
@@ -113,6 +116,9 @@ class DirectionsPlan:
                 "Dask array first or pass scale=None."
             )
         return checked
+
+    def screen(self, data: CheckedData) -> None:
+        """Nothing to refuse after the budget check."""
 
     def draw(self, data: CheckedData, rng: np.random.Generator) -> DirectionsResult:
         """Compute the Kendall matrix and draw its noise (the executor calls this)."""

@@ -94,6 +94,9 @@ class LoadingPlan:
             )
         return data
 
+    def screen(self, data: CheckedData) -> None:
+        """Nothing to refuse after the budget check."""
+
     def draw(self, data: CheckedData, rng: np.random.Generator) -> LoadingResult:
         """Release the directions; the coordinates are post-processing."""
         res = self.directions.draw(data, rng)

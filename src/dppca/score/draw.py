@@ -13,18 +13,18 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import apply_bounds
-from ..directions import DirectionsResult
+from .._validation import apply_bounds, check_bool, check_data
+from ..directions import DirectionsResult, refuse_own_directions, resolve_directions
 from ..engine import CheckedData
 from .frame import choose_frame
-from .groups import release_group_sizes
+from .groups import _resolve_groups, release_group_sizes, resolve_group_codes
 from .histograms import _normalise, bin_counts, release_histograms
 from .result import NonPrivateScores, ScoreResult
 
 if TYPE_CHECKING:
     from .plan import ScorePlan
 
-__all__ = ["ScoreInputs", "run_score"]
+__all__ = ["ScoreInputs", "check_score_input", "refuse_own_score_directions", "run_score"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -45,6 +45,70 @@ class ScoreInputs:
     @property
     def n_groups(self) -> int:
         return 1 if self.levels is None else len(self.levels)
+
+
+def given_directions(
+    directions: object, p: int, components: tuple[int, int], public_directions: object
+) -> tuple[NDArray[np.float64] | None, DirectionsResult | None]:
+    """The two given directions used (None to release them) and the given result."""
+    given, dir_result = resolve_directions(
+        directions, p=p, k=max(components),
+        public_directions=check_bool(public_directions, "public_directions"),
+    )  # fmt: skip
+    if given is None:
+        return None, dir_result
+    return np.ascontiguousarray(given[:, [c - 1 for c in components]]), dir_result
+
+
+def check_score_input(
+    plan: ScorePlan, X: Any, *, directions: object = None, public_directions: object = False,
+    groups: object = None, group_labels: object = None,
+) -> CheckedData:  # fmt: skip
+    """The table, the given directions and the groups of a score release, checked once.
+
+    A :class:`CheckedData` whose ``extra`` is already a :class:`ScoreInputs`
+    passes through. Refuses inputs that do not match what the plan was
+    priced for (directions given or not, the number of groups).
+    """
+    if isinstance(X, CheckedData) and isinstance(X.extra, ScoreInputs):
+        inputs = X.extra
+    else:
+        if isinstance(X, CheckedData):
+            if isinstance(groups, str):
+                raise TypeError("groups can name a column only of a pandas DataFrame X.")
+            labels = None if groups is None else _resolve_groups(X.values, groups)[1]
+            table = X
+        else:
+            features, labels = _resolve_groups(X, groups)
+            table = CheckedData(*check_data(features, min_cols=2))
+        assert plan.settings is not None  # every plan from plan_score has its settings
+        n, p = table.shape
+        matrix, dir_result = given_directions(
+            directions, p, plan.settings.components, public_directions
+        )
+        public_levels, levels, codes = resolve_group_codes(labels, group_labels, n)
+        inputs = ScoreInputs(matrix, dir_result, public_levels, levels, codes)
+        X = CheckedData(table.values, table.variables, inputs)
+    if (inputs.matrix is None) != (plan.directions is not None):
+        raise ValueError(
+            "the plan was priced "
+            + ("with directions given" if plan.directions is None else "to release directions")
+            + "; build it with directions_given matching the directions passed."
+        )
+    if (None if inputs.levels is None else len(inputs.levels)) != plan.n_groups:
+        raise ValueError(
+            f"the plan was priced for groups={plan.n_groups} but the labels give "
+            f"{None if inputs.levels is None else len(inputs.levels)}; plan with that number."
+        )
+    return X
+
+
+def refuse_own_score_directions(plan: ScorePlan, data: CheckedData) -> None:
+    """Refuse "public" directions that are the data's own (see ``refuse_own_directions``)."""
+    inputs = data.extra
+    if isinstance(inputs, ScoreInputs) and inputs.matrix is not None and inputs.dir_result is None:
+        assert plan.settings is not None
+        refuse_own_directions(data.values, inputs.matrix, plan.settings.components)
 
 
 def run_score(plan: ScorePlan, data: CheckedData, rng: np.random.Generator) -> ScoreResult:

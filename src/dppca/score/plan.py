@@ -25,7 +25,6 @@ from .._validation import (
     check_bounds,
     check_calibration,
     check_components,
-    check_data,
     check_delta,
     check_delta_for_n,
     check_eps,
@@ -42,7 +41,7 @@ from ..directions import DirectionsPlan, plan_pc_dir
 from ..engine import CheckedData, Part, parts_of
 from ..forecast import FAILURE_TOLERANCE, Forecast, direction_noise_norm, direction_problem
 from ..mechanisms import gaussian_sigma, kendall_sensitivity, kendall_sigma
-from .draw import run_score
+from .draw import check_score_input, refuse_own_score_directions, run_score
 from .frame import _SCALE_SHARE, frame_eps_needed, frame_failure_bound
 from .histograms import HISTOGRAM_METHODS, ScoreMethod
 
@@ -164,6 +163,7 @@ class ScorePlan:
     p: int = 0
     settings: ScoreSettings | None = None
     directions: DirectionsPlan | None = None
+    n_groups: int | None = None
     kind: str = "score"
 
     @property
@@ -176,9 +176,17 @@ class ScorePlan:
         """The noise draws, in order: directions, group sizes, frame, histograms."""
         return parts_of(self.cost)
 
-    def check_input(self, X: Any) -> CheckedData:
-        """Check the table once (two columns at least); a CheckedData passes through."""
-        return X if isinstance(X, CheckedData) else CheckedData(*check_data(X, min_cols=2))
+    def check_input(self, X: Any, **inputs: Any) -> CheckedData:
+        """Check the table, ``directions`` and ``groups`` once, as :func:`dp_score` does.
+
+        ``inputs`` are ``directions``, ``public_directions``, ``groups`` and
+        ``group_labels`` of :func:`dp_score`; they must match the plan.
+        """
+        return check_score_input(self, X, **inputs)
+
+    def screen(self, data: CheckedData) -> None:
+        """Before any noise: refuse "public" directions that are the data's own."""
+        refuse_own_score_directions(self, data)
 
     def draw(self, data: CheckedData, rng: np.random.Generator) -> Any:
         """Draw the parts in order (see :func:`dppca.score.draw.run_score`)."""
@@ -285,6 +293,7 @@ def plan_score(
     return ScorePlan(
         MappingProxyType(dict(shares)), eps_d, parts.delta_d, eps_g, eps_f, eps_m,
         parts.delta_m, cost, forecast, n, p, settings, directions,
+        None if groups is None else n_groups,
     )  # fmt: skip
 
 

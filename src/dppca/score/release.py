@@ -11,36 +11,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from .._splits import ScoreSplit
 from .._typing import Accuracy, Calibration, Data, RandomStateLike, Ties
-from .._validation import check_bins_cap, check_bool, check_components, check_data, check_eps
+from .._validation import check_bins_cap, check_components, check_data, check_eps
 from ..accounting import Budget
-from ..directions import DirectionsResult, refuse_own_directions, resolve_directions
+from ..directions import DirectionsResult
 from ..directions.plan import SCALE_SHARE, check_share
 from ..engine import CheckedData, ReleasePlan, execute
 from ..scaled import check_scale_settings, scaled_plan
-from .draw import ScoreInputs
+from .draw import ScoreInputs, given_directions
 from .groups import _resolve_groups, resolve_group_codes
 from .histograms import ScoreMethod
 from .plan import plan_score
 from .result import ScoreResult
 
 __all__ = ["dp_score"]
-
-
-def _given_directions(
-    directions: object, p: int, components: tuple[int, int], public_directions: bool
-) -> tuple[NDArray[np.float64] | None, DirectionsResult | None]:
-    """The two given directions used (None to release them) and the given result."""
-    given, dir_result = resolve_directions(
-        directions, p=p, k=max(components), public_directions=public_directions
-    )
-    if given is None:
-        return None, dir_result
-    return np.ascontiguousarray(given[:, [c - 1 for c in components]]), dir_result
 
 
 def dp_score(
@@ -259,8 +246,7 @@ def dp_score(
     data, variables = check_data(X, min_cols=2)
     n, p = data.shape
     components = check_components(components, p)
-    public = check_bool(public_directions, "public_directions")
-    matrix, dir_result = _given_directions(directions, p, components, public)
+    matrix, dir_result = given_directions(directions, p, components, public_directions)
     public_levels, levels, codes = resolve_group_codes(labels, group_labels, n)
     scaling = check_scale_settings(scale, bounds=bounds, directions=directions)
     share = check_share(scale_share) if scaling == "private" else 0.0
@@ -276,13 +262,7 @@ def dp_score(
     if scaling == "private":
         plan = scaled_plan(plan, check_eps(eps) * share, plan.cost.delta, variables)
     inputs = ScoreInputs(matrix, dir_result, public_levels, levels, codes)
-
-    def refuse_own(checked: CheckedData) -> None:
-        assert matrix is not None  # only for public directions
-        refuse_own_directions(checked.values, matrix, components)
-
     result: ScoreResult = execute(
-        plan, CheckedData(data, variables, inputs), budget=budget, random_state=random_state,
-        check=refuse_own if matrix is not None and dir_result is None else None,
-    )  # fmt: skip
+        plan, CheckedData(data, variables, inputs), budget=budget, random_state=random_state
+    )
     return result

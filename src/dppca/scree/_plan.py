@@ -29,7 +29,12 @@ from .._validation import (
     check_ties,
 )
 from ..accounting import PrivacyCost, compose, scale_to_tight
-from ..directions import DirectionsPlan, plan_pc_dir
+from ..directions import (
+    DirectionsPlan,
+    plan_pc_dir,
+    refuse_own_directions,
+    resolve_directions,
+)
 from ..engine import CheckedData, Part, parts_of
 from ..forecast import (
     CLIP_RATIO,
@@ -193,9 +198,37 @@ class ScreePlan:
         """The noise draws, in order: directions (if released here), clip, moments, methods."""
         return parts_of(self.cost)
 
-    def check_input(self, X: Any) -> CheckedData:
-        """Check the table once (n >= 4, in memory); a CheckedData passes through."""
-        return X if isinstance(X, CheckedData) else CheckedData(*check_data(X, min_rows=4))
+    def check_input(
+        self, X: Any, *, directions: Any = None, public_directions: bool = False
+    ) -> CheckedData:
+        """Check the table (n >= 4, in memory) and the given ``directions`` once.
+
+        A CheckedData whose ``extra`` already holds the directions passes
+        through. ``directions`` must match the plan: given exactly when it
+        was priced with ``directions_given=True``.
+        """
+        if isinstance(X, CheckedData) and X.extra is not None:
+            given, release = X.extra
+        else:
+            table = X if isinstance(X, CheckedData) else CheckedData(*check_data(X, min_rows=4))
+            given, release = resolve_directions(
+                directions, p=table.shape[1], k=self.k,
+                public_directions=check_bool(public_directions, "public_directions"),
+            )  # fmt: skip
+            X = CheckedData(table.values, table.variables, (given, release))
+        if (given is None) != (self.directions is not None):
+            raise ValueError(
+                "the plan was priced "
+                + ("with directions given" if self.directions is None else "to release them")
+                + "; build it with directions_given matching the directions passed."
+            )
+        return X
+
+    def screen(self, data: CheckedData) -> None:
+        """Before any noise: refuse "public" directions that are the data's own."""
+        given, release = data.extra
+        if given is not None and release is None:
+            refuse_own_directions(data.values, given, range(1, self.k + 1))
 
     def draw(self, data: CheckedData, rng: np.random.Generator) -> Any:
         """Draw the parts in order (see :func:`dppca.scree._draw.run_scree`)."""

@@ -9,7 +9,7 @@ from .._splits import ScreeSplit
 from .._typing import Accuracy, Calibration, Data, RandomStateLike, Ties
 from .._validation import check_bool, check_data, check_eps, check_k
 from ..accounting import Budget
-from ..directions import DirectionsResult, refuse_own_directions, resolve_directions
+from ..directions import DirectionsResult, resolve_directions
 from ..directions.plan import SCALE_SHARE, check_share
 from ..engine import CheckedData, ReleasePlan, execute
 from ..scaled import check_scale_settings, scaled_plan
@@ -260,14 +260,5 @@ def dp_scree(
     if scaling == "private":
         plan = scaled_plan(plan, check_eps(eps) * share, plan.cost.delta, variables)
     checked = CheckedData(data, variables, extra=(given, release))
-    public = given is not None and release is None
-
-    def refuse_own(checked: CheckedData) -> None:
-        assert given is not None  # only for public directions
-        refuse_own_directions(checked.values, given, range(1, k + 1))
-
-    result: ScreeResult = execute(
-        plan, checked, budget=budget, random_state=random_state,
-        check=refuse_own if public else None,
-    )  # fmt: skip
+    result: ScreeResult = execute(plan, checked, budget=budget, random_state=random_state)
     return result
