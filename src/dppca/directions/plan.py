@@ -9,6 +9,7 @@ pairing, when that design is used).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +35,7 @@ from .._validation import (
     check_positive_int,
     check_ties,
 )
-from ..accounting import PrivacyCost, compose_tight
+from ..accounting import PrivacyCost, compose_tight, tight_total
 from ..engine import CheckedData, Part, parts_of
 from ..forecast import Forecast, direction_noise_norm, direction_problem
 from ..kendall import kendall_matrix, validate_kendall_input
@@ -45,7 +46,7 @@ from ..mechanisms import (
     symmetric_gaussian_noise,
 )
 from .result import DirectionsResult, orient_signs
-from .scales import draw_private_scales, scale_costs
+from .scales import draw_private_scales, scale_costs, stretch_shares
 
 #: The share of eps spent on private scales by default, chosen by measurement
 #: (benchmarks/bench_units.py: on raw-unit tables of a few hundred rows, 0.5
@@ -191,9 +192,10 @@ def plan_pc_dir(
     Parameters are those of :func:`dppca.dp_pc_dir` with the data replaced by
     its public shape ``n`` x ``p``; ``variables`` name the columns for
     ``bounds`` given as a mapping (default ``V1 .. Vp``). With
-    ``scale="private"`` a share ``scale_share`` of ``eps`` buys the p private
-    scales (p pure parts of ``scale_share * eps / p`` each) and the rest the
-    Kendall matrix; the recorded cost is their tight composition at ``delta``. The plan is what
+    ``scale="private"`` a share ``scale_share`` of the budget buys the p
+    private scales (p pure parts) and the rest the Kendall matrix, both
+    stretched by the factor at which their tight composition at ``delta``
+    is ``eps`` (:func:`tight_stretch`); the recorded cost is that composition. The plan is what
     :func:`dppca.engine.execute` runs: its ``cost`` is what the release
     records.
 
@@ -221,8 +223,23 @@ def plan_pc_dir(
         m = check_design_m(m, n)
         released = f"noisy spherical Kendall matrix ({p} x {p}, balanced design, m={m})"
     scale = check_scale_option(scale)
-    scale_eps = eps * check_share(scale_share) if scale == "private" else 0.0
-    kendall_eps = eps - scale_eps
+    scale_eps, kendall_eps = 0.0, eps
+    if scale == "private":
+        share = check_share(scale_share)
+        delta_s = kendall_sensitivity(n, sensitivity)
+
+        def rho(e: float) -> float:
+            return (delta_s / kendall_sigma(n, e, delta, calibration, sensitivity)) ** 2 / 2
+
+        c = tight_stretch(
+            eps,
+            delta,
+            share,
+            names,
+            stretch_shares(eps, delta, share, p, rho),
+            lambda e: _kendall_cost(n, e, delta, calibration, sensitivity, ""),
+        )
+        scale_eps, kendall_eps = c * share * eps, c * (1 - share) * eps
     sigma = kendall_sigma(n, kendall_eps, delta, calibration, sensitivity)
     cost = PrivacyCost(
         kendall_eps, delta, mechanism=f"gaussian ({calibration})", released=released,
@@ -240,6 +257,47 @@ def plan_pc_dir(
         box=box, accuracy=accuracy, progress=resolve_progress(progress), scale=scale,
         scale_eps=scale_eps,
     )  # fmt: skip
+
+
+def _kendall_cost(
+    n: int, eps: float, delta: float, calibration: str, sensitivity: str, released: str
+) -> PrivacyCost:
+    """The Gaussian part of a direction release at (eps, delta)."""
+    sigma = kendall_sigma(n, eps, delta, calibration, sensitivity)
+    return PrivacyCost(
+        eps, delta, mechanism=f"gaussian ({calibration})", released=released,
+        kind="gaussian", sensitivity=kendall_sensitivity(n, sensitivity), sigma=sigma,
+    )  # fmt: skip
+
+
+def tight_stretch(
+    eps: float,
+    delta: float,
+    share: float,
+    names: tuple[str, ...],
+    start: float,
+    gaussian: Callable[[float], PrivacyCost],
+    steps: int = 8,
+) -> float:
+    """The largest factor (to about 1%) whose p scale parts and Gaussian compose to eps.
+
+    ``start`` is a factor known to be affordable (1 by basic composition, or
+    the zCDP bound's); the tight accountant is monotone in the factor, so a
+    bisection over ``[start, 2 start]`` (doubling while affordable) finds it.
+    """
+    p = len(names)
+
+    def total(c: float) -> float:
+        costs = [*scale_costs(names, c * share * eps / p), gaussian(c * (1 - share) * eps)]
+        return tight_total(costs, delta)[0]
+
+    lo, hi = start, 2.0 * start
+    while total(hi) <= eps and hi < 64 * start:
+        lo, hi = hi, 2.0 * hi
+    for _ in range(steps):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if total(mid) <= eps else (lo, mid)
+    return lo
 
 
 def check_scale_option(scale: object) -> str | None:
