@@ -106,11 +106,18 @@ def test_cli_directions_takes_scale_private(tmp_path, capsys):
     captured = capsys.readouterr()
     assert code == 0
     assert "private scales: a=" in captured.err
+    out = tmp_path / "load.png"
     code = main(
         ["loading", str(path), "--eps", "2", "--delta", "1e-6", "--scale", "private",
+         "--seed", "1", "--accuracy", "ignore", "--no-ledger", "--out", str(out)]
+    )  # fmt: skip
+    assert code == 0 and out.exists()
+    capsys.readouterr()
+    code = main(
+        ["scree", str(path), "--eps", "2", "--delta", "1e-6", "--scale", "private",
          "--no-ledger"]
     )  # fmt: skip
-    assert code == 2 and "directions' only" in capsys.readouterr().err
+    assert code == 2 and "'dppca loading' only" in capsys.readouterr().err
 
 
 def test_loading_scree_and_score_take_private_scales(rng):

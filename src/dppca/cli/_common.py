@@ -328,7 +328,7 @@ def add_scale_argument(parser: argparse.ArgumentParser) -> None:
         help="public per-column scales to divide the data by before the analysis (one "
         "positive number per analysed column; choose them without looking at the data, "
         "never sample standard deviations), or 'private' to release the scales "
-        "privately from half of --eps (directions only)",
+        "privately from half of --eps (directions and loading)",
     )
 
 
@@ -364,7 +364,8 @@ def apply_scale(
     """
     if getattr(args, "scale", None) == "private" and not private_ok:
         raise CLIError(
-            "--scale private is available on 'dppca directions' only for now; pass "
+            "--scale private is available on 'dppca directions' and 'dppca loading' only "
+            "for now; pass "
             "public scales (--scale S1,S2,...) here."
         )
     if getattr(args, "scale", None) in (None, "private"):
