@@ -55,7 +55,7 @@ def test_score_checks_the_figure_name_before_the_release(tmp_path, capsys, monke
     def no_release(*args, **kwargs):
         raise AssertionError("the release ran although --out was unusable")
 
-    monkeypatch.setattr(cli_score, "dp_score", no_release)
+    monkeypatch.setattr(cli_score, "execute", no_release)
     status = main(["score", *PRIVACY, "--out", str(tmp_path / "plot.jpg")])
     assert status == 2 and "--out must end in" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []

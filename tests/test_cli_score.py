@@ -115,7 +115,7 @@ def test_synthetic_points_use_their_own_stream(tmp_path, monkeypatch, csv_with_g
     import dppca.cli.score as cli_score
 
     seen: dict[str, list] = {"release": [], "sample": []}
-    real_score, real_sample = cli_score.dp_score, cli_score.sample_points
+    real_score, real_sample = cli_score.execute, cli_score.sample_points
 
     def spy_score(*args, **kwargs):
         seen["release"].append(kwargs["random_state"])
@@ -125,7 +125,7 @@ def test_synthetic_points_use_their_own_stream(tmp_path, monkeypatch, csv_with_g
         seen["sample"].append(kwargs["random_state"])
         return real_sample(*args, **kwargs)
 
-    monkeypatch.setattr(cli_score, "dp_score", spy_score)
+    monkeypatch.setattr(cli_score, "execute", spy_score)
     monkeypatch.setattr(cli_score, "sample_points", spy_sample)
     args = ["score", str(csv_with_groups), "--eps", "0.8", "--delta", "1e-5", "--bins", "4,4",
             "--groups", "team",

@@ -6,7 +6,8 @@ import argparse
 from typing import TYPE_CHECKING, Any, cast
 
 from .._validation import check_bins_cap, check_random_state, post_processing_rng
-from ..score import dp_score, plan_score, sample_points
+from ..engine import execute
+from ..score import plan_score, sample_points
 from ._common import (
     CLIError,
     add_accuracy_arguments,
@@ -112,24 +113,22 @@ def run(args: argparse.Namespace) -> int:
     reused = load_directions(args, features, variables)
     data, group_labels = _with_groups(args, frame, features)
     bounds = read_bounds(args, variables)
+    n_groups = None
+    if args.groups:
+        n_groups = len(group_labels) if group_labels else frame[args.groups].nunique()
+    # One plan: what --dry-run prints is what the release checks, draws and charges.
+    plan = plan_score(
+        len(data), len(variables), eps=args.eps, delta=args.delta, bins=bins,
+        components=components, method=methods, directions_given=reused is not None,
+        groups=n_groups, groups_public=args.groups_public, calibration=args.calibration,
+        ties=args.ties, bounds=bounds, variables=variables, accuracy=args.accuracy,
+    )  # fmt: skip
     if args.dry_run:
-        n_groups = None
-        if args.groups:
-            n_groups = len(group_labels) if group_labels else frame[args.groups].nunique()
-        return print_plan(
-            plan_score(len(data), len(variables), eps=args.eps, delta=args.delta, bins=bins,
-                       components=components, method=methods, directions_given=reused is not None,
-                       groups=n_groups, groups_public=args.groups_public,
-                       bounds_given=bounds is not None, calibration=args.calibration)
-        )  # fmt: skip
+        return print_plan(plan)
     budget = ledger_budget(args, features, variables, kind="score")
-    rng = check_random_state(args.seed)
-    result = dp_score(
-        data, eps=args.eps, delta=args.delta, bins=bins, components=components,
-        method=methods, groups=args.groups, groups_public=args.groups_public,
-        group_labels=group_labels, directions=reused,
-        calibration=args.calibration, ties=args.ties, random_state=rng, bounds=bounds,
-        accuracy=args.accuracy, budget=budget,
+    result: ScoreResult = execute(
+        plan, data, budget=budget, random_state=check_random_state(args.seed),
+        directions=reused, groups=args.groups, group_labels=group_labels,
     )  # fmt: skip
     report_spending(budget)
     forecast_line(args, result)

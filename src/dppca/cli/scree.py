@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, cast
 
-from ..scree import METHODS, ClippedControl, dp_scree, plan_scree
+from ..engine import execute
+from ..scree import METHODS, ClippedControl, ScreeResult, plan_scree
 from ._common import (
     CLIError,
     add_accuracy_arguments,
@@ -99,20 +100,19 @@ def run(args: argparse.Namespace) -> int:
     reused = load_directions(args, data, variables)
     k = reused.k if (reused is not None and args.k is None) else args.k
     bounds = read_bounds(args, variables)
-    if args.dry_run:
-        return print_plan(
-            plan_scree(len(data), len(variables), k, eps=args.eps, delta=args.delta,
-                       method=methods, control=control, directions_given=reused is not None,
-                       calibration=args.calibration,
-                       bounds=None if bounds is None else [bounds[v] for v in variables])
-        )  # fmt: skip
-    budget = ledger_budget(args, data, variables, kind="scree")
-    result = dp_scree(
-        data, k, eps=args.eps, delta=args.delta, method=methods, control=control,
-        directions=reused, mono=args.mono, random_state=args.seed,
-        calibration=args.calibration, ties=args.ties, bounds=bounds, accuracy=args.accuracy,
-        budget=budget,
+    # One plan: what --dry-run prints is what the release checks, draws and charges.
+    plan = plan_scree(
+        len(data), len(variables), k, eps=args.eps, delta=args.delta, method=methods,
+        control=control, directions_given=reused is not None, mono=args.mono,
+        calibration=args.calibration, ties=args.ties, bounds=bounds, variables=variables,
+        accuracy=args.accuracy,
     )  # fmt: skip
+    if args.dry_run:
+        return print_plan(plan)
+    budget = ledger_budget(args, data, variables, kind="scree")
+    result: ScreeResult = execute(
+        plan, data, budget=budget, random_state=args.seed, directions=reused
+    )
     report_spending(budget)
     forecast_line(args, result)
     emit_table(args, result.to_frame().rename_axis("component"))

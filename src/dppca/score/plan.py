@@ -285,14 +285,13 @@ def plan_score(
         if "add" in methods else None,
         cells=mx * my, groups=n_groups,
     )  # fmt: skip
-    eps_g = parts.eps_of("groups", t)
     directions = None if directions_given else plan_pc_dir(
         n, p, max(components), eps=eps_d, delta=parts.delta_d, calibration=calibration,
         ties=settings.ties, accuracy="ignore", allow_large_delta=True,
     )  # fmt: skip
     return ScorePlan(
-        MappingProxyType(dict(shares)), eps_d, parts.delta_d, eps_g, eps_f, eps_m,
-        parts.delta_m, cost, forecast, n, p, settings, directions,
+        MappingProxyType(dict(shares)), eps_d, parts.delta_d, parts.eps_of("groups", t),
+        eps_f, eps_m, parts.delta_m, cost, forecast, n, p, settings, directions,
         None if groups is None else n_groups,
     )  # fmt: skip
 
