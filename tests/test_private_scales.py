@@ -144,3 +144,13 @@ def test_scree_and_score_refuse_private_scales_with_bounds(rng):
         dp_scree(X, 2, eps=1.0, delta=1e-6, scale="private", bounds=(-5, 5))
     with pytest.raises(ValueError, match="own directions"):
         dp_score(X, eps=1.0, delta=1e-6, scale="private", directions=np.eye(3)[:, :2])
+
+
+def test_wide_table_with_constant_columns_runs_with_private_scales():
+    datasets = pytest.importorskip("sklearn.datasets")
+    X = datasets.load_digits().data  # 1797 x 64 pixel counts, several columns all zero
+    res = dp_pc_dir(X, 2, eps=2.0, delta=1e-6, random_state=0, scale="private")
+    assert np.isfinite(res.directions).all()
+    assert res.scale_note is not None and "constant" in res.scale_note
+    always_zero = np.flatnonzero(np.ptp(X, axis=0) == 0)
+    assert always_zero.size and np.all(res.scales[always_zero] == 1.0)
