@@ -154,3 +154,13 @@ def test_wide_table_with_constant_columns_runs_with_private_scales():
     assert res.scale_note is not None and "constant" in res.scale_note
     always_zero = np.flatnonzero(np.ptp(X, axis=0) == 0)
     assert always_zero.size and np.all(res.scales[always_zero] == 1.0)
+
+
+def test_release_files_keep_the_private_scales(rng, tmp_path):
+    from dppca.release_io import load_release, save_release
+
+    X = rng.standard_normal((400, 3)) * np.array([1.0, 100.0, 0.01])
+    res = dp_pc_dir(X, 2, eps=2.0, delta=1e-6, random_state=0, scale="private", accuracy="ignore")
+    path = save_release(res, tmp_path / "r.json", data=X)
+    back = load_release(path)
+    np.testing.assert_array_equal(back.scales, res.scales)
