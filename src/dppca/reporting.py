@@ -261,7 +261,9 @@ def _figures(loading: LoadingResult, scree: ScreeResult, score: ScoreResult) -> 
     drawn = [
         loading.plot(kind="vector"),
         scree.plot(kind="pve"),
-        score.plot("groups") if score.groups is not None else score.plot("histogram"),
+        score.plot("groups", variances=scree)
+        if score.groups is not None
+        else score.plot("histogram", variances=scree),
     ]
     return [_figure_png(d if hasattr(d, "savefig") else d.figure) for d in drawn]
 

@@ -63,6 +63,7 @@ __all__ = [
     "note",
     "parse_int_list",
     "print_plan",
+    "private_scale",
     "progress_for",
     "read_data",
     "read_design_input",
@@ -331,15 +332,21 @@ def progress_for(args: argparse.Namespace, n: int) -> Any:
 
 
 def add_scale_argument(parser: argparse.ArgumentParser) -> None:
-    """``--scale S1,S2,...``: public per-column scales."""
+    """``--scale S1,S2,...``: public per-column scales, or ``private``."""
     parser.add_argument(
         "--scale",
         default=None,
-        metavar="S1,S2,...",
+        metavar="S1,S2,...|private",
         help="public per-column scales to divide the data by before the analysis (one "
         "positive number per analysed column; choose them without looking at the data, "
-        "never sample standard deviations)",
+        "never sample standard deviations), or 'private' to release the scales "
+        "privately from half of --eps (directions and loading)",
     )
+
+
+def private_scale(args: argparse.Namespace) -> str | None:
+    """``"private"`` when ``--scale private`` was given, else None."""
+    return "private" if getattr(args, "scale", None) == "private" else None
 
 
 def parse_scales(text: str, columns: list[str]) -> np.ndarray:
@@ -359,9 +366,21 @@ def parse_scales(text: str, columns: list[str]) -> np.ndarray:
     return values
 
 
-def apply_scale(args: argparse.Namespace, data: Any, variables: tuple[str, ...]) -> Any:
-    """The data divided by the public ``--scale`` values (unchanged without the option)."""
-    if getattr(args, "scale", None) is None:
+def apply_scale(
+    args: argparse.Namespace, data: Any, variables: tuple[str, ...], *, private_ok: bool = False
+) -> Any:
+    """The data divided by the public ``--scale`` values (unchanged without the option).
+
+    ``--scale private`` leaves the data as they are for a command whose plan
+    releases the scales (``private_ok``) and is refused elsewhere.
+    """
+    if getattr(args, "scale", None) == "private" and not private_ok:
+        raise CLIError(
+            "--scale private is available on 'dppca directions' and 'dppca loading' only "
+            "for now; pass "
+            "public scales (--scale S1,S2,...) here."
+        )
+    if getattr(args, "scale", None) in (None, "private"):
         return data
     return data / parse_scales(args.scale, list(variables))
 
@@ -465,7 +484,7 @@ def read_bounds(args: argparse.Namespace, variables: tuple[str, ...]) -> Any:
     else:
         lo, hi = _parse_interval(spec.strip(), "the interval")
         bounds = {v: (lo, hi) for v in variables}
-    if getattr(args, "scale", None) is not None:
+    if getattr(args, "scale", None) not in (None, "private"):
         scales = dict(zip(variables, parse_scales(args.scale, list(variables)), strict=True))
         bounds = {v: (lo / scales.get(v, 1.0), hi / scales.get(v, 1.0)) for v, (lo, hi)
                   in bounds.items()}  # fmt: skip

@@ -22,6 +22,7 @@ from ._common import (
     forecast_line,
     info,
     print_plan,
+    private_scale,
     progress_for,
     read_bounds,
     read_design_input,
@@ -59,13 +60,14 @@ def run(args: argparse.Namespace) -> int:
     check_table_path(args)
     check_release_path(args)
     data, variables = read_design_input(args)
-    data = apply_scale(args, data, variables)
+    data = apply_scale(args, data, variables, private_ok=True)
     # One plan: what --dry-run prints is what the release checks, draws and charges.
     plan = plan_pc_dir(
         len(data), len(variables), args.k, eps=args.eps, delta=args.delta,
         calibration=args.calibration, design=args.design, m=args.m, ties=args.ties,
         bounds=read_bounds(args, variables), variables=variables, accuracy=args.accuracy,
         progress=None if args.dry_run else progress_for(args, len(data)),
+        scale=private_scale(args),
     )  # fmt: skip
     if args.dry_run:
         return print_plan(plan)
@@ -77,5 +79,10 @@ def run(args: argparse.Namespace) -> int:
     emit_table(args, result.to_frame().rename_axis("variable"))
     assert result.cost is not None  # dp_pc_dir always releases privately
     info(f"privacy cost: {result.cost} ({result.cost.mechanism}, sigma={result.sigma:.4g})")
+    if result.scales is not None:
+        shown = ", ".join(f"{v}={s:.4g}" for v, s in zip(variables, result.scales, strict=True))
+        info(f"private scales: {shown}")
+        if result.scale_note:
+            info(result.scale_note)
     save_release_file(args, result, data, variables)
     return 0

@@ -30,6 +30,7 @@ from ._common import (
     load_directions,
     parse_int_list,
     print_plan,
+    private_scale,
     progress_for,
     read_bounds,
     read_design_input,
@@ -128,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
             len(data), len(variables), eps=args.eps, delta=args.delta, components=pair,
             compare=args.compare, calibration=args.calibration, design=args.design, m=args.m,
             ties=args.ties, bounds=read_bounds(args, variables), variables=variables,
-            accuracy=args.accuracy,
+            accuracy=args.accuracy, scale=private_scale(args),
             progress=None if args.dry_run else progress_for(args, len(data)),
         )  # fmt: skip
         if args.dry_run:
@@ -178,7 +179,12 @@ def _read_input(
         reused = load_directions(args, None, ())
         return None, reused.variables, reused
     data, variables = read_design_input(args)
-    data = apply_scale(args, data, variables)
+    if args.directions is not None and private_scale(args):
+        raise CLIError(
+            "--scale private releases new scales with new directions; drop --directions, "
+            "or pass the saved release's scales as public numbers (--scale S1,S2,...)."
+        )
+    data = apply_scale(args, data, variables, private_ok=True)
     if not isinstance(data, pd.DataFrame):  # chunked reader: float64 array and labels
         data = pd.DataFrame(data, columns=list(variables), copy=False)
     return data, variables, load_directions(args, data, variables)

@@ -6,7 +6,7 @@ runs it through the one executor, :func:`dppca.engine.execute`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -17,7 +17,7 @@ from .._validation import check_data, check_design, check_k
 from ..accounting import Budget
 from ..engine import CheckedData, execute
 from ..kendall import validate_kendall_input
-from .plan import plan_pc_dir, top_eigen
+from .plan import SCALE_SHARE, plan_pc_dir, top_eigen
 from .result import DirectionsResult
 
 __all__ = ["dp_pc_dir", "pc_dir", "pc_dir_checked"]
@@ -40,6 +40,8 @@ def dp_pc_dir(
     bounds: Any = None,
     accuracy: Accuracy = "warn",
     allow_large_delta: bool = False,
+    scale: Literal["private"] | None = None,
+    scale_share: float = SCALE_SHARE,
 ) -> DirectionsResult:
     """Differentially private PC directions (g-DPPCA, spherical case).
 
@@ -99,6 +101,18 @@ def dp_pc_dir(
     allow_large_delta : bool, default=False
         A delta of ``1/n`` or more permits mechanisms that publish a whole row
         with probability delta, so it is refused unless this is True.
+    scale : {None, "private"}, default=None
+        None analyses the data in their own units (divide by public scales
+        first where the units are known). ``"private"`` releases one robust
+        scale per column (:func:`dppca.directions.scales.draw_private_scales`)
+        and divides the data by them before the Kendall matrix; use it for a
+        table whose columns are in unrelated units. The scales are in
+        ``result.scales``; constant columns are left unscaled and named in
+        ``result.scale_note``.
+    scale_share : float, default=0.5
+        With ``scale="private"``, the share of the budget spent on the
+        scales (the rest buys the Kendall matrix). Finding the split that
+        the tight accountant prices at ``eps`` takes up to a few seconds.
 
     Returns
     -------
@@ -138,8 +152,15 @@ def dp_pc_dir(
     directions, eigenvalues and the sign convention (largest-magnitude
     coefficient positive) are post-processing, so the whole result is
     (eps, delta)-DP. No mean or scale is estimated: the matrix is translation
-    invariant. Under ``ties="error"`` the error itself reveals that two rows
-    nearly coincide; ``ties="zero"`` removes that leak at no privacy cost.
+    invariant. With ``scale="private"`` the p scales are p pure-DP parts of
+    ``c * scale_share * eps / p`` each and the Kendall noise is calibrated
+    to ``c * (1 - scale_share) * eps``, where ``c >= 1`` is the largest
+    factor (to about 1%) at which the tight accountant composes the p + 1
+    parts to at most ``eps`` at ``delta`` (about 1.25 for p = 10, 1.75 for
+    p = 64); the recorded cost is that tight composition. Dividing the data
+    by released scales is post-processing. Under ``ties="error"`` the
+    error itself reveals that two rows nearly coincide; ``ties="zero"``
+    removes that leak at no privacy cost.
 
     With ``design="balanced"`` the random order of the rows is drawn first and
     the noise second, both from the generator resolved from ``random_state``;
@@ -168,6 +189,7 @@ def dp_pc_dir(
         n, p, k, eps=eps, delta=delta, calibration=calibration, sensitivity=sensitivity,
         design=design, m=m, ties=ties, bounds=bounds, variables=checked.variables,
         accuracy=accuracy, allow_large_delta=allow_large_delta, progress=progress,
+        scale=scale, scale_share=scale_share,
     )  # fmt: skip
     result: DirectionsResult = execute(plan, checked, budget=budget, random_state=random_state)
     return result

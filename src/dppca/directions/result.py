@@ -61,6 +61,12 @@ class DirectionsResult(ResultMixin):
         The post-release check of a private release: how far each PC and the
         judged subspace are from the noise-free ones, and which PCs are not
         separated from the noise (:func:`dppca.resolvability.assess_directions`).
+    scales : ndarray of shape (p,) or None
+        With ``scale="private"``: what the data were divided by before the
+        Kendall matrix, the released per-variable scales (1 for a column whose
+        scale was released as about 0, see ``scale_note``).
+    scale_note : str or None
+        Names the columns whose private scale was about 0 (left unscaled).
     """
 
     directions: NDArray[np.float64]
@@ -75,9 +81,12 @@ class DirectionsResult(ResultMixin):
     bounds: NDArray[np.float64] | None = None
     forecast: Forecast | None = None
     resolvability: Resolvability | None = None
+    scales: NDArray[np.float64] | None = None
+    scale_note: str | None = None
 
     def __post_init__(self) -> None:
-        for a in (self.directions, self.eigenvalues, self.noisy_matrix, self.bounds):
+        arrays = (self.directions, self.eigenvalues, self.noisy_matrix, self.bounds, self.scales)
+        for a in arrays:
             if a is not None:
                 a.setflags(write=False)
 

@@ -25,6 +25,7 @@ from .._validation import (
 )
 from ..accounting import PrivacyCost
 from ..directions import DirectionsPlan, pc_dir_checked, plan_pc_dir
+from ..directions.plan import SCALE_SHARE
 from ..engine import CheckedData, Part
 from ..forecast import Forecast
 from ..resolvability import enforce_resolved
@@ -105,7 +106,10 @@ class LoadingPlan:
     def draw(self, data: CheckedData, rng: np.random.Generator) -> LoadingResult:
         """Release the directions; the coordinates are post-processing."""
         res = self.directions.draw(data, rng)
-        nonprivate = pc_dir_checked(data.values, data.variables, self.k) if self.compare else None
+        nonprivate = None
+        if self.compare:  # on the data the private directions saw (scaled by released scales)
+            values = data.values if res.scales is None else data.values / res.scales
+            nonprivate = pc_dir_checked(values, data.variables, self.k)
         return LoadingResult(
             directions=res,
             components=self.components,
@@ -134,6 +138,8 @@ def plan_loading(
     accuracy: str = "warn",
     allow_large_delta: bool = False,
     progress: ProgressLike = None,
+    scale: str | None = None,
+    scale_share: float = SCALE_SHARE,
 ) -> LoadingPlan:
     """Price and forecast a :func:`dp_loading` call without any data.
 
@@ -160,6 +166,7 @@ def plan_loading(
         n, p, k, eps=eps, delta=delta, calibration=calibration, sensitivity=sensitivity,
         design=design, m=m, ties=ties, bounds=bounds, variables=variables,
         accuracy=accuracy, allow_large_delta=allow_large_delta, progress=progress,
+        scale=scale, scale_share=scale_share,
     )  # fmt: skip
     first, second = components
     return LoadingPlan(plan, k, (int(first), int(second)), compare, sign_reference)

@@ -7,7 +7,7 @@ or a given private release; everything after it is post-processing.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -34,6 +34,7 @@ from .._validation import (
 )
 from ..accounting import Budget
 from ..directions import DirectionsResult, pc_dir_checked
+from ..directions.plan import SCALE_SHARE
 from ..engine import CheckedData, execute
 from ..kendall import validate_kendall_input
 from .plan import plan_loading
@@ -119,6 +120,8 @@ def dp_loading(
     bounds: Any = None,
     accuracy: Accuracy = "warn",
     allow_large_delta: bool = False,
+    scale: Literal["private"] | None = None,
+    scale_share: float = SCALE_SHARE,
 ) -> LoadingResult:
     """Private loading coordinates of the PC directions, for loading plots.
 
@@ -172,6 +175,11 @@ def dp_loading(
         bounds (the data are clipped to them), what to do when the data-free
         forecast says the directions would be noise, and permission for
         ``delta >= 1/n``.
+    scale, scale_share
+        As in :func:`dp_pc_dir`: ``scale="private"`` releases per-variable
+        scales from ``scale_share`` of ``eps`` and divides the data by them
+        (``result.directions.scales``); ``compare=True`` then compares with
+        the non-private directions of the same scaled data.
 
     Returns
     -------
@@ -241,7 +249,8 @@ def dp_loading(
         n, p, eps=eps, delta=delta, k=k, components=components, compare=compare,
         sign_reference=sign_reference, calibration=calibration, sensitivity=sensitivity,
         design=design, m=m, ties=ties, bounds=bounds, variables=variables, accuracy=accuracy,
-        allow_large_delta=allow_large_delta, progress=progress,
+        allow_large_delta=allow_large_delta, progress=progress, scale=scale,
+        scale_share=scale_share,
     )  # fmt: skip
     result: LoadingResult = execute(
         plan, CheckedData(data, variables), budget=budget, random_state=random_state

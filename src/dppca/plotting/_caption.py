@@ -32,7 +32,7 @@ __all__ = [
 
 #: ``gid`` of the caption text, to find it among an Axes' texts.
 CAPTION_GID = "dppca-privacy-caption"
-_FONTSIZE = 7.0
+_FONTSIZE = 9.0  # readable at print size (7 pt was too small)
 _COLOR = "0.35"
 _GAP_PT = 3.0  # between the top of the axes and the caption's last line
 

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from ..score import ScoreResult
+    from ..scree import ScreeResult
 
 __all__ = ["group_color_map", "plot_score", "plot_score_groups", "plot_score_panels"]
 
@@ -74,12 +75,43 @@ def _label_parts(result: ScoreResult) -> tuple[str, ...]:
     return ("groups",) if "groups" in result.nonprivate_parts() else ()
 
 
-def _frame_axes(ax: Axes, result: ScoreResult, title: str | None) -> None:
+def group_text(label: Any) -> str:
+    """A group label as written: a whole float (read from a numeric column) without ``.0``."""
+    if isinstance(label, (float, np.floating)) and float(label).is_integer():
+        return str(int(label))
+    return str(label)
+
+
+def axis_labels(result: ScoreResult, variances: ScreeResult | None) -> tuple[str, str]:
+    """``PC1``, ``PC2``, with the share of the private total variance when ``variances`` is given.
+
+    ``variances`` is a scree released along the same directions (the report's
+    scree, or ``dp_scree(..., directions=result.directions_release)``): its
+    ``pve_total`` is post-processing of private outputs, so the labels add no
+    cost. Components beyond the scree's ``k`` keep their plain label.
+    """
+    names = result.pc_labels[:2]
+    if variances is None:
+        return names[0], names[1]
+    pve = np.asarray(variances.pve_total, dtype=np.float64)
+    out = []
+    for c, name in zip(result.components, names, strict=True):
+        if 1 <= c <= pve.size and np.isfinite(pve[c - 1]):
+            out.append(f"{name} ({100 * pve[c - 1]:.0f}% of private total variance)")
+        else:
+            out.append(name)
+    return out[0], out[1]
+
+
+def _frame_axes(
+    ax: Axes, result: ScoreResult, title: str | None, variances: ScreeResult | None = None
+) -> None:
     ax.set_xlim(*result.xlim)
     ax.set_ylim(*result.ylim)
     ax.set_aspect("equal", adjustable="box")
-    ax.set_xlabel(result.pc_labels[0])
-    ax.set_ylabel(result.pc_labels[1])
+    xlabel, ylabel = axis_labels(result, variances)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
     if title:
         ax.set_title(title)
 
@@ -155,7 +187,7 @@ def _grid(ax: Any, nrows: int, ncols: int, *, figsize: tuple[float, float]) -> t
 
 
 def _legend(ax: Axes, cmap: Mapping[Any, Any]) -> None:
-    handles = [Patch(facecolor=c, label=str(g)) for g, c in cmap.items()]
+    handles = [Patch(facecolor=c, label=group_text(g)) for g, c in cmap.items()]
     ax.legend(handles=handles, title="group", loc="center left", bbox_to_anchor=(1.02, 0.5))
 
 
@@ -172,6 +204,7 @@ def plot_score(
     alpha_range: tuple[float, float] = (0.0, 1.0),
     title: str | None = None,
     colorbar: bool = True,
+    variances: ScreeResult | None = None,
     **kwargs: Any,
 ) -> Axes:
     """Draw one score panel inside the private frame.
@@ -208,6 +241,9 @@ def plot_score(
         (grey for grouped results, whose groups share one opacity scale). It
         sits right of the panel, or below it when a group legend takes the
         right side.
+    variances : ScreeResult, default=None
+        A private scree along the same directions: the axis labels then give
+        each PC's share of the private total variance (see :func:`axis_labels`).
     **kwargs
         Passed to the one main artist (PolyCollection or scatter).
 
@@ -273,7 +309,7 @@ def plot_score(
             point_colors = [cmap[g] for g in grp]
         kwargs = {"s": 4, "alpha": 0.6, "linewidths": 0, **kwargs}
         ax.scatter(pts[:, 0], pts[:, 1], c=point_colors, **kwargs)
-    _frame_axes(ax, result, default if title is None else title)
+    _frame_axes(ax, result, default if title is None else title, variances)
     private = kind in ("histogram", "sample")
     add_privacy_caption(
         ax, result, private=private, note=_NOTES.get(kind),
@@ -355,7 +391,7 @@ def plot_score_panels(
                 axes[1, c].set_axis_off()
     if result.groups is not None and legend:
         cmap = group_color_map(list(result.groups), group_colors)
-        handles = [Patch(facecolor=col, label=str(g)) for g, col in cmap.items()]
+        handles = [Patch(facecolor=col, label=group_text(g)) for g, col in cmap.items()]
         fig.legend(handles=handles, title="group", loc="outside right center")
     return fig
 
@@ -370,6 +406,7 @@ def plot_score_groups(
     panel_size: float = 3.2,
     alpha_range: tuple[float, float] = (0.0, 1.0),
     ax: Any = None,
+    variances: ScreeResult | None = None,
     **kwargs: Any,
 ) -> Figure:
     """One histogram panel per group on the shared private frame.
@@ -385,6 +422,8 @@ def plot_score_groups(
         The panels to draw on, row by row: ``ncols`` columns and as many rows
         as the groups (plus the overlay) need; spare panels are switched off.
         By default a new figure of that layout.
+    variances : ScreeResult, optional
+        As in :func:`plot_score`: % of the private total variance on the axes.
 
     Returns
     -------
@@ -408,14 +447,15 @@ def plot_score_groups(
     if overlay:
         plot_score(
             result, method=method, ax=flat.pop(0), group_colors=cmap, legend=False,
-            alpha_range=alpha_range, title=f"{_TITLES[method]}, all groups", **kwargs,
+            alpha_range=alpha_range, title=f"{_TITLES[method]}, all groups",
+            variances=variances, **kwargs,
         )  # fmt: skip
     prob = np.asarray(result.probs[method])
     for g, label in enumerate(labels):
         ax = flat.pop(0)
         top = _histogram(ax, result, prob[g : g + 1], [cmap[label]], alpha_range, **kwargs)
         empty = "" if prob[g].any() else " (all bins removed by noise)"
-        _frame_axes(ax, result, f"{label}{empty}")
+        _frame_axes(ax, result, f"{group_text(label)}{empty}", variances)
         add_privacy_caption(
             ax, result, private=True, note=_NOTES["histogram"], nonprivate=_label_parts(result)
         )

@@ -9,16 +9,18 @@ directions, group sizes, frame, histograms (in method order).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from numpy.typing import ArrayLike
 
 from .._splits import ScoreSplit
 from .._typing import Accuracy, Calibration, Data, RandomStateLike, Ties
-from .._validation import check_bins_cap, check_components, check_data
+from .._validation import check_bins_cap, check_components, check_data, check_eps
 from ..accounting import Budget
 from ..directions import DirectionsResult
-from ..engine import CheckedData, execute
+from ..directions.plan import SCALE_SHARE, check_share
+from ..engine import CheckedData, ReleasePlan, execute
+from ..scaled import check_scale_settings, scaled_plan
 from .draw import ScoreInputs, given_directions
 from .groups import _resolve_groups, resolve_group_codes
 from .histograms import ScoreMethod
@@ -53,6 +55,8 @@ def dp_score(
     bounds: Any = None,
     accuracy: Accuracy = "warn",
     allow_large_delta: bool = False,
+    scale: Literal["private"] | None = None,
+    scale_share: float = SCALE_SHARE,
 ) -> ScoreResult:
     """A differentially private score plot: frame, grid and noisy 2-D histograms.
 
@@ -143,6 +147,14 @@ def dp_score(
         picture would be wrong: warn, refuse before reading any data, or nothing.
     allow_large_delta : bool, default=False
         Permit ``delta >= 1/n``.
+    scale : {None, "private"}, default=None
+        ``"private"`` releases one scale per column from ``scale_share`` of
+        ``eps`` (as in :func:`dp_pc_dir`) and draws the whole score plot from
+        the data divided by them (scores and ``score_range`` in those units);
+        ``result.scales`` holds them. Not with ``bounds`` or given
+        ``directions``.
+    scale_share : float, default=0.5
+        The share of ``eps`` spent on the scales.
 
     Returns
     -------
@@ -236,14 +248,19 @@ def dp_score(
     components = check_components(components, p)
     matrix, dir_result = given_directions(directions, p, components, public_directions)
     public_levels, levels, codes = resolve_group_codes(labels, group_labels, n)
-    plan = plan_score(
-        n, p, eps=eps, delta=delta, bins=bins, components=components, method=method,
+    scaling = check_scale_settings(scale, bounds=bounds, directions=directions)
+    share = check_share(scale_share) if scaling == "private" else 0.0
+    plan: ReleasePlan = plan_score(
+        n, p, eps=check_eps(eps) * (1.0 - share), delta=delta, bins=bins,
+        components=components, method=method,
         directions_given=matrix is not None, groups=None if levels is None else len(levels),
         groups_public=groups_public, split=split, score_range=score_range,
         calibration=calibration, inflate=inflate, ties=ties, compare=compare, frame=frame,
         bounds=bounds, variables=variables, accuracy=accuracy,
         allow_large_delta=allow_large_delta,
     )  # fmt: skip
+    if scaling == "private":
+        plan = scaled_plan(plan, check_eps(eps) * share, plan.cost.delta, variables)
     inputs = ScoreInputs(matrix, dir_result, public_levels, levels, codes)
     result: ScoreResult = execute(
         plan, CheckedData(data, variables, inputs), budget=budget, random_state=random_state

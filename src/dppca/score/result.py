@@ -136,6 +136,9 @@ class ScoreResult(ResultMixin):
         private unless ``groups_public``); None without groups or when not
         recorded (a release file from an earlier version, then not taken to
         be private).
+    scales, scale_note : ndarray of shape (p,) or None, str or None
+        With ``scale="private"``: what the data were divided by (the released
+        scales) and a note naming the columns left unscaled.
     """
 
     components: tuple[int, int]
@@ -160,6 +163,8 @@ class ScoreResult(ResultMixin):
     forecast: Forecast | None = None
     variables: tuple[str, ...] = ()
     groups_source: str | None = None
+    scales: NDArray[np.float64] | None = None
+    scale_note: str | None = None
 
     def __post_init__(self) -> None:
         source = check_directions_source(self.directions_source)
@@ -167,7 +172,8 @@ class ScoreResult(ResultMixin):
         if not self.variables and self.directions_release is not None:
             object.__setattr__(self, "variables", tuple(self.directions_release.variables))
         object.__setattr__(self, "variables", tuple(self.variables))
-        for a in (self.x_edges, self.y_edges, self.directions, self.group_sizes, self.bounds):
+        arrays = (self.x_edges, self.y_edges, self.directions, self.group_sizes, self.bounds)
+        for a in (*arrays, self.scales):
             if a is not None:
                 a.setflags(write=False)
         for a in self.probs.values():

@@ -7,10 +7,12 @@ from typing import Any, Literal
 
 from .._splits import ScreeSplit
 from .._typing import Accuracy, Calibration, Data, RandomStateLike, Ties
-from .._validation import check_bool, check_data, check_k
+from .._validation import check_bool, check_data, check_eps, check_k
 from ..accounting import Budget
 from ..directions import DirectionsResult, resolve_directions
-from ..engine import CheckedData, execute
+from ..directions.plan import SCALE_SHARE, check_share
+from ..engine import CheckedData, ReleasePlan, execute
+from ..scaled import check_scale_settings, scaled_plan
 from ._controls import ScreeMethod
 from ._plan import plan_scree
 from ._result import ScreeResult
@@ -37,6 +39,8 @@ def dp_scree(
     bounds: Any = None,
     accuracy: Accuracy = "warn",
     allow_large_delta: bool = False,
+    scale: Literal["private"] | None = None,
+    scale_share: float = SCALE_SHARE,
 ) -> ScreeResult:
     """Private variances (scree values) and PVE along PC directions.
 
@@ -114,6 +118,13 @@ def dp_scree(
         nothing.
     allow_large_delta : bool, default=False
         Permit ``delta >= 1/n``.
+    scale : {None, "private"}, default=None
+        ``"private"`` releases one scale per column from ``scale_share`` of
+        ``eps`` (as in :func:`dp_pc_dir`) and runs the whole scree on the data
+        divided by them; ``result.scales`` holds them. Not with ``bounds`` or
+        given ``directions``.
+    scale_share : float, default=0.5
+        The share of ``eps`` spent on the scales.
 
     Returns
     -------
@@ -240,12 +251,16 @@ def dp_scree(
     k = check_k(k, p)
     public_directions = check_bool(public_directions, "public_directions")
     given, release = resolve_directions(directions, p=p, k=k, public_directions=public_directions)
-    plan = plan_scree(
-        n, p, k, eps=eps, delta=delta, method=method, control=control,
+    scaling = check_scale_settings(scale, bounds=bounds, directions=directions)
+    share = check_share(scale_share) if scaling == "private" else 0.0
+    plan: ReleasePlan = plan_scree(
+        n, p, k, eps=check_eps(eps) * (1.0 - share), delta=delta, method=method, control=control,
         directions_given=given is not None, split=split, pairing=pairing, mono=mono,
         compare=compare, calibration=calibration, ties=ties, bounds=bounds,
         variables=variables, accuracy=accuracy, allow_large_delta=allow_large_delta,
     )  # fmt: skip
+    if scaling == "private":
+        plan = scaled_plan(plan, check_eps(eps) * share, plan.cost.delta, variables)
     checked = CheckedData(data, variables, extra=(given, release))
     result: ScreeResult = execute(plan, checked, budget=budget, random_state=random_state)
     return result

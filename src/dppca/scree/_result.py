@@ -93,6 +93,9 @@ class ScreeResult(ResultMixin):
         Why the released values are not estimates (a clip scan off its ladder,
         a total variance of 0 beside positive variances, values off the scale
         of their clip level); empty when none. The figure then draws no curve.
+    scales, scale_note : ndarray of shape (p,) or None, str or None
+        With ``scale="private"``: what the data were divided by (the released
+        scales) and a note naming the columns left unscaled.
     """
 
     methods: tuple[str, ...]
@@ -116,12 +119,17 @@ class ScreeResult(ResultMixin):
     forecast: Forecast | None = None
     unpooled_values: NDArray[np.float64] | None = None
     problems: tuple[str, ...] = ()
+    scales: NDArray[np.float64] | None = None
+    scale_note: str | None = None
 
     def __post_init__(self) -> None:
         source = check_directions_source(self.directions_source)
         object.__setattr__(self, "directions_source", source)
-        arrays = (self.values, self.directions, self.nonprivate_values, self.noise_sd, self.bounds)
-        for a in (*arrays, self.unpooled_values):
+        arrays = (
+            self.values, self.directions, self.nonprivate_values, self.noise_sd, self.bounds,
+            self.scales, self.unpooled_values,
+        )  # fmt: skip
+        for a in arrays:
             if a is not None:
                 a.setflags(write=False)
 
