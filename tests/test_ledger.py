@@ -132,9 +132,9 @@ def test_refusal_leaves_the_ledger_unchanged(path):
 
 
 def _gaussian(eps: float, delta: float = 1e-6) -> PrivacyCost:
-    from dppca.directions.release import plan_directions
+    from dppca import plan_pc_dir
 
-    return plan_directions(1000, 5, eps=eps, delta=delta).cost
+    return plan_pc_dir(1000, 5, eps=eps, delta=delta).cost
 
 
 def test_the_ledger_composes_tightly_like_a_budget(path):

@@ -16,14 +16,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dppca import BudgetExceededError, PrivacyCost
+from dppca import BudgetExceededError, PrivacyCost, plan_pc_dir
 from dppca.cli import main
-from dppca.directions.release import plan_directions
 from dppca.ledger import Ledger, LedgerError, fingerprint
 
 
 def _gaussian(eps: float) -> PrivacyCost:
-    return plan_directions(1000, 5, eps=eps, delta=1e-6).cost
+    return plan_pc_dir(1000, 5, eps=eps, delta=1e-6).cost
 
 
 @pytest.fixture

@@ -186,7 +186,7 @@ def test_report_charges_the_sqlite_ledger_once(tmp_path):
     ledger_module = pytest.importorskip("dppca.ledger")
     data = load_gau()
     ledger = ledger_module.Ledger(tmp_path / "ledger.sqlite")
-    fp = ledger_module.frame_fingerprint(data)
+    fp = ledger_module.fingerprint(data)
     ledger.set_total(fp, 3.0, 1e-4)
     report(data, eps=1.0, delta=1e-5, random_state=0,
            budget=ledger.budget(fp, kind="report", name="gau"))  # fmt: skip

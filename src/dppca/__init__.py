@@ -20,6 +20,7 @@ from .exceptions import (
 from .kendall import spherical_kendall
 from .loading import LoadingResult, dp_loading, plan_loading
 from .release_io import load_release, save_release
+from .report_plan import plan_report
 from .reporting import Report, report
 from .score import ScoreResult, dp_score, plan_score, sample_points
 from .scree import (
@@ -61,6 +62,7 @@ __all__ = [
     "pc_dir",
     "plan_loading",
     "plan_pc_dir",
+    "plan_report",
     "plan_score",
     "plan_scree",
     "report",

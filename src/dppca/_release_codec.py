@@ -24,6 +24,7 @@ from .accounting import PrivacyCost
 from .directions import DirectionsResult
 from .forecast import Forecast
 from .loading import LoadingResult
+from .resolvability import Resolvability
 from .score import ScoreResult
 from .scree import ScreeResult
 
@@ -38,6 +39,7 @@ _TYPES: dict[str, type] = {
     "dppca.score:ScoreResult": ScoreResult,
     "dppca.accounting:PrivacyCost": PrivacyCost,
     "dppca.forecast:Forecast": Forecast,
+    "dppca.resolvability:Resolvability": Resolvability,
 }
 _TYPE_NAMES = {cls: name for name, cls in _TYPES.items()}
 _FLOATS = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}

@@ -191,6 +191,25 @@ def _legend(ax: Axes, cmap: Mapping[Any, Any]) -> None:
     ax.legend(handles=handles, title="group", loc="center left", bbox_to_anchor=(1.02, 0.5))
 
 
+def _check_panel(
+    result: ScoreResult, kind: str, method: str | None, sample: pd.DataFrame | None
+) -> str:
+    """Check :func:`plot_score`'s options before drawing; return the histogram method."""
+    if kind not in _KINDS:
+        raise ValueError(f"kind must be one of {', '.join(map(repr, _KINDS))}; got {kind!r}.")
+    method = result.methods[0] if method is None else method
+    if method not in result.probs:
+        raise ValueError(f"method must be one of {list(result.methods)!r}; got {method!r}.")
+    if kind in ("nonprivate", "scatter") and result.nonprivate is None:
+        raise ValueError(
+            f"kind={kind!r} needs the non-private comparison; call dp_score(..., "
+            "compare=True) (never publish that part)."
+        )
+    if kind == "sample" and not isinstance(sample, pd.DataFrame):
+        raise TypeError("kind='sample' needs sample=, a DataFrame from dppca.sample_points.")
+    return method
+
+
 def plot_score(
     result: ScoreResult,
     *,
@@ -260,18 +279,7 @@ def plot_score(
     bins, a sample panel only synthetic points. The colour bar's scale is
     released values only.
     """
-    if kind not in _KINDS:
-        raise ValueError(f"kind must be one of {', '.join(map(repr, _KINDS))}; got {kind!r}.")
-    method = result.methods[0] if method is None else method
-    if method not in result.probs:
-        raise ValueError(f"method must be one of {list(result.methods)!r}; got {method!r}.")
-    if kind in ("nonprivate", "scatter") and result.nonprivate is None:
-        raise ValueError(
-            f"kind={kind!r} needs the non-private comparison; call dp_score(..., "
-            "compare=True) (never publish that part)."
-        )
-    if kind == "sample" and not isinstance(sample, pd.DataFrame):
-        raise TypeError("kind='sample' needs sample=, a DataFrame from dppca.sample_points.")
+    method = _check_panel(result, kind, method, sample)
     if ax is None:
         _, ax = plt.subplots()
     grouped = result.groups is not None
