@@ -18,7 +18,7 @@ from ._composition import tight_total
 from ._cost import _REL_SLACK, PrivacyCost
 from ._lazy import scipy_optimize as optimize
 from ._validation import check_delta, check_eps
-from .mechanisms import analytic_gaussian_sigma
+from .mechanisms import analytic_gaussian_sigma, analytic_multiplier
 
 __all__ = ["CalibratedPart", "NoisePart", "calibrate_noise", "scale_to_tight", "tight_factor"]
 
@@ -188,7 +188,7 @@ def _shares_at(shares: tuple[tuple[str, float, float], ...], t: float) -> list[P
     out = []
     for kind, e, d in shares:
         if kind == "gaussian":
-            z = analytic_gaussian_sigma(1.0, t * e, d)
+            z = analytic_multiplier(t * e, d)  # shares checked once by the caller
             out.append(PrivacyCost(t * e, d, kind, "part", kind=kind, multiplier=z))
         elif kind == "laplace":
             out.append(PrivacyCost(t * e, 0.0, kind, "part", kind=kind, multiplier=1 / (t * e)))

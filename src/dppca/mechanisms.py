@@ -52,6 +52,7 @@ _dp: Any = None
 
 __all__ = [
     "analytic_gaussian_sigma",
+    "analytic_multiplier",
     "capped_quantile_level",
     "classic_gaussian_sigma",
     "em_quantile",
@@ -140,6 +141,16 @@ def analytic_gaussian_sigma(sensitivity: float, eps: float, delta: float) -> flo
     delta = check_delta(delta)
     if not (math.isfinite(sensitivity) and sensitivity > 0):
         raise ValueError(f"sensitivity must be finite and > 0; got {sensitivity!r}.")
+    return sensitivity * analytic_multiplier(eps, delta)
+
+
+def analytic_multiplier(eps: float, delta: float) -> float:
+    """:func:`analytic_gaussian_sigma` at sensitivity 1, for checked ``eps`` and ``delta``.
+
+    The unchecked core, for callers that validated their arguments once (a
+    budget split's search calls it many times); public callers use
+    :func:`analytic_gaussian_sigma`.
+    """
 
     def excess(log_sigma: float) -> float:
         return _analytic_delta(math.exp(log_sigma), eps) - delta
@@ -153,7 +164,7 @@ def analytic_gaussian_sigma(sensitivity: float, eps: float, delta: float) -> flo
     sigma = math.exp(log_sigma)
     while _analytic_delta(sigma, eps) > delta:
         sigma *= 1 + 1e-12
-    return sensitivity * sigma
+    return sigma
 
 
 def gaussian_sigma(
@@ -182,7 +193,9 @@ def gaussian_sigma(
     delta = check_delta(delta)
     calibration = check_calibration(calibration)
     if calibration == "analytic":
-        return analytic_gaussian_sigma(sensitivity, eps, delta)
+        if not (math.isfinite(sensitivity) and sensitivity > 0):
+            raise ValueError(f"sensitivity must be finite and > 0; got {sensitivity!r}.")
+        return sensitivity * analytic_multiplier(eps, delta)
     if eps >= 1:
         warn_privacy(
             f"eps={eps:g} is outside (0, 1), where the classic Gaussian calibration is "
