@@ -6,8 +6,9 @@ The exact spherical Kendall matrix averages all ``n (n - 1) / 2`` pairs of rows.
 computes it in blocked matrix products, which is fast up to some ten thousand rows,
 but the work still grows like ``n^2``. For millions of rows, ``design="balanced"``
 averages the pairs of a random *balanced design* instead: ``n m`` pairs in which
-every row appears exactly ``2 m`` times and no pair twice. The pairing is drawn from
-``random_state``, never from the data.
+every row appears exactly ``2 m`` times and no pair twice. :func:`dppca.dp_pc_dir`
+draws the pairing from ``random_state``, never from the data; the kernel
+:func:`dppca.spherical_kendall` draws nothing and takes the order as ``order=``.
 
 Privacy is unchanged: a replaced row touches its ``2 m`` pairs, each of weight
 ``1 / (n m)``, so the sensitivity is again ``2 sqrt(2) / n`` and the noise is the
@@ -29,6 +30,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from dppca import plan_pc_dir, spherical_kendall
+from dppca.mechanisms import random_pairing
 from dppca.datasets import load_gau
 
 X = load_gau()
@@ -36,7 +38,7 @@ n, p = X.shape
 exact = spherical_kendall(X)
 ms = [2, 5, 10, 20, 50]
 errors = [
-    np.linalg.norm(spherical_kendall(X, design="balanced", m=m, random_state=1) - exact)
+    np.linalg.norm(spherical_kendall(X, design="balanced", m=m, order=random_pairing(len(X), 1)) - exact)
     for m in ms
 ]
 noise = plan_pc_dir(n, p, eps=0.5, delta=1e-5).sigma * np.sqrt(p * (p + 1) / 2)
