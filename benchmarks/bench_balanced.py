@@ -33,7 +33,7 @@ import time
 import numpy as np
 
 from dppca import spherical_kendall
-from dppca.mechanisms import kendall_sigma, random_pairing
+from dppca.privacy.mechanisms import kendall_sigma, random_pairing
 
 
 def synthetic(n: int, p: int, seed: int) -> np.ndarray:

@@ -22,8 +22,8 @@ import warnings
 import numpy as np
 
 from dppca import dp_pc_dir, dp_score
+from dppca.core.exceptions import AccuracyWarning
 from dppca.datasets import load_gau_g
-from dppca.exceptions import AccuracyWarning
 
 DELTA = 1e-5
 

@@ -32,8 +32,8 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from dppca import dp_pc_dir, spherical_kendall
-from dppca._tiles import kernel_backend
 from dppca.datasets import load_gau
+from dppca.kernels.tiles import kernel_backend
 
 
 def gemm_floor(Y: np.ndarray, block: int) -> None:

@@ -22,7 +22,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 from dppca import dp_loading
-from dppca._validation import MAX_REPEL_LABELS
+from dppca.core.validation import MAX_REPEL_LABELS
 
 
 def _draw_seconds(p: int) -> float:

@@ -3,7 +3,7 @@
 Measured with one vector call of ``--count`` values each (default 20000):
 
 * OpenDP's float Gaussian at its default grid (2^-1074, what dppca used
-  before) and at dppca's grid (``dppca._hardened.grid_exponent``, the domain's
+  before) and at dppca's grid (``dppca.privacy.hardened.grid_exponent``, the domain's
   size given);
 * OpenDP's discrete Gaussian on 64-bit integers (the lattice draw alone);
 * OpenDP's float Laplace at the default grid and at dppca's grid;
@@ -12,7 +12,7 @@ Measured with one vector call of ``--count`` values each (default 20000):
   approximation on a grid, not exactly the calibrated distribution, so it is
   shown for comparison only;
 * numpy's ``standard_normal`` (not hardened), for scale;
-* ``dppca.mechanisms.gaussian_noise`` with a hardened generator (what an
+* ``dppca.privacy.mechanisms.gaussian_noise`` with a hardened generator (what an
   unseeded release runs), and the forecast ``noise_seconds`` gives.
 
 Run:  python benchmarks/bench_noise.py [--count 20000]
@@ -28,9 +28,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from dppca import _hardened
-from dppca._validation import HardenedGenerator
-from dppca.mechanisms import gaussian_noise, noise_seconds
+from dppca.core.validation import HardenedGenerator
+from dppca.privacy import hardened
+from dppca.privacy.mechanisms import gaussian_noise, noise_seconds
 
 SCALE = 0.01
 
@@ -53,7 +53,7 @@ def opendp_rows(count: int) -> list[tuple[str, float]]:
     n = count
     gauss = dp.m.make_gaussian(floats, dp.l2_distance(T=float), scale=SCALE)
     rows.append(("opendp float Gaussian, grid 2^-1074", per_value_us(lambda: gauss(values), n)))
-    k = _hardened.grid_exponent("gaussian", SCALE, count)
+    k = hardened.grid_exponent("gaussian", SCALE, count)
     fine = dp.m.make_gaussian(sized, dp.l2_distance(T=float), scale=SCALE, k=k)
     rows.append((f"opendp float Gaussian, grid 2^{k}", per_value_us(lambda: fine(values), count)))
     lattice = dp.m.make_gaussian(
@@ -62,7 +62,7 @@ def opendp_rows(count: int) -> list[tuple[str, float]]:
     rows.append(("opendp discrete Gaussian (i64)", per_value_us(lambda: lattice(ints), count)))
     lap = dp.m.make_laplace(floats, dp.l1_distance(T=float), scale=SCALE)
     rows.append(("opendp float Laplace, grid 2^-1074", per_value_us(lambda: lap(values), count)))
-    k = _hardened.grid_exponent("laplace", SCALE, count)
+    k = hardened.grid_exponent("laplace", SCALE, count)
     fine_lap = dp.m.make_laplace(sized, dp.l1_distance(T=float), scale=SCALE, k=k)
     rows.append((f"opendp float Laplace, grid 2^{k}", per_value_us(lambda: fine_lap(values), n)))
     return rows

@@ -44,12 +44,12 @@ import warnings
 import numpy as np
 
 from dppca import dp_score, dp_scree, spherical_kendall
-from dppca._validation import HardenedGenerator
-from dppca.accounting import _tight_eps, basic_total, tight_total
 from dppca.app.state import AppState
+from dppca.core.exceptions import AccuracyWarning
+from dppca.core.validation import HardenedGenerator
 from dppca.datasets import load_gau, load_wine
-from dppca.exceptions import AccuracyWarning
-from dppca.mechanisms import (
+from dppca.privacy.accounting import _tight_eps, basic_total, tight_total
+from dppca.privacy.mechanisms import (
     analytic_gaussian_sigma,
     classic_gaussian_sigma,
     gaussian_noise,
@@ -183,9 +183,9 @@ def _basic_split(build, eps, delta):
 
 
 def _gain_runs(frame, eps: float, seeds: int, basic: bool):
-    from dppca import scree as scree_mod
-    from dppca.score import plan as score_plan
-    from dppca.scree import _plan as scree_plan  # where the scree plan calls it
+    from dppca.releases import scree as scree_mod
+    from dppca.releases.score import plan as score_plan
+    from dppca.releases.scree import _plan as scree_plan  # where the scree plan calls it
 
     saved = scree_plan.scale_to_tight, score_plan.scale_to_tight
     if basic:

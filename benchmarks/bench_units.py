@@ -32,8 +32,8 @@ import warnings
 import numpy as np
 
 from dppca import spherical_kendall
-from dppca.directions import plan_pc_dir
-from dppca.engine import execute
+from dppca.releases.directions import plan_pc_dir
+from dppca.releases.engine import execute
 
 
 def tables() -> dict[str, np.ndarray]:

@@ -131,8 +131,8 @@ loading.plot()
 # (``~/.local/state/dppca/ledger.sqlite`` by default, ``--ledger PATH`` or
 # ``DPPCA_LEDGER`` to choose). A table is known by a fingerprint of its values and
 # column names, so every command and app session that uses it spends from one
-# total. :class:`dppca.ledger.Ledger` is the same store from Python:
-from dppca.ledger import Ledger, fingerprint
+# total. :class:`dppca.privacy.ledger.Ledger` is the same store from Python:
+from dppca.privacy.ledger import Ledger, fingerprint
 
 ledger = Ledger(workdir / "ledger.sqlite")
 fp = fingerprint(X.to_numpy(), list(X.columns))

@@ -30,7 +30,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from dppca import plan_pc_dir, spherical_kendall
-from dppca.mechanisms import random_pairing
+from dppca.privacy.mechanisms import random_pairing
 from dppca.datasets import load_gau
 
 X = load_gau()

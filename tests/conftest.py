@@ -50,7 +50,7 @@ def _close_figures():
 @pytest.fixture
 def check_data_calls(monkeypatch) -> list[tuple]:
     """Records every call of ``check_data``, wherever it was imported, as (args, data)."""
-    from dppca._check_data import check_data
+    from dppca.core.data_checks import check_data
 
     calls: list[tuple] = []
 

@@ -638,7 +638,7 @@ def test_a_reload_shows_the_release_paid_for_again(browser, tmp_path):
     import importlib.util
 
     from dppca.app import create_app
-    from dppca.ledger import Ledger
+    from dppca.privacy.ledger import Ledger
 
     # The stand-in for a ledger that stores releases, from tests/test_app_stored.py.
     spec = importlib.util.spec_from_file_location(

@@ -13,7 +13,7 @@ import pytest
 from dppca import BudgetExceededError
 from dppca.app.state import AppState
 from dppca.cli import main
-from dppca.ledger import Ledger
+from dppca.privacy.ledger import Ledger
 
 
 @pytest.fixture

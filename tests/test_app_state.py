@@ -543,7 +543,7 @@ def test_the_forecast_is_shown_before_and_after_a_release(state: AppState) -> No
 
 
 def test_describe_forecast_words_problems_for_the_page() -> None:
-    from dppca.forecast import Forecast
+    from dppca.releases.forecast import Forecast
 
     bad = Forecast("scree", 150, 4, 0.3, 1e-5, problems=(
         "the clip level search may fail with probability up to 0.2; give public bounds, "

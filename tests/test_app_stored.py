@@ -15,7 +15,7 @@ from dppca import BudgetExceededError
 from dppca.app import figures
 from dppca.app.state import AppState, directions_of
 from dppca.app.stored import restore_releases, stores_releases
-from dppca.ledger import Ledger
+from dppca.privacy.ledger import Ledger
 
 
 class PayloadLedger(Ledger):
@@ -113,7 +113,7 @@ def test_a_ledger_without_stored_releases_still_charges_through_the_library(tmp_
 def test_a_restarted_app_shows_the_releases_stored_in_its_ledger_file(tmp_path, frame, rng):
     path = tmp_path / "ledger.sqlite"
     if not stores_releases(Ledger(path)):
-        pytest.skip("dppca.ledger.Ledger does not store releases yet")
+        pytest.skip("dppca.privacy.ledger.Ledger does not store releases yet")
     first = AppState(random_state=rng, ledger=Ledger(path))
     first.load("toy", frame)
     made = first.release("directions", eps=0.3, delta=1e-6)

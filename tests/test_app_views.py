@@ -9,8 +9,8 @@ import pytest
 from dppca import BudgetExceededError, PrivacyCost
 from dppca.app import views
 from dppca.app.state import AppState, DataError, Release
-from dppca.exceptions import TiedRowsError
-from dppca.forecast import Forecast
+from dppca.core.exceptions import TiedRowsError
+from dppca.releases.forecast import Forecast
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ import pytest
 
 from dppca import TiedRowsError, dp_pc_dir, spherical_kendall
 from dppca.cli import main
-from dppca.kendall import default_m
-from dppca.mechanisms import kendall_sigma, random_pairing, symmetric_gaussian_noise
+from dppca.kernels.kendall import default_m
+from dppca.privacy.mechanisms import kendall_sigma, random_pairing, symmetric_gaussian_noise
 
 
 def plain_balanced(X: np.ndarray, m: int, seed: int, ties: str = "error") -> np.ndarray:
@@ -194,7 +194,7 @@ def test_cli_balanced_streams_csv_and_keeps_column_order(tmp_path, capsys, small
 
 
 def test_chunked_csv_reader_matches_pandas(tmp_path, small_frame):
-    from dppca._io import read_numeric_file
+    from dppca.core.reading import read_numeric_file
 
     path = tmp_path / "t.csv"
     small_frame.to_csv(path, index=False)
@@ -223,7 +223,7 @@ def test_cli_balanced_reports_bad_files_in_one_line(tmp_path, capsys, content, e
 
 def test_parquet_reader_matches_csv(tmp_path, small_frame):
     pytest.importorskip("pyarrow")
-    from dppca._io import read_numeric_file
+    from dppca.core.reading import read_numeric_file
 
     path = tmp_path / "t.parquet"
     small_frame.to_parquet(path)

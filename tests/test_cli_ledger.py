@@ -12,7 +12,7 @@ import pytest
 
 from dppca.app.state import AppState
 from dppca.cli import main
-from dppca.ledger import Ledger, fingerprint
+from dppca.privacy.ledger import Ledger, fingerprint
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 

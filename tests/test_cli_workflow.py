@@ -67,7 +67,7 @@ def test_saved_directions_are_paid_once(tmp_path, table, capsys):
     assert sum(len(_direction_parts(c)) for c in spent) == 1
     assert sum(c.eps for c in spent) == pytest.approx(0.8 * 3)
     # ... and the ledger shared by the commands shows one directions cost, not three
-    from dppca.ledger import Ledger
+    from dppca.privacy.ledger import Ledger
 
     ledger = Ledger()  # the per-test file the suite's fixture names in DPPCA_LEDGER
     (fp,) = ledger.datasets()["fingerprint"]

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from dppca import TiedRowsError, dp_loading, dp_pc_dir, spherical_kendall
-from dppca.mechanisms import random_pairing
+from dppca.privacy.mechanisms import random_pairing
 
 dask = pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")

@@ -19,9 +19,9 @@ from dppca import (
     pc_dir,
     spherical_kendall,
 )
-from dppca.directions import orient_signs
-from dppca.exceptions import AccuracyWarning, InaccurateReleaseError
-from dppca.mechanisms import kendall_sensitivity, kendall_sigma, symmetric_gaussian_noise
+from dppca.core.exceptions import AccuracyWarning, InaccurateReleaseError
+from dppca.privacy.mechanisms import kendall_sensitivity, kendall_sigma, symmetric_gaussian_noise
+from dppca.releases.directions import orient_signs
 
 
 def test_directions_are_orthonormal_and_ordered(small_data):
@@ -257,7 +257,7 @@ def test_forecast_warns_or_refuses_before_reading_the_data():
 
 
 def test_directions_cost_records_its_gaussian_noise():
-    from dppca.mechanisms import kendall_sensitivity
+    from dppca.privacy.mechanisms import kendall_sensitivity
 
     X = np.random.default_rng(5).normal(size=(60, 4))
     res = dp_pc_dir(X, 2, eps=0.5, delta=1e-5, random_state=0, calibration="analytic")

@@ -17,8 +17,8 @@ import pytest
 
 import dppca
 import dppca.datasets
-import dppca.ledger
 import dppca.plotting
+import dppca.privacy.ledger
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -64,7 +64,7 @@ def test_every_public_name_is_in_the_api_index():
     assert not missing, f"add to docs/api.rst: {missing}"
     # The lazily loaded estimator and the modules users import from directly.
     assert "dppca.DPPCA" in listed
-    for module in (dppca.datasets, dppca.ledger, dppca.plotting):
+    for module in (dppca.datasets, dppca.privacy.ledger, dppca.plotting):
         names = {f"{module.__name__}.{n}" for n in module.__all__ if callable(getattr(module, n))}
         assert not sorted(names - listed), sorted(names - listed)
 

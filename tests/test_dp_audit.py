@@ -26,7 +26,11 @@ import pytest
 from scipy import stats
 
 from dppca import spherical_kendall
-from dppca.mechanisms import analytic_gaussian_sigma, kendall_sigma, symmetric_gaussian_noise
+from dppca.privacy.mechanisms import (
+    analytic_gaussian_sigma,
+    kendall_sigma,
+    symmetric_gaussian_noise,
+)
 
 N = 2_000_000  # releases per side
 ALPHA = 1e-6  # total false-alarm probability, split over the thresholds (Bonferroni)

@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 
 from dppca import dp_loading, dp_pc_dir, dp_score, dp_scree, pc_dir
-from dppca._io import check_csv_layout, read_csv_checked, sniff_csv_layout
-from dppca._validation import MAX_REPEL_LABELS, check_sensitivity_work, repel_iterations
 from dppca.app import figures
 from dppca.app.state import DataError, read_csv_upload
+from dppca.core.reading import check_csv_layout, read_csv_checked, sniff_csv_layout
+from dppca.core.validation import MAX_REPEL_LABELS, check_sensitivity_work, repel_iterations
 
 
 @pytest.mark.parametrize(

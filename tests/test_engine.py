@@ -7,9 +7,9 @@ import pytest
 
 import dppca
 from dppca import Budget, BudgetExceededError, dp_loading, dp_score, plan_loading
-from dppca import _validation as validation
+from dppca.core import validation
 from dppca.datasets import load_gau
-from dppca.engine import CheckedData, Part, ReleasePlan, execute
+from dppca.releases.engine import CheckedData, Part, ReleasePlan, execute
 
 
 @pytest.fixture
@@ -71,7 +71,11 @@ def test_an_entry_point_checks_its_data_and_eps_once(monkeypatch):
         calls["check_data"] += 1
         return original(*args, **kwargs)
 
-    for module in ("dppca.kendall", "dppca.scree._release", "dppca.score.release"):
+    for module in (
+        "dppca.kernels.kendall",
+        "dppca.releases.scree._release",
+        "dppca.releases.score.release",
+    ):
         monkeypatch.setattr(f"{module}.check_data", counting)
     dppca.dp_pc_dir(data, 2, eps=0.5, delta=1e-5, random_state=0)
     dppca.dp_scree(data, 3, eps=0.9, delta=1e-5, random_state=0)
@@ -104,7 +108,7 @@ def test_synthetic_points_with_the_release_seed_use_another_stream():
 def test_checked_data_is_not_checked_again(table, monkeypatch):
     plan = plan_loading(400, 5, eps=0.8, delta=1e-6)
     checked = CheckedData(table, ("a", "b", "c", "d", "e"))
-    monkeypatch.setattr("dppca.kendall.check_data", lambda *a, **k: pytest.fail("checked"))
+    monkeypatch.setattr("dppca.kernels.kendall.check_data", lambda *a, **k: pytest.fail("checked"))
     execute(plan, checked, random_state=1)
 
 

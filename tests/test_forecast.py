@@ -24,8 +24,8 @@ from dppca import (
     plan_scree,
 )
 from dppca.datasets import load_gau, load_wine
-from dppca.forecast import CLIP_RATIO, Forecast, direction_noise_norm, em_failure_bound
-from dppca.score import frame_failure_bound
+from dppca.releases.forecast import CLIP_RATIO, Forecast, direction_noise_norm, em_failure_bound
+from dppca.releases.score import frame_failure_bound
 
 
 def _leaves(cost):

@@ -10,7 +10,7 @@ edges. Loading a submodule also runs its parent packages' ``__init__``;
 that implicit step is not an edge either, or every package would form a
 cycle with its own modules. A second check adds the imports inside
 functions: none may close a loop either (a result's ``plot()`` asks the
-drawer registry of :mod:`dppca._results`, which the plotting package fills).
+drawer registry of :mod:`dppca.releases.protocol`, which the plotting package fills).
 """
 
 from __future__ import annotations
@@ -182,7 +182,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_module_list_covers_the_package():
     # Guards the walk itself: a few modules from each layer must be present.
-    for name in ("dppca", "dppca.kendall", "dppca.plotting.loading", "dppca.cli._common"):
+    for name in ("dppca", "dppca.kernels.kendall", "dppca.plotting.loading", "dppca.cli._common"):
         assert name in MODULES
 
 
@@ -193,9 +193,9 @@ def test_every_module_imports(module):
 
 def test_the_graph_sees_known_edges():
     graph = import_graph()
-    assert "dppca.kendall" in graph["dppca"]  # from .kendall import spherical_kendall
+    assert "dppca.kernels.kendall" in graph["dppca"]  # from .kendall import spherical_kendall
     assert "dppca.cli._safety" in graph["dppca.cli"]  # from . import _safety
-    assert "dppca.plotting" not in graph["dppca.loading"]
+    assert "dppca.plotting" not in graph["dppca.releases.loading"]
 
 
 def test_cycle_finder_reports_a_loop():
@@ -229,18 +229,29 @@ def _reachable(graph: dict[str, set[str]], start: str) -> set[str]:
     return seen
 
 
-@pytest.mark.parametrize("kernel", ["dppca.kendall", "dppca._exact_pairs", "dppca._pairsums"])
+@pytest.mark.parametrize(
+    "kernel", ["dppca.kernels.kendall", "dppca.kernels.exact_pairs", "dppca.kernels.pairsums"]
+)
 def test_the_kernels_reach_no_noise_module(kernel):
     # The kernels are deterministic: a pairing order is passed in, never drawn.
     reached = _reachable(deferred_graph(), kernel)
-    assert not reached & {"dppca.mechanisms", "dppca._knorm", "dppca._quantiles"}
+    assert not reached & {
+        "dppca.privacy.mechanisms",
+        "dppca.privacy.knorm",
+        "dppca.privacy.quantiles",
+    }
 
 
 @pytest.mark.parametrize(
-    "module", ["dppca.directions.result", "dppca.loading.result", "dppca.scree._result",
-               "dppca.score.result"],
-)  # fmt: skip
+    "module",
+    [
+        "dppca.releases.directions.result",
+        "dppca.releases.loading.result",
+        "dppca.releases.scree._result",
+        "dppca.releases.score.result",
+    ],
+)
 def test_results_import_no_plotting_and_no_other_release(module):
     reached = _reachable(deferred_graph(), module)
     assert not {m for m in reached if m.startswith("dppca.plotting")}
-    assert "dppca.loading" not in reached or module == "dppca.loading.result"
+    assert "dppca.releases.loading" not in reached or module == "dppca.releases.loading.result"

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from dppca import TiedRowsError, spherical_kendall
-from dppca.mechanisms import random_pairing
+from dppca.privacy.mechanisms import random_pairing
 
 
 def _order(design: str, n: int, seed: int) -> dict:
@@ -246,7 +246,7 @@ def backend(request, monkeypatch):
 @pytest.mark.parametrize("name", list(_hostile_cases()))
 @pytest.mark.parametrize("block_size", [None, 16, 37])
 def test_each_backend_matches_plain_definition_on_hostile_data(backend, name, block_size):
-    from dppca._tiles import kernel_backend
+    from dppca.kernels.tiles import kernel_backend
 
     assert kernel_backend(1) == backend
     X = _hostile_cases()[name]
@@ -292,7 +292,7 @@ def test_numpy_fallback_runs_when_numba_is_absent(tmp_path):
         "import sys; sys.modules['numba'] = None\n"  # import numba now raises ImportError
         "import numpy as np\n"
         "from dppca import spherical_kendall\n"
-        "from dppca._tiles import kernel_backend\n"
+        "from dppca.kernels.tiles import kernel_backend\n"
         "assert kernel_backend() == 'numpy', kernel_backend()\n"
         "X = np.random.default_rng(0).normal(size=(300, 4)) + 1e6\n"
         "K = spherical_kendall(X, block_size=64, n_jobs=2)\n"
@@ -358,7 +358,7 @@ def test_no_floating_point_warning_escapes(backend, design, far):
 
 
 def test_default_block_depends_on_p_and_cache_only():
-    from dppca.kendall import default_block
+    from dppca.kernels.kendall import default_block
 
     for p in (1, 20, 256, 257, 5000):
         b = default_block(p)
@@ -380,9 +380,9 @@ def test_dp_pc_dir_gives_the_same_directions_at_extreme_magnitudes(factor):
 
 
 def test_partial_eigensolver_gives_the_full_solvers_directions():
-    from dppca._eigen import top_eigh
-    from dppca.directions.plan import top_eigen
-    from dppca.directions.result import orient_signs
+    from dppca.kernels.eigen import top_eigh
+    from dppca.releases.directions.plan import top_eigen
+    from dppca.releases.directions.result import orient_signs
 
     rng = np.random.default_rng(11)
     p = 200
@@ -406,14 +406,14 @@ def test_without_threadpoolctl_blas_tasks_run_in_threads_only_if_blas_is_held(
 ):
     import sys
 
-    from dppca import _threads
+    from dppca.kernels import threads
 
     monkeypatch.setitem(sys.modules, "threadpoolctl", None)  # import fails
-    for name in _threads._BLAS_THREAD_VARS:
+    for name in threads._BLAS_THREAD_VARS:
         monkeypatch.delenv(name, raising=False)
     if env is not None:
         monkeypatch.setenv("OPENBLAS_NUM_THREADS", env)
-    with _threads._runner(2, 4, blas=blas) as run:
+    with threads._runner(2, 4, blas=blas) as run:
         threaded = run is not map
         assert list(run(lambda t: t * t, range(4))) == [0, 1, 4, 9]  # in task order
     # BLAS calls in threads would each start BLAS's own threads: serial then

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from scipy import optimize, stats
 
-from dppca import mechanisms
-from dppca._knorm import moment_knorm, moment_knorm_noise, moment_knorm_variance
-from dppca._validation import HardenedGenerator
+from dppca.core.validation import HardenedGenerator
+from dppca.privacy import mechanisms
+from dppca.privacy.knorm import moment_knorm, moment_knorm_noise, moment_knorm_variance
 
 
 def _in_difference_body(x: np.ndarray) -> bool:
@@ -118,7 +118,7 @@ def test_seeded_draws_reproduce_and_leave_the_value_alone():
 
 def test_a_hardened_generator_draws_the_proposals_from_opendp(monkeypatch):
     pytest.importorskip("opendp")
-    import dppca._knorm as knorm
+    import dppca.privacy.knorm as knorm
 
     seen = []
 

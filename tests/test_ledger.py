@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from dppca import Budget, BudgetExceededError, PrivacyCost, compose, dp_pc_dir
-from dppca.ledger import (
+from dppca.privacy.ledger import (
     Ledger,
     LedgerBudget,
     LedgerError,
@@ -194,7 +194,7 @@ _WORKER = textwrap.dedent(
     import sys, time
     from pathlib import Path
     from dppca import PrivacyCost, BudgetExceededError
-    from dppca.ledger import Ledger
+    from dppca.privacy.ledger import Ledger
     path, go, eps = sys.argv[1], Path(sys.argv[2]), float(sys.argv[3])
     led = Ledger(path)
     while not go.exists():
@@ -254,7 +254,7 @@ def test_stored_costs_keep_every_field_the_accountant_reads(path):
 
 def test_a_tightly_composed_release_counts_what_it_was_charged():
     from dppca import tight_total
-    from dppca.scree import plan_scree
+    from dppca.releases.scree import plan_scree
 
     cost = plan_scree(1000, 5, 2, eps=0.8, delta=1e-6).cost  # parts claim more than 0.8
     assert math.fsum(c.eps for c in cost.leaves()) > 0.8

@@ -18,7 +18,7 @@ import pytest
 
 from dppca import BudgetExceededError, PrivacyCost, plan_pc_dir
 from dppca.cli import main
-from dppca.ledger import Ledger, LedgerError, fingerprint
+from dppca.privacy.ledger import Ledger, LedgerError, fingerprint
 
 
 def _gaussian(eps: float) -> PrivacyCost:

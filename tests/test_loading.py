@@ -19,8 +19,8 @@ from dppca import (
     plan_loading,
 )
 from dppca.datasets import load_wine
-from dppca.loading import NoiseSensitivity, match_signs
-from dppca.mechanisms import reperturbed_matrices, symmetric_gaussian_noise
+from dppca.privacy.mechanisms import reperturbed_matrices, symmetric_gaussian_noise
+from dppca.releases.loading import NoiseSensitivity, match_signs
 
 
 def test_coordinates_equal_the_direction_entries(small_frame):
@@ -270,7 +270,7 @@ def _fixed_release(matrix: np.ndarray, sigma: float) -> LoadingResult:
     """A private-looking result around a known matrix (for testing the re-perturbation)."""
     values, vectors = np.linalg.eigh(matrix)
     order = np.argsort(values)[::-1]
-    from dppca.accounting import PrivacyCost
+    from dppca.privacy.accounting import PrivacyCost
 
     res = DirectionsResult(
         directions=vectors[:, order], eigenvalues=values[order], noisy_matrix=matrix.copy(),

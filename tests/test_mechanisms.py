@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 from scipy import integrate, optimize, stats
 
-import dppca.mechanisms as mech
-from dppca import PrivacyWarning, _hardened
-from dppca._validation import HardenedGenerator, check_random_state, post_processing_rng
-from dppca.mechanisms import (
+import dppca.privacy.mechanisms as mech
+from dppca import PrivacyWarning
+from dppca.core.validation import HardenedGenerator, check_random_state, post_processing_rng
+from dppca.privacy import hardened as _hardened
+from dppca.privacy.mechanisms import (
     analytic_gaussian_sigma,
     classic_gaussian_sigma,
     gaussian_sigma,
@@ -178,7 +179,7 @@ def test_unbounded_quantile_values_below_range_land_in_first_bin():
 
 
 def test_capped_quantile_level_keeps_the_target_margin_below_n() -> None:
-    from dppca.mechanisms import capped_quantile_level
+    from dppca.privacy.mechanisms import capped_quantile_level
 
     assert capped_quantile_level(0.99, 10_000, 1.0) == 0.99  # 100 values above: no cap
     # 1 - 1 / (0.01 * 5000) = 0.98: eps1 N (1 - level) = 1 = margin
@@ -189,7 +190,7 @@ def test_capped_quantile_level_keeps_the_target_margin_below_n() -> None:
 
 @pytest.mark.parametrize("eps1", [0.1, 0.2])
 def test_quantile_overshoot_bound_matches_the_scan(eps1: float) -> None:
-    from dppca.mechanisms import quantile_overshoot_bound
+    from dppca.privacy.mechanisms import quantile_overshoot_bound
 
     # 100 values in bin 1 (x = 0, lower = 0, beta = 1.5): H = 100 from bin 2 on. With
     # q = 0.99 the target 99 + Exp(eps1) passes 100 with probability exp(-eps1); then

@@ -1,4 +1,4 @@
-"""Tests of the clipped pair moments behind the private scree (dppca._pairs)."""
+"""Tests of the clipped pair moments behind the private scree (dppca.kernels.pair_moments)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,8 @@ import warnings
 import numpy as np
 import pytest
 
-from dppca import _moments
-from dppca._knorm import moment_knorm
-from dppca._pairs import (
+from dppca.kernels import moments
+from dppca.kernels.pair_moments import (
     ALL_PAIRS_WORK,
     all_pairs_pay,
     clipped_moments_all_pairs,
@@ -19,6 +18,7 @@ from dppca._pairs import (
     moment_sensitivity,
     paired_differences,
 )
+from dppca.privacy.knorm import moment_knorm
 
 _DBL_MAX = float(np.finfo(np.float64).max)
 
@@ -227,7 +227,7 @@ def test_numba_and_numpy_moments_are_bit_identical_for_every_thread_count(
         monkeypatch.setenv("DPPCA_KERNEL", kernel)
         for n_jobs in (1, 2, 3):
             results.append(clipped_moments_all_pairs(X, V, 0.7, shift, n_jobs=n_jobs))
-    assert _moments.moment_backend(185) == "numba"
+    assert moments.moment_backend(185) == "numba"
     for w, s in results[1:]:
         assert np.array_equal(w, results[0][0]) and s == results[0][1]
 

@@ -13,7 +13,7 @@ from scipy import stats
 from dppca import dp_scree
 from dppca.plotting import plot_scree
 from dppca.plotting._caption import find_caption
-from dppca.scree import _pve, _pve_total
+from dppca.releases.scree import _pve, _pve_total
 
 
 @pytest.fixture

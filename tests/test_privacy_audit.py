@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 
 from dppca import dp_score, dp_scree
-from dppca import mechanisms as mech
-from dppca import scree as scree_mod
-from dppca.exceptions import AccuracyWarning
-from dppca.score import bin_counts
-from dppca.score import groups as score_groups
+from dppca.core.exceptions import AccuracyWarning
+from dppca.privacy import mechanisms as mech
+from dppca.releases import scree as scree_mod
+from dppca.releases.score import bin_counts
+from dppca.releases.score import groups as score_groups
 
 _DBL_MAX = float(np.finfo(np.float64).max)
 

@@ -8,8 +8,8 @@ from scipy import stats
 
 from dppca import dp_loading, dp_pc_dir, dp_score, dp_scree
 from dppca.cli import main
-from dppca.directions import plan_pc_dir
-from dppca.directions.scales import (
+from dppca.releases.directions import plan_pc_dir
+from dppca.releases.directions.scales import (
     NORMAL_FACTOR,
     ZERO_FLOOR,
     draw_private_scales,

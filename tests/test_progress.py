@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from dppca import dp_pc_dir, spherical_kendall
-from dppca._progress import TextBar, resolve_progress
 from dppca.cli import main
 from dppca.cli._common import progress_for
-from dppca.mechanisms import random_pairing
+from dppca.core.progress import TextBar, resolve_progress
+from dppca.privacy.mechanisms import random_pairing
 
 
 def _recorder():

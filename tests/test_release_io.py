@@ -22,7 +22,7 @@ from dppca import (
     save_release,
 )
 from dppca.datasets import load_gau_g
-from dppca.ledger import fingerprint
+from dppca.privacy.ledger import fingerprint
 from dppca.release_io import SCHEMA_VERSION, release_info
 
 PRIV = {"eps": 0.8, "delta": 1e-5, "calibration": "analytic", "ties": "zero"}
@@ -56,14 +56,14 @@ def test_every_result_round_trips_exactly(tmp_path, small_frame, directions):
 
 def test_files_name_the_public_module_of_each_type(tmp_path, small_frame, directions):
     # The estimate modules are packages now; a file must still name the public
-    # path (dppca.score:ScoreResult), so that the layout inside a package can
+    # path (dppca.releases.score:ScoreResult), so that the layout inside a package can
     # change without changing the file format.
     loading = dp_loading(small_frame, directions=directions)
     score = dp_score(small_frame, directions=directions, random_state=3, **PRIV)
     for res, name in [
-        (directions, "dppca.directions:DirectionsResult"),
-        (loading, "dppca.loading:LoadingResult"),
-        (score, "dppca.score:ScoreResult"),
+        (directions, "dppca.releases.directions:DirectionsResult"),
+        (loading, "dppca.releases.loading:LoadingResult"),
+        (score, "dppca.releases.score:ScoreResult"),
     ]:
         doc = json.loads(save_release(res, tmp_path / "r.json").read_text())
         assert doc["result"]["$dataclass"] == name
@@ -247,7 +247,7 @@ def test_a_release_is_reused_free_only_if_its_budget_holds_it(tmp_path, small_fr
 
 
 def test_the_ledger_stores_paid_releases_for_a_reload(tmp_path, small_frame):
-    from dppca.ledger import Ledger
+    from dppca.privacy.ledger import Ledger
     from dppca.release_io import release_hash, release_text
 
     led = Ledger(tmp_path / "l.sqlite")
@@ -271,7 +271,7 @@ def test_the_ledger_stores_paid_releases_for_a_reload(tmp_path, small_frame):
 
 def test_the_command_line_charges_a_file_its_ledger_does_not_hold(tmp_path, small_frame, capsys):
     from dppca.cli import main
-    from dppca.ledger import Ledger
+    from dppca.privacy.ledger import Ledger
 
     csv = tmp_path / "d.csv"
     small_frame.to_csv(csv, index=False)

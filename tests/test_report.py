@@ -12,10 +12,10 @@ import pandas as pd
 import pytest
 
 from dppca import AccuracyWarning, Budget, BudgetExceededError, dp_pc_dir, report
-from dppca.accounting import tight_total
 from dppca.cli import main
 from dppca.datasets import load_gau, load_gau_g, load_wine
-from dppca.report_plan import plan_report
+from dppca.privacy.accounting import tight_total
+from dppca.releases.report import plan_report
 
 REFERENCES = ("Kim, M. and Jung, S. (2025)", "Balle, B. and Wang, Y.-X. (2018)",
               "Durfee, D. (2023)", "Dwork, C. and Roth, A. (2014)")  # fmt: skip
@@ -183,7 +183,7 @@ def test_cli_report_checks_its_output_first(tmp_path, capsys):
 
 
 def test_report_charges_the_sqlite_ledger_once(tmp_path):
-    ledger_module = pytest.importorskip("dppca.ledger")
+    ledger_module = pytest.importorskip("dppca.privacy.ledger")
     data = load_gau()
     ledger = ledger_module.Ledger(tmp_path / "ledger.sqlite")
     fp = ledger_module.fingerprint(data)

@@ -9,13 +9,13 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-import dppca.directions.plan as release_module
+import dppca.releases.directions.plan as release_module
 from dppca import Budget, dp_loading, dp_pc_dir, dp_score
 from dppca.cli import main
+from dppca.core.exceptions import AccuracyWarning, InaccurateReleaseError
 from dppca.datasets import load_gau
-from dppca.exceptions import AccuracyWarning, InaccurateReleaseError
 from dppca.plotting._caption import RESOLVABILITY_GID
-from dppca.resolvability import (
+from dppca.releases.resolvability import (
     THRESHOLD,
     Resolvability,
     assess_directions,

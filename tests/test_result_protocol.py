@@ -35,8 +35,8 @@ from dppca import (
     dp_scree,
     pc_dir,
 )
-from dppca._results import ReleaseResult
-from dppca.engine import ReleasePlan
+from dppca.releases.engine import ReleasePlan
+from dppca.releases.protocol import ReleaseResult
 
 PRIV = {"eps": 0.8, "delta": 1e-5}
 FRAME = ((-12.0, 12.0), (-12.0, 12.0))
@@ -254,7 +254,7 @@ def test_the_private_name_check_sees_imports_and_reads():
         "_directions_of from state"
     ]
     assert _private_reads("from ..score import _check_group_count") != []
-    assert _private_reads("import dppca.scree as s\ns._pve(1)") == ["line 2 reads _pve"]
+    assert _private_reads("import dppca.releases.scree as s\ns._pve(1)") == ["line 2 reads _pve"]
     assert _private_reads("from ._caption import add_privacy_caption\nself._x") == []
 
 

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from dppca import dp_score, dp_scree
+from dppca.core.exceptions import AccuracyWarning
 from dppca.datasets import load_breast_cancer, load_iris, load_wine
-from dppca.exceptions import AccuracyWarning
 
 EPS, DELTA, SEEDS = 1.0, 1e-6, 20
 TABLES = {"wine": load_wine, "iris": load_iris, "breast_cancer": load_breast_cancer}

@@ -1,4 +1,4 @@
-"""Tests for dppca.score: private frame, DP histograms, groups, sampling."""
+"""Tests for dppca.releases.score: private frame, DP histograms, groups, sampling."""
 
 from __future__ import annotations
 
@@ -23,10 +23,10 @@ from dppca import (
     pc_dir,
     sample_points,
 )
-from dppca.accounting import tight_total
+from dppca.core.exceptions import InaccurateReleaseError
 from dppca.datasets import load_gau_g
-from dppca.exceptions import InaccurateReleaseError
-from dppca.mechanisms import (
+from dppca.privacy.accounting import tight_total
+from dppca.privacy.mechanisms import (
     classic_gaussian_sigma,
     gaussian_sigma,
     kendall_sigma,
@@ -35,7 +35,7 @@ from dppca.mechanisms import (
     signed_quantile,
     stability_threshold,
 )
-from dppca.score import (
+from dppca.releases.score import (
     add_counts,
     bin_counts,
     bin_rule,
@@ -592,7 +592,7 @@ def test_sample_points_refuses_bad_arguments(gauss2: np.ndarray) -> None:
 
 
 def test_private_frame_is_never_absurd_at_moderate_n() -> None:
-    from dppca.score import private_frame
+    from dppca.releases.score import private_frame
 
     # n = 2000 Gaussian scores (sd 100), frame eps 0.5: the scale choice ranks 1000
     # pair differences among 40 bins (failure bound 40 exp(-0.2 * 0.4 * 500) < 1e-15),
@@ -654,7 +654,7 @@ def test_every_histogram_method_is_one_registered_part():
     # HISTOGRAM_METHODS; the accepted names are exactly the registered ones.
     from typing import get_args
 
-    from dppca.score.histograms import HISTOGRAM_METHODS, ScoreMethod
+    from dppca.releases.score.histograms import HISTOGRAM_METHODS, ScoreMethod
 
     assert tuple(HISTOGRAM_METHODS) == get_args(ScoreMethod)
     counts = np.array([[3, 0, 5, 1]])

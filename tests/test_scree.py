@@ -22,10 +22,10 @@ from dppca import (
     dp_scree,
     pc_dir,
 )
-from dppca import scree as scree_mod
-from dppca.accounting import tight_total
-from dppca.forecast import CLIP_RATIO
-from dppca.mechanisms import gaussian_sigma, kendall_sigma, unbounded_quantile_upper
+from dppca.privacy.accounting import tight_total
+from dppca.privacy.mechanisms import gaussian_sigma, kendall_sigma, unbounded_quantile_upper
+from dppca.releases import scree as scree_mod
+from dppca.releases.forecast import CLIP_RATIO
 
 # --------------------------------------------------------------------------
 # helpers
@@ -196,7 +196,7 @@ def test_unbounded_quantile_output_distribution_respects_eps():
 
 
 def test_noise_is_calibrated_to_the_documented_sensitivities(rng):
-    from dppca._pairs import moment_sensitivity
+    from dppca.kernels.pair_moments import moment_sensitivity
 
     X = rng.normal(size=(401, 4))
     V = np.eye(4)[:, :2]
@@ -577,7 +577,7 @@ def test_huber_clipping_level_is_capped_by_the_released_quantile():
 
 
 def test_quantile_level_is_lowered_only_when_the_target_noise_is_large():
-    from dppca.mechanisms import capped_quantile_level
+    from dppca.privacy.mechanisms import capped_quantile_level
 
     margin = scree_mod._TARGET_MARGIN
     assert capped_quantile_level(0.99, 10000, 10.0, margin) == 0.99
@@ -592,7 +592,7 @@ def test_quantile_level_is_lowered_only_when_the_target_noise_is_large():
 
 
 def test_exponential_mechanism_draws_with_the_right_probabilities():
-    from dppca.mechanisms import exponential_mechanism
+    from dppca.privacy.mechanisms import exponential_mechanism
 
     rng = np.random.default_rng(11)
     utility = np.array([0.0, -1.0, -2.0, -10.0])
@@ -610,7 +610,7 @@ def test_exponential_mechanism_draws_with_the_right_probabilities():
 
 
 def test_random_pairing_is_a_permutation_that_ignores_the_data():
-    from dppca.mechanisms import random_pairing
+    from dppca.privacy.mechanisms import random_pairing
 
     a = random_pairing(11, np.random.default_rng(5))
     b = random_pairing(11, np.random.default_rng(5))
@@ -685,7 +685,7 @@ def test_classic_scree_keeps_the_basic_split():
 
 @pytest.mark.parametrize("n", [300, 5000])
 def test_the_release_draws_exactly_the_recorded_noise(n):
-    from dppca._pairs import moment_sensitivity
+    from dppca.kernels.pair_moments import moment_sensitivity
 
     X = np.random.default_rng(3).normal(size=(n, 4)) * [3.0, 2.0, 1.0, 0.5]
     res = dp_scree(X, 2, eps=1.0, delta=1e-6, random_state=0)
@@ -703,9 +703,9 @@ def test_the_release_draws_exactly_the_recorded_noise(n):
 
 def test_scree_names_keep_their_public_home():
     # Release files and pickles name a class by its module; the code lives in
-    # the scree package's modules, but the names stay those of dppca.scree.
+    # the scree package's modules, but the names stay those of dppca.releases.scree.
     for cls in (ScreeResult, ClippedControl, PMWMControl, HuberControl, scree_mod.ScreePlan):
-        assert cls.__module__ == "dppca.scree"
+        assert cls.__module__ == "dppca.releases.scree"
         assert getattr(scree_mod, cls.__name__) is cls
     for name in scree_mod.__all__:
         assert hasattr(scree_mod, name)
@@ -714,7 +714,7 @@ def test_scree_names_keep_their_public_home():
 def test_every_extra_method_is_one_registered_part():
     # The plan prices and the release runs each method through its entry in
     # EXTRA_METHODS; a method named in METHODS without an entry could not run.
-    from dppca.scree._estimators import EXTRA_METHODS
+    from dppca.releases.scree._estimators import EXTRA_METHODS
 
     assert scree_mod.METHODS == ("clipped", *EXTRA_METHODS)
     for name, part in EXTRA_METHODS.items():

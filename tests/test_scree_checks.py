@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from dppca import dp_scree
-from dppca.exceptions import AccuracyWarning, InaccurateReleaseError
-from dppca.scree._checks import MISORDER_Z, misorder_note, scree_problems
+from dppca.core.exceptions import AccuracyWarning, InaccurateReleaseError
+from dppca.releases.scree._checks import MISORDER_Z, misorder_note, scree_problems
 
 
 def _rotation() -> np.ndarray:

@@ -11,9 +11,9 @@ import pytest
 
 import dppca
 from dppca import ScoreSplit, ScreeSplit, dp_score, dp_scree, plan_score, plan_scree
-from dppca import score as score_mod
-from dppca import scree as scree_mod
-from dppca.score.plan import _SPLIT_KEYS
+from dppca.releases import score as score_mod
+from dppca.releases import scree as scree_mod
+from dppca.releases.score.plan import _SPLIT_KEYS
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dppca._lazy import LazyModule, is_dataframe, is_series, lazy_attribute
+from dppca.core.lazy import LazyModule, is_dataframe, is_series, lazy_attribute
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 HEAVY = ("pandas", "scipy.optimize", "matplotlib", "pyarrow", "numba")

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dppca._validation import (
+from dppca.core.validation import (
     check_bins,
     check_bool,
     check_compare,

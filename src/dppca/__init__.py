@@ -6,24 +6,29 @@ Kendall matrix (g-DPPCA), and the PCA pictures built on them.
 
 from __future__ import annotations
 
-from ._splits import ScoreSplit, ScreeSplit
 from ._version import __version__
-from .accounting import Budget, PrivacyCost, calibrate_noise, compose, compose_tight, tight_total
-from .directions import DirectionsResult, dp_pc_dir, pc_dir, plan_pc_dir
-from .exceptions import (
+from .core.exceptions import (
     AccuracyWarning,
     BudgetExceededError,
     InaccurateReleaseError,
     PrivacyWarning,
     TiedRowsError,
 )
-from .kendall import spherical_kendall
-from .loading import LoadingResult, dp_loading, plan_loading
+from .kernels.kendall import spherical_kendall
+from .privacy.accounting import (
+    Budget,
+    PrivacyCost,
+    calibrate_noise,
+    compose,
+    compose_tight,
+    tight_total,
+)
 from .release_io import load_release, save_release
-from .report_plan import plan_report
-from .reporting import Report, report
-from .score import ScoreResult, dp_score, plan_score, sample_points
-from .scree import (
+from .releases.directions import DirectionsResult, dp_pc_dir, pc_dir, plan_pc_dir
+from .releases.loading import LoadingResult, dp_loading, plan_loading
+from .releases.report import plan_report
+from .releases.score import ScoreResult, dp_score, plan_score, sample_points
+from .releases.scree import (
     ClippedControl,
     HuberControl,
     PMWMControl,
@@ -31,6 +36,8 @@ from .scree import (
     dp_scree,
     plan_scree,
 )
+from .releases.splits import ScoreSplit, ScreeSplit
+from .reporting import Report, report
 
 __all__ = [
     "AccuracyWarning",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._lazy import pandas as pd
+from .core.lazy import pandas as pd
 
 __all__ = ["formula_safe"]
 

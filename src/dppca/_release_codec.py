@@ -20,26 +20,26 @@ from typing import Any
 
 import numpy as np
 
-from .accounting import PrivacyCost
-from .directions import DirectionsResult
-from .forecast import Forecast
-from .loading import LoadingResult
-from .resolvability import Resolvability
-from .score import ScoreResult
-from .scree import ScreeResult
+from .privacy.accounting import PrivacyCost
+from .releases.directions import DirectionsResult
+from .releases.forecast import Forecast
+from .releases.loading import LoadingResult
+from .releases.resolvability import Resolvability
+from .releases.score import ScoreResult
+from .releases.scree import ScreeResult
 
 __all__: list[str] = []
 
 # Every type a file may name, by the name it is written under: a fixed
 # allow-list, so a file's contents never choose what code runs on load.
 _TYPES: dict[str, type] = {
-    "dppca.directions:DirectionsResult": DirectionsResult,
-    "dppca.loading:LoadingResult": LoadingResult,
-    "dppca.scree:ScreeResult": ScreeResult,
-    "dppca.score:ScoreResult": ScoreResult,
-    "dppca.accounting:PrivacyCost": PrivacyCost,
-    "dppca.forecast:Forecast": Forecast,
-    "dppca.resolvability:Resolvability": Resolvability,
+    "dppca.releases.directions:DirectionsResult": DirectionsResult,
+    "dppca.releases.loading:LoadingResult": LoadingResult,
+    "dppca.releases.scree:ScreeResult": ScreeResult,
+    "dppca.releases.score:ScoreResult": ScoreResult,
+    "dppca.privacy.accounting:PrivacyCost": PrivacyCost,
+    "dppca.releases.forecast:Forecast": Forecast,
+    "dppca.releases.resolvability:Resolvability": Resolvability,
 }
 _TYPE_NAMES = {cls: name for name, cls in _TYPES.items()}
 _FLOATS = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
@@ -53,7 +53,7 @@ _ORTHO_TOL = 1e-8
 # by the result classes themselves; a stored "private" flag is ignored, the
 # results compute it.)
 _RENAMED_FIELDS: dict[str, dict[str, str]] = {
-    "dppca.score:ScoreResult": {"directions_result": "directions_release"},
+    "dppca.releases.score:ScoreResult": {"directions_result": "directions_release"},
 }
 
 

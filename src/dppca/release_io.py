@@ -48,16 +48,16 @@ from typing import Any
 
 import numpy as np
 
-from ._fingerprint import content_hash
-from ._fingerprint import fingerprint as _dataset_fingerprint
-from ._io import write_text_atomically
-from ._lazy import pandas as pd
 from ._release_codec import _check_result, _decode_document, _encode, _Refused
 from ._version import __version__
-from .directions import DirectionsResult
-from .loading import LoadingResult
-from .score import ScoreResult
-from .scree import ScreeResult
+from .core.lazy import pandas as pd
+from .core.reading import write_text_atomically
+from .privacy.fingerprint import content_hash
+from .privacy.fingerprint import fingerprint as _dataset_fingerprint
+from .releases.directions import DirectionsResult
+from .releases.loading import LoadingResult
+from .releases.score import ScoreResult
+from .releases.scree import ScreeResult
 
 __all__ = [
     "FORMAT",
@@ -84,7 +84,7 @@ _KINDS: dict[str, type[DirectionsResult | LoadingResult | ScreeResult | ScoreRes
 
 
 def _data_fingerprint(data: Any, columns: Any) -> str:
-    """The file's ``data_fingerprint``: the ledger's :func:`~dppca.ledger.fingerprint`."""
+    """The file's ``data_fingerprint``: the ledger's :func:`~dppca.privacy.ledger.fingerprint`."""
     return "sha256:" + _dataset_fingerprint(data, columns)
 
 
@@ -156,7 +156,7 @@ def save_release(
         temporary file beside it is moved into place once complete.
     data : array-like or DataFrame, optional
         The numeric data the result was computed from, exactly as analysed;
-        if given, the file records its :func:`~dppca.ledger.fingerprint` so that a
+        if given, the file records its :func:`~dppca.privacy.ledger.fingerprint` so that a
         later reuse can check it is applied to the same table. Leave it out
         for a file you publish (the fingerprint is not private).
     columns : sequence of str, optional
@@ -234,7 +234,7 @@ def release_text(
     """The JSON text of :func:`save_release` (same parameters), without writing a file.
 
     The app stores it with a release's ledger charge
-    (:meth:`dppca.ledger.Ledger.charge` ``payload=``) to show a paid release
+    (:meth:`dppca.privacy.ledger.Ledger.charge` ``payload=``) to show a paid release
     again after a reload.
     """
     kind = type(result).__name__
@@ -435,7 +435,7 @@ def account_reuse(
     content = release_hash(result)
     if budget.holds(content):
         return False
-    from .exceptions import BudgetExceededError
+    from .core.exceptions import BudgetExceededError
 
     try:
         budget.spend(result.cost)

@@ -22,19 +22,19 @@ from typing import Any
 
 from numpy.typing import ArrayLike
 
-from ._io import write_text_atomically
-from ._lazy import pandas as pd
-from ._typing import Accuracy, Calibration, Data, RandomStateLike, Ties
-from ._validation import check_data
-from .accounting import Budget, PrivacyCost
-from .directions import DirectionsResult, resolve_directions
-from .engine import CheckedData, execute
-from .exceptions import AccuracyWarning, PrivacyWarning
-from .loading import LoadingResult
-from .report_plan import DEFAULT_SHARES, ReportInputs, ReportReleases, plan_report
-from .score import ScoreResult
-from .score.groups import _resolve_groups, resolve_group_codes
-from .scree import ScreeResult
+from .core.exceptions import AccuracyWarning, PrivacyWarning
+from .core.lazy import pandas as pd
+from .core.reading import write_text_atomically
+from .core.types import Accuracy, Calibration, Data, RandomStateLike, Ties
+from .core.validation import check_data
+from .privacy.accounting import Budget, PrivacyCost
+from .releases.directions import DirectionsResult, resolve_directions
+from .releases.engine import CheckedData, execute
+from .releases.loading import LoadingResult
+from .releases.report import DEFAULT_SHARES, ReportInputs, ReportReleases, plan_report
+from .releases.score import ScoreResult
+from .releases.score.groups import _resolve_groups, resolve_group_codes
+from .releases.scree import ScreeResult
 
 __all__ = ["Report", "report"]
 
@@ -71,7 +71,7 @@ class Report:
         at most (eps, delta).
     cost : PrivacyCost
         What the report spent and charged: the tight composition of its
-        releases (:attr:`dppca.report_plan.ReportPlan.cost`).
+        releases (:attr:`dppca.releases.report.ReportPlan.cost`).
     notes : tuple of str
         Warnings raised while releasing (accuracy or privacy qualifications).
     """
@@ -159,7 +159,7 @@ def report(
         Source of all noise; None (fresh entropy) for a page you publish.
     budget : Budget, optional
         A :class:`dppca.Budget` or a ledger's budget
-        (:meth:`dppca.ledger.Ledger.budget`): checked with the report's whole
+        (:meth:`dppca.privacy.ledger.Ledger.budget`): checked with the report's whole
         cost before any data work and charged once with it.
 
     Returns
@@ -179,7 +179,7 @@ def report(
     Notes
     -----
     Privacy: neighbouring datasets have the same n and differ in one row.
-    The report is one plan (:func:`dppca.report_plan.plan_report`) of three
+    The report is one plan (:func:`dppca.releases.report.plan_report`) of three
     releases: (1) :func:`dppca.dp_pc_dir`, (2) :func:`dppca.dp_scree` reusing
     the released directions, (3) :func:`dppca.dp_score` reusing them as well.
     The loading plot and every table and figure are post-processing. The

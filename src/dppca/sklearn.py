@@ -32,12 +32,12 @@ except ImportError:  # pragma: no cover - scikit-learn 1.3 to 1.5
         return estimator._validate_data(X, **kwargs)
 
 
-from ._typing import Calibration, Ties
-from .accounting import PrivacyCost
-from .directions import DirectionsResult, plan_pc_dir
-from .engine import ReleasePlan, execute
-from .exceptions import PrivacyWarning
-from .scree import ScreeResult, ScreeSplit, plan_scree
+from .core.exceptions import PrivacyWarning
+from .core.types import Calibration, Ties
+from .privacy.accounting import PrivacyCost
+from .releases.directions import DirectionsResult, plan_pc_dir
+from .releases.engine import ReleasePlan, execute
+from .releases.scree import ScreeResult, ScreeSplit, plan_scree
 
 __all__ = ["DPPCA"]
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..ledger import Ledger
+    from ..privacy.ledger import Ledger
 
 __all__ = ["create_app", "run"]
 
@@ -55,7 +55,7 @@ def _read_data(data: Any) -> tuple[pd.DataFrame | None, str]:
 
 
 def _open_ledger(ledger: Any) -> Ledger:
-    from ..ledger import Ledger
+    from ..privacy.ledger import Ledger
 
     if isinstance(ledger, Ledger):
         return ledger
@@ -82,9 +82,9 @@ def create_app(
     max_upload_mb : float, default=20
         Largest CSV file accepted from the browser, in megabytes (> 0),
         counted on the bytes the server receives.
-    ledger : None, path or dppca.ledger.Ledger
+    ledger : None, path or dppca.privacy.ledger.Ledger
         The privacy ledger shared by every session: one budget per dataset,
-        kept across restarts. None uses :func:`dppca.ledger.default_ledger_path`
+        kept across restarts. None uses :func:`dppca.privacy.ledger.default_ledger_path`
         (the ledger of the command line too); ``":memory:"`` keeps it only
         while the app runs.
     token : str, optional
@@ -177,7 +177,7 @@ def run(
         Open the page in the default browser.
     max_upload_mb : float, default=20
         Largest CSV file accepted from the browser, in megabytes.
-    ledger : None, path or dppca.ledger.Ledger
+    ledger : None, path or dppca.privacy.ledger.Ledger
         See :func:`create_app`.
     **kwargs
         Passed to ``shiny.run_app`` (for example ``log_level="warning"``).

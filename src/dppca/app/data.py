@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._validation import is_numeric_dtype
+from ..core.validation import is_numeric_dtype
 
 __all__ = [
     "MAX_UPLOAD_BYTES",
@@ -107,8 +107,8 @@ def read_csv_upload(
         head = fh.read(8192)
     if b"\x00" in head:
         raise DataError(f"{name!r} is not a text CSV file (it holds binary data).")
-    from .._io import raw_header, sniff_csv_layout
-    from .._validation import check_unique_columns
+    from ..core.reading import raw_header, sniff_csv_layout
+    from ..core.validation import check_unique_columns
 
     # European files (semicolons, decimal commas) are recognised and read as such.
     sep, decimal = sniff_csv_layout(path)

@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from .._csv import formula_safe
-from ..loading import LoadingResult
+from ..releases.loading import LoadingResult
 from .state import Release, directions_of
 
 __all__ = [

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import (
+from ..core.validation import (
     check_bins_cap,
     check_bounds,
     check_delta,
@@ -27,16 +27,16 @@ from .._validation import (
     check_design_m,
     check_eps,
 )
-from ..accounting import PrivacyCost
-from ..directions import DirectionsResult
-from ..engine import ReleasePlan
-from ..forecast import Forecast
-from ..loading import plan_loading
+from ..privacy.accounting import PrivacyCost
+from ..releases.directions import DirectionsResult
+from ..releases.engine import ReleasePlan
+from ..releases.forecast import Forecast
+from ..releases.loading import plan_loading
 from .data import DataError, Selection
 
 if TYPE_CHECKING:
-    from ..score import ScoreMethod
-    from ..scree import ScreeMethod
+    from ..releases.score import ScoreMethod
+    from ..releases.scree import ScreeMethod
 
 __all__ = [
     "BOUNDS_HELP",
@@ -109,7 +109,7 @@ class Release:
 
 
 def check_lines(result: Any) -> tuple[str, ...]:
-    """What the post-release checks found (:mod:`dppca.resolvability`, scree checks)."""
+    """What the post-release checks found (:mod:`dppca.releases.resolvability`, scree checks)."""
     holder = getattr(result, "directions_release", None) or getattr(result, "directions", None)
     check = getattr(result, "resolvability", None) or getattr(holder, "resolvability", None)
     scree = hasattr(result, "unpooled_values")  # a scree's variances stay right (no warning)
@@ -187,7 +187,7 @@ def describe_forecast(
 class ReleaseRequest:
     """A release's data-free plan (no data read) and what its run reads besides the table.
 
-    ``inputs`` go to :func:`dppca.engine.execute` with the data: a kept
+    ``inputs`` go to :func:`dppca.releases.engine.execute` with the data: a kept
     directions release to reuse, the group labels and their public list.
     """
 
@@ -231,7 +231,7 @@ def plan_request(
         plan: ReleasePlan = plan_loading(n, p, design=design, m=m, **money)
         return ReleaseRequest(kind, plan, {}, box)
     if kind == "scree":
-        from ..scree import plan_scree
+        from ..releases.scree import plan_scree
 
         methods, control = _scree_methods(opts)
         k = opts.get("k")
@@ -242,7 +242,7 @@ def plan_request(
         )  # fmt: skip
         return ReleaseRequest(kind, plan, {"directions": directions}, box)
     if kind == "score":
-        from ..score import plan_score
+        from ..releases.score import plan_score
 
         methods = list(opts.pop("methods", ("add",)))
         if not methods:
@@ -278,7 +278,7 @@ def bounds_array(
     DataError
         When only some cells are filled (every analysed variable needs
         both values, or none has any) or the values are invalid
-        (:func:`dppca._validation.check_bounds`).
+        (:func:`dppca.core.validation.check_bounds`).
     """
     columns = tuple(columns)
     cells = {c: entries.get(c, (None, None)) for c in columns}
@@ -317,7 +317,7 @@ def _check_groups(sel: Selection, n: int, use_groups: bool) -> None:
     """The library's refusal of an identifier-like group column, from the label count."""
     if not use_groups or sel.n_groups is None:
         return
-    from .._validation import check_group_count
+    from ..core.validation import check_group_count
 
     levels = tuple(range(sel.n_groups))
     try:
@@ -328,7 +328,7 @@ def _check_groups(sel: Selection, n: int, use_groups: bool) -> None:
 
 def _scree_methods(opts: Mapping[str, Any]) -> tuple[list[str], dict[str, Any] | None]:
     """The scree methods chosen on the page and their controls."""
-    from ..scree import ClippedControl, HuberControl, PMWMControl
+    from ..releases.scree import ClippedControl, HuberControl, PMWMControl
 
     methods = list(opts.get("methods", ("clipped",)))
     if not methods:

@@ -20,7 +20,7 @@ from shiny import Inputs, Outputs, reactive, render, ui
 from shiny import Session as ShinySession
 
 from ..datasets import DATASETS
-from ..ledger import Ledger
+from ..privacy.ledger import Ledger
 from . import widgets
 from .outputs import SampleCache, SessionOutputs
 from .state import AppState, DataError, Preview, Release, numeric_columns, read_csv_upload

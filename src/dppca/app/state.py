@@ -1,7 +1,7 @@
 """The app's logic without any user interface: data, budget, releases.
 
 Everything a browser session does to the data goes through :class:`AppState`:
-loading a table (its budget lives in a :class:`~dppca.ledger.Ledger`, keyed
+loading a table (its budget lives in a :class:`~dppca.privacy.ledger.Ledger`, keyed
 by the table's fingerprint, so every session of the app and every restart
 sees the same spending), choosing its columns and public bounds, pricing and
 forecasting a release from its data-free plan before it runs, running it
@@ -24,12 +24,12 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from .._validation import check_delta, check_eps, post_processing_rng
-from ..accounting import Budget, PrivacyCost
+from ..core.validation import check_delta, check_eps, post_processing_rng
 from ..datasets import DATASETS, load_dataset
-from ..directions import DirectionsResult
-from ..engine import execute
-from ..ledger import Ledger, LedgerBudget, LedgerError, fingerprint
+from ..privacy.accounting import Budget, PrivacyCost
+from ..privacy.ledger import Ledger, LedgerBudget, LedgerError, fingerprint
+from ..releases.directions import DirectionsResult
+from ..releases.engine import execute
 from .data import (
     MAX_UPLOAD_BYTES,
     DataError,
@@ -156,7 +156,7 @@ class AppState:
         """
         if not isinstance(frame, pd.DataFrame) or frame.shape[0] < 2:
             raise DataError("the data need at least two rows.")
-        from .._validation import check_unique_columns
+        from ..core.validation import check_unique_columns
 
         try:
             check_unique_columns(list(frame.columns), repr(str(name)))
@@ -428,7 +428,7 @@ class AppState:
         self, release: Release, *, method: str | None = None, size: int | None = None
     ) -> pd.DataFrame:
         """Synthetic points from a score release (post-processing, no cost)."""
-        from ..score import sample_points
+        from ..releases.score import sample_points
 
         if release.kind != "score":
             raise DataError("synthetic samples come from a score release.")

@@ -18,8 +18,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..accounting import PrivacyCost
-from ..ledger import Ledger
+from ..privacy.accounting import PrivacyCost
+from ..privacy.ledger import Ledger
 from .plans import Release
 
 __all__ = ["DeferredCharge", "payload_of", "restore_releases", "stores_releases"]

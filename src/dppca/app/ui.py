@@ -14,9 +14,9 @@ from typing import Any
 import pandas as pd
 from shiny import App, ui
 
-from .._validation import MAX_BINS
+from ..core.validation import MAX_BINS
 from ..datasets import DATASETS
-from ..ledger import Ledger
+from ..privacy.ledger import Ledger
 from ._limits import LocalApp, new_token
 from .server import make_server
 from .state import BOUNDS_HELP, DEFAULT_EPS, MAX_UPLOAD_BYTES

@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ..exceptions import BudgetExceededError, TiedRowsError
+from ..core.exceptions import BudgetExceededError, TiedRowsError
 from .data import DataError, Selection, parse_labels
 
 if TYPE_CHECKING:
-    from ..accounting import PrivacyCost
+    from ..privacy.accounting import PrivacyCost
     from .state import AppState, Release
 
 __all__ = [

@@ -16,7 +16,7 @@ import warnings
 from collections.abc import Sequence
 
 from .. import __version__
-from ..exceptions import AccuracyWarning, PrivacyWarning
+from ..core.exceptions import AccuracyWarning, PrivacyWarning
 from . import _ledger, _safety, app, directions, loading, report, score, scree
 from ._common import CLIError, join_signed_values
 

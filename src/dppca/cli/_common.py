@@ -16,11 +16,11 @@ from typing import Any, Literal, overload
 
 import numpy as np
 
-from .._io import add_csv_arguments, csv_options, read_csv_checked
-from .._lazy import pandas as pd
-from .._validation import is_numeric_dtype
+from ..core.lazy import pandas as pd
+from ..core.reading import add_csv_arguments, csv_options, read_csv_checked
+from ..core.validation import is_numeric_dtype
 from ..datasets import DATASETS, load_dataset
-from ..kendall import default_m
+from ..kernels.kendall import default_m
 from ._output import (
     add_output_argument,
     add_release_arguments,
@@ -290,7 +290,7 @@ def read_design_input(args: argparse.Namespace) -> tuple[Any, tuple[str, ...]]:
         if missing:
             raise CLIError(f"--exclude names unknown column(s): {', '.join(missing)}.")
         columns = [c for c in columns if c not in excluded]
-    from .._io import read_numeric_file
+    from ..core.reading import read_numeric_file
 
     try:
         X, names = read_numeric_file(path, columns, **csv_options(args))

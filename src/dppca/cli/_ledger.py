@@ -1,7 +1,7 @@
 """The privacy ledger on the command line: ``--ledger``, ``--no-ledger``, ``--budget-*``.
 
 Every private command charges its release to the dataset's budget in the
-ledger (:mod:`dppca.ledger`), the same SQLite file the app uses, so what all
+ledger (:mod:`dppca.privacy.ledger`), the same SQLite file the app uses, so what all
 commands and app sessions spend on one dataset adds up against one total.
 
 The total of a dataset is set once:
@@ -13,7 +13,7 @@ The total of a dataset is set once:
   or to the command's own cost where that is larger. A note on stderr says so.
 
 A dataset is identified by the fingerprint of the rows over all numeric
-columns of the table (:func:`dppca.ledger.fingerprint`), whatever is
+columns of the table (:func:`dppca.privacy.ledger.fingerprint`), whatever is
 analysed and for every design: a ``--design balanced --columns a,b`` run
 spends from the same budget as one on the whole table, and so does the same
 table with its rows in another order.
@@ -30,8 +30,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .._lazy import pandas as pd
-from ..ledger import Ledger, LedgerBudget
+from ..core.lazy import pandas as pd
+from ..privacy.ledger import Ledger, LedgerBudget
 from ._safety import CLIError
 
 __all__ = [
@@ -87,7 +87,7 @@ def ledger_location(args: argparse.Namespace) -> str | Path:
         return ":memory:"
     if getattr(args, "ledger", None):
         return Path(args.ledger).expanduser()
-    from ..ledger import default_ledger_path
+    from ..privacy.ledger import default_ledger_path
 
     return default_ledger_path()
 
@@ -104,7 +104,7 @@ ADVICE = (
 def _source_key(args: argparse.Namespace) -> tuple[str, str, int]:
     """(fingerprint, name, n) of the table the command reads: all its numeric columns."""
     from ..datasets import load_dataset
-    from ..ledger import fingerprint
+    from ..privacy.ledger import fingerprint
 
     if args.data is None:
         name = args.dataset or args.default_dataset
@@ -118,7 +118,7 @@ def _source_key(args: argparse.Namespace) -> tuple[str, str, int]:
             except ImportError as exc:
                 raise CLIError(str(exc)) from None
         else:
-            from .._io import csv_options, read_csv_checked
+            from ..core.reading import csv_options, read_csv_checked
 
             frame = read_csv_checked(path, **csv_options(args))
     return fingerprint(frame), name, int(frame.shape[0])
@@ -136,7 +136,7 @@ def ledger_budget(args: argparse.Namespace, data: Any, variables: Any = None, *,
     if getattr(args, "no_ledger", False):
         return None
     from ..app.state import default_delta
-    from ..ledger import LedgerError
+    from ..privacy.ledger import LedgerError
 
     fp, name, n = _source_key(args)
     ledger = Ledger(ledger_location(args))
@@ -184,7 +184,7 @@ class _FirstUseBudget(_CLIBudget):
         if self._ledger_db.total(self.fp) is not None:
             super().check(cost)
             return
-        from ..accounting import Budget
+        from ..privacy.accounting import Budget
 
         first = Budget(*self.first_total)
         first.advice = ADVICE
@@ -220,7 +220,7 @@ def report_spending(budget: Any) -> None:
 
 def _spending(costs: Any, total: tuple[float, float]) -> str:
     """What was spent (tight total, basic bound) and what remains, in one sentence."""
-    from ..accounting import _remaining, _spent_tight, basic_total
+    from ..privacy.accounting import _remaining, _spent_tight, basic_total
 
     eps_tight, _ = _spent_tight(costs, total[1])
     eps_basic, delta_spent = basic_total(costs)
@@ -253,7 +253,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="PATH",
         help="the ledger file (default $DPPCA_LEDGER or ~/.local/state/dppca/ledger.sqlite)",
     )
-    from .._io import add_csv_arguments
+    from ..core.reading import add_csv_arguments
 
     add_csv_arguments(parser)
     parser.set_defaults(func=run, default_dataset=None, design="exact")

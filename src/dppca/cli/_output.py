@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from .._csv import formula_safe
-from .._lazy import pandas as pd
-from ..engine import ReleasePlan
+from ..core.lazy import pandas as pd
+from ..releases.engine import ReleasePlan
 from . import _safety
 from ._safety import CLIError
 
@@ -174,8 +174,8 @@ def load_directions(args: argparse.Namespace, data: Any, variables: tuple[str, .
     path = getattr(args, "directions", None)
     if path is None:
         return None
-    from ..directions import DirectionsResult
     from ..release_io import load_release
+    from ..releases.directions import DirectionsResult
 
     if not Path(path).is_file():
         raise CLIError(f"--directions file {path!r} does not exist or is not a file.")

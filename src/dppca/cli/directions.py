@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from ..directions import DirectionsResult, plan_pc_dir
-from ..engine import execute
+from ..releases.directions import DirectionsResult, plan_pc_dir
+from ..releases.engine import execute
 from ._common import (
     add_accuracy_arguments,
     add_data_arguments,

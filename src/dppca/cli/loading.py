@@ -6,10 +6,10 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from .._lazy import pandas as pd
-from .._validation import check_random_state, post_processing_rng
-from ..engine import execute
-from ..loading import dp_loading, plan_loading
+from ..core.lazy import pandas as pd
+from ..core.validation import check_random_state, post_processing_rng
+from ..releases.engine import execute
+from ..releases.loading import dp_loading, plan_loading
 from ._common import (
     CLIError,
     add_accuracy_arguments,
@@ -42,8 +42,8 @@ from ._ledger import add_budget_arguments, ledger_budget, report_spending
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from ..directions import DirectionsResult
-    from ..loading import LoadingResult
+    from ..releases.directions import DirectionsResult
+    from ..releases.loading import LoadingResult
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     reused = load_directions(args, features, variables)
     data, group_labels = _with_groups(args, frame, features)
     bounds = read_bounds(args, variables)
-    from ..report_plan import plan_report
+    from ..releases.report import plan_report
     from ..reporting import report
 
     if args.dry_run:

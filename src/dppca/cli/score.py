@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any, cast
 
-from .._validation import check_bins_cap, check_random_state, post_processing_rng
-from ..engine import execute
-from ..score import plan_score, sample_points
+from ..core.validation import check_bins_cap, check_random_state, post_processing_rng
+from ..releases.engine import execute
+from ..releases.score import plan_score, sample_points
 from ._common import (
     CLIError,
     add_accuracy_arguments,
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
 
-    from ..score import ScoreResult
+    from ..releases.score import ScoreResult
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, cast
 
-from ..engine import execute
-from ..scree import METHODS, ClippedControl, ScreeResult, plan_scree
+from ..releases.engine import execute
+from ..releases.scree import METHODS, ClippedControl, ScreeResult, plan_scree
 from ._common import (
     CLIError,
     add_accuracy_arguments,

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from importlib import resources
 
-from .._lazy import pandas as pd
+from ..core.lazy import pandas as pd
 
 __all__ = [
     "DATASETS",
@@ -267,7 +267,7 @@ def load_dataset(name: str) -> pd.DataFrame:
 
 
 def public_fingerprints() -> frozenset[str]:
-    """The :func:`~dppca.ledger.fingerprint` of every bundled dataset.
+    """The :func:`~dppca.privacy.ledger.fingerprint` of every bundled dataset.
 
     The bundled tables are public: a release made from them protects no one,
     so the ledger records it as practice and never refuses it (the quick
@@ -275,6 +275,6 @@ def public_fingerprints() -> frozenset[str]:
     those of a bundled one, read from a file, has the same fingerprint and
     counts as public too.
     """
-    from .._fingerprint import fingerprint
+    from ..privacy.fingerprint import fingerprint
 
     return frozenset(fingerprint(loader()) for loader in DATASETS.values())

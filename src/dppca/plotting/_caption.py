@@ -159,7 +159,7 @@ def add_resolvability_note(ax: Axes, result: Any, components: Any) -> Any:
 
     Reads the post-release check on the result's directions (``resolvability``
     of a DirectionsResult, of a LoadingResult's ``directions`` or of a
-    ScoreResult's ``directions_release``; see :mod:`dppca.resolvability`).
+    ScoreResult's ``directions_release``; see :mod:`dppca.releases.resolvability`).
     The line is added with ``ax.add_artist`` (find it in ``ax.artists`` by
     ``gid`` :data:`RESOLVABILITY_GID`). Returns it, or None when every drawn
     component is resolved or the result carries no check.

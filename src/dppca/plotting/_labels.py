@@ -14,7 +14,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from numpy.typing import NDArray
 
-from .._validation import repel_iterations
+from ..core.validation import repel_iterations
 
 __all__ = ["place_labels"]
 

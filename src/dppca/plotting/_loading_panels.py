@@ -18,8 +18,8 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Circle, Ellipse
 from numpy.typing import NDArray
 
-from .._validation import check_pc_list, check_positive_int, check_variable_names
-from ..loading import LoadingResult
+from ..core.validation import check_pc_list, check_positive_int, check_variable_names
+from ..releases.loading import LoadingResult
 from ._caption import add_privacy_caption, add_resolvability_note
 from ._labels import place_labels
 

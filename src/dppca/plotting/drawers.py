@@ -1,4 +1,4 @@
-"""The drawers behind every result's ``plot()``, registered with :mod:`dppca._results`.
+"""The drawers behind every result's ``plot()``, registered with :mod:`dppca.releases.protocol`.
 
 Each takes ``(result, kind=..., ax=None, **kwargs)`` and returns the Axes of
 the (first) panel drawn, whatever the plotting function returns.
@@ -10,11 +10,11 @@ from typing import Any
 
 from matplotlib.axes import Axes
 
-from .._results import first_panel, register_drawer
-from ..directions import DirectionsResult
-from ..loading import LoadingResult
-from ..score import ScoreResult
-from ..scree import ScreeResult
+from ..releases.directions import DirectionsResult
+from ..releases.loading import LoadingResult
+from ..releases.protocol import first_panel, register_drawer
+from ..releases.score import ScoreResult
+from ..releases.scree import ScreeResult
 from .loading import plot_loading
 from .score import plot_score, plot_score_groups, plot_score_panels
 from .scree import plot_scree

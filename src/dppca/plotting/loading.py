@@ -16,9 +16,9 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from numpy.typing import NDArray
 
-from .._typing import LoadingKind, RandomStateLike
-from .._validation import check_choice, check_compare, check_components, check_open_unit
-from ..loading import LoadingResult, NoiseSensitivity
+from ..core.types import LoadingKind, RandomStateLike
+from ..core.validation import check_choice, check_compare, check_components, check_open_unit
+from ..releases.loading import LoadingResult, NoiseSensitivity
 from ._caption import add_privacy_caption, add_resolvability_note
 from ._loading_panels import CLIM as CLIM
 from ._loading_panels import LIMITS as LIMITS
@@ -118,7 +118,7 @@ def plot_loading(
         Draw the unit circle (vector and point plots).
     uncertainty : int or NoiseSensitivity, optional
         Vector and point plots: the number B of re-perturbations of the
-        released matrix (or a precomputed :class:`~dppca.loading.NoiseSensitivity`),
+        released matrix (or a precomputed :class:`~dppca.releases.loading.NoiseSensitivity`),
         drawn as the spread of each variable's coordinates. See Notes.
     uncertainty_style : {"ellipse", "cloud"}, default="ellipse"
         An ellipse covering ``uncertainty_level`` of a normal fit to the

@@ -27,8 +27,8 @@ from ._caption import add_privacy_caption, add_resolvability_note
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from ..score import ScoreResult
-    from ..scree import ScreeResult
+    from ..releases.score import ScoreResult
+    from ..releases.scree import ScreeResult
 
 __all__ = ["group_color_map", "plot_score", "plot_score_groups", "plot_score_panels"]
 

@@ -11,7 +11,7 @@ from numpy.typing import NDArray
 from scipy import stats
 from scipy.optimize import isotonic_regression
 
-from .._validation import check_bool, check_choice, check_compare, check_open_unit
+from ..core.validation import check_bool, check_choice, check_compare, check_open_unit
 from ._caption import add_privacy_caption
 
 if TYPE_CHECKING:
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from matplotlib.axes import Axes
 
-    from ..scree import ScreeResult
+    from ..releases.scree import ScreeResult
 
 __all__ = ["plot_scree"]
 

@@ -1,0 +1,108 @@
+"""Threads for the kernels: how many, and a task runner that keeps results in order.
+
+The in-memory kernels (:mod:`dppca.kernels.kendall`, :mod:`dppca.kernels.exact_pairs`) run
+their row blocks or chunks through :func:`_runner`, which holds BLAS to one
+thread and yields results in task order, so serial and threaded runs give
+bit-identical results. Split out of :mod:`dppca.kernels.kendall`.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import itertools
+import os
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from typing import Any
+
+__all__ = ["blas_single_threaded_by_env", "resolve_n_jobs"]
+
+
+def resolve_n_jobs(n_jobs: int | None) -> int:
+    """Threads for the kernels: ``n_jobs``, or every core this process may use."""
+    if n_jobs is not None:
+        return n_jobs
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+_BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS",
+                     "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")  # fmt: skip
+
+
+def blas_single_threaded_by_env() -> bool:
+    """Whether the environment already holds BLAS to one thread (read at BLAS's load)."""
+    return any(os.environ.get(name, "").strip() == "1" for name in _BLAS_THREAD_VARS)
+
+
+@contextmanager
+def _runner(
+    n_jobs: int | None, n_tasks: int, *, blas: bool = True
+) -> Iterator[Callable[..., Iterator[Any]]]:
+    """A ``map`` that yields results in task order, on a thread pool when it pays.
+
+    Tasks that call BLAS (``blas=True``, the Kendall tiles) must not
+    oversubscribe the cores: each thread's BLAS call would start BLAS's own
+    threads. BLAS is therefore held to one thread for the whole computation
+    with threadpoolctl (the ``fast`` extra); every product is then computed
+    the same way whatever ``n_jobs`` is, so serial and threaded runs give
+    bit-identical results. Without threadpoolctl, the tasks run in threads
+    only when the environment already holds BLAS to one thread
+    (``OPENBLAS_NUM_THREADS=1`` or the like); otherwise serially, and BLAS
+    may use its own threads inside each product. Tasks without BLAS calls
+    (``blas=False``: the compiled or elementwise pair-moment rows) run in
+    threads either way. A single task runs as it is (setting the limit costs
+    about 0.4 ms, most of a small call).
+    """
+    workers = min(resolve_n_jobs(n_jobs), n_tasks)
+    if n_tasks <= 1:
+        yield map
+        return
+    if not blas:
+        with _pool(workers) as run:
+            yield run
+        return
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        if not blas_single_threaded_by_env():
+            workers = 1
+        with _pool(workers) as run:
+            yield run
+        return
+    with threadpool_limits(limits=1, user_api="blas"), _pool(workers) as run:
+        yield run
+
+
+@contextmanager
+def _pool(workers: int) -> Iterator[Callable[..., Iterator[Any]]]:
+    """``map`` itself for one worker, else an ordered map on a pool of ``workers`` threads."""
+    if workers <= 1:
+        yield map
+        return
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dppca") as pool:
+        yield functools.partial(_ordered_map, pool, 4 * workers)
+
+
+def _ordered_map(
+    pool: ThreadPoolExecutor, window: int, fn: Callable[[Any], Any], items: Iterable[Any]
+) -> Iterator[Any]:
+    """``pool.map(fn, items)`` with at most ``window`` tasks submitted ahead of the consumer.
+
+    ``Executor.map`` submits every task at once and keeps each result until it
+    is consumed in order, so while the first (largest) row block runs, the
+    results of all the others would pile up: O(n p) memory. A window of a few
+    tasks per thread keeps every thread busy (later tasks are smaller) and
+    memory small.
+    """
+    todo = iter(items)
+    pending = collections.deque(pool.submit(fn, x) for x in itertools.islice(todo, window))
+    while pending:
+        result = pending.popleft().result()
+        for x in itertools.islice(todo, 1):
+            pending.append(pool.submit(fn, x))
+        yield result

@@ -1,0 +1,116 @@
+"""The identities the ledger keys on: a dataset's fingerprint and a release's content hash.
+
+:func:`fingerprint` names a dataset by the multiset of its rows;
+:func:`content_hash` names a release by its released values as a release
+file encodes them. :mod:`dppca.privacy.ledger` is the public home of
+:func:`fingerprint`; :mod:`dppca.release_io` hashes releases with
+:func:`content_hash`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..core.lazy import pandas as pd
+
+__all__ = ["content_hash", "fingerprint", "payload_hash"]
+
+
+def fingerprint(data: Any, columns: Sequence[str] | None = None) -> str:
+    """A hex digest that names a dataset: its rows, over all its numeric columns.
+
+    Parameters
+    ----------
+    data : DataFrame or array-like of shape (n, p)
+        The table as read, before any column choice or scaling. For a
+        DataFrame every numeric column counts (other columns, such as group
+        labels, do not); an array is converted to float64.
+    columns : sequence of str, optional
+        One name per column of an array; default the DataFrame's names, else
+        ``V1..Vp``.
+
+    Returns
+    -------
+    str
+        64 hexadecimal digits (SHA-256).
+
+    Notes
+    -----
+    The key of a dataset's budget in the ledger and the ``data_fingerprint``
+    of a release file. It depends on the multiset of rows and the column
+    names only: reordering the rows or the columns gives the same digest
+    (the rows are the same people), any changed value (``-0.0`` counts as
+    ``0.0``, every NaN as one NaN), row or name gives another. Which columns
+    are analysed, and how they are scaled, does not matter: every analysis of
+    the same rows spends from one budget.
+
+    The digest is stored on the data holder's machine only. It is not a
+    private release: anyone who can guess the whole table can confirm the
+    guess with it, so do not publish it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = fingerprint(np.eye(3), ["x", "y", "z"])
+    >>> a == fingerprint(np.eye(3)[::-1], ["x", "y", "z"]), len(a)
+    (True, 64)
+    """
+    if isinstance(data, pd.DataFrame):
+        from ..core.validation import is_numeric_dtype
+
+        numeric = [c for c in data.columns if is_numeric_dtype(data[c].dtype)]
+        if columns is None:
+            columns = [str(c) for c in numeric]
+        data = data[numeric].to_numpy(dtype=np.float64, na_value=np.nan)
+    arr = np.asarray(data)
+    if arr.ndim != 2:
+        raise ValueError(f"data must be two-dimensional; got {arr.ndim} dimension(s).")
+    names = [f"V{j + 1}" for j in range(arr.shape[1])] if columns is None else list(columns)
+    names = [str(c) for c in names]
+    if len(names) != arr.shape[1]:
+        raise ValueError(
+            f"columns must name every column of data ({arr.shape[1]}); got {len(names)}."
+        )
+    order = sorted(range(len(names)), key=lambda j: names[j])
+    values = np.array(arr, dtype="<f8")[:, order] + 0.0  # one bit pattern for zero
+    values[np.isnan(values)] = np.nan  # one bit pattern for NaN
+    if values.shape[0] > 1 and values.shape[1]:
+        # Rows in a canonical order (lexicographic, NaN last): the digest
+        # sees the multiset of rows, not their order.
+        values = values[np.lexsort(values.T[::-1])]
+    values = np.ascontiguousarray(values)
+    h = hashlib.sha256(b"dppca-fingerprint-v2\0")
+    h.update(json.dumps([names[j] for j in order], ensure_ascii=False).encode("utf-8") + b"\0")
+    h.update(np.asarray(values.shape, dtype="<i8").tobytes())
+    h.update(values.data.cast("B"))
+    return h.hexdigest()
+
+
+def content_hash(encoded: Any) -> str:
+    """SHA-256 of a release's values as a release file encodes them, in canonical JSON.
+
+    ``encoded`` is the ``"result"`` entry of a release file (see
+    :mod:`dppca.release_io`): floats by their shortest round-trip repr, keys
+    sorted, no spaces, so the same release gives the same digest whether it
+    comes from memory or from a file.
+    """
+    text = json.dumps(
+        encoded, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def payload_hash(payload: str) -> str:
+    """The :func:`content_hash` of the release in a release file's text."""
+    try:
+        document = json.loads(payload)
+        return content_hash(document["result"])
+    except (ValueError, TypeError, KeyError):
+        raise ValueError(
+            "payload must be the text of a release file (dppca.release_io.release_text)."
+        ) from None

@@ -1,0 +1,420 @@
+"""A privacy ledger that outlives the process: one budget per dataset, in SQLite.
+
+A :class:`Ledger` is a small SQLite database (standard library ``sqlite3``)
+that keeps, for every dataset, its total budget and every release charged
+against it. Datasets are identified by :func:`fingerprint`, a hash of the
+multiset of their rows over all numeric columns; the data themselves are
+never stored. The command line and the app use the same file
+(:func:`default_ledger_path`, or ``DPPCA_LEDGER``), so spending in one is
+seen by the other.
+
+The ledger is a store of the one accountant of :mod:`dppca.privacy.accounting`: what
+a dataset has spent is the tight total (:func:`~dppca.privacy.accounting.tight_total`)
+of all its releases, across commands, sessions and restarts, checked against
+its total exactly as a :class:`~dppca.privacy.accounting.Budget` checks; basic
+composition is reported as the upper bound. For that every part of a cost is
+stored with its noise (kind, sensitivity, sigma or scale, multiplier).
+
+Charging is one ``BEGIN IMMEDIATE`` transaction that reads what has been
+spent, checks the new cost against the total and records it. SQLite lets one
+writer in at a time, so processes and threads that charge the same ledger at
+once are serialised and together can never spend more than the total.
+
+Bundled datasets (:mod:`dppca.datasets`) are public: their releases are
+recorded as practice and never refused.
+
+The dataset keys, the file's default place and the SQLite store are in
+:mod:`dppca.privacy.fingerprint` and :mod:`dppca.privacy.ledger_store`, the tables shown
+in :mod:`dppca.privacy.ledger_tables`; this module is the public home of their
+public names.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import functools
+import math
+import os
+
+from ..core.exceptions import BudgetExceededError
+from ..core.lazy import pandas as pd
+from .accounting import Budget, PrivacyCost, _fits, _refusal, _remaining, _spent_tight
+from .accounting import basic_total as _basic_total
+from .fingerprint import fingerprint, payload_hash
+from .ledger_store import LedgerError, _check_fp, default_ledger_path
+from .ledger_tables import _LedgerTables
+
+__all__ = [
+    "Ledger",
+    "LedgerBudget",
+    "LedgerError",
+    "default_ledger_path",
+    "fingerprint",
+]
+
+
+#: Advice that ends every refusal of a ledger.
+_ADVICE = (
+    "Reuse an existing release (drawing from it again is free) or lower this release's "
+    "cost; a dataset's total is fixed once it has releases, so a fresh budget needs "
+    "another ledger file."
+)
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def _check_total(eps: object, delta: object) -> tuple[float, float]:
+    from ..core.validation import check_delta, check_eps
+
+    return check_eps(eps, "total eps"), check_delta(delta, "total delta")
+
+
+@functools.lru_cache(maxsize=1)
+def _public() -> frozenset[str]:
+    from ..datasets import public_fingerprints
+
+    return public_fingerprints()
+
+
+# --------------------------------------------------------------------------- ledger
+
+
+class Ledger(_LedgerTables):
+    """A persistent privacy ledger: one total budget and a list of releases per dataset.
+
+    Parameters
+    ----------
+    path : str or path-like, optional
+        The SQLite file; default :func:`default_ledger_path`. Its directory is
+        created if needed. ``":memory:"`` gives a ledger that dies with the object.
+
+    Notes
+    -----
+    Privacy: the file holds fingerprints, dataset names, totals and the
+    cost of each release (its parts with their noise), never data values.
+    :meth:`charge` checks and records in one transaction, so concurrent
+    processes cannot overspend. A release refused for lack of budget leaves
+    the ledger unchanged. The check is the accountant's
+    (:class:`~dppca.privacy.accounting.Budget`): the tight total of every release of
+    the dataset, at the total's delta, within the total's eps.
+
+    Integrity: the file carries SQLite's ``application_id`` (``0x64505063``)
+    and schema version (``user_version``, 2); each charge holds a digest
+    chained over the dataset's charges, and each dataset a seal over its
+    total and the last digest. The file is checked when opened (``PRAGMA
+    integrity_check`` and every chain) and again inside each write's
+    transaction. An empty (zero-length), foreign (another program's SQLite)
+    or damaged file raises :class:`LedgerError` and is never re-initialised:
+    a ledger that forgets what was spent would let the budget be spent
+    again. Recovery: keep the file for inspection and restore the ledger
+    from a backup (copy the file while no release runs); or, accepting that
+    its record is lost, move it away (a new ledger is created on next use)
+    and set each dataset's total to what remains of its budget by your own
+    records (:meth:`set_total`, or ``--budget-eps``/``--budget-delta`` with
+    the first release); or name another file. A full disk is reported as
+    such and records nothing.
+
+    Examples
+    --------
+    >>> from dppca import PrivacyCost
+    >>> led = Ledger(":memory:")
+    >>> led.set_total("abc", 1.0, 1e-5, name="demo")
+    >>> led.charge("abc", PrivacyCost(0.4, 4e-6, "gaussian", "directions"), kind="directions")
+    1
+    >>> eps_left, delta_left = led.remaining("abc")  # eps by the tight total at 1e-5
+    >>> round(eps_left, 4), round(delta_left, 12)
+    (0.6, 6e-06)
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        self._open(path)
+
+    def is_public(self, fp: str) -> bool:
+        """Whether ``fp`` is a bundled, public dataset (its releases are never refused)."""
+        return _check_fp(fp) in _public()
+
+    # -- reading -----------------------------------------------------------------------
+    def total(self, fp: str) -> tuple[float, float] | None:
+        """The dataset's total (eps, delta), or None if none is set."""
+        with self._connect() as con:
+            return self._total(con, _check_fp(fp))
+
+    def spent(self, fp: str) -> tuple[float, float]:
+        """What has been spent on the dataset so far by basic composition, the upper bound
+        (``(0.0, 0.0)`` if nothing); see :meth:`spent_tight` for the total that counts."""
+        with self._connect() as con:
+            costs = self._costs(con, _check_fp(fp))
+        return _basic_total(costs)
+
+    def spent_tight(self, fp: str) -> tuple[float, float]:
+        """The tight total of the dataset's releases, at its total delta (``(0.0, 0.0)`` if
+        nothing was spent or no total is set)."""
+        with self._connect() as con:
+            total = self._total(con, _check_fp(fp))
+            costs = self._costs(con, fp)
+        return (0.0, 0.0) if total is None else _spent_tight(costs, total[1])
+
+    def remaining(self, fp: str) -> tuple[float, float]:
+        """The (eps, delta) still available, never negative: eps left by the tight total,
+        delta left by basic composition.
+
+        Raises :class:`LedgerError` if the dataset has no total.
+        """
+        with self._connect() as con:
+            total = self._total(con, _check_fp(fp))
+            costs = self._costs(con, fp)
+        if total is None:
+            raise LedgerError("this dataset has no total budget in the ledger yet; set one.")
+        return _remaining(costs, total)
+
+    def name(self, fp: str) -> str | None:
+        """The name the dataset was registered under, if any."""
+        with self._connect() as con:
+            row = con.execute("SELECT name FROM datasets WHERE fp = ?", (fp,)).fetchone()
+        return None if row is None else row[0]
+
+    # -- writing -----------------------------------------------------------------------
+    def set_total(self, fp: str, eps: float, delta: float, *, name: str | None = None) -> None:
+        """Fix the dataset's total budget.
+
+        The first call sets it. A later call with the same total does nothing
+        (except record ``name`` if none was known); a different total is
+        accepted only while nothing has been spent, and otherwise refused with
+        :class:`LedgerError`, since raising the total after releases would
+        let the same people be charged twice.
+        """
+        fp = _check_fp(fp)
+        eps, delta = _check_total(eps, delta)
+        with self._write() as con:
+            total = self._total(con, fp)
+            if total is None:
+                self._put_total(con, fp, eps, delta, name=name, created=_now())
+                return
+            if name is not None:
+                con.execute(
+                    "UPDATE datasets SET name = COALESCE(name, ?) WHERE fp = ?", (name, fp)
+                )
+            if _same(total, (eps, delta)):
+                return
+            if self._costs(con, fp):
+                raise LedgerError(
+                    f"the total budget of this dataset is fixed at (eps={total[0]:g}, "
+                    f"delta={total[1]:g}) because releases have been made from it; "
+                    f"(eps={eps:g}, delta={delta:g}) was refused. Keep the total in force, "
+                    "or start a fresh budget in another ledger file."
+                )
+            self._put_total(con, fp, eps, delta)
+
+    def ensure_total(
+        self, fp: str, eps: float, delta: float, *, name: str | None = None
+    ) -> tuple[float, float]:
+        """Set the total only if the dataset has none; return the total in force."""
+        fp = _check_fp(fp)
+        eps, delta = _check_total(eps, delta)
+        with self._write() as con:
+            total = self._total(con, fp)
+            if total is not None:
+                if name is not None:
+                    con.execute(
+                        "UPDATE datasets SET name = COALESCE(name, ?) WHERE fp = ?", (name, fp)
+                    )
+                return total
+            self._put_total(con, fp, eps, delta, name=name, created=_now())
+            return eps, delta
+
+    def charge(
+        self,
+        fp: str,
+        cost: PrivacyCost,
+        *,
+        kind: str,
+        name: str | None = None,
+        payload: str | None = None,
+    ) -> int:
+        """Record a release's cost, refusing it if the budget cannot pay.
+
+        ``payload``, the release's file text (:func:`dppca.release_io.release_text`),
+        is stored with the charge together with its content hash, so that the
+        release can be shown again (:meth:`stored_releases`) and its file
+        reused at no new cost (:meth:`holds`). It holds released values only.
+
+        Checking and recording happen in one IMMEDIATE transaction, so
+        concurrent charges are serialised. The check is the accountant's: the
+        tight total of every release of the dataset with this one, at the
+        total delta, within the total eps. A bundled, public dataset
+        (:meth:`is_public`) is never refused: its releases are recorded as
+        practice. Returns the release's number in the dataset's ledger.
+
+        Raises
+        ------
+        BudgetExceededError
+            If the cost does not fit in what remains (the ledger is unchanged).
+        LedgerError
+            If the dataset has no total budget.
+        """
+        return self._charge(fp, cost, kind=kind, name=name, advice=_ADVICE, payload=payload)
+
+    def _charge(
+        self,
+        fp: str,
+        cost: PrivacyCost,
+        *,
+        kind: str,
+        name: str | None,
+        advice: str,
+        payload: str | None = None,
+    ) -> int:
+        fp = _check_fp(fp)
+        if not isinstance(cost, PrivacyCost):
+            raise TypeError(f"cost must be a PrivacyCost; got {type(cost).__name__}.")
+        if not isinstance(kind, str) or not kind:
+            raise TypeError("kind must be a non-empty string such as 'directions'.")
+        content = None if payload is None else payload_hash(payload)
+        public = self.is_public(fp)
+        with self._write() as con:
+            total = self._total(con, fp)
+            if total is None:
+                raise LedgerError(
+                    "this dataset has no total budget in the ledger; set one first "
+                    "(Ledger.set_total, or --budget-eps/--budget-delta on the command line)."
+                )
+            costs = self._costs(con, fp)
+            if not public and not _fits(costs, cost, total):
+                raise BudgetExceededError(_refusal(cost, costs, total, advice))
+            self._insert_charge(
+                con, fp, cost, time=_now(), kind=kind, name=name, content=content, payload=payload
+            )
+            return len(costs) + 1
+
+    def attach(self, fp: str, release: int, *, content: str, payload: str | None = None) -> None:
+        """Record the content hash (and the file text) of the dataset's release ``release``.
+
+        For a release charged before its values existed (through a
+        :class:`LedgerBudget`): :func:`dppca.release_io.save_release` with
+        ``budget=`` calls it. Raises :class:`LedgerError` for an unknown number.
+        """
+        fp = _check_fp(fp)
+        if payload is not None and payload_hash(payload) != content:
+            raise ValueError("payload is not the release whose content hash is given.")
+        with self._write() as con:
+            ids = con.execute("SELECT id FROM charges WHERE fp = ? ORDER BY id", (fp,)).fetchall()
+            if not (isinstance(release, int) and 1 <= release <= len(ids)):
+                raise LedgerError(f"this dataset has no release number {release!r}.")
+            con.execute(
+                "UPDATE charges SET content = ?, payload = COALESCE(?, payload) WHERE id = ?",
+                (content, payload, ids[release - 1][0]),
+            )
+
+    def holds(self, fp: str, content: str) -> bool:
+        """Whether a release of the dataset with this content hash was charged here."""
+        with self._connect() as con:
+            row = con.execute(
+                "SELECT 1 FROM charges WHERE fp = ? AND content = ? LIMIT 1",
+                (_check_fp(fp), content),
+            ).fetchone()
+        return row is not None
+
+    def stored_releases(self, fp: str) -> list[tuple[int, str, str]]:
+        """The dataset's releases stored with their file text: (number, kind, payload)."""
+        with self._connect() as con:
+            rows = con.execute(
+                "SELECT kind, payload FROM charges WHERE fp = ? ORDER BY id", (_check_fp(fp),)
+            ).fetchall()
+        return [(i, kind, text) for i, (kind, text) in enumerate(rows, 1) if text is not None]
+
+    def check(self, fp: str, cost: PrivacyCost) -> None:
+        """Raise :class:`BudgetExceededError` if ``cost`` does not fit now (records nothing)."""
+        self._check(fp, cost, advice=_ADVICE)
+
+    def _check(self, fp: str, cost: PrivacyCost, *, advice: str) -> None:
+        fp = _check_fp(fp)
+        with self._connect() as con:
+            total = self._total(con, fp)
+            costs = self._costs(con, fp)
+        if total is None:
+            raise LedgerError("this dataset has no total budget in the ledger; set one first.")
+        if not self.is_public(fp) and not _fits(costs, cost, total):
+            raise BudgetExceededError(_refusal(cost, costs, total, advice))
+
+    def budget(self, fp: str, *, kind: str = "release", name: str | None = None) -> LedgerBudget:
+        """A :class:`~dppca.Budget`-like view of one dataset, for ``budget=`` parameters."""
+        return LedgerBudget(self, fp, kind=kind, name=name)
+
+    def __repr__(self) -> str:
+        return f"Ledger({str(self.path)!r})"
+
+
+def _same(a: tuple[float, float], b: tuple[float, float]) -> bool:
+    return math.isclose(a[0], b[0], rel_tol=1e-12) and math.isclose(a[1], b[1], rel_tol=1e-12)
+
+
+class LedgerBudget(Budget):
+    """One dataset's budget in a :class:`Ledger`: the accountant with its costs on disk.
+
+    The same accountant as :class:`~dppca.privacy.accounting.Budget` (the same
+    checks, totals and messages), whose costs and total live in the ledger
+    file: ``check`` asks the ledger; ``spend`` charges it (check and record
+    in one transaction, so a release that passed ``check`` is still refused
+    if another process spent the budget meanwhile). Every spend is recorded
+    with ``kind`` and ``name``.
+    """
+
+    advice = _ADVICE
+
+    def __init__(self, ledger: Ledger, fp: str, *, kind: str = "release", name: str | None = None):
+        # Budget.__init__ is not called: the totals live in the ledger.
+        self._ledger_db = ledger
+        self.fp = _check_fp(fp)
+        self.kind = kind
+        self.name = name
+        self.last_release: int | None = None  # number of the latest release charged here
+
+    @property
+    def public(self) -> bool:
+        """Whether the data are a bundled, public dataset (releases never refused)."""
+        return self._ledger_db.is_public(self.fp)
+
+    def _totals(self) -> tuple[float, float]:
+        total = self._ledger_db.total(self.fp)
+        if total is None:
+            raise LedgerError("this dataset has no total budget in the ledger; set one first.")
+        return total
+
+    def _spent_costs(self) -> list[PrivacyCost]:
+        with self._ledger_db._connect() as con:
+            return self._ledger_db._costs(con, self.fp)
+
+    def _record(self, cost: PrivacyCost) -> None:
+        self.last_release = self._ledger_db._charge(
+            self.fp, cost, kind=self.kind, name=self.name, advice=self.advice
+        )
+
+    def can_afford(self, cost: PrivacyCost) -> bool:
+        return self.public or super().can_afford(cost)
+
+    def record(self, content: str, payload: str | None = None) -> None:
+        """Attach a release's content hash (and file text) to the latest charge made here."""
+        if self.last_release is None:
+            raise ValueError("record follows a spend made through this budget; none was made.")
+        self._ledger_db.attach(self.fp, self.last_release, content=content, payload=payload)
+
+    def holds(self, content: str) -> bool:
+        return self._ledger_db.holds(self.fp, content)
+
+    def check(self, cost: PrivacyCost) -> None:
+        self._ledger_db._check(self.fp, cost, advice=self.advice)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The dataset's ledger (see :meth:`Ledger.entries`)."""
+        return self._ledger_db.entries(self.fp)
+
+    def __repr__(self) -> str:
+        total = self._ledger_db.total(self.fp)
+        eps_spent, delta_spent = self.spent
+        shown = "unset" if total is None else f"eps={total[0]:g}, delta={total[1]:g}"
+        return (
+            f"LedgerBudget({shown}, spent_eps={eps_spent:.6g}, spent_delta={delta_spent:.6g}, "
+            f"fp={self.fp[:12]})"
+        )

@@ -1,0 +1,187 @@
+"""Data-free accuracy forecasts: will a private picture be mostly noise?
+
+A forecast is computed from public quantities only (n, p, k, eps, delta, the
+budget split, public bounds and options), before any data are read, so
+computing, printing or acting on it costs no privacy. It predicts the size of
+each part's noise and bounds the chance that a private range search fails, and
+lists, in plain sentences, the problems that would make the picture wrong.
+
+Where a prediction needs a property of the data (the ratio of a clip level to
+the total variance, the gap between eigenvalues), it says which value it
+assumes; the assumptions are the ones of well-behaved (roughly elliptical,
+light-tailed) tables, and a heavier-tailed table does worse.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from ..core.exceptions import AccuracyWarning, InaccurateReleaseError
+from ..core.warnings import _user_stacklevel
+
+__all__ = [
+    "CLIP_RATIO",
+    "Forecast",
+    "direction_noise_norm",
+    "direction_problem",
+    "em_failure_bound",
+    "enforce",
+]
+
+# Assumed ratio of the scree's clip level R^2 to the total variance. The level
+# is the upper edge of the factor-2 ladder bin holding the 0.9 quantile of the
+# squared norms of pair differences; for Gaussian data that quantile is 1.3 to
+# 2.7 times the total variance (p = 50 down to p = 1), so R^2 lies between 1.3
+# and 5.4 times it. 3 is a middle value; say so wherever it is used.
+CLIP_RATIO = 3.0
+# A picture is called accurate when its error is at most these, with about
+# 95 % probability (two predicted standard deviations).
+PVE_TOLERANCE = 0.10
+FAILURE_TOLERANCE = 0.05
+# Directions separated by a Kendall eigenvalue gap g move by about (noise norm)
+# / g. The eigenvalues add up to 1 and the gap around the plotted directions
+# of a real table is seldom above 0.3, so a noise norm above 0.15 moves them by
+# sin(theta) of about one half or more. Measured (bench_accuracy.py, 20 seeds,
+# eps 0.5 to 2): releases above this limit had median sin(theta) 0.45 to 0.97
+# (wine, iris, breast cancer, spiked n = 150 and 500); below it, 0.06 to 0.33,
+# except breast cancer at eps 2 (norm 0.09, sin(theta) 0.57: a smaller gap).
+DIRECTION_NOISE_LIMIT = 0.15
+
+
+@dataclass(frozen=True, eq=False)
+class Forecast:
+    """Predicted accuracy of a private release, from public quantities only.
+
+    Attributes
+    ----------
+    release : str
+        ``"directions"``, ``"scree"`` or ``"score"``.
+    n, p : int
+        Rows and variables (public).
+    eps, delta : float
+        The release's budget.
+    quantities : mapping of str to float
+        Predicted noise sizes and failure bounds; see :meth:`to_frame` for a
+        description of each.
+    problems : tuple of str
+        Sentences naming what would make the picture wrong; empty when the
+        release is expected to be accurate.
+    """
+
+    release: str
+    n: int
+    p: int
+    eps: float
+    delta: float
+    quantities: Mapping[str, float] = field(default_factory=dict)
+    descriptions: Mapping[str, str] = field(default_factory=dict)
+    problems: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "quantities", MappingProxyType(dict(self.quantities)))
+        object.__setattr__(self, "descriptions", MappingProxyType(dict(self.descriptions)))
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # read-only mappings do not pickle; rebuild from plain dicts
+        return (
+            type(self),
+            (self.release, self.n, self.p, self.eps, self.delta, dict(self.quantities),
+             dict(self.descriptions), self.problems),
+        )  # fmt: skip
+
+    @property
+    def ok(self) -> bool:
+        """True when no problem is forecast."""
+        return not self.problems
+
+    def to_frame(self) -> Any:
+        """A table: one row per quantity, with its value and what it means."""
+        import pandas as pd
+
+        rows = [
+            {"quantity": k, "value": v, "meaning": self.descriptions.get(k, "")}
+            for k, v in self.quantities.items()
+        ]
+        return pd.DataFrame(rows, columns=["quantity", "value", "meaning"])
+
+    def summary(self) -> str:
+        """A few lines of text for a terminal or a page."""
+        head = (
+            f"forecast for the {self.release} release (n={self.n}, p={self.p}, "
+            f"eps={self.eps:g}, delta={self.delta:g}): "
+        )
+        lines = [head + ("looks accurate" if self.ok else "likely inaccurate")]
+        for key, value in self.quantities.items():
+            meaning = self.descriptions.get(key, "")
+            lines.append(f"  {key} = {value:.3g}" + (f"  ({meaning})" if meaning else ""))
+        lines.extend(f"  problem: {text}" for text in self.problems)
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+
+def direction_noise_norm(p: int, sigma: float) -> float:
+    """Typical operator norm of the symmetric Kendall noise, ``sigma sqrt(2 p)``.
+
+    The noise has N(0, sigma^2 / 2) entries off the diagonal; a symmetric
+    matrix with such entries has largest eigenvalues near ``2 (sigma /
+    sqrt(2)) sqrt(p)``. By the Davis-Kahan theorem, directions move by about
+    this norm over the gap between the Kendall eigenvalues they separate, and
+    those eigenvalues add up to 1.
+    """
+    return sigma * math.sqrt(2.0 * p)
+
+
+def direction_problem(norm: float) -> str | None:
+    """The forecast's sentence when the direction noise ``norm`` is above the limit."""
+    if norm <= DIRECTION_NOISE_LIMIT:
+        return None
+    return (
+        f"the Kendall noise has operator norm about {norm:.2g}, so directions whose "
+        "Kendall eigenvalues differ by less than about twice that, as those of most real "
+        "tables do, would be mostly noise; raise eps, use more rows, or reuse directions "
+        "released with a larger share."
+    )
+
+
+def em_failure_bound(candidates: int, n: int, eps: float, margin: float = 0.25) -> float:
+    """Bound on the chance that an exponential-mechanism quantile lands far off.
+
+    A candidate whose rank is ``t`` further from the target than the best
+    candidate's is chosen with probability at most ``exp(-eps t / 2)``; with
+    ``candidates`` of them and a required margin of ``margin n`` ranks, the
+    chance of any far candidate is at most ``candidates exp(-eps margin n / 2)``.
+    """
+    return min(1.0, candidates * math.exp(-eps * margin * n / 2.0))
+
+
+def enforce(forecast: Forecast, accuracy: str) -> None:
+    """Act on a forecast before any data are read: warn, raise or do nothing.
+
+    Raises
+    ------
+    InaccurateReleaseError
+        With ``accuracy="error"`` and a forecast problem.
+
+    Warns
+    -----
+    AccuracyWarning
+        With ``accuracy="warn"`` and a forecast problem.
+    """
+    if forecast.ok or accuracy == "ignore":
+        return
+    text = (
+        f"the private {forecast.release} release is forecast to be inaccurate (n={forecast.n}, "
+        f"eps={forecast.eps:g}): " + " ".join(forecast.problems)
+    )
+    if accuracy == "error":
+        raise InaccurateReleaseError(
+            text + " Nothing was spent. Pass accuracy='warn' to release anyway."
+        )
+    warnings.warn(text, AccuracyWarning, stacklevel=_user_stacklevel())

@@ -1,0 +1,284 @@
+"""The plan of a report: a plan of the plans of its three releases, composed tightly.
+
+:func:`plan_report` builds, from the settings and the public shape (n, p)
+alone, the plans of the report's direction release, its scree and its score
+plot (both reusing those directions), with every eps share scaled by the
+largest factor whose tight total (:func:`dppca.privacy.accounting.tight_total` of
+all their parts) is still the report's eps at its delta. The report's cost
+is that tight total; :func:`dppca.releases.engine.execute` checks and charges it once.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..core.lazy import scipy_optimize as optimize
+from ..core.types import Calibration, Ties
+from ..core.validation import (
+    check_accuracy,
+    check_data,
+    check_delta,
+    check_eps,
+    check_positive_int,
+)
+from ..privacy.accounting import PrivacyCost, tight_total
+from .directions import DirectionsPlan, DirectionsResult, plan_pc_dir, resolve_directions
+from .engine import CheckedData, Part, parts_of
+from .forecast import Forecast
+from .loading import LoadingResult
+from .resolvability import enforce_resolved
+from .score import ScoreResult, plan_score
+from .score.draw import ScoreInputs
+from .score.plan import ScorePlan
+from .scree import ScreePlan, ScreeResult, plan_scree
+from .scree._checks import enforce_scree
+
+__all__ = ["DEFAULT_SHARES", "ReportPlan", "ReportReleases", "plan_report"]
+
+#: Default split of (eps, delta) across the releases of a report.
+DEFAULT_SHARES: Mapping[str, float] = {"directions": 0.4, "scree": 0.3, "score": 0.3}
+
+
+@dataclass(frozen=True, eq=False)
+class ReportReleases:
+    """What a report plan draws: its directions, loading, scree and score results."""
+
+    directions: DirectionsResult
+    loading: LoadingResult
+    scree: ScreeResult
+    score: ScoreResult
+
+
+@dataclass(frozen=True, eq=False)
+class ReportPlan:
+    """A priced report: the plans of its releases and their tight total.
+
+    ``directions`` is None when the report reuses an earlier release (given
+    to :func:`dppca.report`), which costs nothing here.
+    """
+
+    n: int
+    p: int
+    eps: float
+    delta: float
+    shares: Mapping[str, float]
+    factor: float
+    directions: DirectionsPlan | None
+    scree: ScreePlan
+    score: ScorePlan
+    cost: PrivacyCost
+    forecast: Forecast
+    components: tuple[int, int]
+    accuracy: str = "warn"
+    kind: str = "report"
+
+    @property
+    def plans(self) -> tuple[tuple[str, Any], ...]:
+        """(name, plan) of each release the report makes, in draw order."""
+        named = (("directions", self.directions), ("scree", self.scree), ("score", self.score))
+        return tuple((name, plan) for name, plan in named if plan is not None)
+
+    @property
+    def parts(self) -> tuple[Part, ...]:
+        """The noise draws of all its releases, in order."""
+        return parts_of(self.cost)
+
+    def check_input(self, X: Any) -> CheckedData:
+        """Check the table once (two columns at least); a CheckedData passes through.
+
+        :func:`dppca.report` passes the groups and a reused release in the
+        CheckedData's ``extra`` (a :class:`ReportInputs`).
+        """
+        if isinstance(X, CheckedData):
+            return X
+        return CheckedData(*check_data(X, min_cols=2))
+
+    def screen(self, data: CheckedData) -> None:
+        """Nothing to refuse after the budget check (its directions are private)."""
+
+    def review(self, result: ReportReleases) -> ReportReleases:
+        """The post-release checks of the directions (when drawn here) and of the scree."""
+        if self.directions is not None:
+            enforce_resolved(result.directions.resolvability, self.accuracy, result)
+        enforce_scree(result.scree, self.accuracy)
+        return result
+
+    def draw(self, data: CheckedData, rng: np.random.Generator) -> ReportReleases:
+        """Draw the releases in order: directions, scree, score (sharing the directions)."""
+        table = CheckedData(data.values, data.variables)
+        inputs = data.extra if isinstance(data.extra, ReportInputs) else ReportInputs()
+        if self.directions is not None:
+            directions = self.directions.draw(table, rng)
+        else:
+            assert inputs.directions is not None  # a plan without directions is given them
+            directions = inputs.directions
+        loading = LoadingResult(directions=directions, components=self.components)
+        given, _ = resolve_directions(directions, p=self.p, k=self.scree.k)
+        scree = self.scree.draw(
+            CheckedData(table.values, table.variables, (given, directions)), rng
+        )
+        matrix, _ = resolve_directions(directions, p=self.p, k=max(self.components))
+        assert matrix is not None  # resolved from a private release
+        score_inputs = ScoreInputs(
+            np.ascontiguousarray(matrix[:, [c - 1 for c in self.components]]), directions,
+            inputs.public_levels, inputs.levels, inputs.codes,
+        )  # fmt: skip
+        score = self.score.draw(CheckedData(table.values, table.variables, score_inputs), rng)
+        return ReportReleases(directions, loading, scree, score)
+
+
+@dataclass(frozen=True, eq=False)
+class ReportInputs:
+    """What a report reads besides the table: a reused release and the groups (internal)."""
+
+    directions: DirectionsResult | None = None
+    public_levels: tuple[Any, ...] | None = None
+    levels: tuple[Any, ...] | None = None
+    codes: Any = None
+
+
+def check_shares(shares: Mapping[str, float] | None, keys: Sequence[str]) -> dict[str, float]:
+    """The report's split over ``keys``, normalised to add up to 1."""
+    if shares is None:
+        values = {k: DEFAULT_SHARES[k] for k in keys}
+    else:
+        if not isinstance(shares, Mapping) or set(shares) != set(DEFAULT_SHARES):
+            raise ValueError(
+                "shares must be a mapping with the keys 'directions', 'scree' and 'score'; "
+                f"got {shares!r}."
+            )
+        values = {k: float(shares[k]) for k in keys}
+        if not all(math.isfinite(v) and v > 0 for v in values.values()):
+            raise ValueError(f"shares must be finite and > 0; got {shares!r}.")
+    total = math.fsum(values.values())
+    return {k: v / total for k, v in values.items()}
+
+
+def plan_report(
+    n: int,
+    p: int,
+    *,
+    eps: float,
+    delta: float,
+    k: int | None = None,
+    components: tuple[int, int] = (1, 2),
+    groups: int | None = None,
+    groups_public: bool = False,
+    shares: Mapping[str, float] | None = None,
+    directions_given: bool = False,
+    calibration: Calibration = "analytic",
+    ties: Ties = "zero",
+    score_range: float = 1e6,
+    bounds: Any = None,
+    variables: tuple[str, ...] | None = None,
+    accuracy: str = "warn",
+) -> ReportPlan:
+    """Price and forecast a :func:`dppca.report` call without any data.
+
+    Parameters are those of :func:`dppca.report`, with the data replaced by
+    its public shape ``n`` x ``p``, the group labels by their number (None
+    without groups) and a reused release by ``directions_given``.
+
+    Notes
+    -----
+    The shares give a basic split of (eps, delta) over the releases; every
+    eps share is then multiplied by the largest factor (found by bisection)
+    for which the tight total of all the releases' parts is at most eps at
+    delta. Each release composes its own parts tightly within its share.
+
+    Examples
+    --------
+    >>> plan = plan_report(5000, 20, eps=1.0, delta=1e-5)
+    >>> [name for name, _ in plan.plans], round(plan.cost.eps, 6)
+    (['directions', 'scree', 'score'], 1.0)
+    >>> plan.factor > 1  # tight composition leaves more than the basic split
+    True
+    """
+    n, p = check_positive_int(n, "n"), check_positive_int(p, "p")
+    eps, delta = check_eps(eps), check_delta(delta)
+    accuracy = check_accuracy(accuracy)
+    keys = ("scree", "score") if directions_given else ("directions", "scree", "score")
+    weights = check_shares(shares, keys)
+    common: dict[str, Any] = {
+        "calibration": calibration, "bounds": bounds, "variables": variables,
+        "accuracy": "ignore", "allow_large_delta": True,
+    }  # fmt: skip
+
+    def build(t: float) -> dict[str, Any]:
+        budget = {key: (t * eps * w, delta * w) for key, w in weights.items()}
+        plans: dict[str, Any] = {}
+        if "directions" in budget:
+            e, d = budget["directions"]
+            plans["directions"] = plan_pc_dir(n, p, eps=e, delta=d, ties=ties, **common)
+        e, d = budget["scree"]
+        plans["scree"] = plan_scree(n, p, k, eps=e, delta=d, directions_given=True, **common)
+        e, d = budget["score"]
+        plans["score"] = plan_score(
+            n, p, eps=e, delta=d, components=components, directions_given=True,
+            groups=groups, groups_public=groups_public, score_range=score_range, ties=ties,
+            **common,
+        )  # fmt: skip
+        return plans
+
+    def total(plans: dict[str, Any]) -> float:
+        return tight_total([plan.cost for plan in plans.values()], delta)[0]
+
+    factor, plans = _largest_factor(build, total, eps)
+    cost = PrivacyCost(
+        eps, delta, "tight composition (accountant)",
+        f"dppca report ({', '.join(plans)}; {n} rows)",
+        tuple(plan.cost for plan in plans.values()), kind="composed",
+    )  # fmt: skip
+    forecast = _forecast(n, p, eps, delta, plans)
+    return ReportPlan(
+        n, p, eps, delta, weights, factor, plans.get("directions"), plans["scree"],
+        plans["score"], cost, forecast, tuple(int(c) for c in components),  # type: ignore[arg-type]
+        accuracy,
+    )  # fmt: skip
+
+
+def _largest_factor(build: Any, total: Any, eps: float) -> tuple[float, dict[str, Any]]:
+    """The largest ``t`` (to a relative 1e-6) with ``total(build(t)) <= eps``, and ``build(t)``.
+
+    ``t = 1`` (the basic split) always fits: each release's tight total is at
+    most its share and tight composition never exceeds basic composition.
+    The total grows with ``t``, so a root finder on ``log t`` brackets it.
+    """
+    cache: dict[float, tuple[float, dict[str, Any]]] = {}
+
+    def gap(log_t: float) -> float:
+        if log_t not in cache:
+            plans = build(math.exp(log_t))
+            cache[log_t] = (total(plans) - eps, plans)
+        return cache[log_t][0]
+
+    if gap(0.0) > eps * 1e-9:  # pragma: no cover - guarded by the docstring
+        raise RuntimeError("the basic split of the report exceeds its eps.")
+    hi = math.log(2.0)
+    while gap(hi) <= 0:
+        hi *= 2
+    root = optimize.brentq(gap, 0.0, hi, xtol=1e-6)
+    while gap(root) > 0:
+        root -= 1e-6
+    return math.exp(root), cache[root][1]
+
+
+def _forecast(n: int, p: int, eps: float, delta: float, plans: Mapping[str, Any]) -> Forecast:
+    """The forecasts of the releases in one: quantities prefixed by the release's name."""
+    quantities: dict[str, float] = {}
+    descriptions: dict[str, str] = {}
+    problems: list[str] = []
+    for name, plan in plans.items():
+        for key, value in plan.forecast.quantities.items():
+            quantities[f"{name}: {key}"] = value
+            descriptions[f"{name}: {key}"] = plan.forecast.descriptions.get(key, "")
+        problems += [f"{name}: {problem}" for problem in plan.forecast.problems]
+    return Forecast(
+        "report", n, p, eps, delta, quantities=quantities, descriptions=descriptions,
+        problems=tuple(problems),
+    )  # fmt: skip

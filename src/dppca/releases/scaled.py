@@ -1,0 +1,131 @@
+"""Releases on privately scaled data: a plan of the scale parts and a release's plan.
+
+:func:`scaled_plan` wraps the plan of a release (a scree, a score plot)
+priced at its share of eps: run by :func:`dppca.releases.engine.execute`, the
+wrapper first releases one scale per column
+(:func:`dppca.releases.directions.scales.draw_private_scales`), then lets the inner
+plan draw on the data divided by them (post-processing of the scales) and
+returns the inner result with ``scales`` and ``scale_note`` filled in. Its
+cost is the tight composition of the p pure scale parts and the inner
+plan's parts. A direction release does the same inside its own plan
+(:func:`dppca.plan_pc_dir` with ``scale="private"``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..privacy.accounting import PrivacyCost, compose_tight
+from .directions.scales import draw_private_scales, scale_costs
+from .engine import CheckedData, Part, parts_of
+
+if TYPE_CHECKING:
+    from .engine import ReleasePlan
+    from .forecast import Forecast
+
+__all__ = ["ScaledPlan", "check_scale_settings", "scaled_plan"]
+
+
+@dataclass(frozen=True, eq=False)
+class ScaledPlan:
+    """A release's plan preceded by the private scales of its columns."""
+
+    inner: ReleasePlan
+    scale_eps: float
+    cost: PrivacyCost
+
+    @property
+    def kind(self) -> str:
+        """The inner release's kind."""
+        return self.inner.kind
+
+    @property
+    def n(self) -> int:
+        """Rows (public)."""
+        return self.inner.n
+
+    @property
+    def p(self) -> int:
+        """Columns (public)."""
+        return self.inner.p
+
+    @property
+    def forecast(self) -> Forecast:
+        """The inner release's forecast, at its own share of eps."""
+        return self.inner.forecast
+
+    @property
+    def accuracy(self) -> str:
+        """What the executor does with a forecast problem (the inner plan's setting)."""
+        return self.inner.accuracy
+
+    @property
+    def parts(self) -> tuple[Part, ...]:
+        """The p scale parts, then the inner release's parts."""
+        return parts_of(self.cost)
+
+    def check_input(self, X: Any, **inputs: Any) -> CheckedData:
+        """The inner plan's check; the scales need the table in memory."""
+        data = self.inner.check_input(X, **inputs)
+        if not isinstance(data.values, np.ndarray):
+            raise TypeError(
+                "scale='private' is supported for in-memory data only; compute the "
+                "Dask array first or pass scale=None."
+            )
+        return data
+
+    def screen(self, data: CheckedData) -> None:
+        """The inner plan's refusal, if any (before any noise)."""
+        self.inner.screen(data)
+
+    def review(self, result: Any) -> Any:
+        """The inner release's post-release checks (the scales need none)."""
+        return self.inner.review(result)
+
+    def draw(self, data: CheckedData, rng: np.random.Generator) -> Any:
+        """Release the scales, then the inner release on the scaled data."""
+        scales = draw_private_scales(
+            data.values, eps_each=self.scale_eps / self.p, units=np.ones(self.p), rng=rng
+        )
+        scaled = CheckedData(data.values / scales.divisors, data.variables, data.extra)
+        result = self.inner.draw(scaled, rng)
+        return dataclasses.replace(
+            result,
+            cost=self.cost,
+            scales=scales.divisors,
+            scale_note=scales.note(data.variables),
+        )
+
+
+def scaled_plan(
+    inner: ReleasePlan, scale_eps: float, delta: float, variables: tuple[str, ...]
+) -> ScaledPlan:
+    """``inner`` preceded by p private scales of ``scale_eps / p`` each (pure DP)."""
+    costs = [*scale_costs(variables, scale_eps / inner.p), inner.cost]
+    cost = compose_tight(
+        costs, delta, released=f"private scales ({inner.p}); " + inner.cost.released
+    )
+    return ScaledPlan(inner, scale_eps, cost)
+
+
+def check_scale_settings(scale: object, *, bounds: object, directions: object) -> str | None:
+    """``scale`` of a scree or score release: None or ``"private"``, alone."""
+    from .directions.plan import check_scale_option
+
+    scale = check_scale_option(scale)
+    if scale == "private" and bounds is not None:
+        raise ValueError(
+            "scale='private' with bounds is not supported here (the bounds are in the "
+            "data's units); pass one of them."
+        )
+    if scale == "private" and directions is not None:
+        raise ValueError(
+            "scale='private' needs the release's own directions on the scaled data; pass "
+            "directions=None (or release the directions with scale='private' and reuse "
+            "their scales by dividing the data yourself)."
+        )
+    return scale

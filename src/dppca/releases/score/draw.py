@@ -1,0 +1,184 @@
+"""The draws of a score release, in their fixed order (run by :class:`ScorePlan`).
+
+Directions (unless given), group sizes, frame, then the histograms in
+method order, all from the release's noise stream.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ...core.validation import apply_bounds, check_bool, check_data
+from ..directions import DirectionsResult, refuse_own_directions, resolve_directions
+from ..engine import CheckedData
+from .frame import choose_frame
+from .groups import _resolve_groups, release_group_sizes, resolve_group_codes
+from .histograms import _normalise, bin_counts, release_histograms
+from .result import NonPrivateScores, ScoreResult
+
+if TYPE_CHECKING:
+    from .plan import ScorePlan
+
+__all__ = ["ScoreInputs", "check_score_input", "refuse_own_score_directions", "run_score"]
+
+
+@dataclass(frozen=True, eq=False)
+class ScoreInputs:
+    """What a score release reads besides the table (internal, never returned).
+
+    ``matrix`` holds the two given directions (None to release them) and
+    ``dir_result`` the given private release they came from; ``levels`` and
+    ``codes`` the groups (``public_levels`` when the caller listed them).
+    """
+
+    matrix: NDArray[np.float64] | None = None
+    dir_result: DirectionsResult | None = None
+    public_levels: tuple[Any, ...] | None = None
+    levels: tuple[Any, ...] | None = None
+    codes: NDArray[np.int64] | None = None
+
+    @property
+    def n_groups(self) -> int:
+        return 1 if self.levels is None else len(self.levels)
+
+
+def given_directions(
+    directions: object, p: int, components: tuple[int, int], public_directions: object
+) -> tuple[NDArray[np.float64] | None, DirectionsResult | None]:
+    """The two given directions used (None to release them) and the given result."""
+    given, dir_result = resolve_directions(
+        directions, p=p, k=max(components),
+        public_directions=check_bool(public_directions, "public_directions"),
+    )  # fmt: skip
+    if given is None:
+        return None, dir_result
+    return np.ascontiguousarray(given[:, [c - 1 for c in components]]), dir_result
+
+
+def check_score_input(
+    plan: ScorePlan, X: Any, *, directions: object = None, public_directions: object = False,
+    groups: object = None, group_labels: object = None,
+) -> CheckedData:  # fmt: skip
+    """The table, the given directions and the groups of a score release, checked once.
+
+    A :class:`CheckedData` whose ``extra`` is already a :class:`ScoreInputs`
+    passes through. Refuses inputs that do not match what the plan was
+    priced for (directions given or not, the number of groups).
+    """
+    if isinstance(X, CheckedData) and isinstance(X.extra, ScoreInputs):
+        inputs = X.extra
+    else:
+        if isinstance(X, CheckedData):
+            if isinstance(groups, str):
+                raise TypeError("groups can name a column only of a pandas DataFrame X.")
+            labels = None if groups is None else _resolve_groups(X.values, groups)[1]
+            table = X
+        else:
+            features, labels = _resolve_groups(X, groups)
+            table = CheckedData(*check_data(features, min_cols=2))
+        assert plan.settings is not None  # every plan from plan_score has its settings
+        n, p = table.shape
+        matrix, dir_result = given_directions(
+            directions, p, plan.settings.components, public_directions
+        )
+        public_levels, levels, codes = resolve_group_codes(labels, group_labels, n)
+        inputs = ScoreInputs(matrix, dir_result, public_levels, levels, codes)
+        X = CheckedData(table.values, table.variables, inputs)
+    if (inputs.matrix is None) != (plan.directions is not None):
+        raise ValueError(
+            "the plan was priced "
+            + ("with directions given" if plan.directions is None else "to release directions")
+            + "; build it with directions_given matching the directions passed."
+        )
+    if (None if inputs.levels is None else len(inputs.levels)) != plan.n_groups:
+        raise ValueError(
+            f"the plan was priced for groups={plan.n_groups} but the labels give "
+            f"{None if inputs.levels is None else len(inputs.levels)}; plan with that number."
+        )
+    return X
+
+
+def refuse_own_score_directions(plan: ScorePlan, data: CheckedData) -> None:
+    """Refuse "public" directions that are the data's own (see ``refuse_own_directions``)."""
+    inputs = data.extra
+    if isinstance(inputs, ScoreInputs) and inputs.matrix is not None and inputs.dir_result is None:
+        assert plan.settings is not None
+        refuse_own_directions(data.values, inputs.matrix, plan.settings.components)
+
+
+def run_score(plan: ScorePlan, data: CheckedData, rng: np.random.Generator) -> ScoreResult:
+    """Draw every part of a priced, paid-for score plan; build the result.
+
+    Randomness order: directions, group sizes, frame, histograms (method
+    order), all from ``rng``.
+    """
+    s = plan.settings
+    assert s is not None  # every plan from plan_score has its settings
+    inputs = data.extra if isinstance(data.extra, ScoreInputs) else ScoreInputs()
+    values = data.values if s.box is None else apply_bounds(data.values, s.box)
+    matrix, dir_result, source = inputs.matrix, inputs.dir_result, "private"
+    if matrix is None:
+        assert plan.directions is not None  # a plan without given directions releases them
+        dir_result = plan.directions.draw(CheckedData(values, data.variables), rng)
+        matrix = np.ascontiguousarray(dir_result.directions[:, [c - 1 for c in s.components]])
+    else:
+        source = "public" if dir_result is None else "private release"
+    with np.errstate(over="ignore", invalid="ignore"):  # no warning may depend on the data
+        scores = values @ matrix
+    private_groups = inputs.levels is not None and not s.groups_public
+    exact_sizes, group_sizes = release_group_sizes(
+        inputs.codes, inputs.levels, plan.n, private=private_groups, eps_g=plan.eps_groups,
+        rng=rng,
+    )  # fmt: skip
+    (xlim, ylim), frame_source = choose_frame(
+        scores, matrix, public_frame=s.public_frame, box=s.box, eps=plan.eps_frame,
+        bound=s.bound, inflate=s.inflate, rng=rng,
+    )  # fmt: skip
+    mx, my = s.bins
+    x_edges = np.linspace(xlim[0], xlim[1], mx + 1)
+    y_edges = np.linspace(ylim[0], ylim[1], my + 1)
+    counts = bin_counts(scores, x_edges, y_edges, inputs.codes, inputs.n_groups)
+    probs, noise = release_histograms(
+        counts, s.methods, eps_m=plan.eps_method, delta_m=plan.delta_method,
+        calibration=s.calibration, rng=rng,
+    )  # fmt: skip
+    nonprivate = None
+    if s.compare:
+        nonprivate = NonPrivateScores(
+            scores=scores,
+            group_codes=inputs.codes,
+            prob=_normalise(counts.astype(np.float64)),
+            group_sizes=exact_sizes,
+        )
+    groups_source = None
+    if inputs.levels is not None:
+        groups_source = "data" if inputs.public_levels is None else "public"
+    return ScoreResult(
+        components=s.components,
+        n=plan.n,
+        xlim=(float(xlim[0]), float(xlim[1])),
+        ylim=(float(ylim[0]), float(ylim[1])),
+        x_edges=x_edges,
+        y_edges=y_edges,
+        methods=s.methods,
+        probs=MappingProxyType(probs),
+        groups=inputs.levels,
+        group_sizes=group_sizes,
+        groups_public=s.groups_public,
+        directions=matrix,
+        directions_source=source,
+        directions_release=dir_result,
+        noise=MappingProxyType(noise),
+        cost=plan.cost,
+        nonprivate=nonprivate,
+        frame_source=frame_source,
+        bounds=None if s.box is None else np.column_stack(s.box),
+        forecast=plan.forecast,
+        variables=data.variables,
+        groups_source=groups_source,
+    )

@@ -1,0 +1,135 @@
+"""The draws of a scree release after its directions, in their fixed order.
+
+:meth:`ScreePlan.draw` runs them: the pairings, the clip scan (unless the
+clip level is public), the joint moments, then each extra method.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ...core.validation import apply_bounds
+from ...privacy.mechanisms import ladder_quantile, random_pairing
+from ..engine import CheckedData
+from ._checks import scree_problems
+from ._estimators import _PAIRINGS, EXTRA_METHODS, _moment_release, _mono
+from ._result import ScreeResult
+from ._statistics import _paired_differences
+
+if TYPE_CHECKING:
+    from ._plan import ScreePlan
+
+
+def run_scree(plan: ScreePlan, data: CheckedData, rng: np.random.Generator) -> ScreeResult:
+    """Draw every part of a priced, paid-for scree plan; build the result.
+
+    The directions first (unless given), then the pairings, the clip scan,
+    the joint moments and each extra method, all from ``rng``.
+    """
+    given, release = data.extra if data.extra is not None else (None, None)
+    values = data.values
+    if plan.box is not None:
+        values = apply_bounds(values, plan.box)
+    vectors = given
+    source = "private release" if release is not None else "public"
+    if vectors is None:
+        assert plan.directions is not None  # a plan without given directions releases them
+        release = plan.directions.draw(CheckedData(values, data.variables), rng)
+        vectors = np.array(release.directions)
+        source = "private"
+    shift = None if plan.box is None else 0.5 * (plan.box[0] + plan.box[1])
+    draws = _draw(
+        values, vectors, plan, shift=shift, mono=plan.mono, calibration=plan.calibration, rng=rng
+    )
+    nonprivate = _nonprivate(values, plan.k) if plan.compare else (None, None)
+    return ScreeResult(
+        methods=plan.methods, values=draws.values, trace=draws.trace,
+        directions=np.ascontiguousarray(vectors), directions_source=source,
+        directions_release=release, n=plan.n, n_pairs=plan.n // 2, variables=data.variables,
+        cost=plan.cost, calibration=plan.calibration, mono=plan.mono,
+        nonprivate_values=nonprivate[0], nonprivate_trace=nonprivate[1],
+        noise_sd=draws.noise_sd, trace_sd=draws.trace_sd, clip_level=draws.clip,
+        bounds=None if plan.box is None else np.column_stack(plan.box), forecast=plan.forecast,
+        unpooled_values=draws.unpooled if plan.mono else None, problems=draws.problems,
+    )  # fmt: skip
+
+
+class _Draws(NamedTuple):
+    """What :func:`_draw` releases: every method's variances and the total variance."""
+
+    values: NDArray[np.float64]  # (n_methods, k), after the optional monotone fit
+    noise_sd: NDArray[np.float64]  # (n_methods, k)
+    trace: float
+    trace_sd: float
+    clip: float
+    unpooled: NDArray[np.float64]  # (n_methods, k), before the monotone fit
+    problems: tuple[str, ...]  # why the values are not estimates (scree/_checks.py)
+
+
+def _draw(
+    data: NDArray[np.float64], vectors: NDArray[np.float64], plan: ScreePlan, *,
+    shift: NDArray[np.float64] | None, mono: bool, calibration: str, rng: np.random.Generator,
+) -> _Draws:  # fmt: skip
+    """Run the plan's parts after the directions, in their fixed order.
+
+    The pairings first, then the clip scan (unless the clip level is public),
+    the joint moments, and each extra method in the order asked for. ``data``
+    are already clipped to any public bounds, whose centre is ``shift``.
+    """
+    orders = _pairings(data.shape[0], plan.pairing, rng)
+    z = _paired_differences(data, orders[0])
+    clip = _clip_level(z, plan, rng)
+    moments, trace, trace_sd = _moment_release(
+        data, orders, vectors, clip, all_pairs=plan.pairing == "all", shift=shift,
+        kind=plan.noise, eps=plan.eps_m, delta=plan.delta_m, calibration=calibration, rng=rng,
+    )  # fmt: skip
+    with np.errstate(over="ignore", invalid="ignore"):
+        w = np.nan_to_num((z @ vectors) ** 2, nan=np.inf)
+    k = vectors.shape[1]
+    rows, sds = [], []
+    for name in plan.methods:
+        if name == "clipped":
+            est, sd = moments, trace_sd
+        else:
+            est, sd = EXTRA_METHODS[name].run(
+                w, plan.controls[name], clip=clip, eps=plan.eps_m, delta=plan.delta_m,
+                calibration=calibration, rng=rng,
+            )  # fmt: skip
+        rows.append(est)
+        sds.append(np.full(k, sd))
+    raw = np.vstack(rows)
+    values = np.vstack([_mono(r) for r in raw]) if mono else raw
+    scanned = "clipped" not in plan.controls or plan.controls["clipped"].clip is None
+    problems = scree_problems(values[0], trace, trace_sd, clip, plan.ladder if scanned else None)
+    return _Draws(values, np.vstack(sds), trace, trace_sd, clip, raw, problems)
+
+
+def _pairings(n: int, rule: str, rng: np.random.Generator) -> list[NDArray[np.int64]]:
+    """The row orders the pair moments average over (drawn for ``"all"`` and ``"random"``)."""
+    if rule == "consecutive":
+        return [np.arange(n, dtype=np.int64)]
+    return [random_pairing(n, rng) for _ in range(1 if rule == "all" else _PAIRINGS)]
+
+
+def _clip_level(z: NDArray[np.float64], plan: ScreePlan, rng: np.random.Generator) -> float:
+    """The public clip level, or the pure-DP ladder scan of the squared pair norms."""
+    public_clip = plan.controls["clipped"].clip if "clipped" in plan.controls else None
+    if public_clip is not None:
+        return float(public_clip)
+    with np.errstate(over="ignore", invalid="ignore"):
+        sq = np.nan_to_num(np.einsum("ij,ij->i", z, z), nan=np.inf)
+    return ladder_quantile(
+        sq, plan.ladder, q=plan.scan_level, eps1=plan.eps_scan / 2, eps2=plan.eps_scan / 2,
+        rng=rng,
+    )  # fmt: skip
+
+
+def _nonprivate(data: NDArray[np.float64], k: int) -> tuple[NDArray[np.float64], float]:
+    """The top-k sample covariance eigenvalues and the total variance (NOT private)."""
+    p = data.shape[1]
+    cov = np.cov(data, rowvar=False).reshape(p, p)
+    eig = np.linalg.eigvalsh(cov)[::-1]
+    return np.ascontiguousarray(eig[:k]), float(np.trace(cov))
