@@ -127,3 +127,15 @@ if __name__ == "__main__":
         if n > MAX_FUNCTION_LINES:
             known = key in KNOWN_LONG_FUNCTIONS or key[0] in UI_LAYOUT
             print(f"{n:5d}  {key[0]}:{key[1]}{'' if known else '  (new)'}")
+
+
+def test_no_deprecation_shims():
+    # A 0.1 package has no users to warn: an old spelling is removed, not kept
+    # behind a FutureWarning or DeprecationWarning (issue 20).
+    found = [
+        name
+        for name, path in _sources().items()
+        if "FutureWarning" in path.read_text(encoding="utf-8")
+        or "DeprecationWarning" in path.read_text(encoding="utf-8")
+    ]
+    assert found == []

@@ -255,3 +255,51 @@ def test_results_import_no_plotting_and_no_other_release(module):
     reached = _reachable(deferred_graph(), module)
     assert not {m for m in reached if m.startswith("dppca.plotting")}
     assert "dppca.releases.loading" not in reached or module == "dppca.releases.loading.result"
+
+
+# The layers of the pipeline, bottom first (CONTRIBUTING.md, "Architecture"):
+# a module imports only from its own layer or the layers below it.
+LAYERS = {
+    "core": 0,
+    "kernels": 1,
+    "privacy": 2,
+    "datasets": 2,  # bundled public tables: the ledger knows them as practice data
+    "releases": 3,
+    "plotting": 4,
+    "reporting": 4,
+    "release_io": 4,
+    "_release_codec": 4,
+    "_csv": 4,
+    "cli": 5,
+    "app": 5,
+    "sklearn": 5,
+}
+
+
+def layer(module: str) -> int:
+    """The layer of a dppca module: its first name below ``dppca`` (the package itself: top)."""
+    parts = module.split(".")
+    if len(parts) == 1 or parts[1] in {"__main__"}:
+        return max(LAYERS.values()) + 1
+    if parts[1] == "_version":
+        return 0
+    return LAYERS[parts[1]]
+
+
+def test_every_top_level_entry_has_a_layer():
+    names = {name.split(".")[1] for name in MODULES if name.count(".") >= 1}
+    assert names - {"__main__", "_version"} <= set(LAYERS), names - set(LAYERS)
+
+
+def test_imports_point_down_the_pipeline():
+    upward = sorted(
+        (source, target)
+        for source, targets in deferred_graph().items()
+        for target in targets
+        if layer(target) > layer(source)
+    )
+    assert upward == [], upward
+
+
+def test_layer_check_can_fail():
+    assert layer("dppca.cli.app") > layer("dppca.kernels.kendall")

@@ -15,7 +15,7 @@ import sys
 import warnings
 from collections.abc import Sequence
 
-from .. import __version__
+from .._version import __version__
 from ..core.exceptions import AccuracyWarning, PrivacyWarning
 from . import _ledger, _safety, app, directions, loading, report, score, scree
 from ._common import CLIError, join_signed_values
