@@ -204,9 +204,11 @@ def spiked_scree_points(seeds: int, eps_grid: list[float]) -> pd.DataFrame:
             ("public bounds", {"bounds": spiked_bounds()}),
             ("public directions", {"directions": q[:, :3]}),
             ("public directions + bounds", {"directions": q[:, :3], "bounds": spiked_bounds()}),
-            ("public directions + oracle clip (as the peers)",
-             {"directions": q[:, :3], "control": ClippedControl(clip=oracle)}),
-        ):  # fmt: skip
+            (
+                "public directions + oracle clip (as the peers)",
+                {"directions": q[:, :3], "control": ClippedControl(clip=oracle)},
+            ),
+        ):
             mae, bias = [], []
             for seed in range(seeds):
                 with warnings.catch_warnings():
@@ -291,8 +293,15 @@ def directions_honesty(seeds: int, eps_grid: list[float]) -> pd.DataFrame:
                     d = dp_pc_dir(x, 2, eps=eps, delta=DELTA, random_state=1000 + seed)
                 warned = any(issubclass(w.category, AccuracyWarning) for w in caught)
                 v = np.asarray(d.directions)
-                row = {"table": name, "kind": kind, "n": len(x), "p": x.shape[1], "eps": eps,
-                       "warned": warned, "checked": not d.resolvability.ok}  # fmt: skip
+                row = {
+                    "table": name,
+                    "kind": kind,
+                    "n": len(x),
+                    "p": x.shape[1],
+                    "eps": eps,
+                    "warned": warned,
+                    "checked": not d.resolvability.ok,
+                }
                 for ref, u in refs.items():
                     row[f"sin_{ref}"] = sin_theta(v, u)
                 rows.append(row)
@@ -322,9 +331,11 @@ def print_directions_honesty(seeds: int, eps_grid: list[float]) -> None:
     with pd.option_context("display.width", 250, "display.max_columns", 30):
         print(pd.DataFrame(cells).round(3).to_string(index=False))
     real = r[(r["kind"] == "real") & r["n"].between(300, 2000)]
-    for label, part in (("unbundled real tables of 300-2000 rows", real),
-                        ("bundled real tables", r[r["kind"] == "bundled"]),
-                        ("synthetic tables", r[r["kind"] == "synthetic"])):  # fmt: skip
+    for label, part in (
+        ("unbundled real tables of 300-2000 rows", real),
+        ("bundled real tables", r[r["kind"] == "bundled"]),
+        ("synthetic tables", r[r["kind"] == "synthetic"]),
+    ):
         if len(part):
             s = honesty_summary(part)
             print(
@@ -344,9 +355,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="3 seeds, fewer cases")
     parser.add_argument("--eps", type=str, default="0.5,1,2")
     parser.add_argument(
-        "--directions", action="store_true",
+        "--directions",
+        action="store_true",
         help="only the post-release check of the directions (issue 25; about 3 minutes)",
-    )  # fmt: skip
+    )
     args = parser.parse_args(argv)
     seeds = 3 if args.quick else args.seeds
     eps_grid = [float(e) for e in args.eps.split(",")]
@@ -371,8 +383,9 @@ def main(argv: list[str] | None = None) -> None:
                 ]
                 summary = summarise(rows)
                 label = "with" if use_bounds else "without"
-                results.append({"table": name, "n": len(frame), "eps": eps,
-                                "bounds": label, **summary})  # fmt: skip
+                results.append(
+                    {"table": name, "n": len(frame), "eps": eps, "bounds": label, **summary}
+                )
                 if eps == 1.0 and not name.startswith("spiked n=10000"):
                     honest[label].extend(rows)
     table = pd.DataFrame(results)

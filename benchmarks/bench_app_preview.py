@@ -65,8 +65,10 @@ def main() -> None:
 
             t = _times(preview, args.repeat)
             label = name + (" + bounds" if bounds else "")
-            print(f"{label:34s} {np.median(t) * 1e3:10.3f} {t.max() * 1e3:8.3f} "
-                  f"{np.median(t) / copy:14.2g}")  # fmt: skip
+            print(
+                f"{label:34s} {np.median(t) * 1e3:10.3f} {t.max() * 1e3:8.3f} "
+                f"{np.median(t) / copy:14.2g}"
+            )
 
 
 if __name__ == "__main__":

@@ -44,8 +44,9 @@ def run(X, seeds: int, **kwargs) -> tuple[np.ndarray, np.ndarray, int]:
     for seed in range(seeds):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            res = dp_score(X, delta=DELTA, groups="group", compare=True, random_state=seed,
-                           **kwargs)  # fmt: skip
+            res = dp_score(
+                X, delta=DELTA, groups="group", compare=True, random_state=seed, **kwargs
+            )
         warned += any(issubclass(w.category, AccuracyWarning) for w in caught)
         ratio[seed], cover[seed] = evaluate(res)
     return ratio, cover, warned

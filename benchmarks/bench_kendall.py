@@ -95,8 +95,10 @@ def main() -> None:
     sizes = args.sizes or ([2000, 8000] if args.quick else [2000, 8000, 20000])
     ps = args.p or ([20, 50] if args.quick else [20, 50, 200, 1000])
     numba = kernel_backend() == "numba"  # also loads numba before any timing
-    print(f"fused pass: {'numba' if numba else 'numpy only (numba not installed)'}; "
-          f"cores: {len(os.sched_getaffinity(0))}")  # fmt: skip
+    print(
+        f"fused pass: {'numba' if numba else 'numpy only (numba not installed)'}; "
+        f"cores: {len(os.sched_getaffinity(0))}"
+    )
     print("CPU = process CPU seconds, best of runs; ratios are against the floor. Wall")
     print("times depend on the machine's load (shown); on a shared, busy machine trust CPU.")
     head = (

@@ -76,11 +76,15 @@ def pydp_rows(count: int) -> list[tuple[str, float]]:
     gauss = nm.GaussianMechanism(epsilon=1.0, delta=1e-6, sensitivity=1.0)
     lap = nm.LaplaceMechanism(epsilon=1.0, sensitivity=1.0)
     return [
-        ("python-dp Gaussian (binomial approx.)",
-         per_value_us(lambda: [gauss.add_noise(0.0) for _ in range(count)], count)),
-        ("python-dp Laplace",
-         per_value_us(lambda: [lap.add_noise(0.0) for _ in range(count)], count)),
-    ]  # fmt: skip
+        (
+            "python-dp Gaussian (binomial approx.)",
+            per_value_us(lambda: [gauss.add_noise(0.0) for _ in range(count)], count),
+        ),
+        (
+            "python-dp Laplace",
+            per_value_us(lambda: [lap.add_noise(0.0) for _ in range(count)], count),
+        ),
+    ]
 
 
 def main() -> None:
@@ -90,11 +94,20 @@ def main() -> None:
     count = args.count
     rows = opendp_rows(count) + pydp_rows(count)
     rng = np.random.default_rng(0)
-    rows.append(("numpy standard_normal (not hardened)",
-                 per_value_us(lambda: rng.standard_normal(count), count)))  # fmt: skip
-    rows.append(("dppca gaussian_noise, unseeded",
-                 per_value_us(lambda: gaussian_noise(np.zeros(count), SCALE,
-                                                     HardenedGenerator()), count)))  # fmt: skip
+    rows.append(
+        (
+            "numpy standard_normal (not hardened)",
+            per_value_us(lambda: rng.standard_normal(count), count),
+        )
+    )
+    rows.append(
+        (
+            "dppca gaussian_noise, unseeded",
+            per_value_us(
+                lambda: gaussian_noise(np.zeros(count), SCALE, HardenedGenerator()), count
+            ),
+        )
+    )
     base = rows[0][1]
     print(f"{'sampler':<40} {'us/value':>9} {'vs OpenDP default':>18}")
     for name, us in rows:

@@ -61,17 +61,23 @@ from dppca.privacy.mechanisms import (
 
 def sigma_table(delta: float) -> None:
     print(f"1. sigma_K at delta={delta:g}: ratios to the classic calibration at 4/n")
-    print(f"{'n':>6} {'eps':>5} {'classic 4/n':>12} {'analytic 4/n':>13} "
-          f"{'analytic 2sqrt2/n':>18} {'ratio a':>8} {'ratio b':>8}")  # fmt: skip
+    print(
+        f"{'n':>6} {'eps':>5} {'classic 4/n':>12} {'analytic 4/n':>13} "
+        f"{'analytic 2sqrt2/n':>18} {'ratio a':>8} {'ratio b':>8}"
+    )
     for n in (200, 1000, 5000):
         for eps in (0.5, 1.0, 2.0, 8.0):
             old = classic_gaussian_sigma(4.0 / n, eps, delta)
             mid = analytic_gaussian_sigma(4.0 / n, eps, delta)
             new = analytic_gaussian_sigma(2.0 * math.sqrt(2.0) / n, eps, delta)
-            print(f"{n:>6} {eps:>5g} {old:>12.4g} {mid:>13.4g} {new:>18.4g} "
-                  f"{mid / old:>8.3f} {new / old:>8.3f}")  # fmt: skip
-    print("   (at the same calibration the sensitivity alone gives 2 sqrt(2)/4 = "
-          f"{2 * math.sqrt(2) / 4:.4f})\n")  # fmt: skip
+            print(
+                f"{n:>6} {eps:>5g} {old:>12.4g} {mid:>13.4g} {new:>18.4g} "
+                f"{mid / old:>8.3f} {new / old:>8.3f}"
+            )
+    print(
+        "   (at the same calibration the sensitivity alone gives 2 sqrt(2)/4 = "
+        f"{2 * math.sqrt(2) / 4:.4f})\n"
+    )
 
 
 def _row(name: str, costs, delta: float) -> None:
@@ -82,14 +88,18 @@ def _row(name: str, costs, delta: float) -> None:
     start = time.perf_counter()
     eps_t, _ = tight_total(costs, delta)
     took = time.perf_counter() - start
-    print(f"{name:<34} {len(leaves):>5} {kinds:>6} {eps_b:>8.4f} {delta_b:>10.3g} "
-          f"{eps_t:>8.4f} {delta:>10.3g} {eps_t / eps_b:>6.3f} {took:>7.3f}")  # fmt: skip
+    print(
+        f"{name:<34} {len(leaves):>5} {kinds:>6} {eps_b:>8.4f} {delta_b:>10.3g} "
+        f"{eps_t:>8.4f} {delta:>10.3g} {eps_t / eps_b:>6.3f} {took:>7.3f}"
+    )
 
 
 def totals_table(seed: int) -> None:
     print("2. totals: basic composition vs tight accountant (at the budget's delta)")
-    print(f"{'workflow':<34} {'parts':>5} {'kinds':>6} {'eps basic':>8} {'delta':>10} "
-          f"{'eps tight':>8} {'delta':>10} {'ratio':>6} {'time s':>7}")  # fmt: skip
+    print(
+        f"{'workflow':<34} {'parts':>5} {'kinds':>6} {'eps basic':>8} {'delta':>10} "
+        f"{'eps tight':>8} {'delta':>10} {'ratio':>6} {'time s':>7}"
+    )
     state = AppState(random_state=np.random.default_rng(seed))
     state.load_bundled("gau")
     for kind in ("directions", "scree", "score"):
@@ -127,8 +137,10 @@ def _projector(matrix, k: int):
 
 def accuracy_table(seeds: int, k: int = 2) -> None:
     print(f"3. directions: median subspace error of the top {k} over {seeds} draws")
-    print(f"{'data':<6} {'n':>5} {'eps':>5} {'old sigma':>10} {'new sigma':>10} "
-          f"{'old err':>8} {'new err':>8}")  # fmt: skip
+    print(
+        f"{'data':<6} {'n':>5} {'eps':>5} {'old sigma':>10} {'new sigma':>10} "
+        f"{'old err':>8} {'new err':>8}"
+    )
     for name, loader in (("gau", load_gau), ("wine", load_wine)):
         X = np.asarray(loader(), dtype=np.float64)
         n, p = X.shape
@@ -145,8 +157,10 @@ def accuracy_table(seeds: int, k: int = 2) -> None:
                 for sigma in (old, new):
                     diff = _projector(K + sigma * unit, k) - P
                     errs[sigma].append(np.linalg.norm(diff) / math.sqrt(2.0))
-            print(f"{name:<6} {n:>5} {eps:>5g} {old:>10.3g} {new:>10.3g} "
-                  f"{np.median(errs[old]):>8.3f} {np.median(errs[new]):>8.3f}")  # fmt: skip
+            print(
+                f"{name:<6} {n:>5} {eps:>5g} {old:>10.3g} {new:>10.3g} "
+                f"{np.median(errs[old]):>8.3f} {np.median(errs[new]):>8.3f}"
+            )
     print()
 
 
@@ -225,9 +239,11 @@ def _gain_runs(frame, eps: float, seeds: int, basic: bool):
 
 def gain_table(seeds: int) -> None:
     print(f"5. re-derived shares: basic vs tight split, same seeds, medians over {seeds}")
-    print(f"{'data':<5} {'eps':>4} {'split':<6} {'scree tight':>11} {'score tight':>11} "
-          f"{'t':>6} {'joint sd':>8} {'hist sd':>8} {'PVE err':>8} {'scree sub':>9} "
-          f"{'score sub':>9} {'hist TV':>8}")  # fmt: skip
+    print(
+        f"{'data':<5} {'eps':>4} {'split':<6} {'scree tight':>11} {'score tight':>11} "
+        f"{'t':>6} {'joint sd':>8} {'hist sd':>8} {'PVE err':>8} {'scree sub':>9} "
+        f"{'score sub':>9} {'hist TV':>8}"
+    )
     for name, loader in (("gau", load_gau), ("wine", load_wine)):
         frame = loader()
         for eps in (0.5, 1.0, 2.0):
@@ -238,9 +254,11 @@ def gain_table(seeds: int) -> None:
                 )
                 if ref is None:
                     ref = (joint_sd, hist_sd)
-                print(f"{name:<5} {eps:>4g} {label:<6} {t_scree:>11.4f} {t_score:>11.4f} "
-                      f"{t:>6.3f} {joint_sd / ref[0]:>8.3f} {hist_sd / ref[1]:>8.3f} "
-                      f"{med[0]:>8.4f} {med[1]:>9.4f} {med[2]:>9.4f} {med[3]:>8.4f}")  # fmt: skip
+                print(
+                    f"{name:<5} {eps:>4g} {label:<6} {t_scree:>11.4f} {t_score:>11.4f} "
+                    f"{t:>6.3f} {joint_sd / ref[0]:>8.3f} {hist_sd / ref[1]:>8.3f} "
+                    f"{med[0]:>8.4f} {med[1]:>9.4f} {med[2]:>9.4f} {med[3]:>8.4f}"
+                )
     print("   t: eps of the scree's directions over their basic share; sd columns: noise sd")
     print("   of the scree's joint release (per unit clip level) and of each histogram count,")
     print("   relative to the basic split.\n")

@@ -46,19 +46,29 @@ def main() -> None:
     print(f"gau: n={X.shape[0]}, p={X.shape[1]}, k={args.k}, delta={delta:g}, seeds={args.seeds}")
     print("relative error of the private variance along each private direction")
     for eps in args.eps:
-        dirs = dp_pc_dir(X, args.k, eps=eps / 2, delta=delta / 2, random_state=1000,
-                         calibration="analytic")  # fmt: skip
+        dirs = dp_pc_dir(
+            X, args.k, eps=eps / 2, delta=delta / 2, random_state=1000, calibration="analytic"
+        )
         target = np.einsum("ij,ij->j", dirs.directions, S @ dirs.directions)
         for method in METHODS:
             errors = np.array(
                 [
                     dp_scree(
-                        X, args.k, eps=eps / 2, delta=delta / 2, method=method,
-                        directions=dirs, random_state=seed, calibration="analytic", mono=False,
-                    ).scree / target - 1
+                        X,
+                        args.k,
+                        eps=eps / 2,
+                        delta=delta / 2,
+                        method=method,
+                        directions=dirs,
+                        random_state=seed,
+                        calibration="analytic",
+                        mono=False,
+                    ).scree
+                    / target
+                    - 1
                     for seed in range(args.seeds)
                 ]
-            )  # fmt: skip
+            )
             q05, q50, q95 = np.quantile(errors, [0.05, 0.5, 0.95], axis=0)
             print(
                 f"  eps={eps:<4g} {method:8s} median {np.round(q50, 3)}  "

@@ -86,8 +86,10 @@ def main() -> None:
                 "  (target <= 10)"
             )
         peak = peak_bytes(lambda: dp_scree(x200, None, eps=EPS, delta=DELTA, random_state=1))
-        print(f"peak traced memory of dp_scree(2000 x 200, k=None): {peak / 2**30:.3f} GiB"
-              "  (target <= 1)")  # fmt: skip
+        print(
+            f"peak traced memory of dp_scree(2000 x 200, k=None): {peak / 2**30:.3f} GiB"
+            "  (target <= 1)"
+        )
 
 
 if __name__ == "__main__":

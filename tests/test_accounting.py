@@ -309,8 +309,9 @@ def test_multiplier_records_noise_relative_to_a_runtime_sensitivity():
     with pytest.raises(ValueError, match="multiplier"):
         PrivacyCost(0.5, 1e-6, "g", "m", kind="gaussian", multiplier=2.0, sensitivity=1.0)
     with pytest.raises(ValueError, match="multiplier"):
-        PrivacyCost(0.5, 1e-6, "g", "m", kind="gaussian", multiplier=2.0, sensitivity=1.0,
-                    sigma=3.0)  # fmt: skip
+        PrivacyCost(
+            0.5, 1e-6, "g", "m", kind="gaussian", multiplier=2.0, sensitivity=1.0, sigma=3.0
+        )
     with pytest.raises(ValueError, match="multiplier"):
         PrivacyCost(0.5, 1e-6, "g", "m", kind="gaussian", multiplier=-1.0)
 
@@ -320,20 +321,32 @@ def test_scale_to_tight_checks_what_it_builds():
 
     def build(t):
         return [
-            PrivacyCost(0.5 * t, 5e-6, "g", "a", kind="gaussian",
-                        multiplier=analytic_gaussian_sigma(1.0, 0.5 * t, 5e-6)),
+            PrivacyCost(
+                0.5 * t,
+                5e-6,
+                "g",
+                "a",
+                kind="gaussian",
+                multiplier=analytic_gaussian_sigma(1.0, 0.5 * t, 5e-6),
+            ),
             PrivacyCost(0.5 * t, 0.0, "p", "b", kind="pure"),
-        ]  # fmt: skip
+        ]
 
     t, parts = scale_to_tight(build, 1.0, 1e-5)
     assert t > 1 and tight_total(parts, 1e-5)[0] == pytest.approx(1.0, rel=1e-9)
 
     def wrong(t):  # less noise than its claim: the accountant reads the noise
         return [
-            PrivacyCost(0.5 * t, 5e-6, "g", "a", kind="gaussian",
-                        multiplier=analytic_gaussian_sigma(1.0, t, 5e-6)),
+            PrivacyCost(
+                0.5 * t,
+                5e-6,
+                "g",
+                "a",
+                kind="gaussian",
+                multiplier=analytic_gaussian_sigma(1.0, t, 5e-6),
+            ),
             PrivacyCost(0.5 * t, 0.0, "p", "b", kind="pure"),
-        ]  # fmt: skip
+        ]
 
     with pytest.raises(RuntimeError, match="exceeds"):
         scale_to_tight(wrong, 1.0, 1e-5)

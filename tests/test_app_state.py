@@ -145,8 +145,13 @@ def test_directions_release_matches_dp_pc_dir_with_the_same_noise(frame: pd.Data
     st = AppState(random_state=np.random.default_rng(7))
     st.load("toy", frame)
     rel = st.release("directions", eps=0.5, delta=1e-5, calibration="analytic")
-    ref = dp_pc_dir(frame[list("abcde")], eps=0.5, delta=1e-5, calibration="analytic",
-                    random_state=np.random.default_rng(7))  # fmt: skip
+    ref = dp_pc_dir(
+        frame[list("abcde")],
+        eps=0.5,
+        delta=1e-5,
+        calibration="analytic",
+        random_state=np.random.default_rng(7),
+    )
     got = figures.release_table(rel).to_numpy()
     np.testing.assert_array_equal(got, ref.directions)
 
@@ -417,8 +422,13 @@ def test_bounds_reach_every_release_and_the_page_says_data_were_clipped(frame) -
     st.set_budget(2.0, 1e-3)
     st.set_bounds(narrow)
     rel = st.release("directions", eps=0.4, delta=1e-5)
-    ref = dp_pc_dir(frame[list("abcde")], eps=0.4, delta=1e-5, bounds=narrow,
-                    random_state=np.random.default_rng(11))  # fmt: skip
+    ref = dp_pc_dir(
+        frame[list("abcde")],
+        eps=0.4,
+        delta=1e-5,
+        bounds=narrow,
+        random_state=np.random.default_rng(11),
+    )
     np.testing.assert_array_equal(figures.release_table(rel).to_numpy(), ref.directions)
     for kind in ("scree", "score"):
         st.release(kind, eps=0.3, delta=1e-5, reuse_directions=False)
@@ -456,8 +466,12 @@ def test_the_preview_is_the_cost_the_release_records(frame, kind, options, bound
     st = AppState(random_state=np.random.default_rng(5))
     st.load("toy", frame)
     st.set_budget(20.0, 1e-3)
-    st.select(list("abcde"), group="label", groups_public=options.pop("public", False),
-              group_labels=options.pop("labels", None))  # fmt: skip
+    st.select(
+        list("abcde"),
+        group="label",
+        groups_public=options.pop("public", False),
+        group_labels=options.pop("labels", None),
+    )
     if bounded:
         st.set_bounds(BOX)
     st.release("directions", eps=0.5, delta=1e-5)  # for the releases that reuse it
@@ -545,10 +559,17 @@ def test_the_forecast_is_shown_before_and_after_a_release(state: AppState) -> No
 def test_describe_forecast_words_problems_for_the_page() -> None:
     from dppca.releases.forecast import Forecast
 
-    bad = Forecast("scree", 150, 4, 0.3, 1e-5, problems=(
-        "the clip level search may fail with probability up to 0.2; give public bounds, "
-        "raise eps or split=ScreeSplit(clip=...), or give a public ClippedControl(clip=...).",
-    ))  # fmt: skip
+    bad = Forecast(
+        "scree",
+        150,
+        4,
+        0.3,
+        1e-5,
+        problems=(
+            "the clip level search may fail with probability up to 0.2; give public bounds, "
+            "raise eps or split=ScreeSplit(clip=...), or give a public ClippedControl(clip=...).",
+        ),
+    )
     before = describe_forecast(bad)
     assert "The clip level search may fail" in before[0]
     assert "a public clip level (method controls)." in before[0]

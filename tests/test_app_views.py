@@ -40,12 +40,28 @@ def _page() -> Page:
         for what, value in (("eps", 0.3), ("delta", 1e-6), ("calibration", "analytic"))
     }
     values.update(
-        directions_design="exact", scree_clip=0, scree_k=3, scree_methods=["clipped", "pmwm"],
-        scree_reuse=True, scree_mono=False, scree_pmwm_split=True, scree_huber_m2=0.25,
-        score_pc_x=1, score_pc_y=2, score_bins=0, score_methods=None, score_groups=True,
-        score_reuse=False, loading_heat_k=9, loading_kind="heatmap", loading_pc_x=None,
-        loading_pc_y=3, loading_uncertainty="", loading_top=2, loading_color="#1f5fa8",
-    )  # fmt: skip
+        directions_design="exact",
+        scree_clip=0,
+        scree_k=3,
+        scree_methods=["clipped", "pmwm"],
+        scree_reuse=True,
+        scree_mono=False,
+        scree_pmwm_split=True,
+        scree_huber_m2=0.25,
+        score_pc_x=1,
+        score_pc_y=2,
+        score_bins=0,
+        score_methods=None,
+        score_groups=True,
+        score_reuse=False,
+        loading_heat_k=9,
+        loading_kind="heatmap",
+        loading_pc_x=None,
+        loading_pc_y=3,
+        loading_uncertainty="",
+        loading_top=2,
+        loading_color="#1f5fa8",
+    )
     return Page(**values)
 
 
@@ -60,9 +76,7 @@ def test_zero_or_blank_counts_mean_off(typed, expected):
 def test_release_settings_read_only_their_own_tab(kind):
     page = _page()
     settings = views.release_settings(kind, page)
-    assert {settings["eps"], settings["delta"], settings["calibration"]} == {
-        0.3, 1e-6, "analytic"
-    }  # fmt: skip
+    assert {settings["eps"], settings["delta"], settings["calibration"]} == {0.3, 1e-6, "analytic"}
     assert all(name.startswith(kind) for name in page.read)
 
 

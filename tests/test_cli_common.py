@@ -24,8 +24,12 @@ def test_python_m_dppca_cli_runs_the_command():
     env = {**os.environ, "PYTHONPATH": src}
     done = subprocess.run(
         [sys.executable, "-m", "dppca.cli", "scree", "--help"],
-        capture_output=True, text=True, env=env, timeout=60, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 0
     assert "--ties" in done.stdout and "--out" in done.stdout
 
@@ -103,8 +107,9 @@ def test_loading_dry_run_prints_the_cost_of_the_release(capsys):
 
 
 def test_accuracy_error_refuses_in_the_shell(capsys):
-    status = main(["scree", "--dataset", "wine", "--eps", "1", "--delta", "1e-6",
-                   "--accuracy", "error"])  # fmt: skip
+    status = main(
+        ["scree", "--dataset", "wine", "--eps", "1", "--delta", "1e-6", "--accuracy", "error"]
+    )
     err = capsys.readouterr().err
     assert status == 2 and "forecast to be inaccurate" in err and "Nothing was spent" in err
 

@@ -57,8 +57,10 @@ def test_columns_option(tmp_path, capsys):
     pd.DataFrame({"x": [1.0, 2.0, 4.0], "y": [0.5, 3.0, 1.0], "g": ["a", "b", "a"]}).to_csv(
         path, index=False
     )
-    assert main(["directions", str(path), "--columns", "x,y", "--eps", ".5",
-                 "--delta", "1e-5"]) == 0  # fmt: skip
-    assert main(["directions", str(path), "--columns", "x,z", "--eps", ".5",
-                 "--delta", "1e-5"]) == 2  # fmt: skip
+    assert (
+        main(["directions", str(path), "--columns", "x,y", "--eps", ".5", "--delta", "1e-5"]) == 0
+    )
+    assert (
+        main(["directions", str(path), "--columns", "x,z", "--eps", ".5", "--delta", "1e-5"]) == 2
+    )
     assert "unknown column" in capsys.readouterr().err

@@ -95,8 +95,21 @@ def test_public_scales(tmp_path, capsys, small_frame):
 
 def test_wine_dataset(capsys):
     scales = "10,1,1,10,100,1,1,0.1,1,1,1,1,1000"
-    args = ["loading", "--dataset", "wine", "--eps", "4", "--delta", "1e-5",
-            "--calibration", "analytic", "--scale", scales, "--seed", "0"]  # fmt: skip
+    args = [
+        "loading",
+        "--dataset",
+        "wine",
+        "--eps",
+        "4",
+        "--delta",
+        "1e-5",
+        "--calibration",
+        "analytic",
+        "--scale",
+        scales,
+        "--seed",
+        "0",
+    ]
     assert main(args) == 0
     assert "proline" in capsys.readouterr().out
 
@@ -180,8 +193,22 @@ def test_balanced_design_reads_the_file_in_chunks(tmp_path, capsys):
     rng = np.random.default_rng(8)
     path = tmp_path / "big.csv"
     pd.DataFrame(rng.normal(size=(400, 4)), columns=list("wxyz")).to_csv(path, index=False)
-    args = ["loading", str(path), "--design", "balanced", "--m", "5", "--eps", "0.5",
-            "--delta", "1e-5", "--seed", "2", "--progress", "always"]  # fmt: skip
+    args = [
+        "loading",
+        str(path),
+        "--design",
+        "balanced",
+        "--m",
+        "5",
+        "--eps",
+        "0.5",
+        "--delta",
+        "1e-5",
+        "--seed",
+        "2",
+        "--progress",
+        "always",
+    ]
     assert main(args) == 0
     captured = capsys.readouterr()
     rows = [line.split(",")[0] for line in captured.out.splitlines()[1:5]]

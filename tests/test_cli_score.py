@@ -23,11 +23,30 @@ def csv_with_groups(tmp_path, rng: np.random.Generator):
 
 def test_score_writes_figure_and_table(tmp_path, capsys, csv_with_groups) -> None:
     out, table = tmp_path / "plot.png", tmp_path / "bins.csv"
-    status = main([
-        "score", str(csv_with_groups), "--eps", "0.8", "--delta", "1e-5",
-        "--bins", "6,5", "--method", "add,sparse", "--groups", "team",
-        "--sample", "uniform", "--seed", "1", "--out", str(out), "--table", str(table),
-    ])  # fmt: skip
+    status = main(
+        [
+            "score",
+            str(csv_with_groups),
+            "--eps",
+            "0.8",
+            "--delta",
+            "1e-5",
+            "--bins",
+            "6,5",
+            "--method",
+            "add,sparse",
+            "--groups",
+            "team",
+            "--sample",
+            "uniform",
+            "--seed",
+            "1",
+            "--out",
+            str(out),
+            "--table",
+            str(table),
+        ]
+    )
     assert status == 0
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     bins = pd.read_csv(table)
@@ -46,8 +65,21 @@ def test_score_writes_figure_and_table(tmp_path, capsys, csv_with_groups) -> Non
 
 
 def test_score_on_bundled_dataset_is_reproducible(tmp_path, capsys) -> None:
-    args = ["score", "--dataset", "gau", "--eps", "0.5", "--delta", "1e-5", "--seed", "4",
-            "--components", "2,3", "--bins", "7"]  # fmt: skip
+    args = [
+        "score",
+        "--dataset",
+        "gau",
+        "--eps",
+        "0.5",
+        "--delta",
+        "1e-5",
+        "--seed",
+        "4",
+        "--components",
+        "2,3",
+        "--bins",
+        "7",
+    ]
     assert main([*args, "--out", str(tmp_path / "a.svg"), "--table", str(tmp_path / "a.csv")]) == 0
     assert main([*args, "--out", str(tmp_path / "b.svg"), "--table", str(tmp_path / "b.csv")]) == 0
     a, b = pd.read_csv(tmp_path / "a.csv"), pd.read_csv(tmp_path / "b.csv")
@@ -57,10 +89,21 @@ def test_score_on_bundled_dataset_is_reproducible(tmp_path, capsys) -> None:
 
 
 def test_public_groups_flag(tmp_path, capsys, csv_with_groups) -> None:
-    status = main([
-        "score", str(csv_with_groups), "--eps", "0.5", "--delta", "1e-5", "--groups",
-        "team", "--groups-public", "--out", str(tmp_path / "p.pdf"),
-    ])  # fmt: skip
+    status = main(
+        [
+            "score",
+            str(csv_with_groups),
+            "--eps",
+            "0.5",
+            "--delta",
+            "1e-5",
+            "--groups",
+            "team",
+            "--groups-public",
+            "--out",
+            str(tmp_path / "p.pdf"),
+        ]
+    )
     assert status == 0
     assert "exact (declared public): blue=1000, green=1000, red=1000" in capsys.readouterr().err
 
@@ -78,8 +121,18 @@ def test_public_groups_flag(tmp_path, capsys, csv_with_groups) -> None:
 )
 def test_score_errors_are_one_line(tmp_path, capsys, csv_with_groups, extra, message) -> None:
     out = tmp_path / "x.png"
-    args = ["score", str(csv_with_groups), "--eps", "0.5", "--delta", "1e-5",
-            "--columns", "a,b,c", "--out", str(out)]  # fmt: skip
+    args = [
+        "score",
+        str(csv_with_groups),
+        "--eps",
+        "0.5",
+        "--delta",
+        "1e-5",
+        "--columns",
+        "a,b,c",
+        "--out",
+        str(out),
+    ]
     status = main([*args, *extra])
     err = capsys.readouterr().err
     assert status == 2
@@ -96,16 +149,47 @@ def test_score_refuses_bad_output_suffix(tmp_path, capsys) -> None:
 
 def test_public_group_labels_fix_the_released_groups(tmp_path, capsys, csv_with_groups) -> None:
     table = tmp_path / "bins.csv"
-    status = main([
-        "score", str(csv_with_groups), "--eps", "0.8", "--delta", "1e-5", "--bins", "4",
-        "--groups", "team", "--group-labels", "red, blue, purple", "--seed", "2",
-        "--out", str(tmp_path / "g.png"), "--table", str(table),
-    ])  # fmt: skip
+    status = main(
+        [
+            "score",
+            str(csv_with_groups),
+            "--eps",
+            "0.8",
+            "--delta",
+            "1e-5",
+            "--bins",
+            "4",
+            "--groups",
+            "team",
+            "--group-labels",
+            "red, blue, purple",
+            "--seed",
+            "2",
+            "--out",
+            str(tmp_path / "g.png"),
+            "--table",
+            str(table),
+        ]
+    )
     assert status == 0
     assert list(pd.read_csv(table)["group"].unique()) == ["red", "blue", "purple"]
     assert "purple=" in capsys.readouterr().err and "green" not in table.read_text()
-    assert main(["score", "--eps", "0.5", "--delta", "1e-5", "--group-labels", "a",
-                 "--out", str(tmp_path / "x.png")]) == 2  # fmt: skip
+    assert (
+        main(
+            [
+                "score",
+                "--eps",
+                "0.5",
+                "--delta",
+                "1e-5",
+                "--group-labels",
+                "a",
+                "--out",
+                str(tmp_path / "x.png"),
+            ]
+        )
+        == 2
+    )
     assert "--group-labels needs --groups" in capsys.readouterr().err
 
 
@@ -127,9 +211,24 @@ def test_synthetic_points_use_their_own_stream(tmp_path, monkeypatch, csv_with_g
 
     monkeypatch.setattr(cli_score, "execute", spy_score)
     monkeypatch.setattr(cli_score, "sample_points", spy_sample)
-    args = ["score", str(csv_with_groups), "--eps", "0.8", "--delta", "1e-5", "--bins", "4,4",
-            "--groups", "team",
-            "--sample", "center", "--seed", "5", "--out", str(tmp_path / "p.svg")]  # fmt: skip
+    args = [
+        "score",
+        str(csv_with_groups),
+        "--eps",
+        "0.8",
+        "--delta",
+        "1e-5",
+        "--bins",
+        "4,4",
+        "--groups",
+        "team",
+        "--sample",
+        "center",
+        "--seed",
+        "5",
+        "--out",
+        str(tmp_path / "p.svg"),
+    ]
     assert main(args) == 0
     (noise_rng,), (post_rng,) = seen["release"], seen["sample"]
     assert post_rng is not noise_rng

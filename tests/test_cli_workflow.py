@@ -26,8 +26,9 @@ PRIV = [*LEDGERLESS, "--no-ledger"]
 def table(tmp_path, rng):
     """A user's table: an ID, a text column, a group column and 6 measurements."""
     n = 400
-    frame = pd.DataFrame(rng.normal(size=(n, 6)) * [3, 2, 1, 1, 0.5, 0.5],
-                         columns=[f"m{j}" for j in range(6)])  # fmt: skip
+    frame = pd.DataFrame(
+        rng.normal(size=(n, 6)) * [3, 2, 1, 1, 0.5, 0.5], columns=[f"m{j}" for j in range(6)]
+    )
     frame.insert(0, "id", np.arange(n))
     frame.insert(1, "note", [f"row {i}" for i in range(n)])
     frame["site"] = np.repeat(["north", "south"], n // 2)
@@ -52,8 +53,21 @@ def test_saved_directions_are_paid_once(tmp_path, table, capsys):
     assert main(["loading", *base, *reuse, "--save-release", str(saved["loading"])]) == 0
     assert "privacy cost: none" in capsys.readouterr().err
     assert main(["scree", *base, *LEDGERLESS, *reuse, "--save-release", str(saved["scree"])]) == 0
-    assert main(["score", *base, *LEDGERLESS, *reuse, "--groups", "site",
-                 "--save-release", str(saved["score"])]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "score",
+                *base,
+                *LEDGERLESS,
+                *reuse,
+                "--groups",
+                "site",
+                "--save-release",
+                str(saved["score"]),
+            ]
+        )
+        == 0
+    )
     err = capsys.readouterr().err
     assert err.count("no new direction cost") == 2
     for name, path in saved.items():
@@ -78,13 +92,28 @@ def test_saved_directions_are_paid_once(tmp_path, table, capsys):
 
 def test_reuse_on_other_data_is_refused(tmp_path, table, capsys):
     dirs = tmp_path / "dirs.json"
-    assert main(["directions", str(table), "--exclude", "id", *PRIV,
-                 "--save-release", str(dirs)]) == 0  # fmt: skip
+    assert (
+        main(["directions", str(table), "--exclude", "id", *PRIV, "--save-release", str(dirs)])
+        == 0
+    )
     capsys.readouterr()
     assert main(["scree", str(table), *PRIV, "--directions", str(dirs)]) == 2  # id included
     assert "other data" in capsys.readouterr().err
-    assert main(["loading", str(table), "--exclude", "id", "--scale", "2,2,2,2,2,2",
-                 "--directions", str(dirs)]) == 2  # fmt: skip
+    assert (
+        main(
+            [
+                "loading",
+                str(table),
+                "--exclude",
+                "id",
+                "--scale",
+                "2,2,2,2,2,2",
+                "--directions",
+                str(dirs),
+            ]
+        )
+        == 2
+    )
     assert "other data" in capsys.readouterr().err
     assert main(["loading", str(table), "--exclude", "id", "--directions", str(table)]) == 2
     assert "not a dppca release" in capsys.readouterr().err
@@ -97,16 +126,33 @@ def test_save_release_refuses_inputs_and_drops_comparisons(tmp_path, table, caps
     err = capsys.readouterr().err  # refused by the output-path check, before any work
     assert "--save-release" in err and "input" in err
     saved = tmp_path / "l.json"
-    assert main(["loading", str(table), "--exclude", "id", *PRIV, "--compare",
-                 "--save-release", str(saved)]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "loading",
+                str(table),
+                "--exclude",
+                "id",
+                *PRIV,
+                "--compare",
+                "--save-release",
+                str(saved),
+            ]
+        )
+        == 0
+    )
     assert "without the non-private comparison" in capsys.readouterr().err
     assert load_release(saved).nonprivate is None and '"nonprivate": null' in saved.read_text()
 
 
 def test_stdout_is_csv_and_messages_go_to_stderr(tmp_path, table, capsys):
     base = [str(table), "--columns", "m0,m1,m2,m3", *PRIV]
-    for command, index in (("directions", "variable"), ("loading", "variable"),
-                           ("scree", "component"), ("score", None)):  # fmt: skip
+    for command, index in (
+        ("directions", "variable"),
+        ("loading", "variable"),
+        ("scree", "component"),
+        ("score", None),
+    ):
         target = tmp_path / f"{command}.csv"
         assert main([command, *base, "--table", str(target)]) == 0
         captured = capsys.readouterr()
@@ -133,8 +179,9 @@ def test_bundled_grouped_data_work_in_every_command(tmp_path, capsys):
     assert "left out non-numeric column(s) group" in capsys.readouterr().err
     assert main(["score", *common, "--groups", "group", "--bins", "4"]) == 0
     captured = capsys.readouterr()
-    assert set(pd.read_csv(io.StringIO(captured.out))["group"]) == {f"group{i}" for i in
-                                                                    range(1, 6)}  # fmt: skip
+    assert set(pd.read_csv(io.StringIO(captured.out))["group"]) == {
+        f"group{i}" for i in range(1, 6)
+    }
     assert "left out" not in captured.err
     assert main(["scree", *common, "-k", "3"]) == 0
 
@@ -152,8 +199,12 @@ def test_scale_is_accepted_everywhere(command, small_frame, tmp_path, capsys):
 
 
 def test_warnings_use_shell_syntax(capsys):
-    assert main(["directions", "--eps", "2", "--delta", "1e-5", "-k", "1",
-                 "--calibration", "classic"]) == 0  # fmt: skip
+    assert (
+        main(
+            ["directions", "--eps", "2", "--delta", "1e-5", "-k", "1", "--calibration", "classic"]
+        )
+        == 0
+    )
     err = capsys.readouterr().err
     assert "--calibration analytic" in err and "calibration='analytic'" not in err
     options = {"--ties", "--calibration"}
@@ -165,15 +216,21 @@ def test_python_m_dppca_runs_the_command():
     env = {**os.environ, "PYTHONPATH": src}
     done = subprocess.run(
         [sys.executable, "-m", "dppca", "directions", "--help"],
-        capture_output=True, text=True, env=env, timeout=60, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 0 and "--save-release" in done.stdout
 
 
 def test_a_saved_release_is_drawn_without_the_data(tmp_path, table, capsys):
     dirs, out = tmp_path / "dirs.json", tmp_path / "loading.svg"
-    assert main(["directions", str(table), "--exclude", "id", *PRIV,
-                 "--save-release", str(dirs)]) == 0  # fmt: skip
+    assert (
+        main(["directions", str(table), "--exclude", "id", *PRIV, "--save-release", str(dirs)])
+        == 0
+    )
     printed = capsys.readouterr().out
     assert main(["loading", "--directions", str(dirs), "--out", str(out)]) == 0
     captured = capsys.readouterr()

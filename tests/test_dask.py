@@ -77,9 +77,13 @@ def test_local_scheduler_gives_the_same_matrix_and_progress(client, data):
     calls = []
     with dask.config.set(scheduler="threads"):
         KD = spherical_kendall(
-            X, design="balanced", m=4, block_size=100, order=random_pairing(700, 0),
+            X,
+            design="balanced",
+            m=4,
+            block_size=100,
+            order=random_pairing(700, 0),
             progress=lambda d, t: calls.append((d, t)),
-        )  # fmt: skip
+        )
     assert np.max(np.abs(KD - K)) <= 1e-12
     # 7 chunks of 100 positions, 4 partners each
     assert len(calls) == 7 and calls[-1] == (2800, 2800)

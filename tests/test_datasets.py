@@ -33,9 +33,12 @@ def test_gau_follows_the_group_design():
     groups = frame.pop("group")
     assert groups.value_counts().to_dict() == {f"group{g}": 1000 for g in range(1, 6)}
     design = {  # group: (mean on V1-5, mean on V6-10, variance)
-        "group1": (0, 0, 1), "group2": (5, 0, 1), "group3": (-3, 0, 5),
-        "group4": (0, -1, 5), "group5": (0, 3, 8),
-    }  # fmt: skip
+        "group1": (0, 0, 1),
+        "group2": (5, 0, 1),
+        "group3": (-3, 0, 5),
+        "group4": (0, -1, 5),
+        "group5": (0, 3, 8),
+    }
     for g, (m1, m2, var) in design.items():
         part = frame[groups == g].to_numpy()
         # Means of 1000 draws have sd sqrt(var/1000) <= 0.09: allow 6 sd (0.54).
@@ -114,11 +117,35 @@ def test_small_tables_load_by_name(name):
 def test_small_tables_are_available_to_the_command_line(capsys):
     from dppca.cli import main
 
-    args = ["loading", "--dataset", "breast_cancer", "--eps", "1", "--delta", "1e-6",
-            "--calibration", "analytic", "--seed", "0"]  # fmt: skip
+    args = [
+        "loading",
+        "--dataset",
+        "breast_cancer",
+        "--eps",
+        "1",
+        "--delta",
+        "1e-6",
+        "--calibration",
+        "analytic",
+        "--seed",
+        "0",
+    ]
     assert main(args) == 0
     assert "radius_mean" in capsys.readouterr().out
-    args = ["loading", "--dataset", "iris", "--eps", "1", "--delta", "1e-6",
-            "--calibration", "analytic", "--ties", "zero", "--seed", "0"]  # fmt: skip
+    args = [
+        "loading",
+        "--dataset",
+        "iris",
+        "--eps",
+        "1",
+        "--delta",
+        "1e-6",
+        "--calibration",
+        "analytic",
+        "--ties",
+        "zero",
+        "--seed",
+        "0",
+    ]
     assert main(args) == 0
     assert "petal_length" in capsys.readouterr().out

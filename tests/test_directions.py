@@ -158,16 +158,23 @@ def test_bad_privacy_arguments_raise(small_data, kwargs, exc, word):
         dp_pc_dir(small_data, **kwargs)
 
 
-@pytest.mark.parametrize("k, exc", [(0, ValueError), (6, ValueError), (2.0, TypeError),
-                                    (True, TypeError), ("2", TypeError)])  # fmt: skip
+@pytest.mark.parametrize(
+    "k, exc",
+    [(0, ValueError), (6, ValueError), (2.0, TypeError), (True, TypeError), ("2", TypeError)],
+)
 def test_bad_k_raises(small_data, k, exc):
     with pytest.raises(exc, match=r"k must"):
         dp_pc_dir(small_data, k, eps=0.5, delta=1e-5)
 
 
 def test_numpy_scalars_are_accepted(small_data):
-    res = dp_pc_dir(small_data, np.int64(2), eps=np.float32(0.5), delta=np.float64(1e-5),
-                    random_state=np.int64(1))  # fmt: skip
+    res = dp_pc_dir(
+        small_data,
+        np.int64(2),
+        eps=np.float32(0.5),
+        delta=np.float64(1e-5),
+        random_state=np.int64(1),
+    )
     assert res.k == 2
 
 
@@ -213,9 +220,13 @@ def test_tight_sigma_is_the_seed_sigma_times_the_sensitivity_ratio(calibration):
 
 def test_seed_options_reproduce_the_reference_sigma(small_data):
     res = dp_pc_dir(
-        small_data, eps=0.5, delta=1e-5, random_state=0, calibration="classic",
+        small_data,
+        eps=0.5,
+        delta=1e-5,
+        random_state=0,
+        calibration="classic",
         sensitivity="seed",
-    )  # fmt: skip
+    )
     n = small_data.shape[0]
     assert res.sigma == pytest.approx(4 * math.sqrt(2 * math.log(1.25 / 1e-5)) / (n * 0.5))
 
@@ -231,8 +242,12 @@ def test_bounds_clip_the_data_before_the_release(small_data):
     with pytest.raises(ValueError, match="lower < upper"):
         dp_pc_dir(small_data, eps=0.5, delta=1e-5, bounds=(1.0, 1.0))
     with pytest.raises(ValueError, match="every analysed variable"):
-        dp_pc_dir(pd.DataFrame(small_data, columns=list("abcde")), eps=0.5, delta=1e-5,
-                  bounds={"a": (0, 1)})  # fmt: skip
+        dp_pc_dir(
+            pd.DataFrame(small_data, columns=list("abcde")),
+            eps=0.5,
+            delta=1e-5,
+            bounds={"a": (0, 1)},
+        )
 
 
 def test_large_delta_is_refused_unless_allowed(small_data):

@@ -75,8 +75,9 @@ def test_scree_and_score_apply_the_same_checks(data, caller):
     def run(**kwargs):
         if caller == "scree":
             return dp_scree(data, 2, eps=0.5, delta=1e-5, random_state=0, **kwargs)
-        return dp_score(data, eps=0.5, delta=1e-5, frame=((-9, 9), (-9, 9)), random_state=0,
-                        **kwargs)  # fmt: skip
+        return dp_score(
+            data, eps=0.5, delta=1e-5, frame=((-9, 9), (-9, 9)), random_state=0, **kwargs
+        )
 
     with pytest.raises(ValueError, match="orthonormal"):
         run(directions=np.ones((4, 2)))

@@ -177,10 +177,10 @@ def test_accuracy_error_refuses_before_spending_and_warn_warns():
 def test_scree_with_bounds_clips_the_data_and_searches_below_the_box(table):
     box = np.array([[-20.0, 40.0]] * 6)
     clipped = table.clip(lower=0.0, upper=20.0)
-    a = dp_scree(table, 2, eps=2.0, delta=1e-6, bounds=np.array([[0.0, 20.0]] * 6),
-                 random_state=4)  # fmt: skip
-    b = dp_scree(clipped, 2, eps=2.0, delta=1e-6, bounds=np.array([[0.0, 20.0]] * 6),
-                 random_state=4)  # fmt: skip
+    a = dp_scree(table, 2, eps=2.0, delta=1e-6, bounds=np.array([[0.0, 20.0]] * 6), random_state=4)
+    b = dp_scree(
+        clipped, 2, eps=2.0, delta=1e-6, bounds=np.array([[0.0, 20.0]] * 6), random_state=4
+    )
     np.testing.assert_array_equal(a.values, b.values)
     res = dp_scree(table, 2, eps=2.0, delta=1e-6, bounds=box, random_state=4)
     top = 0.5 * 6 * 60.0**2  # the largest squared pair norm the box allows

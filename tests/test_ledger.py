@@ -92,8 +92,15 @@ def test_ledger_persists_across_objects(path):
     assert again.remaining("fp1")[0] >= 0.6
     frame = again.entries("fp1")
     assert list(frame.columns) == [
-        "release", "time", "dataset", "kind", "released", "mechanism", "eps", "delta",
-    ]  # fmt: skip
+        "release",
+        "time",
+        "dataset",
+        "kind",
+        "released",
+        "mechanism",
+        "eps",
+        "delta",
+    ]
     assert list(frame["released"]) == ["directions", "counts"]
     assert set(frame["release"]) == {1} and set(frame["dataset"]) == {"gau"}
     assert frame["time"][0].endswith("+00:00")

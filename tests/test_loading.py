@@ -113,8 +113,9 @@ def test_compare_values_are_covariance_eigenvectors_up_to_sign(small_data):
 @pytest.mark.parametrize("reference", ["private", "nonprivate"])
 def test_display_signs_point_the_same_way(small_data, reference):
     # Seed 125 needs flips for PC1 and PC2 (asserted below), so matching is exercised.
-    res = dp_loading(small_data, eps=0.5, delta=1e-5, random_state=125, compare=True,
-                     sign_reference=reference)  # fmt: skip
+    res = dp_loading(
+        small_data, eps=0.5, delta=1e-5, random_state=125, compare=True, sign_reference=reference
+    )
     main, other = res.display_vectors()
     raw = np.einsum("jl,jl->l", res.directions.directions, res.nonprivate.directions)
     assert np.all(raw[:2] < 0)
@@ -164,8 +165,9 @@ def test_reuse_directions_spends_no_budget(small_frame):
     with pytest.raises(ValueError, match="private release"):
         dp_loading(small_frame, directions=pc_dir(small_frame))
     with pytest.raises(ValueError, match="does not match"):
-        dp_loading(small_frame[["a", "b", "c", "d", "e"]].rename(columns={"a": "z"}),
-                   directions=release)  # fmt: skip
+        dp_loading(
+            small_frame[["a", "b", "c", "d", "e"]].rename(columns={"a": "z"}), directions=release
+        )
     with pytest.raises(TypeError, match="X is required"):
         dp_loading(None, directions=release, compare=True)
 
@@ -273,10 +275,15 @@ def _fixed_release(matrix: np.ndarray, sigma: float) -> LoadingResult:
     from dppca.privacy.accounting import PrivacyCost
 
     res = DirectionsResult(
-        directions=vectors[:, order], eigenvalues=values[order], noisy_matrix=matrix.copy(),
-        sigma=sigma, n=100, variables=tuple(f"V{j + 1}" for j in range(matrix.shape[0])),
-        cost=PrivacyCost(0.5, 1e-5, "gaussian (classic)", "test"), calibration="classic",
-    )  # fmt: skip
+        directions=vectors[:, order],
+        eigenvalues=values[order],
+        noisy_matrix=matrix.copy(),
+        sigma=sigma,
+        n=100,
+        variables=tuple(f"V{j + 1}" for j in range(matrix.shape[0])),
+        cost=PrivacyCost(0.5, 1e-5, "gaussian (classic)", "test"),
+        calibration="classic",
+    )
     return LoadingResult.from_directions(res)
 
 
@@ -340,13 +347,22 @@ def test_balanced_design_is_passed_to_the_release(small_frame):
 
 def test_nonprivate_sign_reference_marks_the_dp_columns_nonprivate(small_data):
     # Flipping the DP vectors by the non-private signs publishes one bit per PC.
-    res = dp_loading(small_data, eps=0.5, delta=1e-5, random_state=125, compare=True,
-                     sign_reference="nonprivate")  # fmt: skip
+    res = dp_loading(
+        small_data,
+        eps=0.5,
+        delta=1e-5,
+        random_state=125,
+        compare=True,
+        sign_reference="nonprivate",
+    )
     assert not res.main_private and not res.private
     frame = res.to_frame()
     assert list(frame.columns) == [
-        "nonprivate_signs_PC1", "nonprivate_signs_PC2", "nonprivate_PC1", "nonprivate_PC2",
-    ]  # fmt: skip
+        "nonprivate_signs_PC1",
+        "nonprivate_signs_PC2",
+        "nonprivate_PC1",
+        "nonprivate_PC2",
+    ]
     assert frame.attrs["nonprivate_columns"] == list(frame.columns)
     assert list(res.heatmap_table(components=[1]).columns) == ["nonprivate_signs_PC1"]
     # the private reference keeps the DP columns private

@@ -207,8 +207,9 @@ def test_quantile_overshoot_bound_matches_the_scan(eps1: float) -> None:
     )
     p = quantile_overshoot_bound(k, 100, 0.99, eps1, eps2)
     r = eps1 / eps2
-    assert p == pytest.approx(math.exp(-eps1) * r * math.gamma(r) * math.gamma(k + 1)
-                              / math.gamma(r + k + 1))  # fmt: skip
+    assert p == pytest.approx(
+        math.exp(-eps1) * r * math.gamma(r) * math.gamma(k + 1) / math.gamma(r + k + 1)
+    )
     hits = np.count_nonzero(out >= 1.5 ** (k + 2) - 1 - 1e-9)
     assert abs(hits - reps * p) <= 4.5 * math.sqrt(reps * p * (1 - p))
 

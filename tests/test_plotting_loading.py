@@ -270,8 +270,14 @@ def test_import_dppca_does_not_load_matplotlib():
 
 def test_uncertainty_follows_a_display_flip_of_the_private_vectors(small_frame):
     # With this seed both private vectors get flipped for display (checked below).
-    res = dp_loading(small_frame, eps=0.5, delta=1e-5, random_state=125, compare=True,
-                     sign_reference="nonprivate")  # fmt: skip
+    res = dp_loading(
+        small_frame,
+        eps=0.5,
+        delta=1e-5,
+        random_state=125,
+        compare=True,
+        sign_reference="nonprivate",
+    )
     sens = res.noise_sensitivity(20, random_state=0)
     fig = plot_loading(res, uncertainty=sens)
     main, _ = res.display_vectors()
@@ -302,8 +308,14 @@ def test_every_loading_panel_states_eps_delta_n_or_nonprivate(result, compared, 
 
 
 def test_dp_panel_with_nonprivate_signs_is_titled_and_captioned_nonprivate(small_frame):
-    res = dp_loading(small_frame, eps=0.5, delta=1e-5, random_state=125, compare=True,
-                     sign_reference="nonprivate")  # fmt: skip
+    res = dp_loading(
+        small_frame,
+        eps=0.5,
+        delta=1e-5,
+        random_state=125,
+        compare=True,
+        sign_reference="nonprivate",
+    )
     for kind in ("vector", "heatmap"):
         fig = plot_loading(res, kind=kind)
         titles = [ax.get_title() for ax in fig.axes if ax.get_title()]

@@ -21,9 +21,16 @@ from dppca.plotting.score import COLORBAR_LABEL
 @pytest.fixture
 def result(small_data: np.ndarray):
     return dp_score(
-        small_data, eps=0.8, delta=1e-5, bins=(5, 4), method=["add", "sparse"],
-        directions=np.eye(5), frame=((-9.0, 9.0), (-6.0, 6.0)), compare=True, random_state=0,
-    )  # fmt: skip
+        small_data,
+        eps=0.8,
+        delta=1e-5,
+        bins=(5, 4),
+        method=["add", "sparse"],
+        directions=np.eye(5),
+        frame=((-9.0, 9.0), (-6.0, 6.0)),
+        compare=True,
+        random_state=0,
+    )
 
 
 @pytest.fixture
@@ -80,9 +87,13 @@ def test_nonprivate_panels_are_labelled_and_need_compare(result, small_data) -> 
     ax = plot_score(result, kind="nonprivate")
     assert "NON-PRIVATE" in ax.get_title()
     plain = dp_score(
-        small_data, eps=0.8, delta=1e-5, directions=np.eye(5), frame=(result.xlim, result.ylim),
+        small_data,
+        eps=0.8,
+        delta=1e-5,
+        directions=np.eye(5),
+        frame=(result.xlim, result.ylim),
         random_state=0,
-    )  # fmt: skip
+    )
     with pytest.raises(ValueError, match="compare=True"):
         plot_score(plain, kind="scatter")
     with pytest.raises(ValueError, match="kind"):
@@ -158,9 +169,12 @@ def test_plots_leave_results_and_samples_untouched(grouped_result) -> None:
 def test_import_dppca_does_not_load_matplotlib() -> None:
     code = "import sys, dppca; dppca.dp_score; print('matplotlib' in sys.modules)"
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True,
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
         env={"PYTHONPATH": "src", "PATH": ""},
-    )  # fmt: skip
+    )
     assert out.stdout.strip() == "False"
 
 
@@ -225,8 +239,22 @@ def test_cli_grouped_score_figure_is_captioned_with_eps_delta_and_n(tmp_path) ->
     from dppca.cli import main
 
     out = tmp_path / "score.png"
-    argv = ["score", "--dataset", "gau_g", "--groups", "group", "--eps", "1", "--delta",
-            "1e-5", "--method", "add,sparse", "--out", str(out), "--no-ledger"]  # fmt: skip
+    argv = [
+        "score",
+        "--dataset",
+        "gau_g",
+        "--groups",
+        "group",
+        "--eps",
+        "1",
+        "--delta",
+        "1e-5",
+        "--method",
+        "add,sparse",
+        "--out",
+        str(out),
+        "--no-ledger",
+    ]
     captured = []
     original = plt.Figure.savefig
 

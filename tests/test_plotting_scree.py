@@ -114,11 +114,21 @@ def test_importing_dppca_does_not_load_matplotlib():
 def _stub(noise_sd=None, trace_sd=None, mono=True):
     values = np.array([[4.0, 2.0, 1.0], [3.5, 2.5, 0.2]])
     return SimpleNamespace(
-        methods=("clipped", "pmwm"), values=values, trace=10.0, k=3, n=400, eps=0.7,
-        delta=1e-6, private=True, mono=mono, has_comparison=False,
-        pve_values=_pve(values), pve_total_values=_pve_total(values, 10.0),
-        noise_sd=noise_sd, trace_sd=trace_sd,
-    )  # fmt: skip
+        methods=("clipped", "pmwm"),
+        values=values,
+        trace=10.0,
+        k=3,
+        n=400,
+        eps=0.7,
+        delta=1e-6,
+        private=True,
+        mono=mono,
+        has_comparison=False,
+        pve_values=_pve(values),
+        pve_total_values=_pve_total(values, 10.0),
+        noise_sd=noise_sd,
+        trace_sd=trace_sd,
+    )
 
 
 def _bands(ax):
@@ -147,8 +157,10 @@ def test_scree_band_is_value_plus_minus_z_sd():
         np.testing.assert_allclose(hi, res.values[i] + z * sd[i])
         np.testing.assert_allclose(lo, np.maximum(res.values[i] - z * sd[i], 0.0))
         # the band takes its line's colour
-        assert np.allclose(band.get_facecolor()[0][:3], plt.matplotlib.colors.to_rgb(
-            ax.get_lines()[i].get_color()))  # fmt: skip
+        assert np.allclose(
+            band.get_facecolor()[0][:3],
+            plt.matplotlib.colors.to_rgb(ax.get_lines()[i].get_color()),
+        )
     # the axis reaches above the band (limits from released values and public scales)
     assert ax.get_ylim()[1] == pytest.approx(1.05 * float(np.max(res.values + z * sd)))
     assert "80%" in find_caption(ax).get_text()

@@ -15,9 +15,14 @@ def _released(rng):
     frame["g"] = np.where(X[:, 0] > 0, 1.0, 2.0)  # a numeric label column
     score = dp_score(frame, eps=2.0, delta=1e-6, groups="g", random_state=0, accuracy="ignore")
     scree = dp_scree(
-        frame.drop(columns="g"), 2, eps=1.0, delta=1e-6,
-        directions=score.directions_release, random_state=1, accuracy="ignore",
-    )  # fmt: skip
+        frame.drop(columns="g"),
+        2,
+        eps=1.0,
+        delta=1e-6,
+        directions=score.directions_release,
+        random_state=1,
+        accuracy="ignore",
+    )
     return score, scree
 
 

@@ -106,10 +106,19 @@ def test_scree_with_an_extreme_row_neither_fails_nor_warns(rng, method, pairing)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         res = dp_scree(
-            X, 2, eps=0.5, delta=1e-5, directions=V, method=method, pairing=pairing,
-            control={"huber": scree_mod.HuberControl(m2_rule="mode")} if method == "huber"
-            else None, random_state=0, accuracy="ignore",  # the forecast's warning is data-free
-        )  # fmt: skip
+            X,
+            2,
+            eps=0.5,
+            delta=1e-5,
+            directions=V,
+            method=method,
+            pairing=pairing,
+            control={"huber": scree_mod.HuberControl(m2_rule="mode")}
+            if method == "huber"
+            else None,
+            random_state=0,
+            accuracy="ignore",  # the forecast's warning is data-free
+        )
     assert np.all(np.isfinite(res.values)) and np.isfinite(res.trace)
 
 
@@ -149,8 +158,13 @@ def test_public_group_labels_make_the_released_label_set_data_independent(rng):
     rare[7] = "rare"
     other = rare.copy()
     other[8] = None
-    kwargs = {"eps": 1.0, "delta": 1e-5, "directions": np.eye(2), "random_state": 0,
-              "frame": ((-4.0, 4.0), (-4.0, 4.0))}  # fmt: skip
+    kwargs = {
+        "eps": 1.0,
+        "delta": 1e-5,
+        "directions": np.eye(2),
+        "random_state": 0,
+        "frame": ((-4.0, 4.0), (-4.0, 4.0)),
+    }
     assert "rare" in dp_score(X, groups=rare, **kwargs).groups  # the default leaks it
     res = dp_score(X, groups=labels, group_labels=["b", "a", "c"], **kwargs)
     res2 = dp_score(X, groups=other, group_labels=["b", "a", "c"], **kwargs)

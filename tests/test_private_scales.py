@@ -100,23 +100,50 @@ def test_cli_directions_takes_scale_private(tmp_path, capsys):
     X = rng.standard_normal((600, 3)) * np.array([1.0, 1e3, 1e-3])
     np.savetxt(path, X, delimiter=",", header="a,b,c", comments="")
     code = main(
-        ["directions", str(path), "--eps", "2", "--delta", "1e-6", "--scale", "private",
-         "--seed", "1", "--accuracy", "ignore", "--no-ledger"]
-    )  # fmt: skip
+        [
+            "directions",
+            str(path),
+            "--eps",
+            "2",
+            "--delta",
+            "1e-6",
+            "--scale",
+            "private",
+            "--seed",
+            "1",
+            "--accuracy",
+            "ignore",
+            "--no-ledger",
+        ]
+    )
     captured = capsys.readouterr()
     assert code == 0
     assert "private scales: a=" in captured.err
     out = tmp_path / "load.png"
     code = main(
-        ["loading", str(path), "--eps", "2", "--delta", "1e-6", "--scale", "private",
-         "--seed", "1", "--accuracy", "ignore", "--no-ledger", "--out", str(out)]
-    )  # fmt: skip
+        [
+            "loading",
+            str(path),
+            "--eps",
+            "2",
+            "--delta",
+            "1e-6",
+            "--scale",
+            "private",
+            "--seed",
+            "1",
+            "--accuracy",
+            "ignore",
+            "--no-ledger",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0 and out.exists()
     capsys.readouterr()
     code = main(
-        ["scree", str(path), "--eps", "2", "--delta", "1e-6", "--scale", "private",
-         "--no-ledger"]
-    )  # fmt: skip
+        ["scree", str(path), "--eps", "2", "--delta", "1e-6", "--scale", "private", "--no-ledger"]
+    )
     assert code == 2 and "'dppca loading' only" in capsys.readouterr().err
 
 

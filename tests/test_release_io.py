@@ -43,9 +43,10 @@ def test_every_result_round_trips_exactly(tmp_path, small_frame, directions):
         directions,
         dp_loading(small_frame, directions=directions),
         dp_scree(small_frame, 3, directions=directions, random_state=2, **PRIV),
-        dp_score(small_frame, directions=directions, random_state=3, frame=((-9, 9), (-9, 9)),
-                 **PRIV),
-    ]  # fmt: skip
+        dp_score(
+            small_frame, directions=directions, random_state=3, frame=((-9, 9), (-9, 9)), **PRIV
+        ),
+    ]
     for res in results:
         path = save_release(res, tmp_path / "r.json", data=small_frame)
         _same(load_release(path), res)
@@ -114,8 +115,9 @@ def test_nonprivate_parts_are_refused_or_dropped(tmp_path, small_frame, directio
 
 def test_load_checks_kind_data_and_schema(tmp_path, small_frame, directions):
     path = save_release(directions, tmp_path / "d.json", data=small_frame)
-    assert isinstance(load_release(path, kind=DirectionsResult, data=small_frame),
-                      DirectionsResult)  # fmt: skip
+    assert isinstance(
+        load_release(path, kind=DirectionsResult, data=small_frame), DirectionsResult
+    )
     with pytest.raises(ValueError, match="not a ScreeResult"):
         load_release(path, kind=ScreeResult)
     other = small_frame.copy()
@@ -141,8 +143,9 @@ def test_files_from_before_the_result_protocol_still_load(tmp_path, small_frame,
     # Older files stored ScoreResult.directions_result and no ScoreResult.variables
     # or groups_source.
     scree = dp_scree(small_frame, 3, directions=directions, random_state=2, **PRIV)
-    score = dp_score(small_frame, directions=directions, random_state=3,
-                     frame=((-9, 9), (-9, 9)), **PRIV)  # fmt: skip
+    score = dp_score(
+        small_frame, directions=directions, random_state=3, frame=((-9, 9), (-9, 9)), **PRIV
+    )
     for res in (directions, scree, score):
         path = save_release(res, tmp_path / "r.json")
         doc = json.loads(path.read_text())
@@ -161,8 +164,13 @@ def test_files_from_before_the_result_protocol_still_load(tmp_path, small_frame,
 
 
 def test_grouped_score_from_an_older_file_is_not_taken_to_be_private(tmp_path):
-    res = dp_score(load_gau_g(), groups="group", group_labels=[f"group{i}" for i in range(1, 6)],
-                   random_state=0, **PRIV)  # fmt: skip
+    res = dp_score(
+        load_gau_g(),
+        groups="group",
+        group_labels=[f"group{i}" for i in range(1, 6)],
+        random_state=0,
+        **PRIV,
+    )
     assert res.private and res.groups_source == "public"
     path = save_release(res, tmp_path / "s.json")
     assert load_release(path).private
@@ -198,11 +206,13 @@ def _set_entry(fields, name, index, value):
         (lambda f: _set_entry(f, "noisy_matrix", 1, 5.0), "not a symmetric"),
         (lambda f: _set_entry(f, "directions", 1, "1e3"), "not real numbers"),
         (lambda f: f["cost"]["fields"].update(eps=-1.0), "cannot be built"),
-        (lambda f: f.update(cost={"$dataclass": "dppca.__main__:main", "fields": {}}),
-         "outside the release types"),
+        (
+            lambda f: f.update(cost={"$dataclass": "dppca.__main__:main", "fields": {}}),
+            "outside the release types",
+        ),
         (lambda f: f.update(cost=None), "without its cost"),
     ],
-)  # fmt: skip
+)
 def test_a_tampered_release_file_is_refused(tmp_path, directions, change, match):
     path = _tampered(tmp_path, directions, change)
     with pytest.raises(ValueError, match=match):

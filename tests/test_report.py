@@ -17,8 +17,12 @@ from dppca.datasets import load_gau, load_gau_g, load_wine
 from dppca.privacy.accounting import tight_total
 from dppca.releases.report import plan_report
 
-REFERENCES = ("Kim, M. and Jung, S. (2025)", "Balle, B. and Wang, Y.-X. (2018)",
-              "Durfee, D. (2023)", "Dwork, C. and Roth, A. (2014)")  # fmt: skip
+REFERENCES = (
+    "Kim, M. and Jung, S. (2025)",
+    "Balle, B. and Wang, Y.-X. (2018)",
+    "Durfee, D. (2023)",
+    "Dwork, C. and Roth, A. (2014)",
+)
 
 
 class Page(HTMLParser):
@@ -93,8 +97,15 @@ def _check_page(text: str, eps: float, delta: float) -> Page:
 
 def test_report_spends_one_budget_and_pays_directions_once(tmp_path):
     out = tmp_path / "gau.html"
-    rep = report(load_gau(), eps=1.0, delta=1e-5, out=out, random_state=0,
-                 calibration="analytic", ties="zero")  # fmt: skip
+    rep = report(
+        load_gau(),
+        eps=1.0,
+        delta=1e-5,
+        out=out,
+        random_state=0,
+        calibration="analytic",
+        ties="zero",
+    )
     assert out.read_text() == rep.html
     _check_page(rep.html, 1.0, 1e-5)
     assert rep.cost.eps == pytest.approx(1.0) and rep.cost.delta <= 1e-5 * (1 + 1e-12)
@@ -109,9 +120,17 @@ def test_report_spends_one_budget_and_pays_directions_once(tmp_path):
 
 
 def test_report_with_groups_and_own_shares():
-    rep = report(load_gau_g(), eps=2.0, delta=1e-5, groups="group", groups_public=True,
-                 shares={"directions": 1, "scree": 1, "score": 2}, random_state=1,
-                 calibration="analytic", ties="zero")  # fmt: skip
+    rep = report(
+        load_gau_g(),
+        eps=2.0,
+        delta=1e-5,
+        groups="group",
+        groups_public=True,
+        shares={"directions": 1, "scree": 1, "score": 2},
+        random_state=1,
+        calibration="analytic",
+        ties="zero",
+    )
     _check_page(rep.html, 2.0, 1e-5)
     assert rep.score.groups == tuple(f"group{i}" for i in range(1, 6))
     assert rep.score.cost.eps == pytest.approx(2 * rep.scree.cost.eps)
@@ -121,8 +140,9 @@ def test_report_with_groups_and_own_shares():
 
 def test_report_lists_accuracy_warnings_on_the_page():
     with pytest.warns(AccuracyWarning, match="frame"):
-        rep = report(load_wine(), eps=1.0, delta=1e-5, random_state=2,
-                     calibration="analytic", ties="zero")  # fmt: skip
+        rep = report(
+            load_wine(), eps=1.0, delta=1e-5, random_state=2, calibration="analytic", ties="zero"
+        )
     assert rep.notes and any("frame" in note for note in rep.notes)
     _check_page(rep.html, 1.0, 1e-5)
 
@@ -158,8 +178,21 @@ def test_report_reuses_given_directions_at_no_direction_cost():
 @pytest.mark.parametrize("dataset", ["wine", "gau"])
 def test_cli_report_on_bundled_data(dataset, tmp_path, capsys):
     out = tmp_path / f"{dataset}.html"
-    argv = ["report", "--dataset", dataset, "--eps", "1", "--delta", "1e-5", "--seed", "5",
-            "--out", str(out), "--table", str(tmp_path / "ledger.csv")]  # fmt: skip
+    argv = [
+        "report",
+        "--dataset",
+        dataset,
+        "--eps",
+        "1",
+        "--delta",
+        "1e-5",
+        "--seed",
+        "5",
+        "--out",
+        str(out),
+        "--table",
+        str(tmp_path / "ledger.csv"),
+    ]
     assert main(argv) == 0
     captured = capsys.readouterr()
     _check_page(out.read_text(), 1.0, 1e-5)
@@ -176,8 +209,22 @@ def test_cli_report_on_bundled_data(dataset, tmp_path, capsys):
 def test_cli_report_checks_its_output_first(tmp_path, capsys):
     assert main(["report", "--eps", "1", "--delta", "1e-5", "--out", str(tmp_path / "r.png")]) == 2
     assert "--out must end in .html" in capsys.readouterr().err
-    assert main(["report", "--eps", "1", "--delta", "1e-5", "--shares", "1,2",
-                 "--out", str(tmp_path / "r.html")]) == 2  # fmt: skip
+    assert (
+        main(
+            [
+                "report",
+                "--eps",
+                "1",
+                "--delta",
+                "1e-5",
+                "--shares",
+                "1,2",
+                "--out",
+                str(tmp_path / "r.html"),
+            ]
+        )
+        == 2
+    )
     assert "--shares" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
 
@@ -188,8 +235,13 @@ def test_report_charges_the_sqlite_ledger_once(tmp_path):
     ledger = ledger_module.Ledger(tmp_path / "ledger.sqlite")
     fp = ledger_module.fingerprint(data)
     ledger.set_total(fp, 3.0, 1e-4)
-    report(data, eps=1.0, delta=1e-5, random_state=0,
-           budget=ledger.budget(fp, kind="report", name="gau"))  # fmt: skip
+    report(
+        data,
+        eps=1.0,
+        delta=1e-5,
+        random_state=0,
+        budget=ledger.budget(fp, kind="report", name="gau"),
+    )
     assert len(ledger.releases(fp)) == 1  # one release: the report's plan cost
 
 
@@ -198,8 +250,20 @@ def test_cli_report_is_refused_by_a_spent_ledger_and_writes_nothing(tmp_path, ca
     rng = np.random.default_rng(5)
     pd.DataFrame(rng.normal(size=(600, 4)), columns=list("abcd")).to_csv(data, index=False)
     common = [str(data), "--ledger", str(tmp_path / "l.sqlite")]
-    first = ["directions", *common, "--eps", "1", "--delta", "1e-6", "--budget-eps", "1",
-             "--budget-delta", "1e-5", "--accuracy", "ignore"]  # fmt: skip
+    first = [
+        "directions",
+        *common,
+        "--eps",
+        "1",
+        "--delta",
+        "1e-6",
+        "--budget-eps",
+        "1",
+        "--budget-delta",
+        "1e-5",
+        "--accuracy",
+        "ignore",
+    ]
     assert main(first) == 0
     out = tmp_path / "r.html"
     argv = ["report", *common, "--eps", "0.5", "--delta", "1e-6", "--out", str(out)]
@@ -210,8 +274,20 @@ def test_cli_report_is_refused_by_a_spent_ledger_and_writes_nothing(tmp_path, ca
 
 def test_cli_report_dry_run_prints_the_plan_and_spends_nothing(tmp_path, capsys):
     out = tmp_path / "r.html"
-    argv = ["report", "--dataset", "gau", "--eps", "1", "--delta", "1e-5", "--dry-run",
-            "--out", str(out), "--ledger", str(tmp_path / "l.sqlite")]  # fmt: skip
+    argv = [
+        "report",
+        "--dataset",
+        "gau",
+        "--eps",
+        "1",
+        "--delta",
+        "1e-5",
+        "--dry-run",
+        "--out",
+        str(out),
+        "--ledger",
+        str(tmp_path / "l.sqlite"),
+    ]
     assert main(argv) == 0
     text = capsys.readouterr().out
     assert "privacy cost (not spent): (eps=1, delta=1e-05)" in text

@@ -126,9 +126,14 @@ def test_error_raises_after_the_spend_with_the_result():
     budget = Budget(2.0, 1e-5)
     with pytest.raises(InaccurateReleaseError, match="cost recorded") as info:
         dp_pc_dir(
-            tiny_gap_table(), 2, eps=1.0, delta=1e-6, random_state=0, budget=budget,
+            tiny_gap_table(),
+            2,
+            eps=1.0,
+            delta=1e-6,
+            random_state=0,
+            budget=budget,
             accuracy="error",
-        )  # fmt: skip
+        )
     assert info.value.result is not None and info.value.result.resolvability is not None
     assert budget.spent[0] == pytest.approx(1.0)
 

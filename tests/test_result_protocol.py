@@ -56,25 +56,38 @@ CASES = {
     "directions": (_directions, True, False),
     "directions_pc_dir": (lambda X: pc_dir(X, 3), False, False),
     "loading": (lambda X: dp_loading(X, random_state=1, **PRIV), True, False),
-    "loading_compare": (lambda X: dp_loading(X, compare=True, random_state=1, **PRIV), False,
-                        True),
+    "loading_compare": (
+        lambda X: dp_loading(X, compare=True, random_state=1, **PRIV),
+        False,
+        True,
+    ),
     "loading_pc_dir": (lambda X: LoadingResult.from_directions(pc_dir(X, 3)), False, False),
     "scree": (lambda X: dp_scree(X, 3, random_state=2, **PRIV), True, False),
-    "scree_compare": (lambda X: dp_scree(X, 3, compare=True, random_state=2, **PRIV), False,
-                      True),
+    "scree_compare": (lambda X: dp_scree(X, 3, compare=True, random_state=2, **PRIV), False, True),
     "scree_public_directions": (
-        lambda X: dp_scree(X, 3, directions=np.eye(5), random_state=2, **PRIV), True, False),
+        lambda X: dp_scree(X, 3, directions=np.eye(5), random_state=2, **PRIV),
+        True,
+        False,
+    ),
     "score": (lambda X: _score(X), True, False),
     "score_compare": (lambda X: _score(X, compare=True), False, True),
     "score_labels_from_data": (lambda X: _score(X, groups=LABELS), False, False),
-    "score_public_labels": (lambda X: _score(X, groups=LABELS, group_labels=["u", "v", "w"]),
-                            True, False),
+    "score_public_labels": (
+        lambda X: _score(X, groups=LABELS, group_labels=["u", "v", "w"]),
+        True,
+        False,
+    ),
     "score_labels_declared_public": (
-        lambda X: _score(X, groups=LABELS, groups_public=True), True, False),
+        lambda X: _score(X, groups=LABELS, groups_public=True),
+        True,
+        False,
+    ),
     "score_private_directions": (
         lambda X: dp_score(X, frame=FRAME, method=["add", "sparse"], random_state=4, **PRIV),
-        True, False),
-}  # fmt: skip
+        True,
+        False,
+    ),
+}
 
 TYPES = (DirectionsResult, LoadingResult, ScreeResult, ScoreResult)
 
@@ -152,8 +165,12 @@ def test_every_array_and_mapping_in_a_result_is_read_only(case):
 
 def test_no_seed_or_generator_is_stored(case):
     res, _, _ = case
-    banned = (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence,
-              np.random.RandomState)  # fmt: skip
+    banned = (
+        np.random.Generator,
+        np.random.BitGenerator,
+        np.random.SeedSequence,
+        np.random.RandomState,
+    )
     for path, value in _walk(res):
         assert not isinstance(value, banned), path
         last = path.rsplit(".", 1)[-1].lower()

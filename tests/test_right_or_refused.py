@@ -51,9 +51,11 @@ def _frame_outcomes(frame):
         )
         s = np.asarray(res.nonprivate.scores)
         inside = (
-            (s[:, 0] >= res.xlim[0]) & (s[:, 0] <= res.xlim[1])
-            & (s[:, 1] >= res.ylim[0]) & (s[:, 1] <= res.ylim[1])
-        )  # fmt: skip
+            (s[:, 0] >= res.xlim[0])
+            & (s[:, 0] <= res.xlim[1])
+            & (s[:, 1] >= res.ylim[0])
+            & (s[:, 1] <= res.ylim[1])
+        )
         out.append((float(inside.mean()) >= 0.80, warned))
     return out
 

@@ -204,9 +204,14 @@ def test_sparse_noise_matches_stated_scale_and_threshold() -> None:
 
 def test_dp_score_result_shape_and_probabilities(gauss2: np.ndarray) -> None:
     res = dp_score(
-        gauss2, eps=0.8, delta=1e-5, bins=(6, 4), method=["add", "sparse"],
-        directions=PUBLIC, random_state=0,
-    )  # fmt: skip
+        gauss2,
+        eps=0.8,
+        delta=1e-5,
+        bins=(6, 4),
+        method=["add", "sparse"],
+        directions=PUBLIC,
+        random_state=0,
+    )
     assert isinstance(res, ScoreResult)
     assert res.bins == (6, 4)
     assert res.methods == ("add", "sparse")
@@ -233,9 +238,14 @@ def test_dp_score_result_shape_and_probabilities(gauss2: np.ndarray) -> None:
 
 def test_frame_covers_most_of_gaussian_mass(gauss2: np.ndarray) -> None:
     res = dp_score(
-        gauss2, eps=2.0, delta=1e-5, directions=PUBLIC,
-        split=ScoreSplit(frame=1.0, histogram=1.0), calibration="analytic", random_state=3,
-    )  # fmt: skip
+        gauss2,
+        eps=2.0,
+        delta=1e-5,
+        directions=PUBLIC,
+        split=ScoreSplit(frame=1.0, histogram=1.0),
+        calibration="analytic",
+        random_state=3,
+    )
     # eps_f = 1: the scale choice ranks 2500 pair differences among 80 bins and
     # lands more than 5 % of them (125 ranks) from the median bin with
     # probability <= 80 exp(-0.4 * 125 / 2) < 1e-9; each centre ranks 5000 scores
@@ -248,9 +258,11 @@ def test_frame_covers_most_of_gaussian_mass(gauss2: np.ndarray) -> None:
     # >= 4.8, so the frame covers |x| <= 4.6 on each axis: mass >= 0.9999.
     s = gauss2
     inside = (
-        (s[:, 0] >= res.xlim[0]) & (s[:, 0] <= res.xlim[1])
-        & (s[:, 1] >= res.ylim[0]) & (s[:, 1] <= res.ylim[1])
-    )  # fmt: skip
+        (s[:, 0] >= res.xlim[0])
+        & (s[:, 0] <= res.xlim[1])
+        & (s[:, 1] >= res.ylim[0])
+        & (s[:, 1] <= res.ylim[1])
+    )
     assert inside.mean() >= 0.999
     # ... and is not absurdly wide: half widths <= 3.6 * 2.19 + 0.29, centre 0.13 off
     assert max(abs(v) for v in (*res.xlim, *res.ylim)) < 3.6 * 2.19 + 0.29 + 0.13
@@ -319,9 +331,12 @@ def test_cost_is_the_full_composed_total(medium: pd.DataFrame) -> None:
 
 def test_custom_split_is_normalised(medium: pd.DataFrame) -> None:
     res = dp_score(
-        medium, eps=0.5, delta=1e-6,
-        split=ScoreSplit(directions=1, frame=1, histogram=2), random_state=0,
-    )  # fmt: skip
+        medium,
+        eps=0.5,
+        delta=1e-6,
+        split=ScoreSplit(directions=1, frame=1, histogram=2),
+        random_state=0,
+    )
     table = res.cost.to_frame()
     directions, frame = table["eps"].iloc[0], table["eps"].iloc[1:4].sum()
     hist = table["eps"].iloc[4]
@@ -362,8 +377,7 @@ def test_public_directions_and_refused_nonprivate_ones(medium: pd.DataFrame) -> 
     with pytest.raises(ValueError, match="one row per variable"):
         dp_score(medium, eps=0.4, delta=1e-6, directions=np.eye(4))
     with pytest.raises(ValueError, match="PC3"):
-        dp_score(medium, eps=0.4, delta=1e-6, directions=np.eye(5)[:, :2],
-                 components=(1, 3))  # fmt: skip
+        dp_score(medium, eps=0.4, delta=1e-6, directions=np.eye(5)[:, :2], components=(1, 3))
 
 
 @pytest.mark.parametrize("public_directions", [False, True])
@@ -371,20 +385,31 @@ def test_the_datas_own_directions_are_refused_as_public(medium, public_direction
     own = pc_dir(medium, 3)
     given = own if public_directions else np.array(own.directions) * [-1.0, 1.0, 1.0]
     with pytest.raises(ValueError, match="PC1 of these same data"):
-        dp_score(medium, eps=0.4, delta=1e-6, directions=given, components=(1, 3),
-                 public_directions=public_directions)  # fmt: skip
+        dp_score(
+            medium,
+            eps=0.4,
+            delta=1e-6,
+            directions=given,
+            components=(1, 3),
+            public_directions=public_directions,
+        )
     # other data's directions are fine
     public = pc_dir(medium.to_numpy() ** 3, 3)
-    res = dp_score(medium, eps=0.4, delta=1e-6, directions=public, public_directions=True,
-                   random_state=0)  # fmt: skip
+    res = dp_score(
+        medium, eps=0.4, delta=1e-6, directions=public, public_directions=True, random_state=0
+    )
     assert res.directions_source == "public"
 
 
 def test_private_result_holds_nothing_row_level(gauss2: np.ndarray) -> None:
     res = dp_score(
-        gauss2, eps=1.0, delta=1e-5, directions=PUBLIC, method=["add", "sparse"],
+        gauss2,
+        eps=1.0,
+        delta=1e-5,
+        directions=PUBLIC,
+        method=["add", "sparse"],
         random_state=0,
-    )  # fmt: skip
+    )
     for f in dataclasses.fields(res):
         value = getattr(res, f.name)
         values = value.values() if isinstance(value, MappingProxyType) else [value]

@@ -201,9 +201,15 @@ def test_noise_is_calibrated_to_the_documented_sensitivities(rng):
     X = rng.normal(size=(401, 4))
     V = np.eye(4)[:, :2]
     res = dp_scree(
-        X, 2, eps=0.8, delta=1e-5, method=["clipped", "pmwm"], directions=V,
-        control=ClippedControl(clip=3.0), random_state=0,
-    )  # fmt: skip
+        X,
+        2,
+        eps=0.8,
+        delta=1e-5,
+        method=["clipped", "pmwm"],
+        directions=V,
+        control=ClippedControl(clip=3.0),
+        random_state=0,
+    )
     # public clip: no scan; the joint release and pmwm share eps = 0.8 equally
     eps_m, delta_m = 0.4, 0.5e-5
     l1 = moment_sensitivity(401, 3.0, all_pairs=True, norm="l1")
@@ -241,9 +247,15 @@ def test_each_method_recovers_known_eigenvalues(big_gaussian, method):
     estimates = []
     for j in range(4):
         res = dp_scree(
-            X, 1, eps=40.0, delta=1e-5, method=method, directions=Q[:, [j]],
-            random_state=5 + j, calibration="analytic",
-        )  # fmt: skip
+            X,
+            1,
+            eps=40.0,
+            delta=1e-5,
+            method=method,
+            directions=Q[:, [j]],
+            random_state=5 + j,
+            calibration="analytic",
+        )
         estimates.append(res.scree[0])
     # One public direction per call, so every noise scale is proportional to its
     # own lambda. Sampling: the mean of lambda chi2_1 over m = 20000 pairs (10000
@@ -259,9 +271,15 @@ def test_each_method_recovers_known_eigenvalues(big_gaussian, method):
 def test_several_components_and_total_variance(big_gaussian):
     X, Q = big_gaussian
     res = dp_scree(
-        X, 4, eps=40.0, delta=1e-5, method="clipped", directions=Q, random_state=5,
+        X,
+        4,
+        eps=40.0,
+        delta=1e-5,
+        method="clipped",
+        directions=Q,
+        random_state=5,
         calibration="analytic",
-    )  # fmt: skip
+    )
     # The trace: mean of ||z||^2 (sum_j lambda_j chi2_1, sd sqrt(2 sum lambda_j^2)
     # = 14.1) over 10000 pairs: sd 0.14, i.e. 0.01 of 14.25; 5 sd plus the
     # winsorizing bias (< 0.01) gives 0.06. PC1's share: same argument, 0.02.
@@ -328,9 +346,14 @@ def test_result_is_translation_invariant(rng):
 def test_cost_parts_are_a_basic_split_scaled_to_the_tight_total(rng):
     X = rng.normal(size=(200, 4))
     res = dp_scree(
-        X, 2, eps=0.9, delta=1e-5, method=["clipped", "pmwm", "huber"], random_state=0,
+        X,
+        2,
+        eps=0.9,
+        delta=1e-5,
+        method=["clipped", "pmwm", "huber"],
+        random_state=0,
         split=ScreeSplit(directions=0.4, clip=0.2),
-    )  # fmt: skip
+    )
     leaves = res.cost.leaves()
     assert res.cost.eps == 0.9 and res.cost.delta == 1e-5 and res.cost.kind == "composed"
     # the parts' deltas are a basic split (the joint release may use Laplace noise)
@@ -387,8 +410,9 @@ def test_the_datas_own_nonprivate_directions_are_refused_as_public(rng, form):
     }[form]
     budget = Budget(eps=1.0, delta=1e-5)
     with pytest.raises(ValueError, match="non-private direction"):
-        dp_scree(X, 2, eps=0.5, delta=1e-5, directions=directions, public_directions=True,
-                 budget=budget)  # fmt: skip
+        dp_scree(
+            X, 2, eps=0.5, delta=1e-5, directions=directions, public_directions=True, budget=budget
+        )
     assert budget.ledger == ()  # refused before spending
     # a direction a hair (above 1e-8) away, or of other data, is accepted as public
     other = np.linalg.qr(np.array(own.directions) + 1e-6)[0]
@@ -441,9 +465,13 @@ def test_result_is_frozen_read_only_and_tabulates(small_frame):
     frame = res.to_frame()
     assert list(frame.index) == ["PC1", "PC2", "PC3"]
     assert list(frame.columns) == [
-        "scree_clipped", "pve_clipped", "pve_total_clipped",
-        "scree_pmwm", "pve_pmwm", "pve_total_pmwm",
-    ]  # fmt: skip
+        "scree_clipped",
+        "pve_clipped",
+        "pve_total_clipped",
+        "scree_pmwm",
+        "pve_pmwm",
+        "pve_total_pmwm",
+    ]
     assert res.variables == ("a", "b", "c", "d", "e")
     np.testing.assert_array_equal(res.estimate("pmwm"), res.values[1])
     assert res.pve.sum() == pytest.approx(1.0) or res.scree.sum() == 0
@@ -461,8 +489,9 @@ def test_comparison_is_attached_only_on_request(small_data):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_mono_gives_non_increasing_non_negative_values(small_data, seed):
-    res = dp_scree(small_data, 5, eps=0.05, delta=1e-5, method=["clipped", "huber"],
-                   random_state=seed)  # fmt: skip
+    res = dp_scree(
+        small_data, 5, eps=0.05, delta=1e-5, method=["clipped", "huber"], random_state=seed
+    )
     assert np.all(np.diff(res.values, axis=1) <= 1e-12)
     assert np.all(res.values >= 0)
 
@@ -570,9 +599,16 @@ def test_huber_clipping_level_is_capped_by_the_released_quantile():
     rng = np.random.default_rng(8)
     X = rng.normal(size=(20000, 4))
     res = dp_scree(
-        X, 2, eps=10.0, delta=1e-5, method="huber", directions=np.eye(4)[:, :2],
-        control=HuberControl(k_min=40, k_max=60), random_state=0, calibration="analytic",
-    )  # fmt: skip
+        X,
+        2,
+        eps=10.0,
+        delta=1e-5,
+        method="huber",
+        directions=np.eye(4)[:, :2],
+        control=HuberControl(k_min=40, k_max=60),
+        random_state=0,
+        calibration="analytic",
+    )
     np.testing.assert_allclose(res.scree, [1.0, 1.0], atol=0.12)
 
 
@@ -622,9 +658,16 @@ def test_pmwm_without_split_divides_its_budget_and_records_both_parts(rng):
     X = rng.normal(size=(400, 4))
     control = PMWMControl(split=False, quantile_share=0.25, lower_quantile=True, upper=100.0)
     res = dp_scree(
-        X, 2, eps=0.5, delta=1e-5, method="pmwm", control=control, directions=np.eye(4),
-        random_state=0, split=ScreeSplit(clip=0.1),
-    )  # fmt: skip
+        X,
+        2,
+        eps=0.5,
+        delta=1e-5,
+        method="pmwm",
+        control=control,
+        directions=np.eye(4),
+        random_state=0,
+        split=ScreeSplit(clip=0.1),
+    )
     leaves = res.cost.leaves()[1:]  # after the clip scan
     # basic split: scan 0.05 (split.clip given); the joint moments and pmwm
     # share 0.45: joint 0.225, pmwm 0.225 = quantiles 0.05625 (pure DP) + mean

@@ -43,10 +43,10 @@ def test_scikit_learn_estimator_checks(estimator, check):
 
 def test_fit_releases_the_same_directions_as_the_library():
     X = load_gau()
-    est = DPPCA(n_components=3, eps=0.5, delta=1e-5, random_state=4, calibration="analytic",
-                ties="zero").fit(X)  # fmt: skip
-    ref = dp_pc_dir(X, 3, eps=0.5, delta=1e-5, random_state=4, calibration="analytic",
-                    ties="zero")  # fmt: skip
+    est = DPPCA(
+        n_components=3, eps=0.5, delta=1e-5, random_state=4, calibration="analytic", ties="zero"
+    ).fit(X)
+    ref = dp_pc_dir(X, 3, eps=0.5, delta=1e-5, random_state=4, calibration="analytic", ties="zero")
     np.testing.assert_array_equal(est.components_, ref.directions.T)
     assert est.cost_ == ref.cost and est.n_features_in_ == 20
     assert list(est.feature_names_in_) == list(X.columns)
@@ -56,10 +56,16 @@ def test_fit_releases_the_same_directions_as_the_library():
 
 def test_variances_share_the_budget_and_are_private():
     X = load_gau()
-    est = DPPCA(n_components=4, eps=0.8, delta=1e-5, random_state=2, variances=True,
-                calibration="analytic", ties="zero").fit(X)  # fmt: skip
-    ref = dp_scree(X, 4, eps=0.8, delta=1e-5, random_state=2, calibration="analytic",
-                   ties="zero")  # fmt: skip
+    est = DPPCA(
+        n_components=4,
+        eps=0.8,
+        delta=1e-5,
+        random_state=2,
+        variances=True,
+        calibration="analytic",
+        ties="zero",
+    ).fit(X)
+    ref = dp_scree(X, 4, eps=0.8, delta=1e-5, random_state=2, calibration="analytic", ties="zero")
     np.testing.assert_array_equal(est.explained_variance_, ref.scree)
     np.testing.assert_array_equal(est.explained_variance_ratio_, ref.pve_total)
     np.testing.assert_array_equal(est.components_, ref.directions.T)
@@ -104,8 +110,12 @@ def test_pipeline_and_grid_search_fit_once_per_candidate_and_fold(monkeypatch):
         return real_fit(self, X, y)
 
     monkeypatch.setattr(DPPCA, "fit", counting_fit)
-    pipe = Pipeline([("pca", DPPCA(eps=1.0, delta=1e-5, random_state=0, public_transform=True)),
-                     ("clf", LogisticRegression(max_iter=500))])  # fmt: skip
+    pipe = Pipeline(
+        [
+            ("pca", DPPCA(eps=1.0, delta=1e-5, random_state=0, public_transform=True)),
+            ("clf", LogisticRegression(max_iter=500)),
+        ]
+    )
     pipe.fit(X, y)
     assert pipe.score(X, y) > 0.5 and calls == [len(X)]
     calls.clear()

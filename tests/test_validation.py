@@ -71,9 +71,16 @@ def test_check_data_row_and_column_minimums():
 
 @pytest.mark.parametrize(
     "components, exc",
-    [((1, 1), ValueError), ((0, 2), ValueError), ((1, 6), ValueError), ((1.0, 2), TypeError),
-     ("12", TypeError), ((1, 2, 3), ValueError), (1, TypeError)],
-)  # fmt: skip
+    [
+        ((1, 1), ValueError),
+        ((0, 2), ValueError),
+        ((1, 6), ValueError),
+        ((1.0, 2), TypeError),
+        ("12", TypeError),
+        ((1, 2, 3), ValueError),
+        (1, TypeError),
+    ],
+)
 def test_check_components_rejects(components, exc):
     with pytest.raises(exc, match="components"):
         check_components(components, 5)
@@ -101,12 +108,18 @@ def test_check_random_state_kinds():
         ({"low": 0.0, "low_open": True}, 0.0, "x must be finite and > 0; got 0.0."),
         ({"low": 0.0}, -1.0, "x must be finite and >= 0; got -1.0."),
         ({"high": 1.0, "high_open": True}, 1.0, "x must be finite and < 1; got 1.0."),
-        ({"low": 0.0, "high": 1.0, "low_open": True, "high_open": True}, 1.0,
-         "x must be in the open interval (0, 1); got 1.0."),
-        ({"low": 0.0, "high": 0.5, "high_open": True}, 0.5,
-         "x must be finite and in [0, 0.5); got 0.5."),
+        (
+            {"low": 0.0, "high": 1.0, "low_open": True, "high_open": True},
+            1.0,
+            "x must be in the open interval (0, 1); got 1.0.",
+        ),
+        (
+            {"low": 0.0, "high": 0.5, "high_open": True},
+            0.5,
+            "x must be finite and in [0, 0.5); got 0.5.",
+        ),
     ],
-)  # fmt: skip
+)
 def test_check_real_states_the_interval_in_words(kwargs, value, text):
     with pytest.raises(ValueError) as info:
         check_real(value, "x", **kwargs)

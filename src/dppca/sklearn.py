@@ -201,9 +201,13 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         cost: PrivacyCost | None
         n = data.shape[0]
         common = {
-            "eps": self.eps, "delta": self.delta, "calibration": self.calibration,
-            "ties": self.ties, "bounds": self.bounds, "variables": variables,
-        }  # fmt: skip
+            "eps": self.eps,
+            "delta": self.delta,
+            "calibration": self.calibration,
+            "ties": self.ties,
+            "bounds": self.bounds,
+            "variables": variables,
+        }
         if self.variances:
             plan: ReleasePlan = plan_scree(
                 n, p, k, split=ScreeSplit(directions=self.direction_share), **common

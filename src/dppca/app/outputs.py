@@ -37,8 +37,11 @@ from .widgets import download_buttons
 __all__ = ["SampleCache", "SessionOutputs"]
 
 # A tab's figure and downloads (prefix), the release they draw and its table's name.
-_TABS = {"loading": ("directions", "Directions"), "scree": ("scree", "Scree table"),
-         "score": ("score", "Bin table")}  # fmt: skip
+_TABS = {
+    "loading": ("directions", "Directions"),
+    "scree": ("scree", "Scree table"),
+    "score": ("score", "Bin table"),
+}
 
 Job = Callable[[], Any]  # drawing or writing from released values, run in a worker thread
 

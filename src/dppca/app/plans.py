@@ -219,9 +219,14 @@ def plan_request(
     # avoids an error that depends on the data. The page shows the forecast
     # itself, so the release need not warn again (accuracy="ignore").
     money = {
-        "eps": eps, "delta": delta, "calibration": opts.pop("calibration", "analytic"),
-        "ties": "zero", "bounds": box, "variables": tuple(sel.columns), "accuracy": "ignore",
-    }  # fmt: skip
+        "eps": eps,
+        "delta": delta,
+        "calibration": opts.pop("calibration", "analytic"),
+        "ties": "zero",
+        "bounds": box,
+        "variables": tuple(sel.columns),
+        "accuracy": "ignore",
+    }
     if not opts.pop("reuse_directions", True):
         directions = None
     if kind == "directions":
@@ -236,10 +241,15 @@ def plan_request(
         methods, control = _scree_methods(opts)
         k = opts.get("k")
         plan = plan_scree(
-            n, p, k, method=cast("Sequence[ScreeMethod]", methods), control=control,
-            directions_given=directions is not None, mono=bool(opts.get("mono", True)),
+            n,
+            p,
+            k,
+            method=cast("Sequence[ScreeMethod]", methods),
+            control=control,
+            directions_given=directions is not None,
+            mono=bool(opts.get("mono", True)),
             **money,
-        )  # fmt: skip
+        )
         return ReleaseRequest(kind, plan, {"directions": directions}, box)
     if kind == "score":
         from ..releases.score import plan_score
@@ -254,16 +264,21 @@ def plan_request(
         components = tuple(opts.get("components", (1, 2)))
         groups_public = sel.groups_public if use_groups else False
         plan = plan_score(
-            n, p, bins=bins, components=components,
+            n,
+            p,
+            bins=bins,
+            components=components,
             method=cast("Sequence[ScoreMethod]", methods),
             directions_given=directions is not None,
-            groups=sel.n_groups if use_groups else None, groups_public=groups_public,
+            groups=sel.n_groups if use_groups else None,
+            groups_public=groups_public,
             **money,
-        )  # fmt: skip
+        )
         inputs = {
-            "directions": directions, "groups": sel.groups if use_groups else None,
+            "directions": directions,
+            "groups": sel.groups if use_groups else None,
             "group_labels": sel.group_labels if use_groups else None,
-        }  # fmt: skip
+        }
         return ReleaseRequest(kind, plan, inputs, box)
     raise DataError(f"unknown release kind {kind!r}.")
 

@@ -57,9 +57,13 @@ class Session:
     """One browser session: its state, its reactive values and its handlers."""
 
     def __init__(
-        self, input: Inputs, state: AppState, data: pd.DataFrame | None, data_name: str,
+        self,
+        input: Inputs,
+        state: AppState,
+        data: pd.DataFrame | None,
+        data_name: str,
         max_upload: int,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.input, self.state = input, state
         self.data, self.data_name, self.max_upload = data, data_name, max_upload
         self.tick = reactive.value(0)  # bumped on every change the outputs depend on
@@ -232,9 +236,12 @@ class Session:
 
         @reactive.effect
         @reactive.event(
-            input.columns, input.group, input.groups_public, input.group_labels,
+            input.columns,
+            input.group,
+            input.groups_public,
+            input.group_labels,
             ignore_init=True,
-        )  # fmt: skip
+        )
         def _select() -> None:
             self.select()
 

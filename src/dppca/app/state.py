@@ -202,9 +202,12 @@ class AppState:
         if self.frame is None:
             raise DataError("load a dataset first.")
         self.selection = select_data(
-            self.frame, columns, group=group, groups_public=groups_public,
+            self.frame,
+            columns,
+            group=group,
+            groups_public=groups_public,
             group_labels=group_labels,
-        )  # fmt: skip
+        )
         return self.selection
 
     def set_budget(self, eps: float, delta: float) -> None:
@@ -444,8 +447,15 @@ class AppState:
         """
         if self.budget is None:
             columns = [
-                "release", "time", "dataset", "kind", "released", "mechanism", "eps", "delta",
-            ]  # fmt: skip
+                "release",
+                "time",
+                "dataset",
+                "kind",
+                "released",
+                "mechanism",
+                "eps",
+                "delta",
+            ]
             return pd.DataFrame(columns=columns)
         return self.ledger.entries(self.budget.fp)
 

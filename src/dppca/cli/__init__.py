@@ -108,8 +108,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"dppca: error: {shell_syntax(message, _OPTIONS)}", file=sys.stderr)
         return 2
     except MemoryError:
-        print("dppca: error: not enough memory for this job; use fewer bins, draws or "
-              "rows (for example --design balanced).", file=sys.stderr)  # fmt: skip
+        print(
+            "dppca: error: not enough memory for this job; use fewer bins, draws or "
+            "rows (for example --design balanced).",
+            file=sys.stderr,
+        )
         return 2
     except KeyboardInterrupt:
         print("dppca: interrupted; no partial output was left behind.", file=sys.stderr)

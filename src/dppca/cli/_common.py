@@ -391,21 +391,26 @@ def apply_scale(
 def add_accuracy_arguments(parser: argparse.ArgumentParser) -> None:
     """``--bounds``, ``--accuracy`` and ``--dry-run``: public domains and the forecast."""
     parser.add_argument(
-        "--bounds", default=None, metavar="FILE.csv|SPEC",
+        "--bounds",
+        default=None,
+        metavar="FILE.csv|SPEC",
         help="public data domain: a CSV file with columns variable,lower,upper, or inline "
         "'lo:hi' for every column or 'name=lo:hi,name=lo:hi' naming every analysed column. "
         "Values outside are clipped to it. Take bounds from a codebook or the units, never "
         "from the data (in the data's own units: before --scale)",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--accuracy", choices=("warn", "error", "ignore"), default="warn",
+        "--accuracy",
+        choices=("warn", "error", "ignore"),
+        default="warn",
         help="when the data-free forecast says the picture would be noise: warn and release "
         "(default), refuse before reading the data's values (error), or say nothing",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--dry-run", action="store_true",
+        "--dry-run",
+        action="store_true",
         help="print the cost and the accuracy forecast only; nothing is released or spent",
-    )  # fmt: skip
+    )
 
 
 # Options whose value may start with a minus sign (a negative lower bound).
@@ -468,9 +473,10 @@ def read_bounds(args: argparse.Namespace, variables: tuple[str, ...]) -> Any:
         try:
             bounds = {
                 str(v): (float(lo), float(hi))
-                for v, lo, hi in zip(frame["variable"], frame["lower"], frame["upper"],
-                                     strict=True)
-            }  # fmt: skip
+                for v, lo, hi in zip(
+                    frame["variable"], frame["lower"], frame["upper"], strict=True
+                )
+            }
         except (TypeError, ValueError):
             raise CLIError("--bounds file: lower and upper must be numbers.") from None
         bounds = {v: b for v, b in bounds.items() if v in variables} or bounds
@@ -486,6 +492,7 @@ def read_bounds(args: argparse.Namespace, variables: tuple[str, ...]) -> Any:
         bounds = {v: (lo, hi) for v in variables}
     if getattr(args, "scale", None) not in (None, "private"):
         scales = dict(zip(variables, parse_scales(args.scale, list(variables)), strict=True))
-        bounds = {v: (lo / scales.get(v, 1.0), hi / scales.get(v, 1.0)) for v, (lo, hi)
-                  in bounds.items()}  # fmt: skip
+        bounds = {
+            v: (lo / scales.get(v, 1.0), hi / scales.get(v, 1.0)) for v, (lo, hi) in bounds.items()
+        }
     return bounds

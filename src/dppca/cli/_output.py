@@ -103,9 +103,11 @@ def check_figure_path(path: str) -> str:
 def add_table_argument(parser: argparse.ArgumentParser) -> None:
     """``--table FILE.csv``: also write the printed table to a file."""
     parser.add_argument(
-        "--table", default=None, metavar="FILE.csv",
+        "--table",
+        default=None,
+        metavar="FILE.csv",
         help="also write the result table to FILE.csv (it is always printed as CSV on stdout)",
-    )  # fmt: skip
+    )
 
 
 def check_table_path(args: argparse.Namespace) -> None:
@@ -136,17 +138,21 @@ def emit_table(args: argparse.Namespace, table: pd.DataFrame, *, index: bool = T
 def add_release_arguments(parser: argparse.ArgumentParser, *, reuse: bool) -> None:
     """``--save-release FILE`` and, with ``reuse``, ``--directions FILE``."""
     parser.add_argument(
-        "--save-release", default=None, metavar="FILE.json",
+        "--save-release",
+        default=None,
+        metavar="FILE.json",
         help="also save the private release to FILE.json (the released values, cost, n, "
         "column names and a fingerprint of the data; never the seed). The fingerprint is "
         "a hash of the data: keep the file for your own records",
-    )  # fmt: skip
+    )
     if reuse:
         parser.add_argument(
-            "--directions", default=None, metavar="FILE.json",
+            "--directions",
+            default=None,
+            metavar="FILE.json",
             help="reuse the private directions saved by 'dppca directions --save-release' "
             "on the same data and columns: no new direction cost",
-        )  # fmt: skip
+        )
 
 
 def check_release_path(args: argparse.Namespace) -> None:
@@ -212,9 +218,14 @@ def save_release_file(
 
     drop = not getattr(result, "private", True)
     save_release(
-        result, path, data=data, columns=list(variables), drop_nonprivate=drop,
-        reused_directions=reused_directions, budget=getattr(args, "paid_by", None),
-    )  # fmt: skip
+        result,
+        path,
+        data=data,
+        columns=list(variables),
+        drop_nonprivate=drop,
+        reused_directions=reused_directions,
+        budget=getattr(args, "paid_by", None),
+    )
     info(f"wrote {path}" + (" (without the non-private comparison)" if drop else ""))
 
 

@@ -32,9 +32,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="address to bind (default 127.0.0.1, this machine only)",
     )
     parser.add_argument(
-        "--max-upload-mb", type=float, default=20.0, metavar="MB",
+        "--max-upload-mb",
+        type=float,
+        default=20.0,
+        metavar="MB",
         help="largest CSV file accepted from the browser (default 20)",
-    )  # fmt: skip
+    )
     parser.add_argument("--open", action="store_true", help="open the page in a web browser")
     add_ledger_arguments(parser)
     parser.set_defaults(func=run)

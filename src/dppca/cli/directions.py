@@ -43,10 +43,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_privacy_arguments(parser)
     parser.add_argument("-k", type=int, default=None, help="number of directions (default all)")
     parser.add_argument(
-        "--ties", choices=("zero", "error"), default="zero",
+        "--ties",
+        choices=("zero", "error"),
+        default="zero",
         help="duplicate rows (a difference that cannot be normalised): let them contribute "
         "nothing (default) or stop with an error (which reveals that duplicates exist)",
-    )  # fmt: skip
+    )
     add_scale_argument(parser)
     add_design_arguments(parser)
     add_table_argument(parser)
@@ -63,12 +65,21 @@ def run(args: argparse.Namespace) -> int:
     data = apply_scale(args, data, variables, private_ok=True)
     # One plan: what --dry-run prints is what the release checks, draws and charges.
     plan = plan_pc_dir(
-        len(data), len(variables), args.k, eps=args.eps, delta=args.delta,
-        calibration=args.calibration, design=args.design, m=args.m, ties=args.ties,
-        bounds=read_bounds(args, variables), variables=variables, accuracy=args.accuracy,
+        len(data),
+        len(variables),
+        args.k,
+        eps=args.eps,
+        delta=args.delta,
+        calibration=args.calibration,
+        design=args.design,
+        m=args.m,
+        ties=args.ties,
+        bounds=read_bounds(args, variables),
+        variables=variables,
+        accuracy=args.accuracy,
         progress=None if args.dry_run else progress_for(args, len(data)),
         scale=private_scale(args),
-    )  # fmt: skip
+    )
     if args.dry_run:
         return print_plan(plan)
     budget = ledger_budget(args, data, variables, kind="directions")

@@ -119,19 +119,33 @@ def run(args: argparse.Namespace) -> int:
     pair = cast(tuple[int, int], tuple(pcs)) if (pcs is not None and not heatmap) else (1, 2)
     if reused is not None:  # post-processing of a saved release: no new cost
         result = dp_loading(
-            data if args.compare else None, eps=args.eps, delta=args.delta,
-            directions=reused, components=pair, compare=args.compare,
-        )  # fmt: skip
+            data if args.compare else None,
+            eps=args.eps,
+            delta=args.delta,
+            directions=reused,
+            components=pair,
+            compare=args.compare,
+        )
     else:
         assert data is not None  # a fresh release always reads the data
         # One plan: what --dry-run prints is what the release checks, draws and charges.
         plan = plan_loading(
-            len(data), len(variables), eps=args.eps, delta=args.delta, components=pair,
-            compare=args.compare, calibration=args.calibration, design=args.design, m=args.m,
-            ties=args.ties, bounds=read_bounds(args, variables), variables=variables,
-            accuracy=args.accuracy, scale=private_scale(args),
+            len(data),
+            len(variables),
+            eps=args.eps,
+            delta=args.delta,
+            components=pair,
+            compare=args.compare,
+            calibration=args.calibration,
+            design=args.design,
+            m=args.m,
+            ties=args.ties,
+            bounds=read_bounds(args, variables),
+            variables=variables,
+            accuracy=args.accuracy,
+            scale=private_scale(args),
             progress=None if args.dry_run else progress_for(args, len(data)),
-        )  # fmt: skip
+        )
         if args.dry_run:
             return print_plan(plan)
         budget = ledger_budget(args, data, variables, kind="loading")
@@ -236,10 +250,15 @@ def _draw(args: argparse.Namespace, result: LoadingResult, pcs: tuple[int, ...] 
     from ..plotting import plot_loading
 
     drawn = plot_loading(
-        result, kind=args.kind, components=pcs, top=args.top, title=args.title,
-        label_size=args.label_size, uncertainty=args.uncertainty,
+        result,
+        kind=args.kind,
+        components=pcs,
+        top=args.top,
+        title=args.title,
+        label_size=args.label_size,
+        uncertainty=args.uncertainty,
         random_state=post_processing_rng(args.seed),  # never the noise's stream
-    )  # fmt: skip
+    )
     fig = cast("Figure", drawn if hasattr(drawn, "savefig") else drawn.figure)
     try:
         save_figure(fig, args.out)

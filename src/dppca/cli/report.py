@@ -40,36 +40,49 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--out", required=True, metavar="FILE.html", help="the HTML page to write")
     parser.add_argument("-k", type=int, default=None, help="PCs in the scree (default all)")
     parser.add_argument(
-        "--components", default="1,2", metavar="A,B",
+        "--components",
+        default="1,2",
+        metavar="A,B",
         help="the two PCs of the loading and score plots (default 1,2)",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--shares", default=None, metavar="D,S,P",
+        "--shares",
+        default=None,
+        metavar="D,S,P",
         help="split of the budget over directions, scree and score (default 0.4,0.3,0.3), "
         "scaled up to the tight total",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--groups", default=None, metavar="COLUMN",
+        "--groups",
+        default=None,
+        metavar="COLUMN",
         help="a column with group labels for the score plot (removed from the features)",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--group-labels", default=None, metavar="A,B,...",
-        help="the public list of group labels: only these are released, whatever the "
-        "data hold",
-    )  # fmt: skip
+        "--group-labels",
+        default=None,
+        metavar="A,B,...",
+        help="the public list of group labels: only these are released, whatever the data hold",
+    )
     parser.add_argument(
-        "--groups-public", action="store_true",
+        "--groups-public",
+        action="store_true",
         help="declare the group labels (and so the group sizes) public",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--score-range", type=float, default=1e6, metavar="R",
+        "--score-range",
+        type=float,
+        default=1e6,
+        metavar="R",
         help="public bound on the scores for the private frame (default 1e6)",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--directions", default=None, metavar="FILE.json",
+        "--directions",
+        default=None,
+        metavar="FILE.json",
         help="reuse the private directions saved by 'dppca directions --save-release' "
         "on the same data and columns: no new direction cost",
-    )  # fmt: skip
+    )
     parser.add_argument("--title", default=None, help="title of the page")
     add_ties_argument(parser)
     parser.set_defaults(ties="zero")
@@ -116,22 +129,46 @@ def run(args: argparse.Namespace) -> int:
             n_groups = len(group_labels) if group_labels else frame[args.groups].nunique()
         return print_plan(
             plan_report(
-                len(data), len(variables), eps=args.eps, delta=args.delta, k=args.k,
-                components=components, groups=n_groups, groups_public=args.groups_public,
-                shares=shares, directions_given=reused is not None,
-                calibration=args.calibration, ties=args.ties, score_range=args.score_range,
-                bounds=bounds, variables=variables, accuracy=args.accuracy,
+                len(data),
+                len(variables),
+                eps=args.eps,
+                delta=args.delta,
+                k=args.k,
+                components=components,
+                groups=n_groups,
+                groups_public=args.groups_public,
+                shares=shares,
+                directions_given=reused is not None,
+                calibration=args.calibration,
+                ties=args.ties,
+                score_range=args.score_range,
+                bounds=bounds,
+                variables=variables,
+                accuracy=args.accuracy,
             )
-        )  # fmt: skip
+        )
     budget = ledger_budget(args, features, variables, kind="report")
     result = report(
-        data, eps=args.eps, delta=args.delta, out=args.out, k=args.k,
-        components=components, groups=args.groups, group_labels=group_labels,
-        groups_public=args.groups_public, shares=shares, directions=reused,
-        calibration=args.calibration, ties=args.ties, score_range=args.score_range,
-        bounds=bounds, accuracy=args.accuracy, title=args.title, random_state=args.seed,
+        data,
+        eps=args.eps,
+        delta=args.delta,
+        out=args.out,
+        k=args.k,
+        components=components,
+        groups=args.groups,
+        group_labels=group_labels,
+        groups_public=args.groups_public,
+        shares=shares,
+        directions=reused,
+        calibration=args.calibration,
+        ties=args.ties,
+        score_range=args.score_range,
+        bounds=bounds,
+        accuracy=args.accuracy,
+        title=args.title,
+        random_state=args.seed,
         budget=budget,
-    )  # fmt: skip
+    )
     report_spending(budget)
     emit_table(args, result.budget.to_frame(), index=False)
     reused_note = "directions reused" if reused is not None else "directions once"

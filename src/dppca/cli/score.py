@@ -55,43 +55,57 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_data_arguments(parser)
     add_privacy_arguments(parser)
     parser.add_argument(
-        "--components", default="1,2", metavar="A,B",
+        "--components",
+        default="1,2",
+        metavar="A,B",
         help="the two PCs to show, numbered from 1 (default 1,2)",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--bins", default=None, metavar="MX,MY",
+        "--bins",
+        default=None,
+        metavar="MX,MY",
         help="bins along x and y, or one number for both (default: round(n ** 0.25))",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--method", default="add", metavar="M[,M]",
+        "--method",
+        default="add",
+        metavar="M[,M]",
         help="histogram methods: add, sparse or add,sparse (they share the budget)",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--groups", default=None, metavar="COLUMN",
+        "--groups",
+        default=None,
+        metavar="COLUMN",
         help="a column with group labels (removed from the features); the label set is "
         "treated as public",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--group-labels", default=None, metavar="A,B,...",
+        "--group-labels",
+        default=None,
+        metavar="A,B,...",
         help="the public list of group labels: only these are released, whatever the "
         "data hold (rows with other labels count for the frame only)",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--groups-public", action="store_true",
+        "--groups-public",
+        action="store_true",
         help="declare the group labels (and so the group sizes) public; otherwise group "
         "sizes are released with noise",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--sample", choices=("center", "uniform"), default=None,
+        "--sample",
+        choices=("center", "uniform"),
+        default=None,
         help="also draw synthetic points from each released histogram",
-    )  # fmt: skip
+    )
     add_ties_argument(parser)
     add_scale_argument(parser)
     add_table_argument(parser)
     add_output_argument(
-        parser, required=False,
+        parser,
+        required=False,
         help="figure file (.png, .svg or .pdf); without it only the bin table is printed",
-    )  # fmt: skip
+    )
     add_release_arguments(parser, reuse=True)
     add_accuracy_arguments(parser)
     add_budget_arguments(parser)
@@ -118,18 +132,34 @@ def run(args: argparse.Namespace) -> int:
         n_groups = len(group_labels) if group_labels else frame[args.groups].nunique()
     # One plan: what --dry-run prints is what the release checks, draws and charges.
     plan = plan_score(
-        len(data), len(variables), eps=args.eps, delta=args.delta, bins=bins,
-        components=components, method=methods, directions_given=reused is not None,
-        groups=n_groups, groups_public=args.groups_public, calibration=args.calibration,
-        ties=args.ties, bounds=bounds, variables=variables, accuracy=args.accuracy,
-    )  # fmt: skip
+        len(data),
+        len(variables),
+        eps=args.eps,
+        delta=args.delta,
+        bins=bins,
+        components=components,
+        method=methods,
+        directions_given=reused is not None,
+        groups=n_groups,
+        groups_public=args.groups_public,
+        calibration=args.calibration,
+        ties=args.ties,
+        bounds=bounds,
+        variables=variables,
+        accuracy=args.accuracy,
+    )
     if args.dry_run:
         return print_plan(plan)
     budget = ledger_budget(args, features, variables, kind="score")
     result: ScoreResult = execute(
-        plan, data, budget=budget, random_state=check_random_state(args.seed),
-        directions=reused, groups=args.groups, group_labels=group_labels,
-    )  # fmt: skip
+        plan,
+        data,
+        budget=budget,
+        random_state=check_random_state(args.seed),
+        directions=reused,
+        groups=args.groups,
+        group_labels=group_labels,
+    )
     report_spending(budget)
     forecast_line(args, result)
     samples = _samples(args, result)
@@ -171,8 +201,10 @@ def _read_input(args: argparse.Namespace) -> tuple[pd.DataFrame, Any, tuple[str,
         raise CLIError(f"--groups names no column of the data; got {args.groups!r}.") from None
     if args.groups and args.groups not in frame.columns:
         raise CLIError(f"--groups names no column of the data; got {args.groups!r}.")
-    for flag, given in (("--groups-public", args.groups_public),
-                        ("--group-labels", args.group_labels)):  # fmt: skip
+    for flag, given in (
+        ("--groups-public", args.groups_public),
+        ("--group-labels", args.group_labels),
+    ):
         if given and not args.groups:
             raise CLIError(f"{flag} needs --groups.")
     data = numeric_part(frame, drop=keep, chosen=bool(args.columns))
@@ -203,14 +235,18 @@ def _samples(args: argparse.Namespace, result: ScoreResult) -> dict[str, Any] | 
     if not args.sample:
         return None
     post = post_processing_rng(args.seed)
-    return {m: sample_points(result, method=m, kind=args.sample, random_state=post)
-            for m in result.methods}  # fmt: skip
+    return {
+        m: sample_points(result, method=m, kind=args.sample, random_state=post)
+        for m in result.methods
+    }
 
 
 def _describe(result: ScoreResult) -> None:
     """Print the released frame, grid and group sizes."""
-    info(f"frame: {result.pc_labels[0]} in [{result.xlim[0]:.4g}, {result.xlim[1]:.4g}], "
-         f"{result.pc_labels[1]} in [{result.ylim[0]:.4g}, {result.ylim[1]:.4g}]")  # fmt: skip
+    info(
+        f"frame: {result.pc_labels[0]} in [{result.xlim[0]:.4g}, {result.xlim[1]:.4g}], "
+        f"{result.pc_labels[1]} in [{result.ylim[0]:.4g}, {result.ylim[1]:.4g}]"
+    )
     info(f"grid: {result.bins[0]} x {result.bins[1]} bins; methods: {', '.join(result.methods)}")
     if result.groups is not None:
         assert result.group_sizes is not None  # released with the groups

@@ -58,19 +58,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "several methods share the budget",
     )
     parser.add_argument(
-        "--clip", type=float, default=None,
+        "--clip",
+        type=float,
+        default=None,
         help="public clip level for the squared norms of pair differences, in squared "
         "data units (default: chosen privately by a scan)",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--kind", choices=("pve_total", "pve", "scree"), default="pve_total",
+        "--kind",
+        choices=("pve_total", "pve", "scree"),
+        default="pve_total",
         help="what the plot shows: shares of the total variance (default), of the k "
         "components, or the variances",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--no-mono", dest="mono", action="store_false",
+        "--no-mono",
+        dest="mono",
+        action="store_false",
         help="keep the raw estimates instead of their non-increasing fit",
-    )  # fmt: skip
+    )
     add_ties_argument(parser)
     add_scale_argument(parser)
     add_budget_arguments(parser)
@@ -102,11 +108,21 @@ def run(args: argparse.Namespace) -> int:
     bounds = read_bounds(args, variables)
     # One plan: what --dry-run prints is what the release checks, draws and charges.
     plan = plan_scree(
-        len(data), len(variables), k, eps=args.eps, delta=args.delta, method=methods,
-        control=control, directions_given=reused is not None, mono=args.mono,
-        calibration=args.calibration, ties=args.ties, bounds=bounds, variables=variables,
+        len(data),
+        len(variables),
+        k,
+        eps=args.eps,
+        delta=args.delta,
+        method=methods,
+        control=control,
+        directions_given=reused is not None,
+        mono=args.mono,
+        calibration=args.calibration,
+        ties=args.ties,
+        bounds=bounds,
+        variables=variables,
         accuracy=args.accuracy,
-    )  # fmt: skip
+    )
     if args.dry_run:
         return print_plan(plan)
     budget = ledger_budget(args, data, variables, kind="scree")

@@ -213,9 +213,14 @@ def kendall_matrix(
             )
         else:
             sums = _balanced_pair_sum(
-                data, order, m, ties=ties, block_size=block_size, progress=progress,
+                data,
+                order,
+                m,
+                ties=ties,
+                block_size=block_size,
+                progress=progress,
                 n_jobs=n_jobs,
-            )  # fmt: skip
+            )
         factor = 1.0 / (n * float(m))
     if sums.n_ties and ties == "error":
         assert sums.example is not None
@@ -374,9 +379,15 @@ def spherical_kendall(
     elif order is not None:
         raise TypeError("order is used by design='balanced' only; leave it None.")
     return kendall_matrix(
-        data, ties=ties, block_size=block_size, design=design, m=m, order=order,
-        progress=callback, n_jobs=n_jobs,
-    )  # fmt: skip
+        data,
+        ties=ties,
+        block_size=block_size,
+        design=design,
+        m=m,
+        order=order,
+        progress=callback,
+        n_jobs=n_jobs,
+    )
 
 
 def _check_order(order: object, n: int) -> NDArray[np.int64]:

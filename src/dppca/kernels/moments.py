@@ -57,10 +57,16 @@ _NUMPY_TILE = 1 << 18
 _ROWS_PER_TASK = 64
 
 RowsFn = Callable[
-    [NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], float, NDArray[np.float64],
-     NDArray[np.int64]],
+    [
+        NDArray[np.float64],
+        NDArray[np.float64],
+        NDArray[np.float64],
+        float,
+        NDArray[np.float64],
+        NDArray[np.int64],
+    ],
     None,
-]  # fmt: skip
+]
 
 _cache: dict[str, Any] = {}
 _load_lock = threading.Lock()

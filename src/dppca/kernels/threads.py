@@ -30,8 +30,13 @@ def resolve_n_jobs(n_jobs: int | None) -> int:
         return max(1, os.cpu_count() or 1)
 
 
-_BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS",
-                     "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")  # fmt: skip
+_BLAS_THREAD_VARS = (
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "OMP_NUM_THREADS",
+    "BLIS_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+)
 
 
 def blas_single_threaded_by_env() -> bool:

@@ -130,10 +130,18 @@ def add_privacy_caption(
     text = "\n".join(line for line in lines if line)
     n_lines = text.count("\n") + 1
     caption = ax.annotate(
-        text, xy=(0.5, 1.0), xycoords="axes fraction", xytext=(0.0, _GAP_PT),
-        textcoords="offset points", ha="center", va="bottom", fontsize=_FONTSIZE,
-        color=_COLOR, annotation_clip=False, gid=CAPTION_GID,
-    )  # fmt: skip
+        text,
+        xy=(0.5, 1.0),
+        xycoords="axes fraction",
+        xytext=(0.0, _GAP_PT),
+        textcoords="offset points",
+        ha="center",
+        va="bottom",
+        fontsize=_FONTSIZE,
+        color=_COLOR,
+        annotation_clip=False,
+        gid=CAPTION_GID,
+    )
     # Lift the title above the caption: its usual pad plus the caption's height.
     pad = float(mpl.rcParams["axes.titlepad"]) + _GAP_PT + 1.2 * _FONTSIZE * n_lines
     title = ax.get_title()
@@ -172,8 +180,12 @@ def add_resolvability_note(ax: Axes, result: Any, components: Any) -> Any:
     from matplotlib.offsetbox import AnchoredText
 
     line = AnchoredText(
-        note, loc="lower left", frameon=False, pad=0.2, borderpad=0.2,
+        note,
+        loc="lower left",
+        frameon=False,
+        pad=0.2,
+        borderpad=0.2,
         prop={"fontsize": _FONTSIZE, "color": "tab:red"},
-    )  # fmt: skip
+    )
     line.set_gid(RESOLVABILITY_GID)
     return ax.add_artist(line)  # an artist of its own, apart from the data labels in ax.texts

@@ -155,9 +155,14 @@ def draw_plane(
         _draw_uncertainty(ax, spread, style=spread_style, level=spread_level, color=color)
     if kind == "vector":
         arrow_kws = {
-            "color": color, "width": 0.004, "head_width": 0.03, "head_length": 0.04,
-            "length_includes_head": True, "zorder": 3, **kwargs,
-        }  # fmt: skip
+            "color": color,
+            "width": 0.004,
+            "head_width": 0.03,
+            "head_length": 0.04,
+            "length_includes_head": True,
+            "zorder": 3,
+            **kwargs,
+        }
         for x, y in coords:
             if math.hypot(x, y) < 1e-12:
                 ax.plot([0.0], [0.0], marker=".", color=arrow_kws["color"], zorder=3)
@@ -217,9 +222,14 @@ def plot_heatmaps(
                     v = values[r, c]
                     v = 0.0 if round(v, 2) == 0 else v  # no "-0.00"
                     axis.text(
-                        c, r, f"{v:.2f}", ha="center", va="center", fontsize=7,
+                        c,
+                        r,
+                        f"{v:.2f}",
+                        ha="center",
+                        va="center",
+                        fontsize=7,
                         color="white" if abs(v) > 0.6 else "0.1",
-                    )  # fmt: skip
+                    )
     assert image is not None
     fig = axes[0].figure
     bar = fig.colorbar(image, ax=axes, fraction=0.05 if len(axes) == 1 else 0.03, pad=0.03)

@@ -289,13 +289,15 @@ def plot_score(
 
     top = None
     if kind == "histogram":
-        top = _histogram(ax, result, np.asarray(result.probs[method]), colors, alpha_range,
-                         **kwargs)  # fmt: skip
+        top = _histogram(
+            ax, result, np.asarray(result.probs[method]), colors, alpha_range, **kwargs
+        )
         default = _TITLES[method]
     elif kind == "nonprivate":
         assert result.nonprivate is not None  # checked above
-        top = _histogram(ax, result, np.asarray(result.nonprivate.prob), colors, alpha_range,
-                         **kwargs)  # fmt: skip
+        top = _histogram(
+            ax, result, np.asarray(result.nonprivate.prob), colors, alpha_range, **kwargs
+        )
         default = "NON-PRIVATE histogram"
     else:
         if kind == "sample":
@@ -320,17 +322,23 @@ def plot_score(
     _frame_axes(ax, result, default if title is None else title, variances)
     private = kind in ("histogram", "sample")
     add_privacy_caption(
-        ax, result, private=private, note=_NOTES.get(kind),
+        ax,
+        result,
+        private=private,
+        note=_NOTES.get(kind),
         nonprivate=_label_parts(result) if private else (),
-    )  # fmt: skip
+    )
     if private:
         add_resolvability_note(ax, result, result.components)
     if top is not None and colorbar:
         _colorbar(
-            ax, top, _BAR_COLOR if grouped else color, alpha_range,
+            ax,
+            top,
+            _BAR_COLOR if grouped else color,
+            alpha_range,
             label=COLORBAR_LABEL if private else "bin proportion (non-private)",
             location="bottom" if grouped and legend else "right",
-        )  # fmt: skip
+        )
     if grouped and legend:
         _legend(ax, cmap)
     return ax
@@ -392,9 +400,14 @@ def plot_score_panels(
         if nrows == 2:
             if m in samples:
                 plot_score(
-                    result, kind="sample", method=m, sample=samples[m], ax=axes[1, c],
-                    legend=False, **opts,
-                )  # fmt: skip
+                    result,
+                    kind="sample",
+                    method=m,
+                    sample=samples[m],
+                    ax=axes[1, c],
+                    legend=False,
+                    **opts,
+                )
             else:
                 axes[1, c].set_axis_off()
     if result.groups is not None and legend:
@@ -454,10 +467,16 @@ def plot_score_groups(
     flat = list(axes.ravel())
     if overlay:
         plot_score(
-            result, method=method, ax=flat.pop(0), group_colors=cmap, legend=False,
-            alpha_range=alpha_range, title=f"{_TITLES[method]}, all groups",
-            variances=variances, **kwargs,
-        )  # fmt: skip
+            result,
+            method=method,
+            ax=flat.pop(0),
+            group_colors=cmap,
+            legend=False,
+            alpha_range=alpha_range,
+            title=f"{_TITLES[method]}, all groups",
+            variances=variances,
+            **kwargs,
+        )
     prob = np.asarray(result.probs[method])
     for g, label in enumerate(labels):
         ax = flat.pop(0)

@@ -190,8 +190,13 @@ def plot_scree(
     x = np.arange(1, result.k + 1)
     plotted = [series]
     for i, method in enumerate(result.methods):
-        (line,) = ax.plot(x, series[i], marker=_MARKERS.get(method, "o"),
-                          label=names.get(method, method), **kwargs)  # fmt: skip
+        (line,) = ax.plot(
+            x,
+            series[i],
+            marker=_MARKERS.get(method, "o"),
+            label=names.get(method, method),
+            **kwargs,
+        )
         if bands is not None:
             opts = {"alpha": 0.2, "color": line.get_color(), "linewidth": 0, **(band_kws or {})}
             ax.fill_between(x, bands[0][i], bands[1][i], **opts)
@@ -205,8 +210,7 @@ def plot_scree(
         assert curve is not None  # has_comparison was checked above
         curve = np.asarray(curve)
         plotted.append(curve[None, :])
-        ax.plot(x, curve, marker="x", linestyle="--", color="black", label="Non-private",
-                **kwargs)  # fmt: skip
+        ax.plot(x, curve, marker="x", linestyle="--", color="black", label="Non-private", **kwargs)
     ax.xaxis.set_major_locator(FixedLocator(cast("Sequence[float]", x)))
     ax.set_xlim(0.5, result.k + 0.5)
     if kind == "scree":
@@ -235,9 +239,16 @@ def plot_scree(
 def _not_an_estimate(ax: Axes, result: ScreeResult) -> Axes:
     """An empty panel saying why the released values are not an estimate."""
     ax.text(
-        0.5, 0.5, "Not an estimate:\n" + "\n".join(result.problems), transform=ax.transAxes,
-        ha="center", va="center", wrap=True, fontsize=8, color="tab:red",
-    )  # fmt: skip
+        0.5,
+        0.5,
+        "Not an estimate:\n" + "\n".join(result.problems),
+        transform=ax.transAxes,
+        ha="center",
+        va="center",
+        wrap=True,
+        fontsize=8,
+        color="tab:red",
+    )
     ax.set_xticks([])
     ax.set_yticks([])
     ax.set_title("Private scree: not an estimate")
@@ -257,9 +268,15 @@ def _unpooled(ax: Axes, result: ScreeResult, kind: str, interval: float | None) 
     raw = np.asarray(result.unpooled_values[0])
     x = np.arange(1, result.k + 1)
     ax.errorbar(
-        x, raw, yerr=z * np.asarray(result.noise_sd[0]), fmt="o", mfc="none", color="tab:red",
-        capsize=3, label="Unpooled",
-    )  # fmt: skip
+        x,
+        raw,
+        yerr=z * np.asarray(result.noise_sd[0]),
+        fmt="o",
+        mfc="none",
+        color="tab:red",
+        capsize=3,
+        label="Unpooled",
+    )
     ax.set_ylim(0.0, max(ax.get_ylim()[1], 1.05 * float(np.max(raw + z * result.noise_sd[0]))))
     ax.legend(frameon=False)
     return "red: unpooled, the variance order differs from the directions' order"

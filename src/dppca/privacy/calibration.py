@@ -73,9 +73,15 @@ class CalibratedPart:
     def to_cost(self, released: str, mechanism: str | None = None) -> PrivacyCost:
         """The :class:`PrivacyCost` record of this part."""
         return PrivacyCost(
-            self.eps, self.delta, mechanism or self.kind, released,
-            kind=self.kind, sensitivity=self.sensitivity, sigma=self.sigma, scale=self.scale,
-        )  # fmt: skip
+            self.eps,
+            self.delta,
+            mechanism or self.kind,
+            released,
+            kind=self.kind,
+            sensitivity=self.sensitivity,
+            sigma=self.sigma,
+            scale=self.scale,
+        )
 
 
 def _as_part(part: NoisePart | Mapping[str, object]) -> NoisePart:

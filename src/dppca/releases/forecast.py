@@ -90,9 +90,17 @@ class Forecast:
         # read-only mappings do not pickle; rebuild from plain dicts
         return (
             type(self),
-            (self.release, self.n, self.p, self.eps, self.delta, dict(self.quantities),
-             dict(self.descriptions), self.problems),
-        )  # fmt: skip
+            (
+                self.release,
+                self.n,
+                self.p,
+                self.eps,
+                self.delta,
+                dict(self.quantities),
+                dict(self.descriptions),
+                self.problems,
+            ),
+        )
 
     @property
     def ok(self) -> bool:

@@ -186,11 +186,24 @@ def dp_pc_dir(
     checked = _check_input(X, design)
     n, p = checked.shape
     plan = plan_pc_dir(
-        n, p, k, eps=eps, delta=delta, calibration=calibration, sensitivity=sensitivity,
-        design=design, m=m, ties=ties, bounds=bounds, variables=checked.variables,
-        accuracy=accuracy, allow_large_delta=allow_large_delta, progress=progress,
-        scale=scale, scale_share=scale_share,
-    )  # fmt: skip
+        n,
+        p,
+        k,
+        eps=eps,
+        delta=delta,
+        calibration=calibration,
+        sensitivity=sensitivity,
+        design=design,
+        m=m,
+        ties=ties,
+        bounds=bounds,
+        variables=checked.variables,
+        accuracy=accuracy,
+        allow_large_delta=allow_large_delta,
+        progress=progress,
+        scale=scale,
+        scale_share=scale_share,
+    )
     result: DirectionsResult = execute(plan, checked, budget=budget, random_state=random_state)
     return result
 

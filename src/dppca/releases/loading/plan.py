@@ -163,11 +163,24 @@ def plan_loading(
     if design == "balanced":
         m = check_design_m(m, n)
     plan = plan_pc_dir(
-        n, p, k, eps=eps, delta=delta, calibration=calibration, sensitivity=sensitivity,
-        design=design, m=m, ties=ties, bounds=bounds, variables=variables,
-        accuracy=accuracy, allow_large_delta=allow_large_delta, progress=progress,
-        scale=scale, scale_share=scale_share,
-    )  # fmt: skip
+        n,
+        p,
+        k,
+        eps=eps,
+        delta=delta,
+        calibration=calibration,
+        sensitivity=sensitivity,
+        design=design,
+        m=m,
+        ties=ties,
+        bounds=bounds,
+        variables=variables,
+        accuracy=accuracy,
+        allow_large_delta=allow_large_delta,
+        progress=progress,
+        scale=scale,
+        scale_share=scale_share,
+    )
     first, second = components
     return LoadingPlan(plan, k, (int(first), int(second)), compare, sign_reference)
 

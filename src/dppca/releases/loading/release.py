@@ -92,10 +92,16 @@ def _given_directions(
         res = DirectionsResult(
             directions=np.array(res.directions[:, :k]),
             eigenvalues=np.array(res.eigenvalues[:k]),
-            noisy_matrix=np.array(res.noisy_matrix), sigma=res.sigma, n=res.n,
-            variables=res.variables, cost=res.cost, calibration=res.calibration,
-            sensitivity=res.sensitivity, bounds=res.bounds, forecast=res.forecast,
-        )  # fmt: skip
+            noisy_matrix=np.array(res.noisy_matrix),
+            sigma=res.sigma,
+            n=res.n,
+            variables=res.variables,
+            cost=res.cost,
+            calibration=res.calibration,
+            sensitivity=res.sensitivity,
+            bounds=res.bounds,
+            forecast=res.forecast,
+        )
     return res, k
 
 
@@ -236,8 +242,9 @@ def dp_loading(
     sign_reference = check_choice(sign_reference, "sign_reference", ("private", "nonprivate"))
     design = check_design(design)
     if directions is not None:
-        return _from_given(X, directions, eps, delta, k, components, compare, sign_reference,
-                           design)  # fmt: skip
+        return _from_given(
+            X, directions, eps, delta, k, components, compare, sign_reference, design
+        )
     if X is None:
         raise TypeError("X is required unless directions is given and compare is False; got None.")
     if eps is None or delta is None:
@@ -246,12 +253,27 @@ def dp_loading(
     data, variables = validate_kendall_input(X, design)
     n, p = data.shape
     plan = plan_loading(
-        n, p, eps=eps, delta=delta, k=k, components=components, compare=compare,
-        sign_reference=sign_reference, calibration=calibration, sensitivity=sensitivity,
-        design=design, m=m, ties=ties, bounds=bounds, variables=variables, accuracy=accuracy,
-        allow_large_delta=allow_large_delta, progress=progress, scale=scale,
+        n,
+        p,
+        eps=eps,
+        delta=delta,
+        k=k,
+        components=components,
+        compare=compare,
+        sign_reference=sign_reference,
+        calibration=calibration,
+        sensitivity=sensitivity,
+        design=design,
+        m=m,
+        ties=ties,
+        bounds=bounds,
+        variables=variables,
+        accuracy=accuracy,
+        allow_large_delta=allow_large_delta,
+        progress=progress,
+        scale=scale,
         scale_share=scale_share,
-    )  # fmt: skip
+    )
     result: LoadingResult = execute(
         plan, CheckedData(data, variables), budget=budget, random_state=random_state
     )
@@ -259,9 +281,16 @@ def dp_loading(
 
 
 def _from_given(
-    X: Data | None, directions: object, eps: object, delta: object, k: int | None,
-    components: tuple[int, int], compare: bool, sign_reference: str, design: str,
-) -> LoadingResult:  # fmt: skip
+    X: Data | None,
+    directions: object,
+    eps: object,
+    delta: object,
+    k: int | None,
+    components: tuple[int, int],
+    compare: bool,
+    sign_reference: str,
+    design: str,
+) -> LoadingResult:
     """Loadings of a given private release: no new noise, nothing spent."""
     data: Any = None
     variables = None

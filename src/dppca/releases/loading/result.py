@@ -260,12 +260,16 @@ class LoadingResult(ResultMixin):
             matrix, prefix = other, "nonprivate_"
         else:
             matrix, prefix = main, self._prefix()
-        names = self.variables if variables is None else check_variable_names(
-            variables, self.variables
-        )  # fmt: skip
-        pcs = tuple(range(1, self.k + 1)) if components is None else check_pc_list(
-            components, self.k
-        )  # fmt: skip
+        names = (
+            self.variables
+            if variables is None
+            else check_variable_names(variables, self.variables)
+        )
+        pcs = (
+            tuple(range(1, self.k + 1))
+            if components is None
+            else check_pc_list(components, self.k)
+        )
         rows = [self.variables.index(v) for v in names]
         return pd.DataFrame(
             matrix[np.ix_(rows, [c - 1 for c in pcs])],

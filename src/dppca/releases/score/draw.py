@@ -52,18 +52,25 @@ def given_directions(
 ) -> tuple[NDArray[np.float64] | None, DirectionsResult | None]:
     """The two given directions used (None to release them) and the given result."""
     given, dir_result = resolve_directions(
-        directions, p=p, k=max(components),
+        directions,
+        p=p,
+        k=max(components),
         public_directions=check_bool(public_directions, "public_directions"),
-    )  # fmt: skip
+    )
     if given is None:
         return None, dir_result
     return np.ascontiguousarray(given[:, [c - 1 for c in components]]), dir_result
 
 
 def check_score_input(
-    plan: ScorePlan, X: Any, *, directions: object = None, public_directions: object = False,
-    groups: object = None, group_labels: object = None,
-) -> CheckedData:  # fmt: skip
+    plan: ScorePlan,
+    X: Any,
+    *,
+    directions: object = None,
+    public_directions: object = False,
+    groups: object = None,
+    group_labels: object = None,
+) -> CheckedData:
     """The table, the given directions and the groups of a score release, checked once.
 
     A :class:`CheckedData` whose ``extra`` is already a :class:`ScoreInputs`
@@ -132,21 +139,35 @@ def run_score(plan: ScorePlan, data: CheckedData, rng: np.random.Generator) -> S
         scores = values @ matrix
     private_groups = inputs.levels is not None and not s.groups_public
     exact_sizes, group_sizes = release_group_sizes(
-        inputs.codes, inputs.levels, plan.n, private=private_groups, eps_g=plan.eps_groups,
+        inputs.codes,
+        inputs.levels,
+        plan.n,
+        private=private_groups,
+        eps_g=plan.eps_groups,
         rng=rng,
-    )  # fmt: skip
+    )
     (xlim, ylim), frame_source = choose_frame(
-        scores, matrix, public_frame=s.public_frame, box=s.box, eps=plan.eps_frame,
-        bound=s.bound, inflate=s.inflate, rng=rng,
-    )  # fmt: skip
+        scores,
+        matrix,
+        public_frame=s.public_frame,
+        box=s.box,
+        eps=plan.eps_frame,
+        bound=s.bound,
+        inflate=s.inflate,
+        rng=rng,
+    )
     mx, my = s.bins
     x_edges = np.linspace(xlim[0], xlim[1], mx + 1)
     y_edges = np.linspace(ylim[0], ylim[1], my + 1)
     counts = bin_counts(scores, x_edges, y_edges, inputs.codes, inputs.n_groups)
     probs, noise = release_histograms(
-        counts, s.methods, eps_m=plan.eps_method, delta_m=plan.delta_method,
-        calibration=s.calibration, rng=rng,
-    )  # fmt: skip
+        counts,
+        s.methods,
+        eps_m=plan.eps_method,
+        delta_m=plan.delta_method,
+        calibration=s.calibration,
+        rng=rng,
+    )
     nonprivate = None
     if s.compare:
         nonprivate = NonPrivateScores(

@@ -115,14 +115,25 @@ class HistogramMethod:
 def _add_cost(name: str, grid: str, *, eps: float, delta: float, calibration: str) -> PrivacyCost:
     # L2 sensitivity sqrt(2): replacing one row moves two cells by one
     sigma = gaussian_sigma(math.sqrt(2.0), eps, delta, calibration)
-    return PrivacyCost(eps, delta, f"gaussian ({calibration})", f"{name} histogram ({grid})",
-                       kind="gaussian", sensitivity=math.sqrt(2.0), sigma=sigma)  # fmt: skip
+    return PrivacyCost(
+        eps,
+        delta,
+        f"gaussian ({calibration})",
+        f"{name} histogram ({grid})",
+        kind="gaussian",
+        sensitivity=math.sqrt(2.0),
+        sigma=sigma,
+    )
 
 
 def _add_run(
-    counts: NDArray[np.int64], rng: np.random.Generator, *, eps: float, delta: float,
+    counts: NDArray[np.int64],
+    rng: np.random.Generator,
+    *,
+    eps: float,
+    delta: float,
     calibration: str,
-) -> tuple[NDArray[np.float64], Mapping[str, float]]:  # fmt: skip
+) -> tuple[NDArray[np.float64], Mapping[str, float]]:
     sigma = gaussian_sigma(math.sqrt(2.0), eps, delta, calibration)
     return add_counts(counts, sigma, rng), MappingProxyType({"sigma": sigma})
 
@@ -135,9 +146,13 @@ def _sparse_cost(
 
 
 def _sparse_run(
-    counts: NDArray[np.int64], rng: np.random.Generator, *, eps: float, delta: float,
+    counts: NDArray[np.int64],
+    rng: np.random.Generator,
+    *,
+    eps: float,
+    delta: float,
     calibration: str,
-) -> tuple[NDArray[np.float64], Mapping[str, float]]:  # fmt: skip
+) -> tuple[NDArray[np.float64], Mapping[str, float]]:
     scale, threshold = 2.0 / eps, stability_threshold(eps, delta)
     noisy = sparse_counts(counts, scale, threshold, rng)
     return noisy, MappingProxyType({"scale": scale, "threshold": threshold})

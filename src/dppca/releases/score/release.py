@@ -251,14 +251,28 @@ def dp_score(
     scaling = check_scale_settings(scale, bounds=bounds, directions=directions)
     share = check_share(scale_share) if scaling == "private" else 0.0
     plan: ReleasePlan = plan_score(
-        n, p, eps=check_eps(eps) * (1.0 - share), delta=delta, bins=bins,
-        components=components, method=method,
-        directions_given=matrix is not None, groups=None if levels is None else len(levels),
-        groups_public=groups_public, split=split, score_range=score_range,
-        calibration=calibration, inflate=inflate, ties=ties, compare=compare, frame=frame,
-        bounds=bounds, variables=variables, accuracy=accuracy,
+        n,
+        p,
+        eps=check_eps(eps) * (1.0 - share),
+        delta=delta,
+        bins=bins,
+        components=components,
+        method=method,
+        directions_given=matrix is not None,
+        groups=None if levels is None else len(levels),
+        groups_public=groups_public,
+        split=split,
+        score_range=score_range,
+        calibration=calibration,
+        inflate=inflate,
+        ties=ties,
+        compare=compare,
+        frame=frame,
+        bounds=bounds,
+        variables=variables,
+        accuracy=accuracy,
         allow_large_delta=allow_large_delta,
-    )  # fmt: skip
+    )
     if scaling == "private":
         plan = scaled_plan(plan, check_eps(eps) * share, plan.cost.delta, variables)
     inputs = ScoreInputs(matrix, dir_result, public_levels, levels, codes)

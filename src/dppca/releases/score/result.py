@@ -397,9 +397,14 @@ def sample_points(
     if not isinstance(result, ScoreResult):
         raise TypeError(f"result must be a ScoreResult; got {type(result).__name__}.")
     method, size, bandwidth = check_sample_options(
-        method, size, kind, bandwidth,
-        methods=result.methods, n=result.n, bandwidths=_DEFAULT_BANDWIDTH,
-    )  # fmt: skip
+        method,
+        size,
+        kind,
+        bandwidth,
+        methods=result.methods,
+        n=result.n,
+        bandwidths=_DEFAULT_BANDWIDTH,
+    )
     rng = post_processing_rng(random_state)  # never the noise stream
     prob = np.asarray(result.probs[method])
     alive = prob.sum(axis=1) > 0
@@ -416,10 +421,15 @@ def sample_points(
         p = prob[g] / prob[g].sum()
         pieces.append(
             sample_histogram(
-                p, np.asarray(result.x_edges), np.asarray(result.y_edges),
-                size=int(count), kind=kind, bandwidth=float(bandwidth), rng=rng,
+                p,
+                np.asarray(result.x_edges),
+                np.asarray(result.y_edges),
+                size=int(count),
+                kind=kind,
+                bandwidth=float(bandwidth),
+                rng=rng,
             )
-        )  # fmt: skip
+        )
         if result.groups is not None:
             labels.extend([result.groups[g]] * int(count))
     frame = pd.DataFrame(np.vstack(pieces), columns=list(result.pc_labels))

@@ -82,9 +82,7 @@ def scree_problems(
     return tuple(out)
 
 
-def misorder_note(
-    unpooled: NDArray[np.float64], sd: NDArray[np.float64]
-) -> str | None:  # fmt: skip
+def misorder_note(unpooled: NDArray[np.float64], sd: NDArray[np.float64]) -> str | None:
     """The sentence saying pooling merged misordered PCs, or None."""
     k = unpooled.shape[0]
     worst = None

@@ -96,9 +96,13 @@ class PMWMControl:
         check_real(self.eta, "PMWMControl.eta", low=0.0, high=0.5, high_open=True)
         check_real(self.beta, "PMWMControl.beta", low=1.0, low_open=True)
         check_real(
-            self.quantile_share, "PMWMControl.quantile_share", low=0.0, high=1.0,
-            low_open=True, high_open=True,
-        )  # fmt: skip
+            self.quantile_share,
+            "PMWMControl.quantile_share",
+            low=0.0,
+            high=1.0,
+            low_open=True,
+            high_open=True,
+        )
         for name in ("split", "lower_quantile"):
             check_bool(getattr(self, name), f"PMWMControl.{name}")
 

@@ -46,15 +46,28 @@ def run_scree(plan: ScreePlan, data: CheckedData, rng: np.random.Generator) -> S
     )
     nonprivate = _nonprivate(values, plan.k) if plan.compare else (None, None)
     return ScreeResult(
-        methods=plan.methods, values=draws.values, trace=draws.trace,
-        directions=np.ascontiguousarray(vectors), directions_source=source,
-        directions_release=release, n=plan.n, n_pairs=plan.n // 2, variables=data.variables,
-        cost=plan.cost, calibration=plan.calibration, mono=plan.mono,
-        nonprivate_values=nonprivate[0], nonprivate_trace=nonprivate[1],
-        noise_sd=draws.noise_sd, trace_sd=draws.trace_sd, clip_level=draws.clip,
-        bounds=None if plan.box is None else np.column_stack(plan.box), forecast=plan.forecast,
-        unpooled_values=draws.unpooled if plan.mono else None, problems=draws.problems,
-    )  # fmt: skip
+        methods=plan.methods,
+        values=draws.values,
+        trace=draws.trace,
+        directions=np.ascontiguousarray(vectors),
+        directions_source=source,
+        directions_release=release,
+        n=plan.n,
+        n_pairs=plan.n // 2,
+        variables=data.variables,
+        cost=plan.cost,
+        calibration=plan.calibration,
+        mono=plan.mono,
+        nonprivate_values=nonprivate[0],
+        nonprivate_trace=nonprivate[1],
+        noise_sd=draws.noise_sd,
+        trace_sd=draws.trace_sd,
+        clip_level=draws.clip,
+        bounds=None if plan.box is None else np.column_stack(plan.box),
+        forecast=plan.forecast,
+        unpooled_values=draws.unpooled if plan.mono else None,
+        problems=draws.problems,
+    )
 
 
 class _Draws(NamedTuple):
@@ -70,9 +83,15 @@ class _Draws(NamedTuple):
 
 
 def _draw(
-    data: NDArray[np.float64], vectors: NDArray[np.float64], plan: ScreePlan, *,
-    shift: NDArray[np.float64] | None, mono: bool, calibration: str, rng: np.random.Generator,
-) -> _Draws:  # fmt: skip
+    data: NDArray[np.float64],
+    vectors: NDArray[np.float64],
+    plan: ScreePlan,
+    *,
+    shift: NDArray[np.float64] | None,
+    mono: bool,
+    calibration: str,
+    rng: np.random.Generator,
+) -> _Draws:
     """Run the plan's parts after the directions, in their fixed order.
 
     The pairings first, then the clip scan (unless the clip level is public),
@@ -83,9 +102,18 @@ def _draw(
     z = _paired_differences(data, orders[0])
     clip = _clip_level(z, plan, rng)
     moments, trace, trace_sd = _moment_release(
-        data, orders, vectors, clip, all_pairs=plan.pairing == "all", shift=shift,
-        kind=plan.noise, eps=plan.eps_m, delta=plan.delta_m, calibration=calibration, rng=rng,
-    )  # fmt: skip
+        data,
+        orders,
+        vectors,
+        clip,
+        all_pairs=plan.pairing == "all",
+        shift=shift,
+        kind=plan.noise,
+        eps=plan.eps_m,
+        delta=plan.delta_m,
+        calibration=calibration,
+        rng=rng,
+    )
     with np.errstate(over="ignore", invalid="ignore"):
         w = np.nan_to_num((z @ vectors) ** 2, nan=np.inf)
     k = vectors.shape[1]
@@ -95,9 +123,14 @@ def _draw(
             est, sd = moments, trace_sd
         else:
             est, sd = EXTRA_METHODS[name].run(
-                w, plan.controls[name], clip=clip, eps=plan.eps_m, delta=plan.delta_m,
-                calibration=calibration, rng=rng,
-            )  # fmt: skip
+                w,
+                plan.controls[name],
+                clip=clip,
+                eps=plan.eps_m,
+                delta=plan.delta_m,
+                calibration=calibration,
+                rng=rng,
+            )
         rows.append(est)
         sds.append(np.full(k, sd))
     raw = np.vstack(rows)
@@ -122,9 +155,13 @@ def _clip_level(z: NDArray[np.float64], plan: ScreePlan, rng: np.random.Generato
     with np.errstate(over="ignore", invalid="ignore"):
         sq = np.nan_to_num(np.einsum("ij,ij->i", z, z), nan=np.inf)
     return ladder_quantile(
-        sq, plan.ladder, q=plan.scan_level, eps1=plan.eps_scan / 2, eps2=plan.eps_scan / 2,
+        sq,
+        plan.ladder,
+        q=plan.scan_level,
+        eps1=plan.eps_scan / 2,
+        eps2=plan.eps_scan / 2,
         rng=rng,
-    )  # fmt: skip
+    )
 
 
 def _nonprivate(data: NDArray[np.float64], k: int) -> tuple[NDArray[np.float64], float]:

@@ -93,9 +93,14 @@ def _moment_release(
 
 
 def _pmwm(
-    w: NDArray[np.float64], control: PMWMControl, *, eps: float, delta: float,
-    calibration: str, rng: np.random.Generator,
-) -> tuple[NDArray[np.float64], float]:  # fmt: skip
+    w: NDArray[np.float64],
+    control: PMWMControl,
+    *,
+    eps: float,
+    delta: float,
+    calibration: str,
+    rng: np.random.Generator,
+) -> tuple[NDArray[np.float64], float]:
     m, k = w.shape
     if control.split:
         first, second = _halves(m)
@@ -114,15 +119,27 @@ def _pmwm(
     level = capped_quantile_level(1.0 - trim, n_q, per_quantile / 2, _TARGET_MARGIN)
     for j in range(k):
         hi = unbounded_quantile(
-            wq[:, j], lower=control.lower, upper=control.upper, beta=control.beta, q=level,
-            eps1=per_quantile / 2, eps2=per_quantile / 2, rng=rng,
-        )  # fmt: skip
+            wq[:, j],
+            lower=control.lower,
+            upper=control.upper,
+            beta=control.beta,
+            q=level,
+            eps1=per_quantile / 2,
+            eps2=per_quantile / 2,
+            rng=rng,
+        )
         lo = control.lower
         if control.lower_quantile:
             lo = unbounded_quantile(
-                wq[:, j], lower=control.lower, upper=control.upper, beta=control.beta,
-                q=trim, eps1=per_quantile / 2, eps2=per_quantile / 2, rng=rng,
-            )  # fmt: skip
+                wq[:, j],
+                lower=control.lower,
+                upper=control.upper,
+                beta=control.beta,
+                q=trim,
+                eps1=per_quantile / 2,
+                eps2=per_quantile / 2,
+                rng=rng,
+            )
         if math.isfinite(lo) and math.isfinite(hi) and lo <= hi:
             lower[j], upper[j] = lo, hi
     sensitivity = float(np.linalg.norm(upper - lower)) / wm.shape[0]
@@ -138,9 +155,15 @@ def _huber_settings(m: int, control: HuberControl) -> tuple[int, int]:
 
 
 def _huber(
-    w: NDArray[np.float64], control: HuberControl, *, eps: float, delta: float,
-    calibration: str, rng: np.random.Generator, tau_cap: float | None = None,
-) -> tuple[NDArray[np.float64], float]:  # fmt: skip
+    w: NDArray[np.float64],
+    control: HuberControl,
+    *,
+    eps: float,
+    delta: float,
+    calibration: str,
+    rng: np.random.Generator,
+    tau_cap: float | None = None,
+) -> tuple[NDArray[np.float64], float]:
     m, k = w.shape
     steps, blocks = _huber_settings(m, control)
     eps_m2 = eps * control.m2_frac
@@ -189,20 +212,28 @@ def _pmwm_cost(
     gauss = f"gaussian ({calibration})"
     if control.split:
         return PrivacyCost(
-            eps, delta,
+            eps,
+            delta,
             f"pure-DP quantiles and {gauss} mean on disjoint halves (parallel composition)",
             f"PMWM scree ({k} values) and its winsorizing levels",
-        )  # fmt: skip
+        )
     eps_q = eps * control.quantile_share
     return compose(
         [
-            PrivacyCost(eps_q, 0.0, "unbounded quantile (pure DP)",
-                        "PMWM winsorizing levels", kind="pure"),
-            PrivacyCost(eps - eps_q, delta, gauss, f"PMWM scree ({k} values)",
-                        kind="gaussian", multiplier=_multiplier(eps - eps_q, delta, calibration)),
+            PrivacyCost(
+                eps_q, 0.0, "unbounded quantile (pure DP)", "PMWM winsorizing levels", kind="pure"
+            ),
+            PrivacyCost(
+                eps - eps_q,
+                delta,
+                gauss,
+                f"PMWM scree ({k} values)",
+                kind="gaussian",
+                multiplier=_multiplier(eps - eps_q, delta, calibration),
+            ),
         ],
         released=f"PMWM scree ({k} values)",
-    )  # fmt: skip
+    )
 
 
 def _huber_cost(
@@ -211,20 +242,33 @@ def _huber_cost(
     """Huber: pure-DP scale proxies, then Gaussian gradient steps composed as one."""
     eps_m2 = eps * control.m2_frac
     if control.m2_rule == "median":
-        m2 = PrivacyCost(eps_m2, 0.0, "exponential mechanism (median bin)",
-                         "Huber scale proxies", kind="pure")  # fmt: skip
+        m2 = PrivacyCost(
+            eps_m2, 0.0, "exponential mechanism (median bin)", "Huber scale proxies", kind="pure"
+        )
     else:  # k histograms, each with L1 sensitivity 2, Laplace scale 2 k / eps_m2
-        m2 = PrivacyCost(eps_m2, 0.0, "laplace (noisy arg-max)", "Huber scale proxies",
-                         kind="laplace", sensitivity=2.0 * k, scale=2.0 * k / eps_m2)  # fmt: skip
+        m2 = PrivacyCost(
+            eps_m2,
+            0.0,
+            "laplace (noisy arg-max)",
+            "Huber scale proxies",
+            kind="laplace",
+            sensitivity=2.0 * k,
+            scale=2.0 * k / eps_m2,
+        )
     return compose(
         [
             m2,
-            PrivacyCost(eps - eps_m2, delta, f"gaussian ({calibration}), gradient steps composed "
-                        "as one", f"Huber scree ({k} values)", kind="gaussian",
-                        multiplier=_multiplier(eps - eps_m2, delta, calibration)),
+            PrivacyCost(
+                eps - eps_m2,
+                delta,
+                f"gaussian ({calibration}), gradient steps composed as one",
+                f"Huber scree ({k} values)",
+                kind="gaussian",
+                multiplier=_multiplier(eps - eps_m2, delta, calibration),
+            ),
         ],
         released=f"Huber scree ({k} values)",
-    )  # fmt: skip
+    )
 
 
 def _run_pmwm(

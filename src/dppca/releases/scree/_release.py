@@ -254,11 +254,25 @@ def dp_scree(
     scaling = check_scale_settings(scale, bounds=bounds, directions=directions)
     share = check_share(scale_share) if scaling == "private" else 0.0
     plan: ReleasePlan = plan_scree(
-        n, p, k, eps=check_eps(eps) * (1.0 - share), delta=delta, method=method, control=control,
-        directions_given=given is not None, split=split, pairing=pairing, mono=mono,
-        compare=compare, calibration=calibration, ties=ties, bounds=bounds,
-        variables=variables, accuracy=accuracy, allow_large_delta=allow_large_delta,
-    )  # fmt: skip
+        n,
+        p,
+        k,
+        eps=check_eps(eps) * (1.0 - share),
+        delta=delta,
+        method=method,
+        control=control,
+        directions_given=given is not None,
+        split=split,
+        pairing=pairing,
+        mono=mono,
+        compare=compare,
+        calibration=calibration,
+        ties=ties,
+        bounds=bounds,
+        variables=variables,
+        accuracy=accuracy,
+        allow_large_delta=allow_large_delta,
+    )
     if scaling == "private":
         plan = scaled_plan(plan, check_eps(eps) * share, plan.cost.delta, variables)
     checked = CheckedData(data, variables, extra=(given, release))

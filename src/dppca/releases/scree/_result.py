@@ -126,9 +126,14 @@ class ScreeResult(ResultMixin):
         source = check_directions_source(self.directions_source)
         object.__setattr__(self, "directions_source", source)
         arrays = (
-            self.values, self.directions, self.nonprivate_values, self.noise_sd, self.bounds,
-            self.scales, self.unpooled_values,
-        )  # fmt: skip
+            self.values,
+            self.directions,
+            self.nonprivate_values,
+            self.noise_sd,
+            self.bounds,
+            self.scales,
+            self.unpooled_values,
+        )
         for a in arrays:
             if a is not None:
                 a.setflags(write=False)
