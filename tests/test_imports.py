@@ -267,6 +267,7 @@ LAYERS = {
     "releases": 3,
     "plotting": 4,
     "reporting": 4,
+    "report_page": 4,
     "release_io": 4,
     "_release_codec": 4,
     "_csv": 4,

@@ -295,7 +295,7 @@ def test_cli_report_dry_run_prints_the_plan_and_spends_nothing(tmp_path, capsys)
 
 
 def test_forecasts_are_shown_when_results_carry_them():
-    from dppca.reporting import _forecast_html
+    from dppca.report_page import _forecast_html
 
     class Forecast:
         def to_frame(self):
@@ -311,3 +311,38 @@ def test_forecasts_are_shown_when_results_carry_them():
     text = _forecast_html({"directions": WithTable(), "scree": WithText(), "score": object()})
     assert "Forecast accuracy" in text and "expected error" in text and "3 degrees" in text
     assert _forecast_html({"score": object()}) == ""
+
+
+# ----------------------------------------------------------------- private scales
+
+
+def test_report_with_private_scales_spends_eps_once_and_shows_the_scales():
+    # Wine in its own units (SDs from 0.12 to 315): the report releases one
+    # scale per column and makes all three releases on the scaled table.
+    X = load_wine()
+    with pytest.warns(AccuracyWarning):
+        rep = report(X, eps=2.0, delta=1e-5, scale="private", random_state=3)
+    plan = plan_report(*X.shape, eps=2.0, delta=1e-5, scale="private", variables=tuple(X))
+    assert plan.scale_eps > 0
+    assert rep.cost.eps == pytest.approx(2.0) == plan.cost.eps
+    assert [c.eps for c in rep.cost.leaves()] == [c.eps for c in plan.cost.leaves()]
+    # the p pure scale parts come first, then the three releases' parts
+    assert [c.kind for c in rep.cost.leaves()[: X.shape[1]]] == ["pure"] * X.shape[1]
+    scales = rep.directions.scales
+    assert scales is not None and scales.shape == (X.shape[1],)
+    np.testing.assert_array_equal(rep.scree.scales, scales)
+    np.testing.assert_array_equal(rep.score.scales, scales)
+    page = Page(rep.html)
+    assert "scales" in page.tables and len(page.tables["scales"]) == X.shape[1] + 1
+    # the page's ledger lists the scales as a release of their own, within the total
+    assert page.tables["ledger"][1][0] == "private scales"
+    assert rep.budget.spent_tight[0] <= 2.0 + 1e-9
+
+
+def test_report_scales_need_their_own_directions_and_no_bounds():
+    X = load_wine()
+    with pytest.raises(ValueError, match="bounds"):
+        report(X, eps=1.0, delta=1e-5, scale="private", bounds=(-1e4, 1e4))
+    earlier = dp_pc_dir(X, eps=1.0, delta=1e-5, random_state=0, accuracy="ignore")
+    with pytest.raises(ValueError, match="directions"):
+        report(X, eps=1.0, delta=1e-5, scale="private", directions=earlier)

@@ -192,36 +192,91 @@ def plot_loading(
         if uncertainty is not None:
             raise ValueError("uncertainty applies to vector and point plots, not heatmaps.")
         return plot_heatmaps(
-            result, panels, components=components, ax=ax, variables=variables, top=top,
-            cmap=cmap, annotate=annotate, kwargs=kwargs,
-        )  # fmt: skip
+            result,
+            panels,
+            components=components,
+            ax=ax,
+            variables=variables,
+            top=top,
+            cmap=cmap,
+            annotate=annotate,
+            kwargs=kwargs,
+        )
 
+    style = check_choice(uncertainty_style, "uncertainty_style", ("ellipse", "cloud"))
+    level = check_open_unit(uncertainty_level, "uncertainty_level")
+    return _plot_planes(
+        result,
+        panels,
+        _plane(result, components),
+        ax=ax,
+        kind=kind,
+        rows=(variables, top),
+        unit_circle=unit_circle,
+        text_kws=text_kws,
+        sens=_noise_samples(result, uncertainty, random_state),
+        spread=(style, level),
+        kwargs=kwargs,
+    )
+
+
+def _plane(result: LoadingResult, components: Sequence[int] | None) -> tuple[int, int]:
+    """The pair of PCs of a vector or point plot (numbered from 1)."""
     if components is None:
         if result.components is None:
             raise ValueError("a loading plane needs two directions; this result keeps one.")
-        a, b = result.components
-    else:
-        a, b = check_components(components, result.k)
-    style = check_choice(uncertainty_style, "uncertainty_style", ("ellipse", "cloud"))
-    level = check_open_unit(uncertainty_level, "uncertainty_level")
-    rows = select_rows(result, main, (a - 1, b - 1), variables, top)
-    labels = [result.variables[j] for j in rows]
-    sens = _noise_samples(result, uncertainty, random_state)
-    spread = None if sens is None else _plane_spread(result, sens, main, rows, (a, b))
+        return result.components
+    return check_components(components, result.k)
 
+
+def _plot_planes(
+    result: LoadingResult,
+    panels: list[tuple[np.ndarray, bool, str, str]],
+    pcs: tuple[int, int],
+    *,
+    ax: Axes | Sequence[Axes] | None,
+    kind: str,
+    rows: tuple[Sequence[str] | None, int | None],
+    unit_circle: bool,
+    text_kws: dict[str, Any],
+    sens: NoiseSensitivity | None,
+    spread: tuple[str, float],
+    kwargs: dict[str, Any],
+) -> Axes | Figure:
+    """Vector or point panels of the plane ``pcs``: the DP one first, then any comparison.
+
+    ``rows`` are the ``variables`` and ``top`` options of :func:`plot_loading`,
+    ``spread`` its uncertainty style and level.
+    """
+    a, b = pcs
+    main = panels[0][0]
+    shown = select_rows(result, main, (a - 1, b - 1), *rows)
+    labels = [result.variables[j] for j in shown]
+    cloud = None if sens is None else _plane_spread(result, sens, main, shown, pcs)
     axes = axes_for(ax, len(panels), figsize=(6.4 * len(panels), 6.4))
     for i, (matrix, private, col, ttl) in enumerate(panels):
         draw_plane(
-            axes[i], matrix[np.ix_(rows, [a - 1, b - 1])], labels, kind=kind, a=a, b=b,
-            private=private, color=col, title=ttl, unit_circle=unit_circle, text_kws=text_kws,
-            spread=spread if i == 0 else None, spread_style=style, spread_level=level,
+            axes[i],
+            matrix[np.ix_(shown, [a - 1, b - 1])],
+            labels,
+            kind=kind,
+            a=a,
+            b=b,
+            private=private,
+            color=col,
+            title=ttl,
+            unit_circle=unit_circle,
+            text_kws=text_kws,
+            spread=cloud if i == 0 else None,
+            spread_style=spread[0],
+            spread_level=spread[1],
             kwargs=kwargs,
-        )  # fmt: skip
+        )
     for axis, (_, private, _, _) in zip(axes, panels, strict=True):
         add_privacy_caption(axis, result, private=private)
-    add_resolvability_note(axes[0], result, (a, b))  # the private panel comes first
+    add_resolvability_note(axes[0], result, pcs)  # the private panel comes first
     if sens is not None:
-        _note_uncertainty(axes[0], sens, style, level)
+        _note_uncertainty(axes[0], sens, *spread)
     if len(panels) == 1:
         return axes[0]
     return cast(Figure, axes[0].figure)
@@ -252,9 +307,14 @@ def _note_uncertainty(ax: Axes, sens: NoiseSensitivity, style: str, level: float
         f"Shaded {what}: {extent}loadings recomputed after adding fresh noise of the\n"
         f"mechanism's size (sigma={sens.sigma:.3g}, B={sens.draws}) to the released "
         "matrix.\nThey show sensitivity to the privacy noise, not sampling variability.",
-        xy=(0.0, -0.11), xycoords="axes fraction", va="top", ha="left", fontsize=7,
-        color="0.3", annotation_clip=False,
-    )  # fmt: skip
+        xy=(0.0, -0.11),
+        xycoords="axes fraction",
+        va="top",
+        ha="left",
+        fontsize=7,
+        color="0.3",
+        annotation_clip=False,
+    )
 
 
 def plot_loading_vector(result: LoadingResult, *, ax: Axes | None = None, **kwargs: Any) -> Any:

@@ -10,6 +10,7 @@ is that tight total; :func:`dppca.releases.engine.execute` checks and charges it
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from ..core.lazy import scipy_optimize as optimize
 from ..core.types import Calibration, Ties
 from ..core.validation import (
     check_accuracy,
+    check_components,
     check_data,
     check_delta,
     check_eps,
@@ -28,17 +30,20 @@ from ..core.validation import (
 )
 from ..privacy.accounting import PrivacyCost, tight_total
 from .directions import DirectionsPlan, DirectionsResult, plan_pc_dir, resolve_directions
+from .directions.plan import SCALE_SHARE, check_share
+from .directions.scales import draw_private_scales, scale_costs
 from .engine import CheckedData, Part, parts_of
 from .forecast import Forecast
 from .loading import LoadingResult
 from .resolvability import enforce_resolved
+from .scaled import check_scale_settings
 from .score import ScoreResult, plan_score
 from .score.draw import ScoreInputs
 from .score.plan import ScorePlan
 from .scree import ScreePlan, ScreeResult, plan_scree
 from .scree._checks import enforce_scree
 
-__all__ = ["DEFAULT_SHARES", "ReportPlan", "ReportReleases", "plan_report"]
+__all__ = ["DEFAULT_SHARES", "ReportPlan", "ReportReleases", "ReportSettings", "plan_report"]
 
 #: Default split of (eps, delta) across the releases of a report.
 DEFAULT_SHARES: Mapping[str, float] = {"directions": 0.4, "scree": 0.3, "score": 0.3}
@@ -75,6 +80,7 @@ class ReportPlan:
     forecast: Forecast
     components: tuple[int, int]
     accuracy: str = "warn"
+    scale_eps: float = 0.0
     kind: str = "report"
 
     @property
@@ -112,8 +118,15 @@ class ReportPlan:
         """Draw the releases in order: directions, scree, score (sharing the directions)."""
         table = CheckedData(data.values, data.variables)
         inputs = data.extra if isinstance(data.extra, ReportInputs) else ReportInputs()
+        scaled: dict[str, Any] = {}
+        if self.scale_eps > 0:
+            scales = draw_private_scales(
+                data.values, eps_each=self.scale_eps / self.p, units=np.ones(self.p), rng=rng
+            )
+            table = CheckedData(data.values / scales.divisors, data.variables)
+            scaled = {"scales": scales.divisors, "scale_note": scales.note(data.variables)}
         if self.directions is not None:
-            directions = self.directions.draw(table, rng)
+            directions = dataclasses.replace(self.directions.draw(table, rng), **scaled)
         else:
             assert inputs.directions is not None  # a plan without directions is given them
             directions = inputs.directions
@@ -125,10 +138,16 @@ class ReportPlan:
         matrix, _ = resolve_directions(directions, p=self.p, k=max(self.components))
         assert matrix is not None  # resolved from a private release
         score_inputs = ScoreInputs(
-            np.ascontiguousarray(matrix[:, [c - 1 for c in self.components]]), directions,
-            inputs.public_levels, inputs.levels, inputs.codes,
-        )  # fmt: skip
+            np.ascontiguousarray(matrix[:, [c - 1 for c in self.components]]),
+            directions,
+            inputs.public_levels,
+            inputs.levels,
+            inputs.codes,
+        )
         score = self.score.draw(CheckedData(table.values, table.variables, score_inputs), rng)
+        if scaled:
+            scree = dataclasses.replace(scree, **scaled)
+            score = dataclasses.replace(score, **scaled)
         return ReportReleases(directions, loading, scree, score)
 
 
@@ -159,37 +178,66 @@ def check_shares(shares: Mapping[str, float] | None, keys: Sequence[str]) -> dic
     return {k: v / total for k, v in values.items()}
 
 
+@dataclass(frozen=True)
+class ReportSettings:
+    """The public options of a report's releases: no data, no budget.
+
+    ``groups`` is the number of group labels (None without groups) and
+    ``directions_given`` says whether an earlier private release is reused.
+    ``scale`` is None or ``"private"``; with ``"private"``, ``scale_share``
+    of the basic split buys one private scale per column, shared by the three
+    releases.
+    """
+
+    k: int | None = None
+    components: tuple[int, int] = (1, 2)
+    groups: int | None = None
+    groups_public: bool = False
+    directions_given: bool = False
+    calibration: Calibration = "analytic"
+    ties: Ties = "zero"
+    score_range: float = 1e6
+    bounds: Any = None
+    variables: tuple[str, ...] | None = None
+    scale: str | None = None
+    scale_share: float = SCALE_SHARE
+
+
 def plan_report(
     n: int,
     p: int,
     *,
     eps: float,
     delta: float,
-    k: int | None = None,
-    components: tuple[int, int] = (1, 2),
-    groups: int | None = None,
-    groups_public: bool = False,
     shares: Mapping[str, float] | None = None,
-    directions_given: bool = False,
-    calibration: Calibration = "analytic",
-    ties: Ties = "zero",
-    score_range: float = 1e6,
-    bounds: Any = None,
-    variables: tuple[str, ...] | None = None,
     accuracy: str = "warn",
+    **settings: Any,
 ) -> ReportPlan:
     """Price and forecast a :func:`dppca.report` call without any data.
 
-    Parameters are those of :func:`dppca.report`, with the data replaced by
-    its public shape ``n`` x ``p``, the group labels by their number (None
-    without groups) and a reused release by ``directions_given``.
+    Parameters
+    ----------
+    n, p : int
+        The public shape of the table.
+    eps, delta : float
+        The report's whole budget.
+    shares : mapping, optional
+        The basic split over ``"directions"``, ``"scree"`` and ``"score"``
+        (see :func:`dppca.report`).
+    accuracy : {"warn", "error", "ignore"}, default="warn"
+        What the executor does with a forecast problem.
+    **settings
+        The fields of :class:`ReportSettings`: the options of
+        :func:`dppca.report` with the group labels replaced by their number
+        and a reused release by ``directions_given``.
 
     Notes
     -----
-    The shares give a basic split of (eps, delta) over the releases; every
-    eps share is then multiplied by the largest factor (found by bisection)
-    for which the tight total of all the releases' parts is at most eps at
-    delta. Each release composes its own parts tightly within its share.
+    The shares give a basic split of (eps, delta) over the releases (and,
+    with ``scale="private"``, of eps over the p scales first); every eps
+    share is then multiplied by the largest factor (found by bisection) for
+    which the tight total of all the parts is at most eps at delta. Each
+    release composes its own parts tightly within its share.
 
     Examples
     --------
@@ -202,44 +250,120 @@ def plan_report(
     n, p = check_positive_int(n, "n"), check_positive_int(p, "p")
     eps, delta = check_eps(eps), check_delta(delta)
     accuracy = check_accuracy(accuracy)
-    keys = ("scree", "score") if directions_given else ("directions", "scree", "score")
+    options = _check_settings(ReportSettings(**settings), p)
+    keys = ("scree", "score") if options.directions_given else ("directions", "scree", "score")
     weights = check_shares(shares, keys)
-    common: dict[str, Any] = {
-        "calibration": calibration, "bounds": bounds, "variables": variables,
-        "accuracy": "ignore", "allow_large_delta": True,
-    }  # fmt: skip
-
-    def build(t: float) -> dict[str, Any]:
-        budget = {key: (t * eps * w, delta * w) for key, w in weights.items()}
-        plans: dict[str, Any] = {}
-        if "directions" in budget:
-            e, d = budget["directions"]
-            plans["directions"] = plan_pc_dir(n, p, eps=e, delta=d, ties=ties, **common)
-        e, d = budget["scree"]
-        plans["scree"] = plan_scree(n, p, k, eps=e, delta=d, directions_given=True, **common)
-        e, d = budget["score"]
-        plans["score"] = plan_score(
-            n, p, eps=e, delta=d, components=components, directions_given=True,
-            groups=groups, groups_public=groups_public, score_range=score_range, ties=ties,
-            **common,
-        )  # fmt: skip
-        return plans
+    scale_share = options.scale_share if options.scale == "private" else 0.0
 
     def total(plans: dict[str, Any]) -> float:
-        return tight_total([plan.cost for plan in plans.values()], delta)[0]
+        return tight_total(_costs(plans), delta)[0]
 
-    factor, plans = _largest_factor(build, total, eps)
+    factor, plans = _largest_factor(
+        lambda t: _release_plans(n, p, t * eps, delta, weights, scale_share, options),
+        total,
+        eps,
+    )
+    costs = _costs(plans)
+    scales = plans.pop("scales", None)
     cost = PrivacyCost(
-        eps, delta, "tight composition (accountant)",
+        eps,
+        delta,
+        "tight composition (accountant)",
         f"dppca report ({', '.join(plans)}; {n} rows)",
-        tuple(plan.cost for plan in plans.values()), kind="composed",
-    )  # fmt: skip
-    forecast = _forecast(n, p, eps, delta, plans)
+        tuple(costs),
+        kind="composed",
+    )
     return ReportPlan(
-        n, p, eps, delta, weights, factor, plans.get("directions"), plans["scree"],
-        plans["score"], cost, forecast, tuple(int(c) for c in components),  # type: ignore[arg-type]
+        n,
+        p,
+        eps,
+        delta,
+        weights,
+        factor,
+        plans.get("directions"),
+        plans["scree"],
+        plans["score"],
+        cost,
+        _forecast(n, p, eps, delta, plans),
+        options.components,
         accuracy,
-    )  # fmt: skip
+        scale_eps=0.0 if scales is None else scales.eps,
+    )
+
+
+def _check_settings(settings: ReportSettings, p: int) -> ReportSettings:
+    """The settings with their components and scale option checked."""
+    scale = check_scale_settings(
+        settings.scale,
+        bounds=settings.bounds,
+        directions=True if settings.directions_given else None,
+    )
+    share = check_share(settings.scale_share)
+    components = check_components(settings.components, p)
+    return dataclasses.replace(settings, components=components, scale=scale, scale_share=share)
+
+
+@dataclass(frozen=True)
+class _ScalesPart:
+    """The p private scales of a report (pure parts of ``eps / p`` each)."""
+
+    eps: float
+    costs: tuple[PrivacyCost, ...]
+
+
+def _costs(plans: Mapping[str, Any]) -> list[PrivacyCost]:
+    """The costs of a report's entries in draw order: the scales' parts, then each plan's."""
+    costs: list[PrivacyCost] = []
+    for entry in plans.values():
+        costs += entry.costs if isinstance(entry, _ScalesPart) else [entry.cost]
+    return costs
+
+
+def _release_plans(
+    n: int,
+    p: int,
+    eps: float,
+    delta: float,
+    weights: Mapping[str, float],
+    scale_share: float,
+    options: ReportSettings,
+) -> dict[str, Any]:
+    """The plans of the releases (and the scales' part) at a total of ``eps``."""
+    common: dict[str, Any] = {
+        "calibration": options.calibration,
+        "bounds": options.bounds,
+        "variables": options.variables,
+        "accuracy": "ignore",
+        "allow_large_delta": True,
+    }
+    rest = eps * (1.0 - scale_share)
+    budget = {key: (rest * w, delta * w) for key, w in weights.items()}
+    plans: dict[str, Any] = {}
+    if scale_share > 0:
+        names = options.variables or tuple(f"V{j + 1}" for j in range(p))
+        plans["scales"] = _ScalesPart(
+            eps * scale_share, tuple(scale_costs(names, eps * scale_share / p))
+        )
+    if "directions" in budget:
+        e, d = budget["directions"]
+        plans["directions"] = plan_pc_dir(n, p, eps=e, delta=d, ties=options.ties, **common)
+    e, d = budget["scree"]
+    plans["scree"] = plan_scree(n, p, options.k, eps=e, delta=d, directions_given=True, **common)
+    e, d = budget["score"]
+    plans["score"] = plan_score(
+        n,
+        p,
+        eps=e,
+        delta=d,
+        components=options.components,
+        directions_given=True,
+        groups=options.groups,
+        groups_public=options.groups_public,
+        score_range=options.score_range,
+        ties=options.ties,
+        **common,
+    )
+    return plans
 
 
 def _largest_factor(build: Any, total: Any, eps: float) -> tuple[float, dict[str, Any]]:
@@ -279,6 +403,12 @@ def _forecast(n: int, p: int, eps: float, delta: float, plans: Mapping[str, Any]
             descriptions[f"{name}: {key}"] = plan.forecast.descriptions.get(key, "")
         problems += [f"{name}: {problem}" for problem in plan.forecast.problems]
     return Forecast(
-        "report", n, p, eps, delta, quantities=quantities, descriptions=descriptions,
+        "report",
+        n,
+        p,
+        eps,
+        delta,
+        quantities=quantities,
+        descriptions=descriptions,
         problems=tuple(problems),
-    )  # fmt: skip
+    )
