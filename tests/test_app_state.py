@@ -610,3 +610,31 @@ def test_figures_are_drawn_without_pyplot_in_parallel_threads(state: AppState) -
         pngs = list(pool.map(lambda job: figures.render(job, "png"), jobs))
     assert all(png.startswith(b"\x89PNG") and len(png) > 10_000 for png in pngs)
     assert plt.get_fignums() == before
+
+
+# ----------------------------------------------------------------------------- scales
+
+
+@pytest.mark.parametrize("kind", ["directions", "scree", "score"])
+def test_private_scales_are_priced_in_the_preview_and_held_by_the_release(
+    state: AppState, kind: str
+) -> None:
+    # The page's "column scales" choice: each release buys its own p scales
+    # (pure parts) from half of its eps, and reuses no directions made on
+    # other units (they were released before on this table).
+    state.release("directions", eps=0.3, delta=1e-5)
+    preview = state.preview(kind, eps=0.6, delta=1e-5, scale="private")
+    leaves = preview.cost.leaves()
+    assert sum("private scale of" in leaf.released for leaf in leaves) == 5
+    assert any("Kendall" in leaf.released for leaf in leaves)  # its own directions
+    rel = state.release(kind, eps=0.6, delta=1e-5, scale="private")
+    assert (rel.cost.eps, rel.cost.delta) == (preview.cost.eps, preview.cost.delta)
+    assert rel.cost.eps <= 0.6 + 1e-12
+    scales = rel.result.scales if kind != "directions" else rel.result.directions.scales
+    assert scales is not None and scales.shape == (5,)
+
+
+def test_private_scales_with_public_bounds_give_a_message(state: AppState) -> None:
+    state.set_bounds({c: (-20.0, 20.0) for c in "abcde"})
+    preview = state.preview("scree", eps=0.6, delta=1e-5, scale="private")
+    assert preview.cost is None and "bounds" in preview.message

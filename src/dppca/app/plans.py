@@ -29,9 +29,11 @@ from ..core.validation import (
 )
 from ..privacy.accounting import PrivacyCost
 from ..releases.directions import DirectionsResult
+from ..releases.directions.plan import SCALE_SHARE
 from ..releases.engine import ReleasePlan
 from ..releases.forecast import Forecast
 from ..releases.loading import plan_loading
+from ..releases.scaled import check_scale_settings, scaled_plan
 from .data import DataError, Selection
 
 if TYPE_CHECKING:
@@ -227,14 +229,24 @@ def plan_request(
         "variables": tuple(sel.columns),
         "accuracy": "ignore",
     }
-    if not opts.pop("reuse_directions", True):
+    scale = check_scale_settings(opts.pop("scale", None) or None, bounds=box, directions=None)
+    if not opts.pop("reuse_directions", True) or scale == "private":
+        # directions released on other units cannot serve a privately scaled table
         directions = None
     if kind == "directions":
         design = check_design(opts.get("design", "exact"))
         m = check_design_m(None, n) if design == "balanced" else None
         # all p directions, so every pair of PCs can be drawn
-        plan: ReleasePlan = plan_loading(n, p, design=design, m=m, **money)
+        plan: ReleasePlan = plan_loading(n, p, design=design, m=m, scale=scale, **money)
         return ReleaseRequest(kind, plan, {}, box)
+    if scale == "private":
+        inner = plan_request(
+            kind, {**params, "scale": None, "eps": eps * (1 - SCALE_SHARE)}, sel, box, None
+        )
+        scaled = scaled_plan(
+            inner.plan, eps * SCALE_SHARE, inner.plan.cost.delta, tuple(sel.columns)
+        )
+        return ReleaseRequest(kind, scaled, {**inner.inputs, "directions": None}, box)
     if kind == "scree":
         from ..releases.scree import plan_scree
 

@@ -27,10 +27,11 @@ __all__ = ["build_ui", "create_app"]
 
 _COLOURS = {"#1f5fa8": "blue", "#b2182b": "red", "#1b7837": "green", "#333333": "grey"}
 _CALIBRATIONS = {"analytic": "analytic (exact for every eps)", "classic": "classic (eps < 1)"}
+_SCALES = {"": "units as given", "private": "private scales (half of this release's eps)"}
 
 
 def _release_inputs(prefix: str) -> list[Any]:
-    """eps, delta and calibration of one release."""
+    """eps, delta, calibration and column scales of one release."""
     return [
         ui.layout_columns(
             ui.input_numeric(f"{prefix}_eps", "eps of this release", value=0.3, min=0, step=0.05),
@@ -38,6 +39,7 @@ def _release_inputs(prefix: str) -> list[Any]:
                 f"{prefix}_delta", "delta of this release", value=1e-5, min=0, step=1e-6
             ),
             ui.input_select(f"{prefix}_calibration", "Gaussian calibration", _CALIBRATIONS),
+            ui.input_select(f"{prefix}_scale", "column scales", _SCALES),
         )
     ]
 

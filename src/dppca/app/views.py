@@ -87,6 +87,7 @@ def release_settings(kind: str, value: Value) -> dict[str, Any]:
         "eps": required_number(value(f"{kind}_eps"), "eps"),
         "delta": required_number(value(f"{kind}_delta"), "delta"),
         "calibration": value(f"{kind}_calibration"),
+        "scale": value(f"{kind}_scale") or None,
     }
     if kind == "directions":
         base["design"] = value("directions_design")
