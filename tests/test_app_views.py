@@ -37,7 +37,12 @@ def _page() -> Page:
     values = {
         f"{kind}_{what}": value
         for kind in ("directions", "scree", "score")
-        for what, value in (("eps", 0.3), ("delta", 1e-6), ("calibration", "analytic"))
+        for what, value in (
+            ("eps", 0.3),
+            ("delta", 1e-6),
+            ("calibration", "analytic"),
+            ("scale", ""),
+        )
     }
     values.update(
         directions_design="exact",

@@ -248,51 +248,71 @@ def plan_request(
         )
         return ReleaseRequest(kind, scaled, {**inner.inputs, "directions": None}, box)
     if kind == "scree":
-        from ..releases.scree import plan_scree
-
-        methods, control = _scree_methods(opts)
-        k = opts.get("k")
-        plan = plan_scree(
-            n,
-            p,
-            k,
-            method=cast("Sequence[ScreeMethod]", methods),
-            control=control,
-            directions_given=directions is not None,
-            mono=bool(opts.get("mono", True)),
-            **money,
-        )
-        return ReleaseRequest(kind, plan, {"directions": directions}, box)
+        plan, inputs = _scree_plan(n, p, opts, money, directions)
+        return ReleaseRequest(kind, plan, inputs, box)
     if kind == "score":
-        from ..releases.score import plan_score
-
-        methods = list(opts.pop("methods", ("add",)))
-        if not methods:
-            raise DataError("choose at least one histogram method.")
-        bins = opts.get("bins")
-        check_bins_cap(bins)
-        use_groups = bool(opts.get("use_groups", True)) and sel.groups is not None
-        _check_groups(sel, n, use_groups)
-        components = tuple(opts.get("components", (1, 2)))
-        groups_public = sel.groups_public if use_groups else False
-        plan = plan_score(
-            n,
-            p,
-            bins=bins,
-            components=components,
-            method=cast("Sequence[ScoreMethod]", methods),
-            directions_given=directions is not None,
-            groups=sel.n_groups if use_groups else None,
-            groups_public=groups_public,
-            **money,
-        )
-        inputs = {
-            "directions": directions,
-            "groups": sel.groups if use_groups else None,
-            "group_labels": sel.group_labels if use_groups else None,
-        }
+        plan, inputs = _score_plan(sel, opts, money, directions)
         return ReleaseRequest(kind, plan, inputs, box)
     raise DataError(f"unknown release kind {kind!r}.")
+
+
+def _scree_plan(
+    n: int,
+    p: int,
+    opts: Mapping[str, Any],
+    money: Mapping[str, Any],
+    directions: DirectionsResult | None,
+) -> tuple[ReleasePlan, dict[str, Any]]:
+    """The plan of a scree release and the inputs it runs with."""
+    from ..releases.scree import plan_scree
+
+    methods, control = _scree_methods(opts)
+    plan = plan_scree(
+        n,
+        p,
+        opts.get("k"),
+        method=cast("Sequence[ScreeMethod]", methods),
+        control=control,
+        directions_given=directions is not None,
+        mono=bool(opts.get("mono", True)),
+        **money,
+    )
+    return plan, {"directions": directions}
+
+
+def _score_plan(
+    sel: Selection,
+    opts: Mapping[str, Any],
+    money: Mapping[str, Any],
+    directions: DirectionsResult | None,
+) -> tuple[ReleasePlan, dict[str, Any]]:
+    """The plan of a score release and the inputs (directions, groups) it runs with."""
+    from ..releases.score import plan_score
+
+    methods = list(opts.get("methods", ("add",)))
+    if not methods:
+        raise DataError("choose at least one histogram method.")
+    bins = opts.get("bins")
+    check_bins_cap(bins)
+    use_groups = bool(opts.get("use_groups", True)) and sel.groups is not None
+    _check_groups(sel, sel.n, use_groups)
+    plan = plan_score(
+        sel.n,
+        len(sel.columns),
+        bins=bins,
+        components=tuple(opts.get("components", (1, 2))),
+        method=cast("Sequence[ScoreMethod]", methods),
+        directions_given=directions is not None,
+        groups=sel.n_groups if use_groups else None,
+        groups_public=sel.groups_public if use_groups else False,
+        **money,
+    )
+    inputs = {
+        "directions": directions,
+        "groups": sel.groups if use_groups else None,
+        "group_labels": sel.group_labels if use_groups else None,
+    }
+    return plan, inputs
 
 
 def bounds_array(
