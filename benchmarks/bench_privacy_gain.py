@@ -199,11 +199,11 @@ def _basic_split(build, eps, delta):
 def _gain_runs(frame, eps: float, seeds: int, basic: bool):
     from dppca.releases import scree as scree_mod
     from dppca.releases.score import plan as score_plan
-    from dppca.releases.scree import _plan as scree_plan  # where the scree plan calls it
+    from dppca.releases.scree import _budget as scree_budget  # where the scree plan calls it
 
-    saved = scree_plan.scale_to_tight, score_plan.scale_to_tight
+    saved = scree_budget.scale_to_tight, score_plan.scale_to_tight
     if basic:
-        scree_plan.scale_to_tight = score_plan.scale_to_tight = _basic_split
+        scree_budget.scale_to_tight = score_plan.scale_to_tight = _basic_split
     try:
         x = np.asarray(frame, dtype=np.float64)
         cov = np.cov(x, rowvar=False)
@@ -233,7 +233,7 @@ def _gain_runs(frame, eps: float, seeds: int, basic: bool):
             gaussian_sigma(math.sqrt(2.0), plan_so.eps_method, plan_so.delta_method),
         )
     finally:
-        scree_plan.scale_to_tight, score_plan.scale_to_tight = saved
+        scree_budget.scale_to_tight, score_plan.scale_to_tight = saved
     return totals, np.median(np.array(rows), axis=0)
 
 

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import io
+
+import pandas as pd
+
 from dppca.cli import main
 
 BASE = ["scree", "--eps", "0.5", "--delta", "1e-5", "-k", "3", "--seed", "1"]
@@ -49,3 +53,16 @@ def test_bad_output_extension_fails_before_writing(tmp_path, capsys):
     captured = capsys.readouterr()
     assert ".png" in captured.err and "privacy cost" not in captured.out
     assert not target.exists()
+
+
+def test_scree_table_states_ties_zeros_and_the_public_halfwidth(tmp_path, capsys, small_frame):
+    # seed 4 on this table: the fit pools PC1 and PC2 and clips PC4 and PC5 to 0
+    path = tmp_path / "data.csv"
+    small_frame.to_csv(path, index=False)
+    assert main(["scree", str(path), "--eps", "0.5", "--delta", "1e-5", "--seed", "4"]) == 0
+    table = pd.read_csv(io.StringIO(capsys.readouterr().out), index_col="component")
+    notes = table["fit_clipped"].fillna("").tolist()
+    assert notes == ["tied PC1-PC2", "tied PC1-PC2", "", "below noise", "below noise"]
+    assert table["scree_clipped"].iloc[3:].eq(0).all()  # the released values stay as they are
+    halfwidth = table["halfwidth_clipped"]
+    assert halfwidth.nunique() == 1 and halfwidth.iloc[0] > 0  # 2 sd of one joint release

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from types import SimpleNamespace
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
-from matplotlib.collections import PolyCollection
+from matplotlib.collections import LineCollection, PathCollection, PolyCollection
 from scipy import stats
 
 from dppca import dp_scree
 from dppca.plotting import plot_scree
 from dppca.plotting._caption import find_caption
+from dppca.plotting.scree import BELOW_NOISE_GID, TIED_GID
 from dppca.releases.scree import _pve, _pve_total
 
 
@@ -236,3 +238,78 @@ def test_bands_on_a_real_release(result):
     for kind in ("scree", "pve", "pve_total"):
         ax = plot_scree(result, kind=kind)
         assert len(_bands(ax)) == len(result.methods)
+
+
+# --------------------------------------------------------------------------
+# Ties and zeros of the monotone fit (issue 21)
+# --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def tied_and_zero(small_data):
+    # seed 4: the monotone fit pools PC1 and PC2, and PC4 and PC5 are clipped to 0
+    return dp_scree(small_data, 5, eps=0.5, delta=1e-5, random_state=4)
+
+
+def _marks(ax, gid, cls):
+    return [a for a in ax.get_children() if isinstance(a, cls) and a.get_gid() == gid]
+
+
+@pytest.mark.parametrize("kind", ["scree", "pve", "pve_total"])
+def test_a_tied_run_and_zeros_are_marked_not_drawn_as_estimates(tied_and_zero, kind):
+    res = tied_and_zero
+    np.testing.assert_array_equal(res.tie_groups, [[1, 1, 0, 0, 0]])
+    ax = plot_scree(res, kind=kind)
+    series = {"scree": res.values, "pve": res.pve_values, "pve_total": res.pve_total_values}
+    shown = series[kind][0]
+    y = ax.get_lines()[0].get_ydata()
+    np.testing.assert_allclose(y[:3], shown[:3])
+    assert np.all(np.isnan(y[3:]))  # no point at 0
+    # one bracket over PC1 and PC2, above them, labelled "tied"
+    (bracket,) = _marks(ax, TIED_GID, LineCollection)
+    (segment,) = bracket.get_segments()
+    assert 0.5 < segment[:, 0].min() < 1 and 2 < segment[:, 0].max() < 2.5
+    assert np.all(segment[:, 1] > shown[0])
+    assert [t.get_text() for t in ax.texts if t.get_gid() == TIED_GID] == ["tied"]
+    # PC4 and PC5: an upper marker at 2 noise sd, in the units of the axis
+    (marker,) = _marks(ax, BELOW_NOISE_GID, PathCollection)
+    values = res.values[0]
+    total = {"scree": 1.0, "pve": values.sum(), "pve_total": max(values.sum(), res.trace)}
+    level = 2 * res.noise_sd[0, 3] / total[kind]
+    level = level if kind == "scree" else min(level, 1.0)  # PVE axes stop at 1
+    np.testing.assert_allclose(marker.get_offsets(), [[4, level], [5, level]])
+    assert ax.get_ylim()[1] >= level
+    caption = find_caption(ax).get_text()
+    assert "bracket: tied after the monotone fit" in caption
+    assert "clipped to 0, below the noise level (2 sd)" in caption
+    # the legend still names the methods only
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["Clipped"]
+
+
+def test_the_zero_markers_come_from_the_public_noise_scale_alone(tied_and_zero):
+    # The plot reads the released values and the noise sd (public, fixed by the
+    # plan and the clip level): another sd moves the markers, and nothing else
+    # the figure reads could (no data are kept on a result).
+    res = replace(tied_and_zero, noise_sd=np.full((1, 5), 0.75))
+    ax = plot_scree(res, kind="scree", interval=None)
+    (marker,) = _marks(ax, BELOW_NOISE_GID, PathCollection)
+    np.testing.assert_allclose(marker.get_offsets()[:, 1], [1.5, 1.5])
+    # without noise scales the zeros stay off the line, and the caption says why
+    ax = plot_scree(replace(tied_and_zero, noise_sd=None), kind="scree")
+    assert _marks(ax, BELOW_NOISE_GID, PathCollection) == []
+    assert np.all(np.isnan(ax.get_lines()[0].get_ydata()[3:]))
+    assert "not drawn: values clipped to 0" in find_caption(ax).get_text()
+
+
+def test_no_tie_marks_without_the_monotone_fit(tied_and_zero):
+    ax = plot_scree(replace(tied_and_zero, mono=False), kind="scree")
+    assert _marks(ax, TIED_GID, LineCollection) == []
+    assert "tied" not in find_caption(ax).get_text()
+    assert len(_marks(ax, BELOW_NOISE_GID, PathCollection)) == 1  # zeros are still clipped
+
+
+def test_no_marks_on_a_release_without_ties_or_zeros():
+    ax = plot_scree(_stub(noise_sd=np.ones((2, 3)), trace_sd=1.0), kind="scree")
+    assert _marks(ax, TIED_GID, LineCollection) == []
+    assert _marks(ax, BELOW_NOISE_GID, PathCollection) == []
+    np.testing.assert_array_equal(ax.get_lines()[0].get_ydata(), [4.0, 2.0, 1.0])

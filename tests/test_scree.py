@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -780,3 +781,48 @@ def test_the_automatic_scan_share_buys_a_level_above_the_cap_at_large_n(eps):
     chosen = scree_mod._scan_level(n // 2, share * eps, (1 - share) / 2 * eps)
     assert smallest < 0.9 <= chosen
     assert scree_mod._auto_scan_share(n, eps, bins) == share  # no randomness, no data
+
+
+# --------------------------------------------------------------------------
+# ties and zeros of the released values, and their public interval (issue 21)
+# --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def tied_and_zero(small_data):
+    # seed 4: the monotone fit pools PC1 and PC2, and PC4 and PC5 are clipped to 0
+    return dp_scree(small_data, 5, eps=0.5, delta=1e-5, random_state=4)
+
+
+def test_ties_and_zeros_are_read_from_the_released_values(tied_and_zero):
+    res = tied_and_zero
+    np.testing.assert_array_equal(res.tie_groups, [[1, 1, 0, 0, 0]])
+    np.testing.assert_array_equal(res.clipped_to_zero, [[False, False, False, True, True]])
+    # the released values stay as the monotone fit left them
+    np.testing.assert_array_equal(res.values[0], scree_mod._mono(res.unpooled_values[0]))
+    assert res.values[0, 0] == res.values[0, 1] > 0 and np.all(res.values[0, 3:] == 0)
+
+
+def test_tie_groups_number_each_run_and_leave_zeros_out(tied_and_zero):
+    values = np.array([[5.0, 5.0, 3.0, 3.0, 0.0], [4.0, 3.0, 3.0, 3.0, 0.0]])
+    res = replace(tied_and_zero, methods=("clipped", "pmwm"), values=values)
+    np.testing.assert_array_equal(res.tie_groups, [[1, 1, 2, 2, 0], [0, 1, 1, 1, 0]])
+    np.testing.assert_array_equal(res.clipped_to_zero, values == 0)
+    # without the fit nothing was pooled; a 0 is still an estimate clipped at 0
+    raw = replace(res, mono=False)
+    assert not np.any(raw.tie_groups)
+    np.testing.assert_array_equal(raw.clipped_to_zero, values == 0)
+
+
+def test_interval_halfwidth_is_two_noise_sds_fixed_by_the_plan(small_data):
+    # With a public clip level the noise sd is a function of the plan alone:
+    # the joint release's sd per unit clip level times the clip level.
+    control = ClippedControl(clip=40.0)
+    plan = scree_mod.plan_scree(200, 5, 5, eps=0.5, delta=1e-5, control=control)
+    unit = scree_mod._unit_sd(
+        plan.noise, 200, plan.pairing == "all", plan.eps_m, plan.delta_m, plan.calibration, 5
+    )
+    for data in (small_data, 3.0 * small_data[::-1] + 1.0):  # other data, the same width
+        res = dp_scree(data, 5, eps=0.5, delta=1e-5, control=control, random_state=4)
+        np.testing.assert_allclose(res.interval_halfwidth, np.full((1, 5), 2 * 40.0 * unit))
+    assert replace(res, noise_sd=None).interval_halfwidth is None

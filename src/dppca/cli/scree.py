@@ -36,7 +36,10 @@ from ._common import (
 from ._ledger import add_budget_arguments, ledger_budget, report_spending
 
 if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
     from matplotlib.figure import Figure
+    from numpy.typing import NDArray
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -131,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
     )
     report_spending(budget)
     forecast_line(args, result)
-    emit_table(args, result.to_frame().rename_axis("component"))
+    emit_table(args, scree_table(result))
     info(f"total variance (private): {result.trace:.4g}")
     report_cost(args, result, reused)
     save_release_file(args, result, data, variables)
@@ -146,3 +149,37 @@ def run(args: argparse.Namespace) -> int:
             plt.close(fig)
         info(f"plot written to {args.out}")
     return 0
+
+
+def scree_table(result: ScreeResult) -> pd.DataFrame:
+    """The released table plus, per method, the public half-width and what the fit did.
+
+    ``halfwidth_<m>`` is :attr:`ScreeResult.interval_halfwidth` (2 noise sd,
+    from the plan and the clip level); ``fit_<m>`` says ``tied PCa-PCb`` for a
+    value the monotone fit pooled with its neighbours and ``below noise`` for
+    one it set to 0, and is empty where the value is the method's own.
+    """
+    table = result.to_frame().rename_axis("component")
+    halfwidth = result.interval_halfwidth
+    groups, zeros = result.tie_groups, result.clipped_to_zero
+    for i, method in enumerate(result.methods):
+        if halfwidth is not None:
+            table[f"halfwidth_{method}"] = halfwidth[i]
+        table[f"fit_{method}"] = _fit_notes(result.pc_labels, groups[i], zeros[i])
+    return table
+
+
+def _fit_notes(
+    labels: tuple[str, ...], groups: NDArray[np.int64], zeros: NDArray[np.bool_]
+) -> list[str]:
+    """One note per PC: the run it is tied in, ``below noise``, or empty."""
+    notes = []
+    for j in range(len(labels)):
+        if zeros[j]:
+            notes.append("below noise")
+        elif groups[j]:
+            run = [labels[i] for i in range(len(labels)) if groups[i] == groups[j]]
+            notes.append(f"tied {run[0]}-{run[-1]}")
+        else:
+            notes.append("")
+    return notes

@@ -6,12 +6,14 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.collections import LineCollection
 from matplotlib.ticker import FixedLocator
 from numpy.typing import NDArray
 from scipy import stats
 from scipy.optimize import isotonic_regression
 
 from ..core.validation import check_bool, check_choice, check_compare, check_open_unit
+from ..releases.scree._result import INTERVAL_SDS
 from ._caption import add_privacy_caption
 
 if TYPE_CHECKING:
@@ -38,6 +40,103 @@ _YLABELS = {
 # keeps every figure reproducible; it is not the release's random_state.
 _BAND_SEED = 20240601
 _BAND_DRAWS = 2000
+#: ``gid`` of the artists marking tied runs and values clipped to 0.
+TIED_GID = "dppca-scree-tied"
+BELOW_NOISE_GID = "dppca-scree-below-noise"
+_TIED_NOTE = "bracket: tied after the monotone fit"
+_BELOW_NOTE = "\u25bd: clipped to 0, below the noise level ({} sd)"
+_ZERO_NOTE = "not drawn: values clipped to 0, below the noise level"
+
+
+def _fit_marks(result: Any, kind: str) -> tuple[NDArray, NDArray, NDArray | None] | None:
+    """Tie groups, zeros and the zeros' upper markers (in axis units) of ``result``.
+
+    None when the result records neither ties nor zeros (or predates them).
+    The marker of a value clipped to 0 is its public interval half-width,
+    divided as the axis divides the values (by their sum, or by the larger of
+    the sum and the private total variance), at most 1 on the PVE axes.
+    """
+    groups = getattr(result, "tie_groups", None)
+    zeros = getattr(result, "clipped_to_zero", None)
+    if groups is None or zeros is None or not (np.any(groups) or np.any(zeros)):
+        return None
+    halfwidth = getattr(result, "interval_halfwidth", None)
+    if halfwidth is None:
+        return np.asarray(groups), np.asarray(zeros), None
+    values = np.asarray(result.values, dtype=np.float64)
+    bound = np.array(halfwidth, dtype=np.float64)
+    if kind != "scree":
+        total = values.sum(axis=1, keepdims=True)
+        if kind == "pve_total":
+            total = np.maximum(total, float(getattr(result, "trace", 0.0)))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            bound = np.minimum(
+                np.where(total > 0, bound / np.where(total > 0, total, 1.0), 0.0), 1.0
+            )
+    return np.asarray(groups), np.asarray(zeros), bound
+
+
+def _draw_fit_marks(
+    ax: Axes,
+    x: NDArray,
+    series: NDArray[np.float64],
+    marks: tuple[NDArray, NDArray, NDArray | None],
+    colors: list[Any],
+) -> list[str]:
+    """Mark each method's tied runs and zeros on ``ax`` (after its limits); return the notes.
+
+    A tied run gets a bracket over its points labelled "tied"; a value
+    clipped to 0 gets an open downward triangle at its upper marker with a
+    dotted line down to the axis (no marker without noise scales).
+    """
+    groups, zeros, bound = marks
+    height = ax.get_ylim()[1]
+    segments: list[list[tuple[float, float]]] = []
+    for i, color in enumerate(colors):
+        for g in range(1, int(groups[i].max(initial=0)) + 1):
+            run = np.flatnonzero(groups[i] == g)
+            left, right = x[run[0]] - 0.2, x[run[-1]] + 0.2
+            low, top = (series[i][run[0]] + f * height for f in (0.02, 0.04))
+            segments += [[(left, low), (left, top), (right, top), (right, low)]]
+            ax.text(
+                0.5 * (left + right),
+                top,
+                "tied",
+                ha="center",
+                va="bottom",
+                fontsize=7,
+                color=color,
+                gid=TIED_GID,
+                clip_on=False,
+            )
+        if bound is not None and np.any(zeros[i]):
+            at = np.flatnonzero(zeros[i])
+            ax.vlines(
+                x[at],
+                0.0,
+                bound[i][at],
+                colors=[color],
+                linestyles="dotted",
+                linewidths=1.0,
+                gid=BELOW_NOISE_GID,
+            )
+            ax.scatter(
+                x[at],
+                bound[i][at],
+                marker="v",
+                facecolors="none",
+                edgecolors=[color],
+                zorder=3,
+                gid=BELOW_NOISE_GID,
+            )
+    if segments:
+        ax.add_collection(
+            LineCollection(segments, colors="0.3", linewidths=0.8, clip_on=False, gid=TIED_GID)
+        )
+    notes = [_TIED_NOTE] if segments else []
+    if np.any(zeros):
+        notes.append(_ZERO_NOTE if bound is None else _BELOW_NOTE.format(f"{INTERVAL_SDS:g}"))
+    return notes
 
 
 def _noise_sd(result: Any) -> tuple[NDArray[np.float64] | None, float]:
@@ -162,6 +261,16 @@ def plot_scree(
     show how far the privacy noise alone moves each value; they do not
     include sampling variability.
 
+    Clipping noisy variances at 0 and the monotone fit (``result.mono``)
+    leave zeros and ties that are not estimates of zero or equal variances;
+    the figure says so rather than drawing them as points. A run of values
+    the fit pooled (``result.tie_groups``) gets a bracket labelled "tied"; a
+    value clipped to 0 (``result.clipped_to_zero``) is left off the line and
+    drawn as an open downward triangle at its upper marker,
+    ``result.interval_halfwidth`` (2 noise sd, fixed by the plan and the clip
+    level, no data) in the axis' units, with a dotted line down to 0. The
+    caption explains both.
+
     PVE axes run over the public range [0, 1]; scree axes run from 0 to just
     above the largest plotted value (band included), so they depend on the
     released values only, unless ``compare=True`` adds the non-private ones.
@@ -187,16 +296,23 @@ def plot_scree(
         "scree": np.asarray(result.values),
     }[kind]
     bands = None if interval is None else _bands(result, kind, interval)
+    marks = _fit_marks(result, kind)
     x = np.arange(1, result.k + 1)
     plotted = [series]
+    colors = []
     for i, method in enumerate(result.methods):
+        shown = series[i] if marks is None else np.where(marks[1][i], np.nan, series[i])
         (line,) = ax.plot(
             x,
-            series[i],
+            shown,
             marker=_MARKERS.get(method, "o"),
             label=names.get(method, method),
             **kwargs,
         )
+        colors.append(line.get_color())
+        if marks is not None and marks[2] is not None:
+            plotted.append(marks[2][i][None, :] * marks[1][i])
+            plotted.append(1.1 * series[i][None, :] * (marks[0][i] > 0))
         if bands is not None:
             opts = {"alpha": 0.2, "color": line.get_color(), "linewidth": 0, **(band_kws or {})}
             ax.fill_between(x, bands[0][i], bands[1][i], **opts)
@@ -211,8 +327,29 @@ def plot_scree(
         curve = np.asarray(curve)
         plotted.append(curve[None, :])
         ax.plot(x, curve, marker="x", linestyle="--", color="black", label="Non-private", **kwargs)
+    _set_axes(ax, kind, x, plotted)
+    ax.legend(**legend_kws)
+    notes = []
+    if bands is not None:
+        notes.append(f"shaded: central {interval:.0%} of the privacy noise")
+    if compare:
+        notes.append("dashed: non-private, do not publish")
+    if getattr(result, "order_note", None) is not None:
+        notes.append(_unpooled(ax, result, kind, interval))
+    fit = [] if marks is None else _draw_fit_marks(ax, x, series, marks, colors)
+    note = "\n".join(line for line in ("; ".join(notes), *fit) if line) or None
+    add_privacy_caption(ax, result, private=True, note=note)
+    return ax
+
+
+def _set_axes(ax: Axes, kind: str, x: NDArray, plotted: list[NDArray]) -> None:
+    """Ticks at the components, limits from the public range or the plotted values, labels.
+
+    PVE axes run over [0, 1]; scree axes from 0 to 5 % above the largest
+    finite value in ``plotted`` (released values, bands and markers).
+    """
     ax.xaxis.set_major_locator(FixedLocator(cast("Sequence[float]", x)))
-    ax.set_xlim(0.5, result.k + 0.5)
+    ax.set_xlim(0.5, x.size + 0.5)
     if kind == "scree":
         every = np.concatenate([np.ravel(v) for v in plotted])
         every = every[np.isfinite(every)]
@@ -223,17 +360,6 @@ def plot_scree(
     ax.set_xlabel("Component")
     ax.set_ylabel(_YLABELS[kind])
     ax.set_title("Private PVE" if kind != "scree" else "Private scree")
-    ax.legend(**legend_kws)
-    notes = []
-    if bands is not None:
-        notes.append(f"shaded: central {interval:.0%} of the privacy noise")
-    if compare:
-        notes.append("dashed: non-private, do not publish")
-    if getattr(result, "order_note", None) is not None:
-        notes.append(_unpooled(ax, result, kind, interval))
-    note = "; ".join(notes) or None
-    add_privacy_caption(ax, result, private=True, note=note)
-    return ax
 
 
 def _not_an_estimate(ax: Axes, result: ScreeResult) -> Axes:

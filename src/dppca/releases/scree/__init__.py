@@ -18,8 +18,11 @@ modules, along the stages of a release:
   noise of the joint moment release;
 * ``_estimators``: the draws of each estimator (clipped moments, PMWM,
   Huber) and the cost records of the extra ones;
-* ``_plan``: :func:`plan_scree`, :class:`ScreePlan`, the budget split and the
-  accuracy forecast, all without data;
+* ``_budget``: the split of (eps, delta) over the parts and their costs;
+* ``_forecast``: the accuracy forecast of a plan;
+* ``_plan``: :func:`plan_scree` and :class:`ScreePlan`, which price and
+  forecast a release from those two, all without data;
+* ``_draw``: the draws of a plan, which read its public settings only;
 * ``_release``: :func:`dp_scree`, which runs the plan.
 
 The classes name ``dppca.releases.scree`` as their module, so release files keep
@@ -61,10 +64,6 @@ from ._estimators import _moment_release as _moment_release
 from ._estimators import _mono as _mono
 from ._estimators import _pmwm as _pmwm
 from ._plan import ScreePlan, plan_scree
-from ._plan import _basic_split as _basic_split
-from ._plan import _forecast_scree as _forecast_scree
-from ._plan import _make_plan as _make_plan
-from ._plan import _scree_costs as _scree_costs
 from ._release import dp_scree
 from ._result import ScreeResult
 from ._result import _pve as _pve

@@ -1,29 +1,77 @@
 """The draws of a scree release after its directions, in their fixed order.
 
 :meth:`ScreePlan.draw` runs them: the pairings, the clip scan (unless the
-clip level is public), the joint moments, then each extra method.
+clip level is public), the joint moments, then each extra method. They read
+the plan through :class:`DrawSettings`, so this module does not import the
+plan's.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Mapping
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ...core.validation import apply_bounds
+from ...privacy.accounting import PrivacyCost
 from ...privacy.mechanisms import ladder_quantile, random_pairing
+from ..directions import DirectionsPlan
 from ..engine import CheckedData
+from ..forecast import Forecast
 from ._checks import scree_problems
 from ._estimators import _PAIRINGS, EXTRA_METHODS, _moment_release, _mono
 from ._result import ScreeResult
 from ._statistics import _paired_differences
 
-if TYPE_CHECKING:
-    from ._plan import ScreePlan
+
+class DrawSettings(Protocol):
+    """The public settings the draws read: what :class:`ScreePlan` fixed before any data.
+
+    The plan satisfies it; the draws depend on these settings only, not on
+    how the plan priced them.
+    """
+
+    @property
+    def n(self) -> int: ...
+    @property
+    def k(self) -> int: ...
+    @property
+    def methods(self) -> tuple[str, ...]: ...
+    @property
+    def controls(self) -> Mapping[str, Any]: ...
+    @property
+    def pairing(self) -> str: ...
+    @property
+    def calibration(self) -> str: ...
+    @property
+    def box(self) -> Any: ...
+    @property
+    def directions(self) -> DirectionsPlan | None: ...
+    @property
+    def mono(self) -> bool: ...
+    @property
+    def compare(self) -> bool: ...
+    @property
+    def noise(self) -> str: ...
+    @property
+    def eps_scan(self) -> float: ...
+    @property
+    def eps_m(self) -> float: ...
+    @property
+    def delta_m(self) -> float: ...
+    @property
+    def ladder(self) -> NDArray[np.float64]: ...
+    @property
+    def scan_level(self) -> float: ...
+    @property
+    def cost(self) -> PrivacyCost: ...
+    @property
+    def forecast(self) -> Forecast: ...
 
 
-def run_scree(plan: ScreePlan, data: CheckedData, rng: np.random.Generator) -> ScreeResult:
+def run_scree(plan: DrawSettings, data: CheckedData, rng: np.random.Generator) -> ScreeResult:
     """Draw every part of a priced, paid-for scree plan; build the result.
 
     The directions first (unless given), then the pairings, the clip scan,
@@ -85,7 +133,7 @@ class _Draws(NamedTuple):
 def _draw(
     data: NDArray[np.float64],
     vectors: NDArray[np.float64],
-    plan: ScreePlan,
+    plan: DrawSettings,
     *,
     shift: NDArray[np.float64] | None,
     mono: bool,
@@ -147,7 +195,7 @@ def _pairings(n: int, rule: str, rng: np.random.Generator) -> list[NDArray[np.in
     return [random_pairing(n, rng) for _ in range(1 if rule == "all" else _PAIRINGS)]
 
 
-def _clip_level(z: NDArray[np.float64], plan: ScreePlan, rng: np.random.Generator) -> float:
+def _clip_level(z: NDArray[np.float64], plan: DrawSettings, rng: np.random.Generator) -> float:
     """The public clip level, or the pure-DP ladder scan of the squared pair norms."""
     public_clip = plan.controls["clipped"].clip if "clipped" in plan.controls else None
     if public_clip is not None:

@@ -19,6 +19,23 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 
+#: Half-width of the public noise interval of a released variance, in noise sds.
+INTERVAL_SDS = 2.0
+
+
+def _tie_groups(values: NDArray[np.float64]) -> NDArray[np.int64]:
+    """Number each run of two or more equal values above 0 in every row, from 1; 0 elsewhere."""
+    groups = np.zeros(values.shape, dtype=np.int64)
+    for row, out in zip(values, groups, strict=True):
+        same = (row[1:] == row[:-1]) & (row[1:] > 0)
+        group = 0
+        for j in np.flatnonzero(same):
+            if j == 0 or not same[j - 1]:
+                group += 1
+            out[j] = out[j + 1] = group
+    return groups
+
+
 def _pve(values: NDArray[np.float64]) -> NDArray[np.float64]:
     """Each value over the sum (rowwise); zeros where the sum is not > 0."""
     total = values.sum(axis=-1, keepdims=True)
@@ -96,6 +113,10 @@ class ScreeResult(ResultMixin):
     scales, scale_note : ndarray of shape (p,) or None, str or None
         With ``scale="private"``: what the data were divided by (the released
         scales) and a note naming the columns left unscaled.
+    tie_groups, clipped_to_zero, interval_halfwidth : ndarray
+        Computed from the released values and the public noise scales, for
+        honest figures: runs of values the monotone fit pooled, values
+        clipped to 0 (below the noise level), and 2 noise sd per value.
     """
 
     methods: tuple[str, ...]
@@ -152,6 +173,53 @@ class ScreeResult(ResultMixin):
         if self.unpooled_values is None or self.noise_sd is None:
             return None
         return misorder_note(np.asarray(self.unpooled_values[0]), np.asarray(self.noise_sd[0]))
+
+    @property
+    def tie_groups(self) -> NDArray[np.int64]:
+        """Runs of released values tied by the monotone fit, shape (n_methods, k).
+
+        0 for a PC whose value is its own; otherwise the number (from 1, PC1
+        first) of its run: two or more neighbouring PCs whose noisy
+        estimates the non-increasing fit pooled into one shared value above 0.
+        A run is one estimate of the run's mean variance, not evidence that the
+        variances are equal. All 0 without the fit (``mono=False``). Derived
+        from the released values alone (post-processing, no privacy cost).
+        """
+        values = np.asarray(self.values, dtype=np.float64)
+        if not self.mono:
+            return np.zeros(values.shape, dtype=np.int64)
+        return _tie_groups(values)
+
+    @property
+    def clipped_to_zero(self) -> NDArray[np.bool_]:
+        """Which released values are 0, shape (n_methods, k).
+
+        Every estimator clips its noisy values at 0 (a variance is not
+        negative) and the monotone fit keeps them there, so a 0 is not an
+        estimate of a variance of 0: the noisy estimate was at or below 0,
+        and the variance is below the noise level (about
+        ``interval_halfwidth``); no finer statement can be made. With noise
+        of a continuous law nothing else gives exactly 0. Derived from the
+        released values alone.
+        """
+        return np.asarray(self.values, dtype=np.float64) == 0.0
+
+    @property
+    def interval_halfwidth(self) -> NDArray[np.float64] | None:
+        """Half-width of the public noise interval of each value: ``INTERVAL_SDS * noise_sd``.
+
+        ``INTERVAL_SDS`` is 2, so the interval ``value -/+ halfwidth`` holds
+        95 % of Gaussian noise; the K-norm noise of the joint release is not
+        Gaussian, and for it Chebyshev's bound guarantees at least 75 %. The
+        noise sd is fixed by the plan (its noise multiplier or K-norm scale and
+        the clip level, public or released); no data enter it. It is the sd
+        before the monotone fit, which only pools values, so the interval is
+        conservative. For a value clipped to 0 it is the level the variance is
+        reported to be below. None when the result carries no noise scales.
+        """
+        if self.noise_sd is None:
+            return None
+        return INTERVAL_SDS * np.asarray(self.noise_sd, dtype=np.float64)
 
     @property
     def k(self) -> int:

@@ -1,0 +1,112 @@
+"""The data-free accuracy forecast of a scree release.
+
+It reads the plan's public numbers (size, budget split, noise scale, clip
+scan) and predicts the noise of the released shares and the chance that the
+clip scan fails, before any data are read (see :mod:`dppca.releases.forecast`).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ...privacy.mechanisms import kendall_sigma
+from ..forecast import (
+    CLIP_RATIO,
+    FAILURE_TOLERANCE,
+    PVE_TOLERANCE,
+    Forecast,
+    direction_noise_norm,
+    direction_problem,
+)
+from ._clip import _CLIP_QUANTILE, _LADDER_BOUNDED, _scan_failure
+
+# How the forecast names the joint release's noise.
+_NOISE_NAMES = {"knorm": "K-norm", "gaussian": "Gaussian"}
+
+
+def _forecast_scree(
+    *,
+    n: int,
+    p: int,
+    eps: float,
+    delta: float,
+    eps_dir: float,
+    delta_dir: float,
+    calibration: str,
+    unit_sd: float,
+    kind: str,
+    ladder_bins: int,
+    eps_scan: float,
+    level: float,
+    m: int,
+    k: int = 1,
+) -> Forecast:
+    """Data-free forecast of a scree release (see :mod:`dppca.releases.forecast`).
+
+    The noise on the total variance, relative to it, is ``unit_sd * C / trace``
+    with the clip level ``C`` assumed to be :data:`dppca.releases.forecast.CLIP_RATIO`
+    times the total variance when the scan aims at the 0.9 quantile, and
+    ``sqrt(0.1 / (1 - level))`` times more for a higher level: the quantiles
+    of a tail with index 2 (heavy, with a finite mean, as real tables with a
+    few dominant variables have) grow like that, so a higher aim is not
+    assumed to cost nothing. A PVE is a ratio ``w / s`` of two such noisy
+    values; its noise, ``e_w - PVE e_s`` over the total, has variance
+    ``sd^2 (1 + PVE^2 - 2 rho PVE)``, at most ``2 - 2 rho`` times that of one
+    value (at PVE = 1), where ``rho`` is the correlation of the two noises:
+    ``1 / (k + 1)`` for K-norm noise, 0 for Gaussian. The clip scan fails when it
+    stops below all the data (:func:`dppca.privacy.mechanisms.ladder_failure_bound`)
+    or runs two bins or more (a factor 4) past the level
+    (:func:`dppca.privacy.mechanisms.quantile_overshoot_bound`).
+    """
+    quantities: dict[str, float] = {}
+    descriptions: dict[str, str] = {}
+    problems: list[str] = []
+    if eps_dir > 0:
+        norm = direction_noise_norm(p, kendall_sigma(n, eps_dir, delta_dir, calibration))
+        quantities["direction_noise_norm"] = norm
+        descriptions["direction_noise_norm"] = "typical operator norm of the Kendall noise"
+        problem = direction_problem(norm)
+        if problem is not None:
+            problems.append(problem)
+    ratio = CLIP_RATIO * math.sqrt(max(1.0, (1.0 - _CLIP_QUANTILE) / (1.0 - level)))
+    relative = unit_sd * ratio
+    quantities["trace_noise_relative"] = relative
+    descriptions["trace_noise_relative"] = (
+        f"noise sd over the total variance ({_NOISE_NAMES.get(kind, kind)}), "
+        f"assuming a clip level {ratio:.2g} times the total variance"
+    )
+    rho = 1.0 / (k + 1) if kind == "knorm" else 0.0
+    pve_sd = math.sqrt(2.0 - 2.0 * rho) * relative
+    quantities["pve_sd"] = pve_sd
+    descriptions["pve_sd"] = "predicted noise sd of a PVE (share of the total variance)"
+    if 2 * pve_sd > PVE_TOLERANCE:
+        problems.append(
+            f"each PVE would carry noise of about +-{2 * pve_sd:.2g} (95%), more than "
+            f"{PVE_TOLERANCE:g}; raise eps, pass directions released earlier, or use more rows."
+        )
+    if eps_scan > 0:
+        failure = _scan_failure(ladder_bins, m, level, eps_scan)
+        quantities["clip_scan_failure"] = failure
+        descriptions["clip_scan_failure"] = (
+            "bound on the chance that the clip level lands below the data or 4x too high"
+        )
+        if failure > FAILURE_TOLERANCE:
+            help_ = (
+                "raise eps or split=ScreeSplit(clip=...), or give a public "
+                "ClippedControl(clip=...)"
+            )
+            if ladder_bins > _LADDER_BOUNDED + 1:  # the unbounded ladder: bounds would help
+                help_ = "give public bounds, " + help_
+            problems.append(
+                f"the clip level search may fail with probability up to {failure:.2g}; {help_}."
+            )
+    return Forecast(
+        "scree",
+        n,
+        p,
+        eps,
+        delta,
+        quantities=quantities,
+        descriptions=descriptions,
+        problems=tuple(problems),
+    )
