@@ -4,10 +4,12 @@ For each raw-unit real table (scikit-learn's bundled copies, not shipped with
 dppca), n, eps and seed, the top-2 private subspace is compared with the top-2
 eigenvectors of the spherical Kendall matrix of the whole table divided by its
 sample standard deviations (the standardised truth), by the sine of the
-largest principal angle. Three ways to reach the standardised picture:
+largest principal angle. Four ways to reach the standardised picture:
 
 - ``raw``: the data as given (``scale=None``);
 - ``private``: ``scale="private"``, the scales' cost included in eps;
+- ``tau``: ``estimator="tau"``, Kendall's tau matrix over p, which is the same
+  in any units (the whole eps buys the matrix);
 - ``oracle``: divided by the sample SDs of the rows used (not private; the
   best any scale estimate can do, for reference only).
 
@@ -69,7 +71,8 @@ def main() -> None:
     warnings.simplefilter("ignore")  # forecast warnings: the benchmark counts outcomes
     print(f"sinTheta of the top-2 subspace to the standardised Kendall truth, {seeds} seeds")
     print("cell: median sinTheta / share of seeds under 0.5")
-    print(f"{'table':9} {'n':>5} {'eps':>4} | {'raw':>11} | {'private':>11} | {'oracle':>11}")
+    heads = " | ".join(f"{h:>11}" for h in ("raw", "private", "tau", "oracle"))
+    print(f"{'table':9} {'n':>5} {'eps':>4} | {heads}")
     plan_seconds = []
     for name, X in tables().items():
         truth = top2(spherical_kendall(X / X.std(axis=0, ddof=1)))
@@ -82,7 +85,15 @@ def main() -> None:
                 )
                 plan_seconds.append(time.perf_counter() - start)
                 plain = plan_pc_dir(n, p, 2, eps=eps, delta=delta, accuracy="ignore")
-                errors: dict[str, list[float]] = {"raw": [], "private": [], "oracle": []}
+                tau = plan_pc_dir(
+                    n, p, 2, eps=eps, delta=delta, estimator="tau", accuracy="ignore"
+                )
+                errors: dict[str, list[float]] = {
+                    "raw": [],
+                    "private": [],
+                    "tau": [],
+                    "oracle": [],
+                }
                 for seed in range(seeds):
                     rows = np.random.default_rng(10_000 + seed).choice(N, n, replace=n > N)
                     Y = X[rows]
@@ -91,6 +102,7 @@ def main() -> None:
                     for method, plan, data in (
                         ("raw", plain, Y),
                         ("private", private, Y),
+                        ("tau", tau, Y),
                         ("oracle", plain, Y / sd),
                     ):
                         res = execute(plan, data, random_state=seed)

@@ -8,6 +8,7 @@ import dataclasses
 from ..releases.directions import DirectionsResult, plan_pc_dir
 from ..releases.engine import execute
 from ._common import (
+    CLIError,
     add_accuracy_arguments,
     add_data_arguments,
     add_design_arguments,
@@ -36,8 +37,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "directions",
         help="private PC directions (g-DPPCA) as a table",
         description="Estimate private PC directions from the noisy spherical Kendall matrix "
-        "and print them as CSV on stdout (messages go to stderr). Save the release with "
-        "--save-release to reuse it in loading, scree and score (--directions) at no new cost.",
+        "(or Kendall's tau matrix with --estimator tau) and print them as CSV on stdout "
+        "(messages go to stderr). Save the release with --save-release to reuse it in "
+        "loading, scree and score (--directions) at no new cost.",
     )
     add_data_arguments(parser)
     add_privacy_arguments(parser)
@@ -50,6 +52,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "nothing (default) or stop with an error (which reveals that duplicates exist)",
     )
     add_scale_argument(parser)
+    add_estimator_argument(parser)
     add_design_arguments(parser)
     add_table_argument(parser)
     add_release_arguments(parser, reuse=False)
@@ -58,7 +61,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
+def add_estimator_argument(parser: argparse.ArgumentParser) -> None:
+    """``--estimator {kendall,tau}``: the matrix released with noise."""
+    parser.add_argument(
+        "--estimator",
+        choices=("kendall", "tau"),
+        default="kendall",
+        help="the matrix released with noise: the spherical Kendall matrix (default), or "
+        "Kendall's tau matrix over p, which does not depend on the columns' units (for raw, "
+        "unrelated units without public scales; no --scale)",
+    )
+
+
+def check_estimator_scale(args: argparse.Namespace) -> None:
+    """Refuse ``--scale`` with ``--estimator tau`` (before any data are read)."""
+    if getattr(args, "estimator", "kendall") == "tau" and args.scale is not None:
+        raise CLIError(
+            "--scale cannot be used with --estimator tau: Kendall's tau matrix does not "
+            "change when a column is divided by a positive scale; drop --scale."
+        )
+
+
 def run(args: argparse.Namespace) -> int:
+    check_estimator_scale(args)
     check_table_path(args)
     check_release_path(args)
     data, variables = read_design_input(args)
@@ -79,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
         accuracy=args.accuracy,
         progress=None if args.dry_run else progress_for(args, len(data)),
         scale=private_scale(args),
+        estimator=args.estimator,
     )
     if args.dry_run:
         return print_plan(plan)

@@ -38,6 +38,7 @@ from ._common import (
     save_release_file,
 )
 from ._ledger import add_budget_arguments, ledger_budget, report_spending
+from .directions import add_estimator_argument, check_estimator_scale
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -84,6 +85,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "sampling variability)",
     )
     add_scale_argument(parser)
+    add_estimator_argument(parser)
     add_ties_argument(parser)
     add_design_arguments(parser)
     add_budget_arguments(parser)
@@ -145,6 +147,7 @@ def run(args: argparse.Namespace) -> int:
             accuracy=args.accuracy,
             scale=private_scale(args),
             progress=None if args.dry_run else progress_for(args, len(data)),
+            estimator=args.estimator,
         )
         if args.dry_run:
             return print_plan(plan)
@@ -177,6 +180,8 @@ def _check_options(args: argparse.Namespace) -> tuple[int, ...] | None:
 
     if args.directions is None and (args.eps is None or args.delta is None):
         raise CLIError("--eps and --delta are required (or reuse a release with --directions).")
+    if args.directions is None:
+        check_estimator_scale(args)
     check_table_path(args)
     check_release_path(args)
     return pcs

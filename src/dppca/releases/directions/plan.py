@@ -2,8 +2,10 @@
 
 The plan is priced from its settings and the public shape (n, p); run by
 :func:`dppca.releases.engine.execute` it draws its one part, the symmetric Gaussian
-noise on the spherical Kendall matrix (after the balanced design's random
-pairing, when that design is used).
+noise on the spherical Kendall matrix, or on Kendall's tau matrix over p with
+``estimator="tau"`` (:mod:`dppca.releases.directions.tau`), after the balanced
+design's random pairing when that design is used. With ``scale="private"``
+the p private scales come first (:mod:`dppca.releases.directions.scales`).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from ...core.validation import (
 )
 from ...kernels.eigen import top_eigh
 from ...kernels.kendall import kendall_matrix, validate_kendall_input
+from ...kernels.tau import kendall_tau_matrix
 from ...privacy.accounting import PrivacyCost, compose_tight, tight_total
 from ...privacy.mechanisms import (
     kendall_sensitivity,
@@ -49,6 +52,7 @@ from ..forecast import Forecast, direction_noise_norm, direction_problem
 from ..resolvability import assess_directions, enforce_resolved, resolvability_rng
 from .result import DirectionsResult, orient_signs
 from .scales import draw_private_scales, scale_costs, stretch_shares
+from .tau import Estimator, check_estimator, released_text
 
 #: The share of the budget spent on private scales by default, chosen by
 #: measurement: over shares 0.3 .. 0.7 on raw-unit tables (breast cancer and
@@ -92,11 +96,12 @@ class DirectionsPlan:
     progress: ProgressCallback | None = None
     scale: str | None = None
     scale_eps: float = 0.0
+    estimator: str = "kendall"
     kind: str = "directions"
 
     @property
     def parts(self) -> tuple[Part, ...]:
-        """The one noise draw: the Kendall matrix's Gaussian noise."""
+        """The noise draws: the matrix's Gaussian noise (after the private scales)."""
         return parts_of(self.cost)
 
     def check_input(self, X: Any) -> CheckedData:
@@ -118,6 +123,11 @@ class DirectionsPlan:
                 "scale='private' is supported for in-memory data only; compute the "
                 "Dask array first or pass scale=None."
             )
+        if self.estimator == "tau" and not isinstance(checked.values, np.ndarray):
+            raise TypeError(
+                "estimator='tau' is supported for in-memory data only; compute the Dask "
+                "array first or pass estimator='kendall'."
+            )
         return checked
 
     def screen(self, data: CheckedData) -> None:
@@ -129,7 +139,7 @@ class DirectionsPlan:
         return result
 
     def draw(self, data: CheckedData, rng: np.random.Generator) -> DirectionsResult:
-        """Compute the Kendall matrix and draw its noise (the executor calls this)."""
+        """Compute the matrix and draw its noise (the executor calls this)."""
         values = data.values
         if self.box is not None:
             values = apply_bounds(np.array(values, dtype=np.float64), self.box)
@@ -141,22 +151,38 @@ class DirectionsPlan:
             )
             values = np.asarray(values) / scales.divisors  # post-processing of the scales
         order = random_pairing(self.n, rng) if self.design == "balanced" else None
-        kendall = kendall_matrix(
-            values, ties=self.ties, design=self.design, m=self.m, order=order,
-            progress=self.progress,
-        )  # fmt: skip
-        result = self.add_noise(kendall, data.variables, rng)
+        result = self.add_noise(self.matrix(values, order), data.variables, rng)
         if scales is None:
             return result
         return dataclasses.replace(
             result, scales=scales.divisors, scale_note=scales.note(data.variables)
         )
 
+    def matrix(self, values: Any, order: NDArray[np.int64] | None) -> NDArray[np.float64]:
+        """The matrix before noise: spherical Kendall, or Kendall's tau over p (internal)."""
+        if self.estimator == "tau":
+            tau = kendall_tau_matrix(
+                np.asarray(values),
+                design=self.design,
+                m=self.m,
+                order=order,
+                progress=self.progress,
+            )
+            return tau / self.p
+        return kendall_matrix(
+            values,
+            ties=self.ties,
+            design=self.design,
+            m=self.m,
+            order=order,
+            progress=self.progress,
+        )
+
     def add_noise(
-        self, kendall: NDArray[np.float64], variables: tuple[str, ...], rng: np.random.Generator
+        self, matrix: NDArray[np.float64], variables: tuple[str, ...], rng: np.random.Generator
     ) -> DirectionsResult:
-        """The plan's one part on a computed Kendall matrix, decomposed (internal)."""
-        noisy = symmetric_gaussian_noise(self.p, self.sigma, rng, value=kendall)
+        """The plan's Gaussian part on the computed matrix, decomposed (internal)."""
+        noisy = symmetric_gaussian_noise(self.p, self.sigma, rng, value=matrix)
         noisy = 0.5 * (noisy + noisy.T)
         values, vectors = top_eigen(noisy, self.k)
         # post-processing of the released matrix, on the check's own stream: the
@@ -175,6 +201,7 @@ class DirectionsPlan:
             bounds=None if self.box is None else np.column_stack(self.box),
             forecast=self.forecast,
             resolvability=check,
+            estimator=self.estimator,
         )
 
 
@@ -197,6 +224,7 @@ def plan_pc_dir(
     progress: ProgressLike = None,
     scale: str | None = None,
     scale_share: float = SCALE_SHARE,
+    estimator: Estimator = "kendall",
 ) -> DirectionsPlan:
     """Price and forecast a :func:`dppca.dp_pc_dir` release without any data.
 
@@ -206,15 +234,20 @@ def plan_pc_dir(
     ``scale="private"`` a share ``scale_share`` of the budget buys the p
     private scales (p pure parts) and the rest the Kendall matrix, both
     stretched by the factor at which their tight composition at ``delta``
-    is ``eps`` (:func:`tight_stretch`); the recorded cost is that composition. The plan is what
-    :func:`dppca.releases.engine.execute` runs: its ``cost`` is what the release
-    records.
+    is ``eps`` (:func:`tight_stretch`); the recorded cost is that composition.
+    With ``estimator="tau"`` the matrix is Kendall's tau matrix over p, at the
+    same noise scale (:func:`dppca.releases.directions.tau.tau_sensitivity`);
+    ``scale`` must then be None, ``sensitivity`` ``"tight"`` and ``ties``
+    ``"zero"``. The plan is what :func:`dppca.releases.engine.execute` runs:
+    its ``cost`` is what the release records.
 
     Examples
     --------
     >>> plan = plan_pc_dir(178, 13, eps=1.0, delta=1e-6)
     >>> round(plan.forecast.quantities["direction_noise_norm"], 2), plan.forecast.ok
     (0.34, False)
+    >>> plan_pc_dir(178, 13, eps=1.0, delta=1e-6, estimator="tau").sigma == plan.sigma
+    True
     """
     n, p = check_positive_int(n, "n"), check_positive_int(p, "p")
     k = check_k(k, p)
@@ -227,58 +260,100 @@ def plan_pc_dir(
     design = check_design(design)
     ties = check_ties(ties)
     accuracy = check_accuracy(accuracy)
+    estimator = check_estimator(estimator, scale=scale, sensitivity=sensitivity, ties=ties)
     names = variables if variables is not None else tuple(f"V{j + 1}" for j in range(p))
     box = check_bounds(bounds, names)
-    released = f"noisy spherical Kendall matrix ({p} x {p})"
-    if design == "balanced":
-        m = check_design_m(m, n)
-        released = f"noisy spherical Kendall matrix ({p} x {p}, balanced design, m={m})"
+    m = check_design_m(m, n) if design == "balanced" else m
+    released = released_text(estimator, p, design, m)
     scale = check_scale_option(scale)
-    scale_eps, kendall_eps = 0.0, eps
+    scale_eps, matrix_eps = 0.0, eps
     if scale == "private":
         share = check_share(scale_share)
-        delta_s = kendall_sensitivity(n, sensitivity)
-
-        def rho(e: float) -> float:
-            return (delta_s / kendall_sigma(n, e, delta, calibration, sensitivity)) ** 2 / 2
-
-        c = tight_stretch(
-            eps,
-            delta,
-            share,
-            names,
-            stretch_shares(eps, delta, share, p, rho),
-            lambda e: _kendall_cost(n, e, delta, calibration, sensitivity, ""),
+        scale_eps, matrix_eps = private_scale_split(
+            n, eps, delta, share, names, calibration, sensitivity
         )
-        scale_eps, kendall_eps = c * share * eps, c * (1 - share) * eps
-    sigma = kendall_sigma(n, kendall_eps, delta, calibration, sensitivity)
-    cost = PrivacyCost(
-        kendall_eps, delta, mechanism=f"gaussian ({calibration})", released=released,
-        kind="gaussian", sensitivity=kendall_sensitivity(n, sensitivity), sigma=sigma,
-    )  # fmt: skip
+    cost = _kendall_cost(n, matrix_eps, delta, calibration, sensitivity, released)
     if scale == "private":
         cost = compose_tight(
             [*scale_costs(names, scale_eps / p), cost],
             delta,
             released=f"private scales ({p}); {released}",
         )
+    sigma = kendall_sigma(n, matrix_eps, delta, calibration, sensitivity)
     return DirectionsPlan(
-        n, p, k, eps, delta, sigma, cost, forecast_directions(n, p, kendall_eps, delta, sigma),
-        calibration=calibration, sensitivity=sensitivity, design=design, m=m, ties=ties,
-        box=box, accuracy=accuracy, progress=resolve_progress(progress), scale=scale,
+        n,
+        p,
+        k,
+        eps,
+        delta,
+        sigma,
+        cost,
+        forecast_directions(n, p, matrix_eps, delta, sigma),
+        calibration=calibration,
+        sensitivity=sensitivity,
+        design=design,
+        m=m,
+        ties=ties,
+        box=box,
+        accuracy=accuracy,
+        progress=resolve_progress(progress),
+        scale=scale,
         scale_eps=scale_eps,
-    )  # fmt: skip
+        estimator=estimator,
+    )
+
+
+def private_scale_split(
+    n: int,
+    eps: float,
+    delta: float,
+    share: float,
+    names: tuple[str, ...],
+    calibration: str,
+    sensitivity: str,
+) -> tuple[float, float]:
+    """The eps of the p private scales (together) and of the Kendall matrix.
+
+    Both shares of ``eps`` are stretched by the largest factor at which the
+    tight accountant composes the p pure scale parts and the Gaussian part
+    to at most ``eps`` at ``delta`` (:func:`tight_stretch`), starting from the
+    zCDP bound's factor (:func:`dppca.releases.directions.scales.stretch_shares`).
+    """
+    delta_s = kendall_sensitivity(n, sensitivity)
+
+    def rho(e: float) -> float:
+        return (delta_s / kendall_sigma(n, e, delta, calibration, sensitivity)) ** 2 / 2
+
+    c = tight_stretch(
+        eps,
+        delta,
+        share,
+        names,
+        stretch_shares(eps, delta, share, len(names), rho),
+        lambda e: _kendall_cost(n, e, delta, calibration, sensitivity, ""),
+    )
+    return c * share * eps, c * (1 - share) * eps
 
 
 def _kendall_cost(
     n: int, eps: float, delta: float, calibration: str, sensitivity: str, released: str
 ) -> PrivacyCost:
-    """The Gaussian part of a direction release at (eps, delta)."""
+    """The Gaussian part of a direction release at (eps, delta).
+
+    The same for both estimators: Kendall's tau matrix over p has the
+    sensitivity of the spherical Kendall matrix under the tight rule
+    (:func:`dppca.releases.directions.tau.tau_sensitivity`).
+    """
     sigma = kendall_sigma(n, eps, delta, calibration, sensitivity)
     return PrivacyCost(
-        eps, delta, mechanism=f"gaussian ({calibration})", released=released,
-        kind="gaussian", sensitivity=kendall_sensitivity(n, sensitivity), sigma=sigma,
-    )  # fmt: skip
+        eps,
+        delta,
+        mechanism=f"gaussian ({calibration})",
+        released=released,
+        kind="gaussian",
+        sensitivity=kendall_sensitivity(n, sensitivity),
+        sigma=sigma,
+    )
 
 
 def tight_stretch(
@@ -345,7 +420,11 @@ def forecast_directions(n: int, p: int, eps: float, delta: float, sigma: float) 
     problem = direction_problem(norm)
     problems = [] if problem is None else [problem]
     return Forecast(
-        "directions", n, p, eps, delta,
+        "directions",
+        n,
+        p,
+        eps,
+        delta,
         quantities={"kendall_sigma": sigma, "direction_noise_norm": norm},
         descriptions={
             "kendall_sigma": "standard deviation of the noise on each diagonal entry",
@@ -353,7 +432,7 @@ def forecast_directions(n: int, p: int, eps: float, delta: float, sigma: float) 
             "Kendall eigenvalues differ by less than about twice this are not resolved",
         },
         problems=tuple(problems),
-    )  # fmt: skip
+    )
 
 
 # Pickles and release files name the public path, which stays the same.

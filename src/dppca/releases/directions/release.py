@@ -19,6 +19,7 @@ from ...privacy.accounting import Budget
 from ..engine import CheckedData, execute
 from .plan import SCALE_SHARE, plan_pc_dir, top_eigen
 from .result import DirectionsResult
+from .tau import Estimator
 
 __all__ = ["dp_pc_dir", "pc_dir", "pc_dir_checked"]
 
@@ -42,11 +43,13 @@ def dp_pc_dir(
     allow_large_delta: bool = False,
     scale: Literal["private"] | None = None,
     scale_share: float = SCALE_SHARE,
+    estimator: Estimator = "kendall",
 ) -> DirectionsResult:
     """Differentially private PC directions (g-DPPCA, spherical case).
 
-    The spherical Kendall matrix of ``X`` is perturbed with symmetric Gaussian
-    noise and the leading eigenvectors of the noisy matrix are returned.
+    The spherical Kendall matrix of ``X`` (or, with ``estimator="tau"``,
+    Kendall's tau matrix over p) is perturbed with symmetric Gaussian noise
+    and the leading eigenvectors of the noisy matrix are returned.
 
     Parameters
     ----------
@@ -113,6 +116,15 @@ def dp_pc_dir(
         With ``scale="private"``, the share of the budget spent on the
         scales (the rest buys the Kendall matrix). Finding the split that
         the tight accountant prices at ``eps`` takes up to a few seconds.
+    estimator : {"kendall", "tau"}, default="kendall"
+        The matrix released with noise. ``"kendall"`` is the seed method's
+        spherical Kendall matrix, which depends on the units of the columns.
+        ``"tau"`` is the marginal Kendall's tau matrix divided by p: it reads
+        only the signs of pair differences, so it is the same for the table in
+        any units, and it suits a table in raw, unrelated units with no public
+        scales (``scale`` must then be None; ``sensitivity="tight"`` and
+        ``ties="zero"`` only). In-memory data only; O(n^2 p^2) time. Its
+        noise scale and cost are those of the Kendall release.
 
     Returns
     -------
@@ -162,6 +174,16 @@ def dp_pc_dir(
     error itself reveals that two rows nearly coincide; ``ties="zero"``
     removes that leak at no privacy cost.
 
+    With ``estimator="tau"`` the released matrix is ``T / p + E`` with the
+    same noise ``E``: ``T = 2 / (n (n - 1)) sum_{i<j} s_ij s_ij^T`` with
+    ``s_ij = sign(x_i - x_j)`` per coordinate has Frobenius sensitivity
+    ``2 sqrt(2) p / n`` (attained; proof in
+    :func:`dppca.releases.directions.tau.tau_sensitivity`), so ``T / p`` has
+    the Kendall matrix's ``2 sqrt(2) / n``. Without ties its trace is 1, like
+    the Kendall matrix's, so the forecast and the post-release check apply
+    unchanged. Under elliptical models its eigenvectors are close to those of
+    the Kendall matrix of the standardised table.
+
     With ``design="balanced"`` the random order of the rows is drawn first and
     the noise second, both from the generator resolved from ``random_state``;
     the order depends on n only, is never released, and the balanced matrix
@@ -203,6 +225,7 @@ def dp_pc_dir(
         progress=progress,
         scale=scale,
         scale_share=scale_share,
+        estimator=estimator,
     )
     result: DirectionsResult = execute(plan, checked, budget=budget, random_state=random_state)
     return result
@@ -263,4 +286,5 @@ def pc_dir_checked(
         variables=variables,
         cost=None,
         calibration=None,
+        estimator=None,
     )

@@ -31,11 +31,12 @@ class DirectionsResult(ResultMixin):
         Orthonormal columns, PC1 first, ordered by decreasing eigenvalue.
     eigenvalues : ndarray of shape (k,)
         Eigenvalues of ``matrix`` for the returned columns. For a private
-        result these belong to the noisy spherical Kendall matrix: they are
+        result these belong to the released noisy matrix: they are
         not variances and do not measure explained variance.
     noisy_matrix : ndarray of shape (p, p) or None
-        The released noisy spherical Kendall matrix K-tilde (private results
-        only). Any function of it is post-processing.
+        The released noisy matrix (private results only): the spherical
+        Kendall matrix K-tilde, or Kendall's tau matrix over p with
+        ``estimator="tau"``. Any function of it is post-processing.
     sigma : float or None
         Standard deviation of the diagonal noise (sigma_K); None if not private.
     n : int
@@ -67,6 +68,10 @@ class DirectionsResult(ResultMixin):
         scale was released as about 0, see ``scale_note``).
     scale_note : str or None
         Names the columns whose private scale was about 0 (left unscaled).
+    estimator : str or None
+        The matrix that was released with noise: ``"kendall"`` (the spherical
+        Kendall matrix) or ``"tau"`` (Kendall's tau matrix over p); None for
+        :func:`~dppca.pc_dir`.
     """
 
     directions: NDArray[np.float64]
@@ -83,6 +88,7 @@ class DirectionsResult(ResultMixin):
     resolvability: Resolvability | None = None
     scales: NDArray[np.float64] | None = None
     scale_note: str | None = None
+    estimator: str | None = "kendall"
 
     def __post_init__(self) -> None:
         arrays = (self.directions, self.eigenvalues, self.noisy_matrix, self.bounds, self.scales)

@@ -26,6 +26,7 @@ from ...core.validation import (
 from ...privacy.accounting import PrivacyCost
 from ..directions import DirectionsPlan, pc_dir_checked, plan_pc_dir
 from ..directions.plan import SCALE_SHARE
+from ..directions.tau import Estimator
 from ..engine import CheckedData, Part
 from ..forecast import Forecast
 from ..resolvability import enforce_resolved
@@ -140,6 +141,7 @@ def plan_loading(
     progress: ProgressLike = None,
     scale: str | None = None,
     scale_share: float = SCALE_SHARE,
+    estimator: Estimator = "kendall",
 ) -> LoadingPlan:
     """Price and forecast a :func:`dp_loading` call without any data.
 
@@ -180,6 +182,7 @@ def plan_loading(
         progress=progress,
         scale=scale,
         scale_share=scale_share,
+        estimator=estimator,
     )
     first, second = components
     return LoadingPlan(plan, k, (int(first), int(second)), compare, sign_reference)

@@ -36,6 +36,7 @@ from ...kernels.kendall import validate_kendall_input
 from ...privacy.accounting import Budget
 from ..directions import DirectionsResult, pc_dir_checked
 from ..directions.plan import SCALE_SHARE
+from ..directions.tau import Estimator
 from ..engine import CheckedData, execute
 from .plan import plan_loading
 from .result import LoadingResult
@@ -128,6 +129,7 @@ def dp_loading(
     allow_large_delta: bool = False,
     scale: Literal["private"] | None = None,
     scale_share: float = SCALE_SHARE,
+    estimator: Estimator = "kendall",
 ) -> LoadingResult:
     """Private loading coordinates of the PC directions, for loading plots.
 
@@ -186,6 +188,10 @@ def dp_loading(
         scales from ``scale_share`` of ``eps`` and divides the data by them
         (``result.directions.scales``); ``compare=True`` then compares with
         the non-private directions of the same scaled data.
+    estimator : {"kendall", "tau"}, default="kendall"
+        As in :func:`dp_pc_dir`: the spherical Kendall matrix, or Kendall's
+        tau matrix over p (the same in any units of the columns; no ``scale``),
+        at the same cost.
 
     Returns
     -------
@@ -213,9 +219,9 @@ def dp_loading(
     -----
     Privacy: neighbouring datasets have the same ``n`` and differ in one row.
     The only release is that of :func:`dp_pc_dir`, the spherical Kendall
-    matrix plus symmetric Gaussian noise calibrated to its Frobenius
-    sensitivity ``2 sqrt(2)/n`` (``4/n`` with ``sensitivity="seed"``), costing
-    (eps, delta). The loading coordinates are
+    matrix (or Kendall's tau matrix over p) plus symmetric Gaussian noise
+    calibrated to its Frobenius sensitivity ``2 sqrt(2)/n`` (``4/n`` with
+    ``sensitivity="seed"``), costing (eps, delta). The loading coordinates are
     entries of its eigenvectors, so they and every plot of them are
     post-processing. The sign of each private vector follows the rule of
     :func:`dp_pc_dir` (largest-magnitude entry positive), which looks at the
@@ -273,6 +279,7 @@ def dp_loading(
         progress=progress,
         scale=scale,
         scale_share=scale_share,
+        estimator=estimator,
     )
     result: LoadingResult = execute(
         plan, CheckedData(data, variables), budget=budget, random_state=random_state

@@ -1,0 +1,111 @@
+"""The scale-free estimator of a direction release: Kendall's tau matrix over p.
+
+``estimator="tau"`` on :func:`dppca.dp_pc_dir` (and :func:`dppca.dp_loading`)
+releases ``A = T / p + E`` instead of the spherical Kendall matrix plus noise,
+where ``T`` is the marginal Kendall's tau matrix
+(:func:`dppca.kernels.tau.kendall_tau_matrix`) and ``E`` the same symmetric
+Gaussian noise, calibrated to the same sensitivity (:func:`tau_sensitivity`).
+``T`` reads only the signs of pair differences, so it is the same for the
+table in any units: no public or private scales are needed.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+__all__ = ["ESTIMATORS", "Estimator", "check_estimator", "released_text", "tau_sensitivity"]
+
+#: The ``estimator`` argument of a direction release.
+Estimator = Literal["kendall", "tau"]
+
+#: The estimators of a direction release: the seed's spherical Kendall matrix
+#: (the default) and Kendall's tau matrix over p.
+ESTIMATORS = ("kendall", "tau")
+
+
+def tau_sensitivity(n: int) -> float:
+    """Frobenius sensitivity of Kendall's tau matrix over p, ``2 sqrt(2) / n``.
+
+    Parameters
+    ----------
+    n : int
+        Number of rows (public), n >= 2.
+
+    Notes
+    -----
+    Write ``T = 2 / (n (n - 1)) sum_{i<j} s_ij s_ij^T`` with
+    ``s_ij = sign(x_i - x_j)`` in ``{-1, 0, 1}^p`` (0 for a tie). For any two
+    such vectors ``s`` and ``t``,
+
+        ||s s^T - t t^T||_F^2 = |s|^4 + |t|^4 - 2 (s.t)^2 <= 2 p^2,
+
+    because ``|s|^2 = (number of non-zero entries of s) <= p``, likewise for
+    ``t``, and ``(s.t)^2 >= 0``. Replacing row ``i`` by another row changes
+    only the ``n - 1`` pair terms that contain row ``i``; each moves
+    ``T / p`` by at most ``sqrt(2) p * 2 / (n (n - 1)) / p``, so by the
+    triangle inequality the whole matrix moves by at most
+    ``(n - 1) sqrt(2) * 2 / (n (n - 1)) = 2 sqrt(2) / n`` in Frobenius norm,
+    the same bound as the spherical Kendall matrix
+    (:func:`dppca.privacy.mechanisms.kendall_sensitivity`). Ties only make
+    ``|s|`` smaller, so the bound holds with them.
+
+    The bound is attained for every even p: put every row but ``i`` at one
+    point ``c``, and row ``i`` above ``c`` in every coordinate (all ``n - 1``
+    sign vectors are the all-ones vector); the neighbour moves row ``i``
+    above ``c`` in half of the coordinates and below in the other half. Then
+    ``|s|^2 = |t|^2 = p`` and ``s.t = 0``, each of the ``n - 1`` changes is
+    the same matrix of norm ``sqrt(2) p``, and they add up in norm.
+
+    The balanced design averages ``n m`` pairs with weight ``1 / (n m)`` and
+    each row in ``2 m`` of them: again at most
+    ``2 m * sqrt(2) / (n m) = 2 sqrt(2) / n``.
+
+    Examples
+    --------
+    >>> round(tau_sensitivity(100), 6)
+    0.028284
+    """
+    return 2.0 * math.sqrt(2.0) / n
+
+
+def check_estimator(estimator: object, *, scale: object, sensitivity: str, ties: str) -> Estimator:
+    """``estimator`` as ``"kendall"`` or ``"tau"``, refusing settings tau does not have.
+
+    ``scale`` is the caller's argument as given (any value but None is
+    refused with tau), ``sensitivity`` and ``ties`` are already checked.
+    """
+    if not isinstance(estimator, str) or estimator not in ESTIMATORS:
+        raise ValueError(f"estimator must be 'kendall' or 'tau'; got {estimator!r}.")
+    if estimator == "kendall":
+        return "kendall"
+    if scale is not None:
+        raise ValueError(
+            f"scale={scale!r} cannot be used with estimator='tau': Kendall's tau matrix "
+            "does not change when a column is multiplied by a positive scale, so there is "
+            "nothing to scale; pass scale=None (and spend the whole budget on the matrix)."
+        )
+    if sensitivity != "tight":
+        raise ValueError(
+            f"sensitivity={sensitivity!r} reproduces the reference method's noise on the "
+            "spherical Kendall matrix only; with estimator='tau' pass sensitivity='tight' "
+            "(2 sqrt(2) / n, exact for the tau matrix as well)."
+        )
+    if ties != "zero":
+        raise ValueError(
+            f"ties={ties!r} applies to the spherical Kendall matrix only: Kendall's tau "
+            "scores a tie in a column as 0 by definition; pass ties='zero'."
+        )
+    return "tau"
+
+
+def released_text(estimator: str, p: int, design: str, m: int | None) -> str:
+    """What a direction release publishes, for its cost."""
+    name = (
+        "noisy Kendall's tau matrix / p"
+        if estimator == "tau"
+        else "noisy spherical Kendall matrix"
+    )
+    if design == "balanced":
+        return f"{name} ({p} x {p}, balanced design, m={m})"
+    return f"{name} ({p} x {p})"
