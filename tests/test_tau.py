@@ -211,7 +211,7 @@ def test_plan_is_what_the_release_charges(rng):
     )
     assert budget.ledger == (res.cost,)
     assert res.cost == plan.cost and res.sigma == plan.sigma
-    assert res.cost.released == "noisy Kendall's tau matrix / p (5 x 5)"
+    assert res.cost.released == "noisy Kendall's tau matrix / p, off the diagonal (5 x 5)"
     assert res.estimator == "tau"
     kendall = plan_pc_dir(300, 5, 2, eps=0.8, delta=1e-6, accuracy="ignore")
     assert kendall.sigma == plan.sigma and kendall.cost.eps == plan.cost.eps  # same price
@@ -230,7 +230,10 @@ def test_balanced_design_is_priced_and_recorded(rng):
         random_state=2,
         accuracy="ignore",
     )
-    assert res.cost.released == "noisy Kendall's tau matrix / p (3 x 3, balanced design, m=7)"
+    assert (
+        res.cost.released
+        == "noisy Kendall's tau matrix / p, off the diagonal (3 x 3, balanced design, m=7)"
+    )
     assert res.sigma == plan_pc_dir(200, 3, eps=1.0, delta=1e-6).sigma
 
 
@@ -309,3 +312,15 @@ def test_cli_refuses_scale_with_tau(scale, capsys):
     args = ["directions", "--eps", "1", "--delta", "1e-6", "--estimator", "tau"]
     assert main([*args, "--scale", scale]) == 2
     assert "--scale cannot be used with --estimator tau" in capsys.readouterr().err
+
+
+def test_tau_release_publishes_the_off_diagonal_only(rng):
+    # The diagonal of the released matrix is the public constant 1/p, whatever
+    # the data: none of the diagonal noise reaches the directions.
+    X = rng.normal(size=(80, 6)) * np.array([1e-3, 1.0, 1e3, 2.0, 5.0, 0.1])
+    res = dp_pc_dir(X, eps=1.0, delta=1e-6, estimator="tau", random_state=1, accuracy="ignore")
+    np.testing.assert_array_equal(np.diag(res.noisy_matrix), np.full(6, 1 / 6))
+    np.testing.assert_array_equal(res.noisy_matrix, res.noisy_matrix.T)
+    values, vectors = np.linalg.eigh(res.noisy_matrix)
+    top = vectors[:, np.argsort(values)[::-1][: res.k]]
+    np.testing.assert_allclose(np.abs(top.T @ res.directions), np.eye(res.k), atol=1e-8)

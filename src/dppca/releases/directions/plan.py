@@ -184,6 +184,10 @@ class DirectionsPlan:
         """The plan's Gaussian part on the computed matrix, decomposed (internal)."""
         noisy = symmetric_gaussian_noise(self.p, self.sigma, rng, value=matrix)
         noisy = 0.5 * (noisy + noisy.T)
+        if self.estimator == "tau":
+            # only the off-diagonal entries are released: the diagonal becomes the
+            # public constant 1/p (see dppca.releases.directions.tau.tau_sensitivity)
+            np.fill_diagonal(noisy, 1.0 / self.p)
         values, vectors = top_eigen(noisy, self.k)
         # post-processing of the released matrix, on the check's own stream: the
         # noise generator is read for its seed only, never advanced

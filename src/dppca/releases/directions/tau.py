@@ -61,6 +61,14 @@ def tau_sensitivity(n: int) -> float:
     each row in ``2 m`` of them: again at most
     ``2 m * sqrt(2) / (n m) = 2 sqrt(2) / n``.
 
+    Only the off-diagonal entries of the noisy matrix are released. Its
+    diagonal is set to the public constant ``1 / p`` (the value of ``T / p``'s
+    diagonal when no column has ties); a constant diagonal moves every
+    eigenvalue by the same amount and leaves the eigenvectors as they are, so
+    the directions lose nothing, and the diagonal's noise (the largest
+    entries of the symmetric noise) never reaches them. Dropping entries is
+    post-processing, so the guarantee is that of the whole noisy matrix.
+
     Examples
     --------
     >>> round(tau_sensitivity(100), 6)
@@ -102,7 +110,7 @@ def check_estimator(estimator: object, *, scale: object, sensitivity: str, ties:
 def released_text(estimator: str, p: int, design: str, m: int | None) -> str:
     """What a direction release publishes, for its cost."""
     name = (
-        "noisy Kendall's tau matrix / p"
+        "noisy Kendall's tau matrix / p, off the diagonal"
         if estimator == "tau"
         else "noisy spherical Kendall matrix"
     )
