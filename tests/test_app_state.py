@@ -638,3 +638,13 @@ def test_private_scales_with_public_bounds_give_a_message(state: AppState) -> No
     state.set_bounds({c: (-20.0, 20.0) for c in "abcde"})
     preview = state.preview("scree", eps=0.6, delta=1e-5, scale="private")
     assert preview.cost is None and "bounds" in preview.message
+
+
+def test_the_tau_matrix_is_a_directions_choice(state: AppState, frame: pd.DataFrame) -> None:
+    preview = state.preview("directions", eps=0.5, delta=1e-5, estimator="tau")
+    assert "tau" in preview.cost.released
+    rel = state.release("directions", eps=0.5, delta=1e-5, estimator="tau")
+    assert rel.result.directions.estimator == "tau"
+    # tau needs no scales: asking for both is a message, not a cost
+    refused = state.preview("directions", eps=0.5, delta=1e-5, estimator="tau", scale="private")
+    assert refused.cost is None and "tau" in refused.message

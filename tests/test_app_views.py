@@ -46,6 +46,7 @@ def _page() -> Page:
     }
     values.update(
         directions_design="exact",
+        directions_estimator="kendall",
         scree_clip=0,
         scree_k=3,
         scree_methods=["clipped", "pmwm"],

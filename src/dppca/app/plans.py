@@ -237,7 +237,10 @@ def plan_request(
         design = check_design(opts.get("design", "exact"))
         m = check_design_m(None, n) if design == "balanced" else None
         # all p directions, so every pair of PCs can be drawn
-        plan: ReleasePlan = plan_loading(n, p, design=design, m=m, scale=scale, **money)
+        estimator = opts.get("estimator", "kendall")
+        plan: ReleasePlan = plan_loading(
+            n, p, design=design, m=m, scale=scale, estimator=estimator, **money
+        )
         return ReleaseRequest(kind, plan, {}, box)
     if scale == "private":
         inner = plan_request(

@@ -141,6 +141,14 @@ def build_ui(provided: str | None = None, *, max_upload: int = MAX_UPLOAD_BYTES)
             {"exact": "exact (all pairs)", "balanced": "balanced design (faster, large tables)"},
             inline=True,
         ),
+        ui.input_radio_buttons(
+            "directions_estimator",
+            "Matrix",
+            {
+                "kendall": "spherical Kendall (the method's default)",
+                "tau": "Kendall's tau (columns in unrelated units; no scales needed)",
+            },
+        ),
         *_release_block("directions", "Run private directions release"),
         ui.hr(),
         ui.layout_columns(

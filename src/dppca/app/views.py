@@ -91,6 +91,7 @@ def release_settings(kind: str, value: Value) -> dict[str, Any]:
     }
     if kind == "directions":
         base["design"] = value("directions_design")
+        base["estimator"] = value("directions_estimator")
     elif kind == "scree":
         clip = value("scree_clip")
         base.update(
