@@ -22,11 +22,11 @@ from typing import Any
 
 from numpy.typing import ArrayLike
 
-from .core.exceptions import AccuracyWarning, PrivacyWarning
+from .core.exceptions import AccuracyWarning, DataWarning, PrivacyWarning
 from .core.lazy import pandas as pd
 from .core.reading import write_text_atomically
 from .core.types import Accuracy, Calibration, Data, RandomStateLike, Ties
-from .core.validation import check_data
+from .core.validation import check_grouped_data
 from .privacy.accounting import Budget, PrivacyCost
 from .releases.directions import DirectionsResult, resolve_directions
 from .releases.engine import CheckedData, execute
@@ -115,6 +115,7 @@ def report(
     title: str | None = None,
     random_state: RandomStateLike = None,
     budget: Budget | None = None,
+    dropna: bool = False,
 ) -> Report:
     """Release private directions, loading, scree and score plots; write them as one page.
 
@@ -161,6 +162,13 @@ def report(
         A :class:`dppca.Budget` or a ledger's budget
         (:meth:`dppca.privacy.ledger.Ledger.budget`): checked with the report's whole
         cost before any data work and charged once with it.
+    dropna : bool, default=False
+        Missing values (NaN, None, pd.NA) in the analysed columns are refused
+        unless this is True; then the rows holding one are dropped, and the
+        count of complete rows is treated as public (it is the n of the
+        release). Either way booleans are analysed as 0/1 and non-numeric
+        columns are left out with a ``DataWarning`` (:mod:`dppca.core.tables`).
+        The ``groups`` column is not analysed: a missing label drops no row.
 
     Returns
     -------
@@ -173,8 +181,9 @@ def report(
 
     Warns
     -----
-    AccuracyWarning, PrivacyWarning
-        As raised by the releases; they are also listed on the page.
+    AccuracyWarning, PrivacyWarning, DataWarning
+        As raised by the releases and the table's rule (columns left out,
+        rows dropped); they are also listed on the page.
 
     Notes
     -----
@@ -198,7 +207,9 @@ def report(
     True
     """
     features, labels = _resolve_groups(X, groups)
-    data, variables = check_data(features, min_cols=2)
+    with warnings.catch_warnings(record=True) as table_notes:  # shown on the page as well
+        warnings.simplefilter("always", DataWarning)
+        data, variables, labels = check_grouped_data(features, labels, min_cols=2, dropna=dropna)
     n, p = data.shape
     public_levels, levels, codes = resolve_group_codes(labels, group_labels, n)
     if directions is not None:
@@ -219,8 +230,8 @@ def report(
             plan, CheckedData(data, variables, inputs), budget=budget, random_state=random_state
         )
     notes = []
-    for w in caught:
-        if issubclass(w.category, AccuracyWarning | PrivacyWarning):
+    for w in [*table_notes, *caught]:
+        if issubclass(w.category, AccuracyWarning | PrivacyWarning | DataWarning):
             notes.append(str(w.message))
         warnings.warn(w.message, w.category, stacklevel=2)
     page_ledger = Budget(plan.eps, plan.delta)

@@ -42,6 +42,7 @@ def dp_pc_dir(
     allow_large_delta: bool = False,
     scale: Literal["private"] | None = None,
     scale_share: float = SCALE_SHARE,
+    dropna: bool = False,
 ) -> DirectionsResult:
     """Differentially private PC directions (g-DPPCA, spherical case).
 
@@ -113,6 +114,12 @@ def dp_pc_dir(
         With ``scale="private"``, the share of the budget spent on the
         scales (the rest buys the Kendall matrix). Finding the split that
         the tight accountant prices at ``eps`` takes up to a few seconds.
+    dropna : bool, default=False
+        Missing values (NaN, None, pd.NA) in the analysed columns are refused
+        unless this is True; then the rows holding one are dropped, and the
+        count of complete rows is treated as public (it is the n of the
+        release). Either way booleans are analysed as 0/1 and non-numeric
+        columns are left out with a ``DataWarning`` (:mod:`dppca.core.tables`).
 
     Returns
     -------
@@ -183,7 +190,7 @@ def dp_pc_dir(
     >>> res.to_frame().shape
     (20, 2)
     """
-    checked = _check_input(X, design)
+    checked = _check_input(X, design, dropna)
     n, p = checked.shape
     plan = plan_pc_dir(
         n,
@@ -208,9 +215,9 @@ def dp_pc_dir(
     return result
 
 
-def _check_input(X: Data, design: object) -> CheckedData:
+def _check_input(X: Data, design: object, dropna: bool = False) -> CheckedData:
     """The table checked once for a direction release (in memory or Dask)."""
-    data, variables = validate_kendall_input(X, check_design(design))
+    data, variables = validate_kendall_input(X, check_design(design), dropna=dropna)
     return CheckedData(data, variables)
 
 
