@@ -350,3 +350,32 @@ def test_a_parquet_round_trip_keeps_the_rule(messy, tmp_path, capsys):
     assert status == 0, err
     assert tuple(pd.read_csv(io.StringIO(out))["variable"]) == FEATURES
     assert _cli_notes(err) == [left_out_note(("city", "g")), missing_note(COMPLETE)]
+
+
+def test_the_app_session_refuses_gaps_then_drops_them_when_asked(messy):
+    from dppca.app.data import DROPNA_BOX
+    from dppca.app.state import AppState
+    from dppca.app.views import load_message
+
+    state = AppState(random_state=np.random.default_rng(0))
+    problem = state.load("messy.csv", messy)
+    assert problem is not None and "'x2'" in problem and DROPNA_BOX in problem
+    assert state.selection is None and state.fingerprint == fingerprint(messy)
+    sel = state.select(list(FEATURES), dropna=True)
+    assert (sel.n, sel.columns, state.dropna) == (COMPLETE, FEATURES, True)
+    state.load("messy.csv", messy)  # the checkbox stays ticked for the next table
+    assert state.selection is not None and state.selection.n == COMPLETE
+    text = load_message(state, "messy.csv")
+    assert "Left out non-numeric column(s) 'city', 'g'" in text
+    assert f"Kept the {COMPLETE} complete rows" in text
+    from dppca.app.views import same_selection
+
+    assert same_selection(state.selection, list(FEATURES), None, False, None, True)
+    assert not same_selection(state.selection, list(FEATURES), None, False, None, False)
+
+
+def test_dropna_on_a_dask_collection_is_refused_with_the_way_out(messy):
+    dd = pytest.importorskip("dask.dataframe")
+    lazy = dd.from_pandas(messy[["x1", "x3"]], npartitions=2)
+    with pytest.raises(ValueError, match=r"in-memory table.*collection\.dropna\(\)"):
+        dp_pc_dir(lazy, eps=1.0, delta=1e-5, dropna=True, random_state=0)
