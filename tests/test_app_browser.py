@@ -387,7 +387,9 @@ def test_an_upload_with_missing_values_is_explained(page, tmp_path) -> None:
     path.write_text("x,y,z\n1,2,3\n4,,6\n7,8,9\n1,5,2\n3,3,3\n")
     page.check("input[name=source][value=upload]")
     page.set_input_files("#upload", str(path))
-    expect(page.locator("#data_message")).to_contain_text("y have missing (NaN)", timeout=WAIT)
+    expect(page.locator("#data_message")).to_contain_text(
+        "missing values (NaN, None or pd.NA) in column(s) 'y'", timeout=WAIT
+    )
     # Dropping the column with the gap makes the data usable.
     page.locator("#columns").evaluate("el => { const s = el.selectize; s.removeItem('y'); }")
     expect(page.locator("#data_message")).to_contain_text("Analysing 2 columns", timeout=WAIT)

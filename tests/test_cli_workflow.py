@@ -165,10 +165,10 @@ def test_stdout_is_csv_and_messages_go_to_stderr(tmp_path, table, capsys):
 def test_non_numeric_columns_are_left_out_with_a_note(table, capsys):
     assert main(["directions", str(table), "--exclude", "id", *PRIV, "-k", "2"]) == 0
     captured = capsys.readouterr()
-    assert "left out non-numeric column(s) note, site" in captured.err
+    assert "left out non-numeric column(s) 'note', 'site'" in captured.err
     assert "m5" in captured.out and "id" not in captured.out
     assert main(["directions", str(table), "--columns", "m0,note", *PRIV]) == 2
-    assert "non-numeric column(s) note" in capsys.readouterr().err
+    assert "non-numeric column(s) 'note'" in capsys.readouterr().err
     assert main(["directions", str(table), "--exclude", "nope", *PRIV]) == 2
     assert "--exclude names unknown column(s): nope" in capsys.readouterr().err
 
@@ -176,7 +176,7 @@ def test_non_numeric_columns_are_left_out_with_a_note(table, capsys):
 def test_bundled_grouped_data_work_in_every_command(tmp_path, capsys):
     common = ["--dataset", "gau_g", *PRIV]
     assert main(["loading", *common]) == 0
-    assert "left out non-numeric column(s) group" in capsys.readouterr().err
+    assert "left out non-numeric column(s) 'group'" in capsys.readouterr().err
     assert main(["score", *common, "--groups", "group", "--bins", "4"]) == 0
     captured = capsys.readouterr()
     assert set(pd.read_csv(io.StringIO(captured.out))["group"]) == {

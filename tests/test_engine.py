@@ -65,18 +65,15 @@ def test_the_executor_gives_what_the_entry_point_gives(table):
 def test_an_entry_point_checks_its_data_and_eps_once(monkeypatch):
     data = load_gau()
     calls = {"check_data": 0}
-    original = validation.check_data
+    original = validation.check_table
 
     def counting(*args, **kwargs):
         calls["check_data"] += 1
         return original(*args, **kwargs)
 
-    for module in (
-        "dppca.kernels.kendall",
-        "dppca.releases.scree._release",
-        "dppca.releases.score.release",
-    ):
-        monkeypatch.setattr(f"{module}.check_data", counting)
+    # check_data and check_grouped_data (dp_score's, which keeps the group labels
+    # of the rows kept) both run the table's rule through check_table
+    monkeypatch.setattr("dppca.core.data_checks.check_table", counting)
     dppca.dp_pc_dir(data, 2, eps=0.5, delta=1e-5, random_state=0)
     dppca.dp_scree(data, 3, eps=0.9, delta=1e-5, random_state=0)
     dppca.dp_score(data, eps=0.9, delta=1e-5, random_state=0, accuracy="ignore")

@@ -42,8 +42,7 @@ def test_check_data_keeps_dataframe_labels_and_integer_columns():
 @pytest.mark.parametrize(
     "frame, word",
     [
-        (pd.DataFrame({"a": [1.0, 2.0], "b": ["x", "y"]}), "non-numeric"),
-        (pd.DataFrame({"a": [1.0, 2.0], "b": [True, False]}), "non-numeric"),
+        (pd.DataFrame({"b": ["x", "y"]}), "non-numeric"),
         (pd.DataFrame({"a": [1.0, None]}), "NaN"),
         (pd.Series([1.0, 2.0]), "Series"),
     ],
@@ -159,19 +158,29 @@ def test_check_bool_accepts_python_and_numpy_booleans():
 
 
 @pytest.mark.parametrize(
-    "odd",
-    [np.array([1 + 2j, 3j, 1.0, 2.0]), np.array([True, False, True, True])],
+    "odd, analysed",
+    [
+        (np.array([1 + 2j, 3j, 1.0, 2.0]), False),  # complex: no order, left out
+        (np.array([True, False, True, True]), True),  # booleans: analysed as 0/1
+    ],
     ids=["complex", "bool"],
 )
-def test_one_rule_for_numeric_columns_in_the_api_the_cli_and_the_app(odd):
+def test_one_rule_for_numeric_columns_in_the_api_the_cli_and_the_app(odd, analysed):
+    from dppca import DataWarning
     from dppca.app.data import numeric_columns
     from dppca.cli._common import numeric_part
 
     frame = pd.DataFrame({"a": [1.0, 2.0, 4.0, 3.0], "b": [0, 1, 3, 2], "odd": odd})
-    with pytest.raises(TypeError, match="non-numeric: 'odd'"):
-        check_data(frame)
-    assert numeric_columns(frame) == ["a", "b"]
-    assert list(numeric_part(frame).columns) == ["a", "b"]
+    expected = ["a", "b", "odd"] if analysed else ["a", "b"]
+    if analysed:
+        data, variables = check_data(frame)
+        np.testing.assert_array_equal(data[:, 2], odd.astype(float))
+    else:
+        with pytest.warns(DataWarning, match="left out non-numeric column\\(s\\) 'odd'"):
+            data, variables = check_data(frame)
+    assert list(variables) == expected
+    assert numeric_columns(frame) == expected
+    assert list(numeric_part(frame).columns) == expected
 
 
 def test_the_score_option_checks_keep_their_messages():

@@ -10,6 +10,7 @@ from ._version import __version__
 from .core.exceptions import (
     AccuracyWarning,
     BudgetExceededError,
+    DataWarning,
     InaccurateReleaseError,
     PrivacyWarning,
     TiedRowsError,
@@ -44,6 +45,7 @@ __all__ = [
     "Budget",
     "BudgetExceededError",
     "ClippedControl",
+    "DataWarning",
     "DirectionsResult",
     "HuberControl",
     "InaccurateReleaseError",

@@ -19,10 +19,10 @@ from typing import Any, Literal
 
 from numpy.typing import ArrayLike
 
-from .core.exceptions import AccuracyWarning, PrivacyWarning
+from .core.exceptions import AccuracyWarning, DataWarning, PrivacyWarning
 from .core.reading import write_text_atomically
 from .core.types import Accuracy, Calibration, Data, RandomStateLike, Ties
-from .core.validation import check_data
+from .core.validation import check_grouped_data
 from .privacy.accounting import Budget, PrivacyCost, compose_tight
 from .releases.directions import DirectionsResult, resolve_directions
 from .releases.directions.plan import SCALE_SHARE
@@ -108,6 +108,7 @@ def report(
     budget: Budget | None = None,
     scale: Literal["private"] | None = None,
     scale_share: float = SCALE_SHARE,
+    dropna: bool = False,
 ) -> Report:
     """Release private directions, loading, scree and score plots; write them as one page.
 
@@ -164,6 +165,13 @@ def report(
     scale_share : float, default=0.5
         The share of eps spent on the private scales (before the tight
         stretch, see Notes).
+    dropna : bool, default=False
+        Missing values (NaN, None, pd.NA) in the analysed columns are refused
+        unless this is True; then the rows holding one are dropped, and the
+        count of complete rows is treated as public (it is the n of the
+        release). Either way booleans are analysed as 0/1 and non-numeric
+        columns are left out with a ``DataWarning`` (:mod:`dppca.core.tables`).
+        The ``groups`` column is not analysed: a missing label drops no row.
 
     Returns
     -------
@@ -176,8 +184,9 @@ def report(
 
     Warns
     -----
-    AccuracyWarning, PrivacyWarning
-        As raised by the releases; they are also listed on the page.
+    AccuracyWarning, PrivacyWarning, DataWarning
+        As raised by the releases and the table's rule (columns left out,
+        rows dropped); they are also listed on the page.
 
     Notes
     -----
@@ -200,14 +209,14 @@ def report(
     >>> "<img" in rep.html
     True
     """
-    features, labels = _resolve_groups(X, groups)
-    data, variables = check_data(features, min_cols=2)
+    with warnings.catch_warnings(record=True) as table_notes:  # shown on the page as well
+        warnings.simplefilter("always", DataWarning)
+        data, variables, labels = check_grouped_data(
+            *_resolve_groups(X, groups), min_cols=2, dropna=dropna
+        )
     n, p = data.shape
     public_levels, levels, codes = resolve_group_codes(labels, group_labels, n)
-    if directions is not None:
-        resolve_directions(directions, p=p, k=max(components))  # a private release, p matches
-        if directions.n != n:
-            raise ValueError(f"X has {n} rows but the directions used n={directions.n}.")
+    _check_reused(directions, n, p, components)
     plan = plan_report(
         n,
         p,
@@ -229,7 +238,21 @@ def report(
         scale_share=scale_share,
     )
     checked = CheckedData(data, variables, ReportInputs(directions, public_levels, levels, codes))
-    releases, notes = _execute_noting(plan, checked, budget, random_state)
+    releases, notes = _execute_noting(plan, checked, budget, random_state, table_notes)
+    result = _page(plan, releases, notes, title, calibration)
+    if out is not None:
+        result.save(out)
+    return result
+
+
+def _page(
+    plan: ReportPlan,
+    releases: ReportReleases,
+    notes: tuple[str, ...],
+    title: str | None,
+    calibration: str,
+) -> Report:
+    """The report of the released results: its page, its own ledger and its cost."""
     page_ledger, names = _page_ledger(plan)
     page = render_html(
         directions=releases.directions,
@@ -243,7 +266,7 @@ def report(
         shares=plan.shares,
         names=names,
     )
-    result = Report(
+    return Report(
         page,
         releases.directions,
         releases.loading,
@@ -253,24 +276,36 @@ def report(
         plan.cost,
         notes,
     )
-    if out is not None:
-        result.save(out)
-    return result
+
+
+def _check_reused(
+    directions: DirectionsResult | None, n: int, p: int, components: tuple[int, int]
+) -> None:
+    """A reused direction release must be private and made on this table's shape."""
+    if directions is not None:
+        resolve_directions(directions, p=p, k=max(components))  # a private release, p matches
+        if directions.n != n:
+            raise ValueError(f"X has {n} rows but the directions used n={directions.n}.")
 
 
 def _execute_noting(
-    plan: ReportPlan, data: CheckedData, budget: Budget | None, random_state: RandomStateLike
+    plan: ReportPlan,
+    data: CheckedData,
+    budget: Budget | None,
+    random_state: RandomStateLike,
+    earlier: Sequence[warnings.WarningMessage] = (),
 ) -> tuple[ReportReleases, tuple[str, ...]]:
-    """Run the report's plan; the accuracy and privacy warnings raised become page notes.
+    """Run the report's plan; the accuracy, privacy and data warnings become page notes.
 
-    Every warning is raised again to the caller as well.
+    ``earlier`` are the warnings of the table's check. Every warning is raised
+    again to the caller as well.
     """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         releases: ReportReleases = execute(plan, data, budget=budget, random_state=random_state)
     notes = []
-    for w in caught:
-        if issubclass(w.category, AccuracyWarning | PrivacyWarning):
+    for w in [*earlier, *caught]:
+        if issubclass(w.category, AccuracyWarning | PrivacyWarning | DataWarning):
             notes.append(str(w.message))
         warnings.warn(w.message, w.category, stacklevel=3)
     return releases, tuple(notes)

@@ -33,13 +33,43 @@ except ImportError:  # pragma: no cover - scikit-learn 1.3 to 1.5
 
 
 from .core.exceptions import PrivacyWarning
+from .core.lazy import is_dataframe
+from .core.tables import column_kind
 from .core.types import Calibration, Ties
+from .core.validation import check_table
 from .privacy.accounting import PrivacyCost
 from .releases.directions import DirectionsResult, plan_pc_dir
 from .releases.engine import ReleasePlan, execute
 from .releases.scree import ScreeResult, ScreeSplit, plan_scree
 
 __all__ = ["DPPCA"]
+
+
+def _messy_table_rule(X: Any, *, dropna: bool = False, rows: bool = True) -> Any:
+    """The one rule for messy tables (:mod:`dppca.core.tables`) before scikit-learn's checks.
+
+    A DataFrame loses its non-numeric columns (with a ``DataWarning`` from
+    ``fit``) and has its booleans as 0/1; with ``dropna`` (``fit`` only, and
+    arrays too) the incomplete rows are dropped. ``rows=False`` (``transform``,
+    which must return one score per row) leaves rows and missing values to
+    scikit-learn's own checks.
+    """
+    if not rows:
+        if not is_dataframe(X):
+            return X
+        kinds = {c: column_kind(X[c]) for c in X.columns}
+        flags = [c for c, kind in kinds.items() if kind == "boolean" and X[c].dtype == object]
+        frame = X[[c for c, kind in kinds.items() if kind != "other"]]
+        return frame.astype(dict.fromkeys(flags, "boolean")) if flags else frame
+    if not (is_dataframe(X) or dropna):
+        return X  # an array: scikit-learn's checks, as for any estimator
+    table = check_table(X, min_rows=1, dropna=dropna)
+    if not is_dataframe(X):
+        return table.data
+    import pandas as pd
+
+    return pd.DataFrame(table.data, columns=list(table.variables))
+
 
 _TRANSFORM_WARNING = (
     "the scores returned by transform are computed from each row without noise, so they "
@@ -90,6 +120,12 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         public (for example new public data, or a use where the row scores
         are never shown). False: ``transform`` warns that the scores are not
         private.
+    dropna : bool, default=False
+        ``fit`` refuses missing values unless this is True; then it drops the
+        rows holding one, and the count of complete rows is treated as public
+        (the n of the release). Either way a DataFrame's booleans are analysed
+        as 0/1 and its non-numeric columns are left out with a ``DataWarning``
+        (:mod:`dppca.core.tables`), in ``fit`` and ``transform`` alike.
 
     Attributes
     ----------
@@ -158,6 +194,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         variances: bool = False,
         direction_share: float = 0.35,
         public_transform: bool = False,
+        dropna: bool = False,
     ) -> None:
         self.n_components = n_components
         self.eps = eps
@@ -169,6 +206,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.variances = variances
         self.direction_share = direction_share
         self.public_transform = public_transform
+        self.dropna = dropna
 
     # -- fitting ----------------------------------------------------------------------
     def fit(self, X: Any, y: Any = None) -> DPPCA:
@@ -179,6 +217,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         if not isinstance(self.variances, bool):
             raise TypeError(f"variances must be True or False; got {self.variances!r}.")
         min_rows = 4 if self.variances else 2
+        X = _messy_table_rule(X, dropna=self.dropna)
         data = _validate_data(self, X, dtype=np.float64, ensure_min_samples=min_rows, reset=True)
         names = getattr(self, "feature_names_in_", None)
         variables = (
@@ -272,7 +311,9 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             Unless ``public_transform=True``: the scores are not private.
         """
         check_is_fitted(self, "components_")
-        data = _validate_data(self, X, dtype=np.float64, reset=False)
+        data = _validate_data(
+            self, _messy_table_rule(X, rows=False), dtype=np.float64, reset=False
+        )
         if not self.public_transform:
             warnings.warn(_TRANSFORM_WARNING, PrivacyWarning, stacklevel=2)
         return data @ self.components_.T

@@ -10,9 +10,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..core.validation import is_numeric_dtype
+from ..core.tables import column_kind, tidy_table
 
 __all__ = [
+    "DROPNA_BOX",
+    "DROPNA_HELP",
     "MAX_UPLOAD_BYTES",
     "DataError",
     "Selection",
@@ -25,6 +27,15 @@ __all__ = [
 
 #: Largest accepted upload, in bytes.
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+#: The label of the page's checkbox that drops incomplete rows (``dropna``).
+DROPNA_BOX = "Drop rows with missing values"
+#: What the page says under that checkbox.
+DROPNA_HELP = (
+    "Without it, a chosen column with a missing value is refused. With it, the rows with "
+    "a gap in a chosen column are left out, and the count of the complete rows is treated "
+    "as public (it is the n of every release). Text columns are always left out, and "
+    "True/False columns are analysed as 0/1."
+)
 
 
 class DataError(ValueError):
@@ -57,8 +68,12 @@ def default_delta(n: int) -> float:
 
 
 def numeric_columns(frame: pd.DataFrame) -> list[str]:
-    """Names of the columns the analysis accepts (the rule of ``is_numeric_dtype``)."""
-    return [str(c) for c in frame.columns if is_numeric_dtype(frame[c].dtype)]
+    """Names of the columns the analysis accepts: numbers, and booleans (as 0/1).
+
+    The rule of :func:`dppca.core.tables.column_kind`, as for the library and
+    the command line.
+    """
+    return [str(c) for c in frame.columns if column_kind(frame[c]) != "other"]
 
 
 def _megabytes(size: int) -> str:
@@ -141,6 +156,9 @@ class Selection:
     group_labels: tuple[str, ...] | None = None
     #: Number of groups a score release would show (public list or labels found).
     n_groups: int | None = None
+    #: Whether incomplete rows were dropped, and what the rule for messy tables did.
+    dropna: bool = False
+    notes: tuple[str, ...] = ()
     # The shape is read once here, so pricing a release never touches the data.
     _n: int = field(init=False, repr=False)
     _columns: tuple[str, ...] = field(init=False, repr=False)
@@ -167,17 +185,28 @@ def select_data(
     group: str | None = None,
     groups_public: bool = False,
     group_labels: Sequence[str] | str | None = None,
+    dropna: bool = False,
 ) -> Selection:
     """Check a choice of columns and return what the analysis will use.
 
+    The chosen columns go through the one rule for messy tables
+    (:func:`dppca.core.tables.tidy_table`), as in the library and on the
+    command line: booleans become 0/1, the table's non-numeric columns (other
+    than the group column) are left out with a note, and missing values in a
+    chosen column are refused unless ``dropna`` (the page's checkbox
+    :data:`DROPNA_BOX`), which drops those rows; the count of complete rows
+    is then treated as public (the n of every release). The group column is
+    not analysed: a missing label drops no row.
+
     Raises :class:`DataError` when fewer than two numeric columns are chosen,
-    when the group column is also an analysed column, or when a chosen column
-    has missing values, or the group column has missing labels and no public
-    list of labels is given. ``group_labels`` (a sequence or comma-separated
-    text; empty means none) is the public list of possible labels: then the
-    released label set is that list, and rows with other labels belong to no
-    group. The message names the columns
-    only: the app runs on the data holder's machine, for the data holder.
+    when the group column is also an analysed column, when a chosen column
+    has missing values (without ``dropna``) or infinite ones, or the group
+    column has missing labels and no public list of labels is given.
+    ``group_labels`` (a sequence or comma-separated text; empty means none)
+    is the public list of possible labels: then the released label set is
+    that list, and rows with other labels belong to no group. The message
+    names the columns only: the app runs on the data holder's machine, for
+    the data holder.
     """
     columns = [str(c) for c in columns]
     numeric = set(numeric_columns(frame))
@@ -193,36 +222,48 @@ def select_data(
         raise DataError(
             f"the group column {group!r} is also an analysed column; remove it from one of them."
         )
-    X = frame[columns]
-    bad = [c for c in columns if not np.isfinite(X[c].to_numpy(dtype=np.float64)).all()]
+    if group is not None and group not in frame.columns:
+        raise DataError(f"unknown group column {group!r}.")
+    text = [str(c) for c in frame.columns if str(c) not in numeric and str(c) != group]
+    try:  # the text columns only give the note that they are left out
+        table = tidy_table(
+            frame[[*columns, *text]],
+            dropna=dropna,
+            min_cols=2,
+            name="the data",
+            option=f"tick '{DROPNA_BOX}'",
+        )
+    except (TypeError, ValueError) as exc:
+        raise DataError(str(exc)) from None
+    bad = [c for j, c in enumerate(columns) if not np.isfinite(table.data[:, j]).all()]
     if bad:
         raise DataError(
-            f"column(s) {', '.join(bad)} have missing (NaN) or infinite values; remove those "
-            "rows from the file or choose other columns."
+            f"column(s) {', '.join(bad)} have infinite values; remove those rows from the "
+            "file or choose other columns."
         )
-    if X.shape[0] < 4:
-        raise DataError(f"the data need at least 4 rows; got {X.shape[0]}.")
+    if table.n < 4:
+        raise DataError(f"the data need at least 4 (complete) rows; got {table.n}.")
     labels = None
     public_labels = parse_labels(group_labels)
     if group is not None:
-        if group not in frame.columns:
-            raise DataError(f"unknown group column {group!r}.")
-        if public_labels is None and frame[group].isna().any():
+        if public_labels is None and table.rows(frame[group].isna().to_numpy()).any():
             raise DataError(
                 f"the group column {group!r} has missing labels; give the public list of "
                 "labels (rows with a missing label then belong to no group)."
             )
-        labels = frame[group].astype(str).to_numpy()
+        labels = table.rows(frame[group].astype(str).to_numpy())
     n_groups = None
     if labels is not None:
         n_groups = len(public_labels) if public_labels is not None else len(pd.unique(labels))
     return Selection(
-        X=X.reset_index(drop=True),
+        X=pd.DataFrame(table.data, columns=columns),
         groups=labels,
         group_column=group,
         groups_public=bool(groups_public) and group is not None,
         group_labels=public_labels if group is not None else None,
         n_groups=n_groups,
+        dropna=bool(dropna),
+        notes=table.notes,
     )
 
 

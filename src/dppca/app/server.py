@@ -33,6 +33,7 @@ from .views import (
     release_message,
     release_settings,
     same_selection,
+    table_notes,
 )
 from .widgets import alert, bound_ids, preview_box, release_note
 
@@ -172,15 +173,21 @@ class Session:
             ui.update_selectize("columns", selected=cols)
         public = self.input.groups_public() == "public"
         labels = self.input.group_labels() or None
-        if same_selection(state.selection, cols, group, public, labels):
+        dropna = bool(self.input.dropna())
+        if same_selection(state.selection, cols, group, public, labels, dropna):
             return  # nothing changed (for example the widget was just updated)
         try:
-            state.select(cols, group=group, groups_public=public, group_labels=labels)
+            state.select(
+                cols, group=group, groups_public=public, group_labels=labels, dropna=dropna
+            )
         except DataError as exc:
             state.selection = None
             self.data_msg.set((str(exc), "danger"))
         else:
-            self.data_msg.set((f"Analysing {len(cols)} columns of {state.data_name}.", "success"))
+            notes = table_notes(state.selection)
+            self.data_msg.set(
+                (f"Analysing {len(cols)} columns of {state.data_name}.{notes}", "success")
+            )
             ui.update_numeric("scree_k", max=len(cols))
         self.columns_changed()
         self.changed()
@@ -240,6 +247,7 @@ class Session:
             input.group,
             input.groups_public,
             input.group_labels,
+            input.dropna,
             ignore_init=True,
         )
         def _select() -> None:

@@ -39,6 +39,7 @@ __all__ = [
     "required_number",
     "same_selection",
     "score_display",
+    "table_notes",
 ]
 
 Value = Callable[[str], Any]
@@ -120,6 +121,7 @@ def same_selection(
     group: str | None,
     public: bool,
     labels: str | None,
+    dropna: bool = False,
 ) -> bool:
     """Whether the page's choice of columns and groups is the one in force.
 
@@ -131,10 +133,19 @@ def same_selection(
     chosen = (tuple(columns), group, public and group is not None)
     if chosen != (selection.columns, selection.group_column, selection.groups_public):
         return False
+    if bool(dropna) != selection.dropna:
+        return False
     try:
         return parse_labels(labels) == selection.group_labels
     except DataError:
         return False
+
+
+def table_notes(selection: Selection | None) -> str:
+    """What the rule for messy tables did to the chosen columns, as sentences (or "")."""
+    if selection is None or not selection.notes:
+        return ""
+    return " " + " ".join(note[:1].upper() + note[1:] for note in selection.notes)
 
 
 def load_message(state: AppState, name: str) -> str:
@@ -157,7 +168,7 @@ def load_message(state: AppState, name: str) -> str:
             )
     else:
         text += "Its privacy budget is kept in the ledger, shared by every session."
-    return text
+    return text + table_notes(state.selection)
 
 
 def refusal_message(cost: PrivacyCost, remaining: tuple[float, float]) -> str:

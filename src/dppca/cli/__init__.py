@@ -16,7 +16,7 @@ import warnings
 from collections.abc import Sequence
 
 from .._version import __version__
-from ..core.exceptions import AccuracyWarning, PrivacyWarning
+from ..core.exceptions import AccuracyWarning, DataWarning, PrivacyWarning
 from . import _ledger, _safety, app, directions, loading, report, score, scree
 from ._common import CLIError, join_signed_values
 
@@ -74,6 +74,9 @@ _OPTIONS: set[str] = set()
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    if issubclass(category, DataWarning):  # a note about the table, as the commands write it
+        print(f"dppca: {message}", file=sys.stderr)
+        return
     label = "privacy warning" if issubclass(category, PrivacyWarning) else "warning"
     if issubclass(category, AccuracyWarning):
         label = "accuracy warning"
@@ -100,6 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with _safety.guard(sigterm=args.command != "app"), warnings.catch_warnings():
             warnings.simplefilter("always", PrivacyWarning)
             warnings.simplefilter("always", AccuracyWarning)
+            warnings.simplefilter("always", DataWarning)
             warnings.showwarning = _show_warning
             _safety.check_output_paths(args)
             return int(args.func(args))

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..core.lazy import pandas as pd
 from ..core.reading import add_csv_arguments, csv_options, read_csv_checked
-from ..core.validation import is_numeric_dtype
+from ..core.tables import tidy_table
 from ..datasets import DATASETS, load_dataset
 from ..kernels.kendall import default_m
 from ._output import (
@@ -39,6 +39,7 @@ from ._output import (
     save_release_file,
     write_atomically,
 )
+from ._reading import DROPNA, read_chunked
 from ._safety import CLIError
 
 __all__ = [
@@ -100,6 +101,12 @@ def add_data_arguments(parser: argparse.ArgumentParser, *, default_dataset: str 
         default=None,
         metavar="A,B,...",
         help="comma-separated columns to leave out (an ID column, for example)",
+    )
+    parser.add_argument(
+        "--dropna",
+        action="store_true",
+        help="drop the rows with a missing value in an analysed column (default: refuse "
+        "them); the count of complete rows is then treated as public, as the n of the release",
     )
     add_csv_arguments(parser)  # --sep, --decimal
     parser.set_defaults(default_dataset=default_dataset)
@@ -192,28 +199,29 @@ def _names(text: str | None) -> list[str]:
 
 
 def numeric_part(
-    frame: pd.DataFrame, *, drop: tuple[str, ...] = (), chosen: bool = False
+    frame: pd.DataFrame, *, drop: tuple[str, ...] = (), chosen: bool = False, dropna: bool = False
 ) -> pd.DataFrame:
-    """The columns to analyse.
+    """The columns to analyse, through the one rule for messy tables.
 
-    Columns named by ``--columns`` (``chosen=True``) must all be numeric. Without
-    ``--columns``, non-numeric columns (labels, text) are left out with a note on
-    stderr, as long as two numeric columns remain. Column types are part of the
-    table's layout, not of its values, so the note reveals nothing private.
+    :func:`dppca.core.tables.tidy_table` decides, as for the library and the app:
+    booleans become 0/1, non-numeric columns are left out with a note on stderr
+    (refused when named by ``--columns``, ``chosen=True``), and missing values are
+    refused or, with ``--dropna``, their rows dropped. The columns in ``drop``
+    (the ``--groups`` column) are not analysed, so they drop no row. The result
+    keeps the index of the rows kept. Column types are part of the table's
+    layout, not of its values, so the notes reveal nothing private.
     """
     data = frame.drop(columns=[c for c in drop if c in frame.columns])
-    bad = [str(c) for c in data.columns if not is_numeric_dtype(data[c].dtype)]
-    if bad and (chosen or data.shape[1] - len(bad) < 2):
-        raise CLIError(
-            f"non-numeric column(s) {', '.join(bad)}; choose numeric columns with --columns."
+    try:
+        table = tidy_table(
+            data, dropna=dropna, chosen=chosen, min_cols=2, name="the table", option=DROPNA
         )
-    if bad:
-        note(
-            f"left out non-numeric column(s) {', '.join(bad)}; choose the columns with "
-            "--columns or --exclude"
-        )
-        data = data.drop(columns=bad)
-    return data
+    except TypeError as exc:
+        raise CLIError(f"{exc} Choose the columns with --columns or --exclude.") from None
+    for message in table.notes:
+        note(message)
+    index = data.index if table.kept is None else data.index[table.kept]
+    return pd.DataFrame(table.data, columns=list(table.variables), index=index)
 
 
 def add_ties_argument(parser: argparse.ArgumentParser) -> None:
@@ -266,7 +274,7 @@ def read_design_input(args: argparse.Namespace) -> tuple[Any, tuple[str, ...]]:
     DataFrame of the whole table is ever held; otherwise :func:`read_data`.
     """
     if getattr(args, "design", "exact") != "balanced" or args.data is None:
-        frame = numeric_part(read_data(args), chosen=bool(args.columns))
+        frame = numeric_part(read_data(args), chosen=bool(args.columns), dropna=args.dropna)
         return frame, tuple(str(c) for c in frame.columns)
     if args.dataset is not None:
         raise CLIError("give either DATA.csv or --dataset, not both.")
@@ -290,26 +298,7 @@ def read_design_input(args: argparse.Namespace) -> tuple[Any, tuple[str, ...]]:
         if missing:
             raise CLIError(f"--exclude names unknown column(s): {', '.join(missing)}.")
         columns = [c for c in columns if c not in excluded]
-    from ..core.reading import read_numeric_file
-
-    try:
-        X, names = read_numeric_file(path, columns, **csv_options(args))
-    except pd.errors.EmptyDataError:
-        raise CLIError(f"data file {str(path)!r} is empty.") from None
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise CLIError(f"data file {str(path)!r} is not a readable data file: {first}") from None
-    except ImportError as exc:
-        raise CLIError(str(exc)) from None
-    # The array carries no names, so the library's own check could only say 'V2'.
-    bad = [name for j, name in enumerate(names) if not np.isfinite(X[:, j]).all()]
-    if bad:
-        raise CLIError(
-            f"data file {str(path)!r} has missing or infinite values in column(s) "
-            f"{', '.join(map(repr, bad))}; remove or impute them, or leave the column(s) out "
-            "with --columns."
-        )
-    return X, names
+    return read_chunked(args, path, columns)
 
 
 def progress_for(args: argparse.Namespace, n: int) -> Any:

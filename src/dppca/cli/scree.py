@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         check_figure_path(args.out)
     check_table_path(args)
     check_release_path(args)
-    data = numeric_part(read_data(args), chosen=bool(args.columns))
+    data = numeric_part(read_data(args), chosen=bool(args.columns), dropna=args.dropna)
     variables = tuple(str(c) for c in data.columns)
     data = apply_scale(args, data, variables)
     reused = load_directions(args, data, variables)

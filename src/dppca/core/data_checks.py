@@ -1,8 +1,10 @@
 """Checks of data tables: the table itself, its column names, bounds and derived matrices.
 
 :func:`check_data` turns an array or a DataFrame into a fresh float64 array
-and its variable names, refusing what cannot be analysed (non-numeric or
-repeated columns, too few rows or columns, NaN or infinite values); the
+and its variable names through the one rule for messy tables
+(:mod:`dppca.core.tables`: booleans as 0/1, non-numeric columns left out
+with a note, missing values refused or their rows dropped on request), and
+refuses too few rows or columns and infinite values; the
 other checks cover the variables a caller names, the public bounds of the
 data and a matrix computed from them. As everywhere in dppca, messages name
 the argument and the requirement and never quote a data value. Split out of
@@ -11,34 +13,34 @@ the argument and the requirement and never quote a data value. Split out of
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from .lazy import is_dataframe, is_series
+from .lazy import is_dataframe
 from .lazy import pandas as pd
+from .tables import TidyTable, tidy_table
+from .warnings import warn_data
 
 __all__ = [
     "apply_bounds",
     "check_bounds",
     "check_data",
     "check_finite_matrix",
-    "check_unique_columns",
+    "check_grouped_data",
+    "check_table",
     "check_variable_names",
     "is_numeric_dtype",
 ]
 
 
 def is_numeric_dtype(dtype: Any) -> bool:
-    """Whether a column of this dtype can be analysed: real numbers only.
+    """Whether a column of this dtype holds real numbers (integers or floats).
 
-    The one rule for numeric columns, used by :func:`check_data`, the file
-    readers, the command line and the app: integers and floats are in, booleans
-    (categories, not measurements) and complex numbers (no order, no Kendall
-    sign) are out.
+    Booleans (analysed as 0/1 by the rule of :func:`dppca.core.tables.column_kind`)
+    and complex numbers (no order, no Kendall sign) are not numbers here.
     """
     return (
         pd.api.types.is_numeric_dtype(dtype)
@@ -48,9 +50,21 @@ def is_numeric_dtype(dtype: Any) -> bool:
 
 
 def check_data(
-    X: object, *, name: str = "X", min_rows: int = 2, min_cols: int = 1, copy: bool = True
+    X: object,
+    *,
+    name: str = "X",
+    min_rows: int = 2,
+    min_cols: int = 1,
+    copy: bool = True,
+    dropna: bool = False,
 ) -> tuple[NDArray[np.float64], tuple[str, ...]]:
     """Validate a data table and return a fresh float64 copy and the variable names.
+
+    The table goes through the one rule for messy tables
+    (:func:`dppca.core.tables.tidy_table`): booleans become 0/1, non-numeric
+    columns are left out with a :class:`~dppca.core.exceptions.DataWarning`,
+    missing values are refused or, with ``dropna``, their rows dropped (with
+    a ``DataWarning``).
 
     Parameters
     ----------
@@ -60,10 +74,13 @@ def check_data(
     name : str, default="X"
         The argument name used in error messages.
     min_rows, min_cols : int
-        The smallest accepted number of rows and columns.
+        The smallest accepted number of (complete) rows and analysed columns.
     copy : bool, default=True
         With False, a C-contiguous float64 array is used as it is (no copy);
         the caller must then only read the result. For large tables.
+    dropna : bool, default=False
+        Drop the rows with a missing value in an analysed column; their
+        count is then treated as public (it is the n of the release).
 
     Returns
     -------
@@ -72,65 +89,41 @@ def check_data(
     variables : tuple of str
         One label per column.
     """
-    if is_series(X):
-        raise TypeError(
-            f"{name} must be two-dimensional; got a pandas Series. "
-            "Use series.to_frame() for a single variable."
-        )
-    if isinstance(X, np.ma.MaskedArray):
-        raise TypeError(
-            f"{name} is a masked array, whose mask would be ignored; drop the masked rows "
-            f"first, for example {name}[~{name}.mask.any(axis=1)].data."
-        )
-    if is_dataframe(X):
-        data, variables = _frame_data(X, name)
-    else:
-        data = _array_data(X, name, copy)
-        variables = tuple(f"V{j + 1}" for j in range(data.shape[1]))
-    _check_table_size(data, name, min_rows, min_cols)
-    _check_finite_values(data, variables, name)
-    return np.ascontiguousarray(data), variables
+    table = check_table(
+        X, name=name, min_rows=min_rows, min_cols=min_cols, copy=copy, dropna=dropna
+    )
+    return table.data, table.variables
 
 
-def _frame_data(X: Any, name: str) -> tuple[NDArray[np.float64], tuple[str, ...]]:
-    """A DataFrame's values as a float64 copy and its column names; numeric columns only."""
-    check_unique_columns(list(X.columns), name)
-    bad = [str(c) for c in X.columns if not is_numeric_dtype(X[c].dtype)]
-    if bad:
-        shown = ", ".join(repr(c) for c in bad[:5]) + (" ..." if len(bad) > 5 else "")
-        raise TypeError(
-            f"{name} must have only numeric columns; non-numeric: {shown}. "
-            "Drop or encode them first."
-        )
-    variables = tuple(str(c) for c in X.columns)
-    try:
-        data = X.to_numpy(dtype=np.float64, na_value=np.nan, copy=True)
-    except (TypeError, ValueError) as exc:  # pragma: no cover - exotic extension dtypes
-        raise TypeError(f"{name} could not be converted to float64: {exc}") from None
-    return data, variables
+def check_table(
+    X: object,
+    *,
+    name: str = "X",
+    min_rows: int = 2,
+    min_cols: int = 1,
+    copy: bool = True,
+    dropna: bool = False,
+) -> TidyTable:
+    """:func:`check_data` keeping the rule's whole outcome (rows kept, notes)."""
+    table = tidy_table(X, dropna=dropna, min_cols=min_cols, name=name, copy=copy)
+    _check_table_size(table.data, name, min_rows, min_cols)
+    _check_finite_values(table.data, table.variables, name)
+    for message in table.notes:
+        warn_data(message)
+    return table
 
 
-def _array_data(X: object, name: str, copy: bool) -> NDArray[np.float64]:
-    """An array-like of real numbers as a two-dimensional C-ordered float64 array."""
-    if X is None or isinstance(X, str | bytes | numbers.Number):
-        raise TypeError(
-            f"{name} must be a 2-D array or a pandas DataFrame; got {type(X).__name__}."
-        )
-    arr = np.asarray(X)
-    if arr.dtype == object or not (
-        np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
-    ):
-        raise TypeError(
-            f"{name} must hold real numbers (integer or float); got dtype {arr.dtype}."
-        )
-    if arr.ndim != 2:
-        raise ValueError(
-            f"{name} must be two-dimensional (rows are observations); got {arr.ndim} "
-            "dimension(s). Use X.reshape(-1, 1) for a single variable."
-        )
-    if copy:
-        return np.array(arr, dtype=np.float64, order="C", copy=True)
-    return np.asarray(arr, dtype=np.float64, order="C")
+def check_grouped_data(
+    X: object, labels: Any, *, min_cols: int = 1, dropna: bool = False
+) -> tuple[NDArray[np.float64], tuple[str, ...], Any]:
+    """:func:`check_data` of the features, with the group labels of the rows kept.
+
+    The labels are not analysed: a missing label never drops a row (what it
+    means is the group release's rule), and ``labels`` not aligned with the
+    rows are returned as they are for the caller's own check.
+    """
+    table = check_table(X, min_cols=min_cols, dropna=dropna)
+    return table.data, table.variables, table.rows(labels)
 
 
 def _check_table_size(data: NDArray[np.float64], name: str, min_rows: int, min_cols: int) -> None:
@@ -142,28 +135,14 @@ def _check_table_size(data: NDArray[np.float64], name: str, min_rows: int, min_c
 
 
 def _check_finite_values(data: NDArray[np.float64], variables: tuple[str, ...], name: str) -> None:
-    """Refuse NaN and infinities, naming the columns that hold them (never the values)."""
+    """Refuse infinities (missing values were handled by the rule), naming their columns."""
     if not np.isfinite(data).all():
         cols = np.flatnonzero(~np.isfinite(data).all(axis=0))
         shown = ", ".join(repr(variables[j]) for j in cols[:5]) + (" ..." if len(cols) > 5 else "")
         raise ValueError(
-            f"{name} contains NaN or infinite values (columns {shown}); "
-            "remove or impute them before the analysis."
+            f"{name} contains infinite values (columns {shown}); clip them to public bounds "
+            "or remove those rows before the analysis."
         )
-
-
-def check_unique_columns(columns: Sequence[object], name: str = "X") -> None:
-    """Refuse repeated column names (a table with two columns called 'a' is ambiguous)."""
-    seen: set[str] = set()
-    repeated = []
-    for c in columns:
-        key = str(c)
-        if key in seen and key not in repeated:
-            repeated.append(key)
-        seen.add(key)
-    if repeated:
-        shown = ", ".join(repr(c) for c in repeated[:5]) + (" ..." if len(repeated) > 5 else "")
-        raise ValueError(f"{name} has repeated column names ({shown}); rename them first.")
 
 
 def check_variable_names(

@@ -5,6 +5,7 @@ from __future__ import annotations
 __all__ = [
     "AccuracyWarning",
     "BudgetExceededError",
+    "DataWarning",
     "InaccurateReleaseError",
     "PrivacyWarning",
     "TiedRowsError",
@@ -16,6 +17,18 @@ class PrivacyWarning(UserWarning):
 
     Raised, for example, when the classic Gaussian calibration is used with
     ``eps >= 1``, where its textbook proof no longer applies.
+    """
+
+
+class DataWarning(UserWarning):
+    """A note about the table itself: non-numeric columns left out, incomplete rows dropped.
+
+    Issued by the one rule for messy tables (:mod:`dppca.core.tables`) on every
+    face: as this warning in Python, as a line on stderr on the command line,
+    on the page in the app. It names columns and counts rows only, never a
+    value, and says nothing about privacy (column types are part of the
+    table's layout; the count of complete rows is treated as public when
+    ``dropna=True`` asks for it).
     """
 
 

@@ -24,7 +24,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .lazy import pandas as pd
-from .validation import check_unique_columns, is_numeric_dtype
+from .tables import (
+    DROPNA_OPTION,
+    TidyTable,
+    check_unique_columns,
+    drop_missing,
+    left_out_note,
+    missing_note,
+    tidy_table,
+)
 
 __all__ = [
     "add_csv_arguments",
@@ -33,6 +41,7 @@ __all__ = [
     "raw_header",
     "read_csv_checked",
     "read_numeric_file",
+    "read_table_file",
     "sniff_csv_layout",
 ]
 
@@ -128,7 +137,33 @@ def read_numeric_file(
     sep: str = ",",
     decimal: str = ".",
 ) -> tuple[NDArray[np.float64], tuple[str, ...]]:
-    """Read the numeric ``columns`` (default all) of a CSV or Parquet file.
+    """Read the ``columns`` (default all) of a CSV or Parquet file as numbers.
+
+    :func:`read_table_file` without dropping rows and without its notes:
+    missing values are refused, booleans become 0/1, and a non-numeric
+    column is refused if named in ``columns`` and left out otherwise.
+
+    Returns
+    -------
+    data : ndarray of shape (n, p)
+        C-contiguous float64.
+    variables : tuple of str
+    """
+    table = read_table_file(path, columns, chunksize=chunksize, sep=sep, decimal=decimal)
+    return table.data, table.variables
+
+
+def read_table_file(
+    path: str | Path,
+    columns: Sequence[str] | None = None,
+    *,
+    chunksize: int = _DEFAULT_CHUNK,
+    sep: str = ",",
+    decimal: str = ".",
+    dropna: bool = False,
+    option: str = DROPNA_OPTION,
+) -> TidyTable:
+    """Read a CSV or Parquet file in chunks through the one rule for messy tables.
 
     Parameters
     ----------
@@ -136,34 +171,41 @@ def read_numeric_file(
         A CSV file with a header row, or a ``.parquet``/``.pq`` file (needs
         ``pyarrow``).
     columns : sequence of str, optional
-        Columns to keep, in this order. Every kept column must be numeric.
+        Columns to keep, in this order; each must be numeric or boolean.
+        Without it, non-numeric columns are left out with a note.
     chunksize : int, default=200000
         Rows parsed at a time.
     sep, decimal : str, default "," and "."
         Field separator and decimal mark of a CSV file; a file that looks
         like another layout is refused (see :func:`check_csv_layout`).
+    dropna : bool, default=False
+        Drop the rows with a missing value in a kept column (their count is
+        then treated as public) instead of refusing them.
+    option : str
+        How the refusal of missing values names the option that drops them.
 
     Returns
     -------
-    data : ndarray of shape (n, p)
-        C-contiguous float64; missing values become NaN (rejected later by the
-        analysis, as for any other input).
-    variables : tuple of str
+    TidyTable
+        The data (C-contiguous float64, booleans as 0/1), the names, the notes.
 
     Raises
     ------
     ValueError
-        Unknown columns, a file without rows.
+        Unknown columns, a file without rows, missing values without ``dropna``,
+        column types that differ between chunks of a CSV file.
     TypeError
-        A non-numeric column (naming it, never quoting values).
+        A non-numeric column named in ``columns`` (naming it, never quoting values).
     ImportError
         A Parquet file without ``pyarrow`` installed.
     """
     path = Path(path)
     if path.suffix.lower() in {".parquet", ".pq"}:
-        return _read_parquet(path, columns, chunksize)
+        return _read_parquet(path, columns, chunksize, dropna=dropna, option=option)
     check_csv_layout(path, sep, decimal)
-    return _read_csv(path, columns, chunksize, sep=sep, decimal=decimal)
+    return _read_csv(
+        path, columns, chunksize, sep=sep, decimal=decimal, dropna=dropna, option=option
+    )
 
 
 def _check_columns(available: Sequence[str], columns: Sequence[str] | None) -> list[str]:
@@ -175,32 +217,12 @@ def _check_columns(available: Sequence[str], columns: Sequence[str] | None) -> l
     return list(columns)
 
 
-def _non_numeric(names: Sequence[str]) -> TypeError:
-    shown = ", ".join(repr(c) for c in names[:5]) + (" ..." if len(names) > 5 else "")
-    return TypeError(f"non-numeric column(s) {shown}; choose numeric columns.")
-
-
-def _read_csv(
-    path: Path, columns: Sequence[str] | None, chunksize: int, *, sep: str, decimal: str
-) -> tuple[NDArray[np.float64], tuple[str, ...]]:
-    check_unique_columns(raw_header(path, sep), f"data file {str(path)!r}")
-    header = pd.read_csv(path, nrows=0, sep=sep).columns
-    names = _check_columns([str(c) for c in header], columns)
-    blocks: list[NDArray[np.float64]] = []
-    with pd.read_csv(path, usecols=names, chunksize=chunksize, sep=sep, decimal=decimal) as reader:
-        for frame in reader:
-            frame = frame[names]
-            if frame.shape[0] == 0:
-                continue
-            bad = [c for c in names if not is_numeric_dtype(frame[c].dtype)]
-            if bad:
-                raise _non_numeric(bad)
-            blocks.append(frame.to_numpy(dtype=np.float64, na_value=np.nan))
-            del frame
+def _assemble(blocks: list[NDArray[np.float64]], p: int, path: Path) -> NDArray[np.float64]:
+    """One C-contiguous array from the chunks' blocks, freeing each once copied."""
     n = sum(b.shape[0] for b in blocks)
     if n == 0:
-        raise ValueError(f"data file {str(path)!r} has a header but no rows.")
-    out = np.empty((n, len(names)), dtype=np.float64)
+        raise ValueError(f"data file {str(path)!r} has a header but no (complete) rows.")
+    out = np.empty((n, p), dtype=np.float64)
     blocks.reverse()
     row = 0
     while blocks:
@@ -208,7 +230,65 @@ def _read_csv(
         out[row : row + block.shape[0]] = block
         row += block.shape[0]
         del block
-    return out, tuple(names)
+    return out
+
+
+def _finish(
+    data: NDArray[np.float64],
+    names: tuple[str, ...],
+    left_out: tuple[str, ...],
+    masks: list[NDArray[np.bool_]],
+) -> TidyTable:
+    """The file's table, the rows kept (one mask per chunk) and the notes of the rule."""
+    kept = np.concatenate(masks) if masks else np.zeros(0, dtype=np.bool_)
+    notes = [left_out_note(left_out)] if left_out else []
+    if data.shape[0] < kept.shape[0]:
+        notes.append(missing_note(int(data.shape[0])))
+    dropped = data.shape[0] < kept.shape[0]
+    return TidyTable(data, names, kept if dropped else None, left_out, kept.shape[0], tuple(notes))
+
+
+def _read_csv(
+    path: Path,
+    columns: Sequence[str] | None,
+    chunksize: int,
+    *,
+    sep: str,
+    decimal: str,
+    dropna: bool,
+    option: str,
+) -> TidyTable:
+    name = f"data file {str(path)!r}"
+    check_unique_columns(raw_header(path, sep), name)
+    header = pd.read_csv(path, nrows=0, sep=sep).columns
+    wanted = _check_columns([str(c) for c in header], columns)
+    blocks: list[NDArray[np.float64]] = []
+    names: tuple[str, ...] | None = None
+    left_out: tuple[str, ...] = ()
+    masks: list[NDArray[np.bool_]] = []
+    with pd.read_csv(
+        path, usecols=wanted, chunksize=chunksize, sep=sep, decimal=decimal
+    ) as reader:
+        for frame in reader:
+            frame = frame[wanted]
+            if frame.shape[0] == 0:
+                continue
+            chosen = columns is not None
+            part = tidy_table(
+                frame, dropna=dropna, chosen=chosen, min_cols=0, name=name, option=option
+            )
+            if names is not None and part.variables != names:
+                raise ValueError(
+                    f"{name} has column(s) whose type changes within the file (numbers in "
+                    "some rows, text in others); fix their values or leave them out."
+                )
+            names, left_out = part.variables, part.left_out
+            masks.append(np.ones(part.n_read, np.bool_) if part.kept is None else part.kept)
+            blocks.append(part.data)
+            del frame, part
+    if names is None:
+        raise ValueError(f"{name} has a header but no rows.")
+    return _finish(_assemble(blocks, len(names), path), names, left_out, masks)
 
 
 def raw_header(path: str | os.PathLike[str], sep: str) -> list[str]:
@@ -227,8 +307,8 @@ def read_csv_checked(path: str | Path, *, sep: str = ",", decimal: str = ".") ->
 
 
 def _read_parquet(
-    path: Path, columns: Sequence[str] | None, chunksize: int
-) -> tuple[NDArray[np.float64], tuple[str, ...]]:
+    path: Path, columns: Sequence[str] | None, chunksize: int, *, dropna: bool, option: str
+) -> TidyTable:
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -237,30 +317,36 @@ def _read_parquet(
             "reading Parquet files needs pyarrow; install it with pip install 'dppca[parquet]' "
             "or convert the file to CSV."
         ) from None
+    name = f"data file {str(path)!r}"
     handle = pq.ParquetFile(path)
     schema = handle.schema_arrow
-    names = _check_columns(schema.names, columns)
-    bad = [
-        c
-        for c in names
-        if not (
-            pa.types.is_integer(schema.field(c).type) or pa.types.is_floating(schema.field(c).type)
+    wanted = _check_columns(schema.names, columns)
+    types = {c: schema.field(c).type for c in wanted}
+    kinds = (pa.types.is_integer, pa.types.is_floating, pa.types.is_boolean)
+    numbers = [c for c in wanted if any(is_kind(types[c]) for is_kind in kinds)]
+    other = tuple(c for c in wanted if c not in numbers)
+    if other and columns is not None:
+        raise TypeError(
+            f"{name} has non-numeric column(s) {', '.join(map(repr, other))} (text, categories "
+            "or other non-numbers); choose numeric columns, or encode them as numbers first."
         )
-    ]
-    if bad:
-        raise _non_numeric(bad)
     n = handle.metadata.num_rows
     if n == 0:
-        raise ValueError(f"data file {str(path)!r} has no rows.")
-    out = np.empty((n, len(names)), dtype=np.float64)
+        raise ValueError(f"{name} has no rows.")
+    out = np.empty((n, len(numbers)), dtype=np.float64)
     row = 0
-    for batch in handle.iter_batches(batch_size=chunksize, columns=names):
-        size = batch.num_rows
-        for j, name in enumerate(names):
-            column = batch.column(name).to_numpy(zero_copy_only=False)
-            out[row : row + size, j] = column
-        row += size
-    return out, tuple(names)
+    masks: list[NDArray[np.bool_]] = []
+    for batch in handle.iter_batches(batch_size=chunksize, columns=numbers):
+        block = np.empty((batch.num_rows, len(numbers)), dtype=np.float64)
+        for j, c in enumerate(numbers):  # booleans as 0/1, missing cells as NaN
+            block[:, j] = batch.column(c).cast(pa.float64()).to_numpy(zero_copy_only=False)
+        block, kept = drop_missing(block, tuple(numbers), dropna=dropna, name=name, option=option)
+        masks.append(np.ones(batch.num_rows, np.bool_) if kept is None else kept)
+        out[row : row + block.shape[0]] = block
+        row += block.shape[0]
+    if row == 0:
+        raise ValueError(f"{name} has no complete rows.")
+    return _finish(out[:row], tuple(numbers), other, masks)
 
 
 def write_text_atomically(path: str | os.PathLike[str], text: str) -> Path:

@@ -24,7 +24,8 @@ from .data_checks import (
     check_bounds,
     check_data,
     check_finite_matrix,
-    check_unique_columns,
+    check_grouped_data,
+    check_table,
     check_variable_names,
     is_numeric_dtype,
 )
@@ -48,6 +49,7 @@ from .score_checks import (
     check_sample_options,
     check_split,
 )
+from .tables import check_unique_columns
 from .types import Accuracy, Calibration, Design, RandomStateLike, Ties
 
 __all__ = [
@@ -80,6 +82,7 @@ __all__ = [
     "check_frame",
     "check_group_count",
     "check_group_labels",
+    "check_grouped_data",
     "check_k",
     "check_methods",
     "check_nonnegative_int",
@@ -92,6 +95,7 @@ __all__ = [
     "check_sample_options",
     "check_sensitivity_work",
     "check_split",
+    "check_table",
     "check_ties",
     "check_unique_columns",
     "check_variable_names",

@@ -7,7 +7,7 @@ import warnings
 from pathlib import Path
 from types import FrameType
 
-from .exceptions import PrivacyWarning
+from .exceptions import DataWarning, PrivacyWarning
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parents[1])  # the whole dppca package
 
@@ -28,3 +28,8 @@ def _user_stacklevel() -> int:
 def warn_privacy(message: str) -> None:
     """Emit a ``PrivacyWarning`` pointing at the caller's own code."""
     warnings.warn(message, PrivacyWarning, stacklevel=_user_stacklevel())
+
+
+def warn_data(message: str) -> None:
+    """Emit a ``DataWarning`` (a note about the table) pointing at the caller's own code."""
+    warnings.warn(message, DataWarning, stacklevel=_user_stacklevel())

@@ -160,17 +160,27 @@ def is_dask_collection(X: object) -> bool:
     return hasattr(X, "__dask_graph__") and type(X).__module__.startswith("dask")
 
 
-def validate_kendall_input(X: object, design: str) -> tuple[Any, tuple[str, ...]]:
+def validate_kendall_input(
+    X: object, design: str, *, dropna: bool = False
+) -> tuple[Any, tuple[str, ...]]:
     """Validated data for the kernels: a float64 ndarray, or a Dask array.
 
     The kernels only read the data, so an array that is already C-contiguous
-    float64 is used without a copy (large tables).
+    float64 is used without a copy (large tables). ``dropna`` drops the rows
+    with missing values of an in-memory table (see :func:`check_data`); a Dask
+    collection must be complete.
     """
     if is_dask_collection(X):
+        if dropna:
+            raise ValueError(
+                "dropna=True needs an in-memory table; drop the incomplete rows of the Dask "
+                "collection first (collection.dropna()), knowing that their count is then "
+                "treated as public."
+            )
         from .dask_sums import check_dask_data
 
         return check_dask_data(X)
-    return check_data(X, copy=False)
+    return check_data(X, copy=False, dropna=dropna)
 
 
 def kendall_matrix(

@@ -27,9 +27,11 @@ def fingerprint(data: Any, columns: Sequence[str] | None = None) -> str:
     Parameters
     ----------
     data : DataFrame or array-like of shape (n, p)
-        The table as read, before any column choice or scaling. For a
-        DataFrame every numeric column counts (other columns, such as group
-        labels, do not); an array is converted to float64.
+        The table as read, before any column choice, scaling or dropping of
+        incomplete rows. For a DataFrame every column the rule for messy
+        tables analyses counts (numbers, and booleans as 0/1, see
+        :func:`dppca.core.tables.column_kind`); text columns, such as group
+        labels, do not. An array is converted to float64.
     columns : sequence of str, optional
         One name per column of an array; default the DataFrame's names, else
         ``V1..Vp``.
@@ -47,7 +49,12 @@ def fingerprint(data: Any, columns: Sequence[str] | None = None) -> str:
     (the rows are the same people), any changed value (``-0.0`` counts as
     ``0.0``, every NaN as one NaN), row or name gives another. Which columns
     are analysed, and how they are scaled, does not matter: every analysis of
-    the same rows spends from one budget.
+    the same rows spends from one budget. Nor does ``dropna``: the digest is
+    taken before incomplete rows are dropped (missing cells count as NaN),
+    since the dropped rows are still the same people's table, and a digest of
+    the complete rows only would give each choice of analysed columns (each
+    set of complete rows) a budget of its own. Booleans count as 0/1, so a
+    flag written ``True``/``False`` or ``1``/``0`` names the same dataset.
 
     The digest is stored on the data holder's machine only. It is not a
     private release: anyone who can guess the whole table can confirm the
@@ -61,12 +68,16 @@ def fingerprint(data: Any, columns: Sequence[str] | None = None) -> str:
     (True, 64)
     """
     if isinstance(data, pd.DataFrame):
-        from ..core.validation import is_numeric_dtype
+        from ..core.tables import column_kind
 
-        numeric = [c for c in data.columns if is_numeric_dtype(data[c].dtype)]
+        numeric = [c for c in data.columns if column_kind(data[c]) != "other"]
         if columns is None:
             columns = [str(c) for c in numeric]
-        data = data[numeric].to_numpy(dtype=np.float64, na_value=np.nan)
+        frame = data[numeric]
+        flags = [c for c in numeric if frame[c].dtype == object]  # booleans with gaps
+        if flags:
+            frame = frame.astype(dict.fromkeys(flags, "boolean"))
+        data = frame.to_numpy(dtype=np.float64, na_value=np.nan)
     arr = np.asarray(data)
     if arr.ndim != 2:
         raise ValueError(f"data must be two-dimensional; got {arr.ndim} dimension(s).")

@@ -44,6 +44,7 @@ def dp_pc_dir(
     scale: Literal["private"] | None = None,
     scale_share: float = SCALE_SHARE,
     estimator: Estimator = "kendall",
+    dropna: bool = False,
 ) -> DirectionsResult:
     """Differentially private PC directions (g-DPPCA, spherical case).
 
@@ -125,6 +126,12 @@ def dp_pc_dir(
         scales (``scale`` must then be None; ``sensitivity="tight"`` and
         ``ties="zero"`` only). In-memory data only; O(n^2 p^2) time. Its
         noise scale and cost are those of the Kendall release.
+    dropna : bool, default=False
+        Missing values (NaN, None, pd.NA) in the analysed columns are refused
+        unless this is True; then the rows holding one are dropped, and the
+        count of complete rows is treated as public (it is the n of the
+        release). Either way booleans are analysed as 0/1 and non-numeric
+        columns are left out with a ``DataWarning`` (:mod:`dppca.core.tables`).
 
     Returns
     -------
@@ -205,7 +212,7 @@ def dp_pc_dir(
     >>> res.to_frame().shape
     (20, 2)
     """
-    checked = _check_input(X, design)
+    checked = _check_input(X, design, dropna)
     n, p = checked.shape
     plan = plan_pc_dir(
         n,
@@ -231,9 +238,9 @@ def dp_pc_dir(
     return result
 
 
-def _check_input(X: Data, design: object) -> CheckedData:
+def _check_input(X: Data, design: object, dropna: bool = False) -> CheckedData:
     """The table checked once for a direction release (in memory or Dask)."""
-    data, variables = validate_kendall_input(X, check_design(design))
+    data, variables = validate_kendall_input(X, check_design(design), dropna=dropna)
     return CheckedData(data, variables)
 
 

@@ -130,6 +130,7 @@ def dp_loading(
     scale: Literal["private"] | None = None,
     scale_share: float = SCALE_SHARE,
     estimator: Estimator = "kendall",
+    dropna: bool = False,
 ) -> LoadingResult:
     """Private loading coordinates of the PC directions, for loading plots.
 
@@ -192,6 +193,12 @@ def dp_loading(
         As in :func:`dp_pc_dir`: the spherical Kendall matrix, or Kendall's
         tau matrix over p (the same in any units of the columns; no ``scale``),
         at the same cost.
+    dropna : bool, default=False
+        Missing values (NaN, None, pd.NA) in the analysed columns are refused
+        unless this is True; then the rows holding one are dropped, and the
+        count of complete rows is treated as public (it is the n of the
+        release). Either way booleans are analysed as 0/1 and non-numeric
+        columns are left out with a ``DataWarning`` (:mod:`dppca.core.tables`).
 
     Returns
     -------
@@ -249,14 +256,14 @@ def dp_loading(
     design = check_design(design)
     if directions is not None:
         return _from_given(
-            X, directions, eps, delta, k, components, compare, sign_reference, design
+            X, directions, eps, delta, k, components, compare, sign_reference, design, dropna
         )
     if X is None:
         raise TypeError("X is required unless directions is given and compare is False; got None.")
     if eps is None or delta is None:
         raise TypeError("eps and delta are required (pass both as numbers).")
     # Checked once, without a copy of a float64 array: the release only reads it.
-    data, variables = validate_kendall_input(X, design)
+    data, variables = validate_kendall_input(X, design, dropna=dropna)
     n, p = data.shape
     plan = plan_loading(
         n,
@@ -297,12 +304,13 @@ def _from_given(
     compare: bool,
     sign_reference: str,
     design: str,
+    dropna: bool = False,
 ) -> LoadingResult:
     """Loadings of a given private release: no new noise, nothing spent."""
     data: Any = None
     variables = None
     if X is not None:
-        data, variables = validate_kendall_input(X, design)
+        data, variables = validate_kendall_input(X, design, dropna=dropna)
     elif compare:
         raise TypeError("X is required unless directions is given and compare is False; got None.")
     if compare and not isinstance(data, np.ndarray):

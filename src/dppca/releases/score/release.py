@@ -14,7 +14,7 @@ from typing import Any, Literal
 from numpy.typing import ArrayLike
 
 from ...core.types import Accuracy, Calibration, Data, RandomStateLike, Ties
-from ...core.validation import check_bins_cap, check_components, check_data, check_eps
+from ...core.validation import check_bins_cap, check_components, check_eps, check_grouped_data
 from ...privacy.accounting import Budget
 from ..directions import DirectionsResult
 from ..directions.plan import SCALE_SHARE, check_share
@@ -57,6 +57,7 @@ def dp_score(
     allow_large_delta: bool = False,
     scale: Literal["private"] | None = None,
     scale_share: float = SCALE_SHARE,
+    dropna: bool = False,
 ) -> ScoreResult:
     """A differentially private score plot: frame, grid and noisy 2-D histograms.
 
@@ -155,6 +156,13 @@ def dp_score(
         ``directions``.
     scale_share : float, default=0.5
         The share of ``eps`` spent on the scales.
+    dropna : bool, default=False
+        Missing values (NaN, None, pd.NA) in the analysed columns are refused
+        unless this is True; then the rows holding one are dropped, and the
+        count of complete rows is treated as public (it is the n of the
+        release). Either way booleans are analysed as 0/1 and non-numeric
+        columns are left out with a ``DataWarning`` (:mod:`dppca.core.tables`).
+        The ``groups`` column is not analysed: a missing label drops no row.
 
     Returns
     -------
@@ -243,7 +251,7 @@ def dp_score(
     """  # noqa: E501
     check_bins_cap(bins)  # before any work (issue 14)
     X, labels = _resolve_groups(X, groups)
-    data, variables = check_data(X, min_cols=2)
+    data, variables, labels = check_grouped_data(X, labels, min_cols=2, dropna=dropna)
     n, p = data.shape
     components = check_components(components, p)
     matrix, dir_result = given_directions(directions, p, components, public_directions)

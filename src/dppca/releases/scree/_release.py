@@ -41,6 +41,7 @@ def dp_scree(
     allow_large_delta: bool = False,
     scale: Literal["private"] | None = None,
     scale_share: float = SCALE_SHARE,
+    dropna: bool = False,
 ) -> ScreeResult:
     """Private variances (scree values) and PVE along PC directions.
 
@@ -125,6 +126,12 @@ def dp_scree(
         given ``directions``.
     scale_share : float, default=0.5
         The share of ``eps`` spent on the scales.
+    dropna : bool, default=False
+        Missing values (NaN, None, pd.NA) in the analysed columns are refused
+        unless this is True; then the rows holding one are dropped, and the
+        count of complete rows is treated as public (it is the n of the
+        release). Either way booleans are analysed as 0/1 and non-numeric
+        columns are left out with a ``DataWarning`` (:mod:`dppca.core.tables`).
 
     Returns
     -------
@@ -246,7 +253,7 @@ def dp_scree(
     >>> res.to_frame().shape
     (3, 3)
     """
-    data, variables = check_data(X, min_rows=4)
+    data, variables = check_data(X, min_rows=4, dropna=dropna)
     n, p = data.shape
     k = check_k(k, p)
     public_directions = check_bool(public_directions, "public_directions")

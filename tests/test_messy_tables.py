@@ -1,0 +1,381 @@
+"""One rule for messy tables on every face: the library, the command line, the app.
+
+The same table (a boolean column, a text column, a numeric column with gaps
+and a group column) must give the same n, the same analysed columns and the
+same notes through :func:`dppca.dp_pc_dir` / :func:`dppca.dp_score`, through
+``dppca directions`` / ``dppca score`` on a CSV file, and through the app's
+:func:`dppca.app.data.select_data`. Missing values are refused, naming the
+option of each face, or dropped on request, and the count of complete rows is
+then the n of the plan and of the charge.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dppca import Budget, DataWarning, dp_pc_dir, dp_score, plan_pc_dir
+from dppca.cli import main
+from dppca.core.tables import column_kind, left_out_note, missing_note, tidy_table
+from dppca.privacy.fingerprint import fingerprint
+from dppca.privacy.ledger import Ledger
+
+N = 240
+GAPS = (3, 17, 40, 41, 99, 150, 201)  # rows with a missing x2
+COMPLETE = N - len(GAPS)
+FEATURES = ("x1", "x2", "x3", "flag")
+PRIV = ["--eps", "1", "--delta", "1e-5"]
+
+
+@pytest.fixture
+def messy() -> pd.DataFrame:
+    rng = np.random.default_rng(7)
+    z = rng.normal(size=(N, 2))
+    frame = pd.DataFrame(
+        {
+            "x1": z[:, 0] + 0.3 * rng.normal(size=N),
+            "x2": z[:, 0] - z[:, 1],
+            "city": rng.choice(["Lyon", "Oslo", "Porto"], size=N),
+            "x3": z[:, 1] + 0.3 * rng.normal(size=N),
+            "flag": rng.random(N) < 0.4,
+            "g": rng.choice(["a", "b"], size=N),
+        }
+    )
+    frame.loc[list(GAPS), "x2"] = np.nan
+    return frame
+
+
+@pytest.fixture
+def csv_file(messy, tmp_path):
+    path = tmp_path / "messy.csv"
+    messy.to_csv(path, index=False)
+    return path
+
+
+def _data_notes(caught) -> list[str]:
+    return [str(w.message) for w in caught if issubclass(w.category, DataWarning)]
+
+
+def _api(call, *args, **kwargs):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = call(*args, **kwargs)
+    return result, _data_notes(caught)
+
+
+def _cli(argv, capsys) -> tuple[int, str, str]:
+    status = main(argv)
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def _cli_notes(err: str) -> list[str]:
+    """The rule's notes on stderr: ``dppca: <note>`` lines (not warnings or errors)."""
+    lines = [line.removeprefix("dppca: ") for line in err.splitlines()]
+    return [line for line in lines if line.startswith(("left out", "kept the"))]
+
+
+def _app(frame, columns, **kwargs):
+    from dppca.app.data import select_data
+
+    return select_data(frame, columns, **kwargs)
+
+
+# ------------------------------------------------------------------ the rule itself
+
+
+def test_column_kinds_follow_one_rule():
+    frame = pd.DataFrame(
+        {
+            "int": [1, 2, 3],
+            "nullable": pd.array([1, None, 3], dtype="Int64"),
+            "bool": [True, False, True],
+            "boolean": pd.array([True, None, False], dtype="boolean"),
+            "gappy_flag": [True, None, False],  # how a CSV column of flags with a gap reads
+            "text": ["a", "b", "c"],
+            "string": pd.array(["a", "b", None], dtype="string"),
+            "category": pd.Categorical(["u", "v", "u"]),
+            "when": pd.to_datetime(["2020-01-01"] * 3),
+            "complex": [1j, 2j, 3j],
+        }
+    )
+    kinds = {c: column_kind(frame[c]) for c in frame.columns}
+    assert kinds == {
+        "int": "number",
+        "nullable": "number",
+        "bool": "boolean",
+        "boolean": "boolean",
+        "gappy_flag": "boolean",
+        "text": "other",
+        "string": "other",
+        "category": "other",
+        "when": "other",
+        "complex": "other",
+    }
+    table = tidy_table(frame, dropna=True)
+    assert table.variables == ("int", "nullable", "bool", "boolean", "gappy_flag")
+    # row 1 has gaps; rows 0 and 2 are complete, flags as 0/1
+    np.testing.assert_array_equal(table.data, [[1, 1, 1, 1, 1], [3, 3, 1, 0, 0]])
+    assert table.left_out == ("text", "string", "category", "when", "complex")
+    assert table.notes == (left_out_note(table.left_out), missing_note(2))
+
+
+def test_the_notes_name_columns_and_count_complete_rows_only():
+    frame = pd.DataFrame({"a": [1.5, np.nan, 2.25, 3.0], "b": [0.5, 0.75, 1.0, 2.0], "t": "x"})
+    table = tidy_table(frame, dropna=True)
+    text = " ".join(table.notes)
+    assert "'t'" in text and "3 complete rows" in text and "public" in text
+    assert "1.5" not in text and "2.25" not in text  # never a value
+    assert "1 " not in text.replace("1 complete", "")  # nor the count of dropped rows
+
+
+def test_infinite_values_are_not_missing_values():
+    frame = pd.DataFrame({"a": [1.0, np.inf, 2.0, 3.0], "b": [1.0, 2.0, np.nan, 4.0]})
+    with pytest.raises(ValueError, match="infinite values \\(columns 'a'\\)"):
+        _api(dp_pc_dir, frame, eps=1.0, delta=1e-3, dropna=True, random_state=0)
+
+
+# ------------------------------------------------------------------ the same on every face
+
+
+def test_directions_give_the_same_n_columns_and_notes_on_every_face(messy, csv_file, capsys):
+    expected_notes = [left_out_note(("city", "g")), missing_note(COMPLETE)]
+    res, api_notes = _api(
+        dp_pc_dir, messy, k=2, eps=1.0, delta=1e-5, dropna=True, random_state=0, accuracy="ignore"
+    )
+    status, out, err = _cli(
+        ["directions", str(csv_file), *PRIV, "--dropna", "-k", "2", "--no-ledger"], capsys
+    )
+    assert status == 0, err
+    printed = pd.read_csv(io.StringIO(out))
+    from dppca.app.data import numeric_columns
+
+    sel = _app(messy, numeric_columns(messy), dropna=True)
+    assert res.n == sel.n == COMPLETE
+    assert res.variables == tuple(printed["variable"]) == sel.columns == FEATURES
+    assert api_notes == _cli_notes(err) == list(sel.notes) == expected_notes
+
+
+def test_a_balanced_read_in_chunks_follows_the_same_rule(messy, csv_file, capsys):
+    argv = ["directions", str(csv_file), *PRIV, "--dropna", "-k", "2", "--no-ledger"]
+    status, out, err = _cli([*argv, "--design", "balanced"], capsys)
+    assert status == 0, err
+    assert tuple(pd.read_csv(io.StringIO(out))["variable"]) == FEATURES
+    assert _cli_notes(err) == [left_out_note(("city", "g")), missing_note(COMPLETE)]
+
+
+def test_scores_with_groups_agree_on_every_face(messy, csv_file, capsys):
+    expected_notes = [left_out_note(("city",)), missing_note(COMPLETE)]
+    res, api_notes = _api(
+        dp_score,
+        messy,
+        eps=1.0,
+        delta=1e-5,
+        groups="g",
+        groups_public=True,
+        bins=4,
+        dropna=True,
+        random_state=0,
+        accuracy="ignore",
+    )
+    status, _, err = _cli(
+        [
+            "score",
+            str(csv_file),
+            *PRIV,
+            "--groups",
+            "g",
+            "--groups-public",
+            "--bins",
+            "4",
+            "--dropna",
+            "--no-ledger",
+        ],
+        capsys,
+    )
+    assert status == 0, err
+    sel = _app(messy, list(FEATURES), group="g", groups_public=True, dropna=True)
+    assert res.n == sel.n == COMPLETE
+    assert res.variables == sel.columns == FEATURES
+    assert api_notes == _cli_notes(err) == list(sel.notes) == expected_notes
+    # The labels follow the rows kept: public group sizes are those of the complete rows.
+    kept = messy.drop(index=list(GAPS))
+    sizes = kept["g"].value_counts()
+    assert dict(zip(res.groups, res.group_sizes, strict=True)) == {
+        "a": sizes["a"],
+        "b": sizes["b"],
+    }
+    assert list(sel.groups) == list(kept["g"])
+    assert "a=" in err and f"a={sizes['a']}" in err
+
+
+def test_a_missing_group_label_drops_no_row(messy):
+    frame = messy.copy()
+    frame.loc[[0, 1, 2], "g"] = None  # rows 0-2 have x2, so they are complete
+    res, _ = _api(
+        dp_score,
+        frame,
+        eps=1.0,
+        delta=1e-5,
+        groups="g",
+        group_labels=["a", "b"],
+        groups_public=True,
+        bins=4,
+        dropna=True,
+        random_state=0,
+        accuracy="ignore",
+    )
+    assert res.n == COMPLETE  # the rows without a label are kept, in no group
+    kept = frame.drop(index=list(GAPS))
+    assert sum(res.group_sizes) == kept["g"].notna().sum()
+    sel = _app(frame, list(FEATURES), group="g", group_labels="a,b", dropna=True)
+    assert sel.n == COMPLETE
+
+
+def test_the_report_and_the_estimator_follow_the_rule(messy, tmp_path):
+    from dppca import report
+
+    rep, notes = _api(
+        report,
+        messy,
+        eps=2.0,
+        delta=1e-5,
+        groups="g",
+        groups_public=True,
+        dropna=True,
+        random_state=0,
+        accuracy="ignore",
+    )
+    assert rep.directions.n == COMPLETE and rep.directions.variables == FEATURES
+    assert notes == [left_out_note(("city",)), missing_note(COMPLETE)]
+    assert all(note in rep.notes for note in notes)  # shown on the page as well
+    pytest.importorskip("sklearn")
+    from dppca import DPPCA
+
+    est, est_notes = _api(
+        DPPCA(n_components=2, eps=1.0, random_state=0, dropna=True).fit, messy.drop(columns="g")
+    )
+    assert est.directions_.n == COMPLETE
+    assert tuple(est.feature_names_in_) == FEATURES
+    assert est_notes == [left_out_note(("city",)), missing_note(COMPLETE)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the transform's privacy warning
+        scores = est.transform(messy.drop(columns="g").drop(index=list(GAPS)))
+    assert scores.shape == (COMPLETE, 2)
+
+
+# ------------------------------------------------------------------ refusal and dropping
+
+
+def test_missing_values_are_refused_naming_each_face_option(messy, csv_file, capsys):
+    budget = Budget(5.0, 1e-4)
+    with pytest.raises(ValueError, match=r"'x2'.*pass dropna=True.*treated as public"):
+        _api(dp_pc_dir, messy, eps=1.0, delta=1e-5, budget=budget, random_state=0)
+    assert budget.spent == (0.0, 0.0)  # refused before anything is spent
+    status, _, err = _cli(["directions", str(csv_file), *PRIV, "--no-ledger"], capsys)
+    assert status == 2
+    assert "'x2'" in err and "pass --dropna" in err and "treated as public" in err
+    from dppca.app.data import DROPNA_BOX, DataError
+
+    with pytest.raises(DataError, match=f"'x2'.*tick '{DROPNA_BOX}'.*treated as public"):
+        _app(messy, list(FEATURES))
+
+
+def test_with_dropna_the_plan_prices_the_complete_rows_and_charges_once(messy):
+    budget = Budget(5.0, 1e-4)
+    res, _ = _api(
+        dp_pc_dir,
+        messy,
+        k=2,
+        eps=1.0,
+        delta=1e-5,
+        dropna=True,
+        budget=budget,
+        random_state=0,
+        accuracy="ignore",
+    )
+    assert res.n == COMPLETE
+    # The release is the one made from the complete rows alone: same n, noise and cost.
+    complete = messy.drop(index=list(GAPS)).drop(columns=["city", "g"])
+    same, _ = _api(dp_pc_dir, complete, k=2, eps=1.0, delta=1e-5, random_state=0)
+    assert res.sigma == same.sigma
+    np.testing.assert_array_equal(res.noisy_matrix, same.noisy_matrix)
+    plan = plan_pc_dir(COMPLETE, len(FEATURES), 2, eps=1.0, delta=1e-5, accuracy="ignore")
+    assert plan.cost == res.cost
+    assert len(budget.ledger) == 1 and budget.ledger[0] == res.cost  # charged once
+    assert budget.spent == pytest.approx((res.cost.eps, res.cost.delta))
+
+
+def test_the_ledger_keys_the_table_as_read_before_dropping(messy, csv_file, tmp_path, capsys):
+    ledger_path = tmp_path / "ledger.sqlite"
+    argv = ["directions", str(csv_file), *PRIV, "--dropna", "--ledger", str(ledger_path)]
+    status, _, err = _cli(argv, capsys)
+    assert status == 0, err
+    fp = fingerprint(pd.read_csv(csv_file))  # all rows, the gaps included
+    assert fp != fingerprint(pd.read_csv(csv_file).dropna())
+    ledger = Ledger(ledger_path)
+    assert ledger.spent(fp) == pytest.approx((1.0, 1e-5))  # charged once, on that key
+    # Another column choice with other complete rows spends from the same budget.
+    status, _, err = _cli([*argv, "--columns", "x1,x3,flag"], capsys)
+    assert status == 0, err
+    assert ledger.spent(fp) == pytest.approx((2.0, 2e-5))
+
+
+def test_a_flag_written_as_words_or_as_numbers_is_the_same_dataset(messy):
+    as_numbers = messy.assign(flag=messy["flag"].astype(int))
+    assert fingerprint(messy) == fingerprint(as_numbers)
+    res_words, _ = _api(dp_pc_dir, messy, eps=1.0, delta=1e-5, dropna=True, random_state=3)
+    res_numbers, _ = _api(dp_pc_dir, as_numbers, eps=1.0, delta=1e-5, dropna=True, random_state=3)
+    np.testing.assert_array_equal(res_words.noisy_matrix, res_numbers.noisy_matrix)
+
+
+def test_a_parquet_round_trip_keeps_the_rule(messy, tmp_path, capsys):
+    pytest.importorskip("pyarrow")
+    path = tmp_path / "messy.parquet"
+    messy.to_parquet(path)
+    back = pd.read_parquet(path)
+    res, notes = _api(
+        dp_pc_dir, back, k=2, eps=1.0, delta=1e-5, dropna=True, random_state=0, accuracy="ignore"
+    )
+    assert res.n == COMPLETE and res.variables == FEATURES
+    assert notes == [left_out_note(("city", "g")), missing_note(COMPLETE)]
+    argv = ["directions", str(path), *PRIV, "-k", "2", "--no-ledger", "--design", "balanced"]
+    status, _, err = _cli(argv, capsys)
+    assert status == 2 and "pass --dropna" in err
+    status, out, err = _cli([*argv, "--dropna"], capsys)
+    assert status == 0, err
+    assert tuple(pd.read_csv(io.StringIO(out))["variable"]) == FEATURES
+    assert _cli_notes(err) == [left_out_note(("city", "g")), missing_note(COMPLETE)]
+
+
+def test_the_app_session_refuses_gaps_then_drops_them_when_asked(messy):
+    from dppca.app.data import DROPNA_BOX
+    from dppca.app.state import AppState
+    from dppca.app.views import load_message
+
+    state = AppState(random_state=np.random.default_rng(0))
+    problem = state.load("messy.csv", messy)
+    assert problem is not None and "'x2'" in problem and DROPNA_BOX in problem
+    assert state.selection is None and state.fingerprint == fingerprint(messy)
+    sel = state.select(list(FEATURES), dropna=True)
+    assert (sel.n, sel.columns, state.dropna) == (COMPLETE, FEATURES, True)
+    state.load("messy.csv", messy)  # the checkbox stays ticked for the next table
+    assert state.selection is not None and state.selection.n == COMPLETE
+    text = load_message(state, "messy.csv")
+    assert "Left out non-numeric column(s) 'city', 'g'" in text
+    assert f"Kept the {COMPLETE} complete rows" in text
+    from dppca.app.views import same_selection
+
+    assert same_selection(state.selection, list(FEATURES), None, False, None, True)
+    assert not same_selection(state.selection, list(FEATURES), None, False, None, False)
+
+
+def test_dropna_on_a_dask_collection_is_refused_with_the_way_out(messy):
+    dd = pytest.importorskip("dask.dataframe")
+    lazy = dd.from_pandas(messy[["x1", "x3"]], npartitions=2)
+    with pytest.raises(ValueError, match=r"in-memory table.*collection\.dropna\(\)"):
+        dp_pc_dir(lazy, eps=1.0, delta=1e-5, dropna=True, random_state=0)
