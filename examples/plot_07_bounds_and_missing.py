@@ -101,10 +101,13 @@ except ValueError as exc:
 #   middle of the range, or a published population value). Each row is changed by
 #   a rule that looks only at that row, so ``n`` stays the same and neighbours stay
 #   neighbours: the guarantee holds as it is.
-# * **Drop incomplete rows.** The number of rows left then depends on the data,
-#   but dppca treats ``n`` as public and releases it in every caption. Do this only
-#   when the count of complete rows is itself public (or has been released
-#   privately and you accept the extra cost).
+# * **Drop incomplete rows** with ``dropna=True`` (``--dropna`` on the command
+#   line). The number of rows left then depends on the data, but dppca treats
+#   ``n`` as public and releases it in every caption. Do this only when the count
+#   of complete rows is itself public (or has been released privately and you
+#   accept the extra cost).
 lo, hi = bounds["sepal_width"]
 imputed = table.fillna({"sepal_width": (lo + hi) / 2})
 print(dp_loading(imputed, eps=1.0, delta=1e-6, random_state=0, accuracy="ignore"))
+dropped = dp_loading(table, eps=1.0, delta=1e-6, random_state=0, accuracy="ignore", dropna=True)
+print(dropped.directions.n)  # the complete rows, treated as public
