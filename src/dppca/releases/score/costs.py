@@ -19,7 +19,7 @@ from ...privacy.accounting import PrivacyCost, compose, scale_to_tight
 from ...privacy.mechanisms import kendall_sensitivity, kendall_sigma
 from ..splits import ScoreSplit
 from .forecast import frame_share
-from .frame import _SCALE_SHARE
+from .frame import frame_costs
 from .histograms import HISTOGRAM_METHODS
 from .settings import ScoreSettings
 
@@ -169,25 +169,7 @@ class ScoreParts:
         )
 
     def _frame(self, t: float) -> PrivacyCost:
-        eps_f = t * self.eps * self.shares["frame"]
-        scale = PrivacyCost(
-            eps_f * _SCALE_SHARE,
-            0.0,
-            "exponential mechanism",
-            "frame scale (median pair difference)",
-            kind="pure",
-        )
-        centres = [
-            PrivacyCost(
-                eps_f * (1 - _SCALE_SHARE) / 2,
-                0.0,
-                "exponential mechanism",
-                f"frame centre PC{c} (median)",
-                kind="pure",
-            )
-            for c in self.components
-        ]
-        return compose([scale, *centres], released="private frame")
+        return frame_costs(t * self.eps * self.shares["frame"], self.components)
 
     def _histograms(self, t: float) -> list[PrivacyCost]:
         eps_m, delta_m, calibration = self.eps_m(t), self.delta_m, self.calibration
