@@ -297,7 +297,7 @@ def test_gau_g_frame_is_within_twice_the_central_99_percent() -> None:
     # Acceptance of issue 21: on gau_g at eps = 1 with the defaults, each frame
     # axis is at most twice the width of the central 99 % of the true scores on
     # the released directions in at least 8 of 10 seeds (benchmarks/bench_frames.py
-    # measures 10 of 10; the old sqrt(2) ladder gave 52.5 or 74.3 for 24 x 19).
+    # measures 9 of 10; the old sqrt(2) ladder gave 52.5 or 74.3 for 24 x 19).
     X = load_gau_g()
     ok = 0
     for seed in range(10):
@@ -350,10 +350,11 @@ def test_frame_follows_translation(gauss2: np.ndarray) -> None:
     # (1250) off with probability <= 280 exp(-0.125 * 1250 / 2) < 1e-30, so its
     # bin meets the quartiles (0.68 around the data's centre); the bins are at most
     # 0.2 |x| + 2e-6 wide there: 20.2 near 100, 8.2 near 40 and 0.14 near 0. The
-    # half-width scan (level 0.995 - at most 3 / (0.0625 * 5000) = 0.985) keeps
-    # 97 % of the rows except with probability <= 1437 exp(-0.0625 * 0.015 * 5000)
-    # ... (weak), so the check below is the deterministic consequence: an
-    # interval holding 97 % of N(m, 1) rows holds m +- 1.8 (quantiles 0.015, 0.985).
+    # half-width scan (level 1 - 2 / (0.0625 * 5000) = 0.994) keeps 97 % of the
+    # rows unless it stops in one of the about 140 bins from 0.1 to 2.2 sd, each
+    # with probability <= exp(-0.0625 * (0.994 - 0.97) * 5000) < 6e-4; an
+    # interval holding 97 % of N(m, 1) rows holds m +- 1.8 (quantiles 0.015,
+    # 0.985), the bands checked below.
     for res, centre in ((a, (0.0, 0.0)), (b, (100.0, -40.0))):
         assert res.xlim[0] < centre[0] - 1.5 and res.xlim[1] > centre[0] + 1.5
         assert res.ylim[0] < centre[1] - 1.5 and res.ylim[1] > centre[1] + 1.5
@@ -701,13 +702,14 @@ def test_private_frame_is_never_absurd_at_moderate_n() -> None:
     # bins far off have weight below exp(-60)); about 50 such bins give at most
     # 50 exp(-0.125 * 200 / 2) < 2e-4 per centre. So its bin meets the 40 % .. 60 %
     # quantiles (|m| <= 25.4) and is at most 0.2 * 25.4 + 2e-6 wide: |c| <= 30.5.
-    # The scan (eps 0.0625 for its target and for its bins, level 0.976, target
-    # >= 1952) stops below the 90 % quantile of the distances (1800 ranks) only
-    # in one of the about 140 bins from 0.1 to 1.64 sd, each with probability
-    # <= exp(-0.0625 * 152): < 1 % per scan; the half width (times z(0.9975) /
-    # z(0.988) = 1.24) is then >= 1.2 sd. It passes 6 sd (16 bins beyond the
-    # largest distance, about 3.5 sd) only after a target above n (exp(-3)) and
-    # then with probability 1 / 17 (r B(r, k + 1) with r = 1): 0.3 % per scan.
+    # The scan (eps 0.0625 for its target and for its bins, level 1 - 2 / (0.0625
+    # * 2000) = 0.984, target >= 1968) stops below the 90 % quantile of the
+    # distances (1800 ranks) only in one of the about 140 bins from 0.1 to 1.64
+    # sd, each with probability <= exp(-0.0625 * 168): < 0.4 % per scan; the half
+    # width (times z(0.9975) / z(0.992) = 1.17) is then >= 1.2 sd. It passes 6 sd
+    # (19 bins beyond the largest distance, about 3.5 sd) only after a target
+    # above n (exp(-2)) and then with probability 1 / 20 (r B(r, k + 1) with
+    # r = 1): 0.7 % per scan.
     rng = np.random.default_rng(11)
     s = rng.standard_normal((2000, 2)) * 100.0
     centres, halves = [], []

@@ -41,8 +41,9 @@ _FLOOR_OCTAVES = 40
 _CENTRE_BETA = 1.2
 _WIDTH_RATIO = 1.02
 _TARGET_LEVEL = 0.995
-_LEVEL_MARGIN = 3.0
+_LEVEL_MARGIN = 2.0
 _CENTRE_SHARE = 0.5
+_TARGET_SHARE = 0.5
 # A centre fails when it lands this share of the values away from the median.
 _MARGIN = 0.4
 
@@ -82,10 +83,10 @@ def frame_level(n: int, eps: float) -> float:
 
     ``_TARGET_LEVEL`` (0.995: the half width that holds 99.5 % of the rows)
     lowered by :func:`dppca.privacy.quantiles.capped_quantile_level` so that the
-    scan's noisy target passes n with probability at most ``exp(-3)``; n and
+    scan's noisy target passes n with probability at most ``exp(-2)``; n and
     eps only.
     """
-    eps1 = 0.5 * _frame_parts(eps)[1]
+    eps1 = _TARGET_SHARE * _frame_parts(eps)[1]
     return capped_quantile_level(_TARGET_LEVEL, n, eps1, _LEVEL_MARGIN)
 
 
@@ -141,7 +142,8 @@ def frame_failure_bound(n: int, eps: float, bound: float) -> float:
     width_bins = _width_ladder(bound).size
     level = frame_level(n, eps)
     fail = em_failure_bound(centre_bins, n, eps_centre, _MARGIN)
-    fail += min(1.0, width_bins * math.exp(-0.5 * eps_width * (level - 0.5) * n))
+    eps2 = (1.0 - _TARGET_SHARE) * eps_width
+    fail += min(1.0, width_bins * math.exp(-eps2 * (level - 0.5) * n))
     return min(1.0, 2.0 * fail)
 
 
@@ -215,8 +217,8 @@ def private_frame(
             frame_distances(scores[:, a], centre),
             widths,
             q=level,
-            eps1=0.5 * eps_width,
-            eps2=0.5 * eps_width,
+            eps1=_TARGET_SHARE * eps_width,
+            eps2=(1.0 - _TARGET_SHARE) * eps_width,
             rng=rng,
         )
         limits.append((centre - half * widen, centre + half * widen))

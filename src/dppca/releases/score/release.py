@@ -238,7 +238,7 @@ def dp_score(
     because its centres and half widths are themselves private outputs; x and
     y each get their own, so the frame is a rectangle fitted to each axis. A
     frame that a scan pushed past the data (rare: its target passes n with
-    probability at most ``exp(-3)``, then each further 2 % step is less likely)
+    probability at most ``exp(-2)``, then each further 2 % step is less likely)
     is wider than needed, never narrower. The number of
     bins depends on n only and the edges on the frame only, so the grid is
     fixed before any histogram noise. Noise is drawn in a fixed order
