@@ -198,12 +198,13 @@ def _basic_split(build, eps, delta):
 
 def _gain_runs(frame, eps: float, seeds: int, basic: bool):
     from dppca.releases import scree as scree_mod
-    from dppca.releases.score import plan as score_plan
+    from dppca.releases.score import costs as score_costs  # where the score plan calls it
+    from dppca.releases.score import plan_score
     from dppca.releases.scree import _budget as scree_budget  # where the scree plan calls it
 
-    saved = scree_budget.scale_to_tight, score_plan.scale_to_tight
+    saved = scree_budget.scale_to_tight, score_costs.scale_to_tight
     if basic:
-        scree_budget.scale_to_tight = score_plan.scale_to_tight = _basic_split
+        scree_budget.scale_to_tight = score_costs.scale_to_tight = _basic_split
     try:
         x = np.asarray(frame, dtype=np.float64)
         cov = np.cov(x, rowvar=False)
@@ -224,7 +225,7 @@ def _gain_runs(frame, eps: float, seeds: int, basic: bool):
                 rows.append((pve, sub, sub_s, tv))
         n, p = x.shape
         plan_sc = scree_mod.plan_scree(n, p, 3, eps=eps, delta=1e-6)
-        plan_so = score_plan.plan_score(n, p, eps=eps, delta=1e-6)
+        plan_so = plan_score(n, p, eps=eps, delta=1e-6)
         totals = (
             tight_total(plan_sc.cost.leaves(), 1e-6)[0],
             tight_total(plan_so.cost.leaves(), 1e-6)[0],
@@ -233,7 +234,7 @@ def _gain_runs(frame, eps: float, seeds: int, basic: bool):
             gaussian_sigma(math.sqrt(2.0), plan_so.eps_method, plan_so.delta_method),
         )
     finally:
-        scree_budget.scale_to_tight, score_plan.scale_to_tight = saved
+        scree_budget.scale_to_tight, score_costs.scale_to_tight = saved
     return totals, np.median(np.array(rows), axis=0)
 
 

@@ -312,9 +312,10 @@ PLANS = {
         [
             "noisy spherical Kendall matrix",
             "group sizes",
-            "frame scale",
             "frame centre PC1",
+            "frame half width PC1",
             "frame centre PC2",
+            "frame half width PC2",
             "sparse histogram",
             "add histogram",
         ],

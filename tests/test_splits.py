@@ -13,7 +13,7 @@ import dppca
 from dppca import ScoreSplit, ScreeSplit, dp_score, dp_scree, plan_score, plan_scree
 from dppca.releases import score as score_mod
 from dppca.releases import scree as scree_mod
-from dppca.releases.score.plan import _SPLIT_KEYS
+from dppca.releases.score.costs import SPLIT_KEYS
 
 
 @pytest.fixture
@@ -42,7 +42,7 @@ def test_scree_split_defaults_are_todays_defaults():
 
 
 def test_score_split_fields_are_the_score_parts():
-    assert tuple(f.name for f in dataclasses.fields(ScoreSplit)) == _SPLIT_KEYS
+    assert tuple(f.name for f in dataclasses.fields(ScoreSplit)) == SPLIT_KEYS
     assert ScoreSplit().weights() == {}
     assert ScoreSplit(directions=1, histogram=np.float64(3)).weights() == {
         "directions": 1.0,

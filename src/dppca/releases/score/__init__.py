@@ -6,10 +6,13 @@ scores), a grid fixed by that frame before any histogram noise, and noisy bin
 probabilities, per histogram method and per group.
 
 The parts live in their own modules: :mod:`~dppca.releases.score.result` (the result
-and synthetic points), :mod:`~dppca.releases.score.plan` (budget split, cost and
-forecast without data), :mod:`~dppca.releases.score.frame`, :mod:`~dppca.releases.score.groups`,
-:mod:`~dppca.releases.score.histograms` and :mod:`~dppca.releases.score.release`
-(:func:`dp_score`, which runs them in a fixed order).
+and synthetic points), :mod:`~dppca.releases.score.plan` (the plan, built without
+data from :mod:`~dppca.releases.score.settings`, :mod:`~dppca.releases.score.costs`
+and :mod:`~dppca.releases.score.forecast`), :mod:`~dppca.releases.score.frame`,
+:mod:`~dppca.releases.score.groups`, :mod:`~dppca.releases.score.histograms`,
+:mod:`~dppca.releases.score.draw` (the draws, which read the settings but not the
+plan module) and :mod:`~dppca.releases.score.release` (:func:`dp_score`, which runs
+them in a fixed order).
 """
 
 from __future__ import annotations

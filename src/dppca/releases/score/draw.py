@@ -8,23 +8,63 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ...core.validation import apply_bounds, check_bool, check_data
-from ..directions import DirectionsResult, refuse_own_directions, resolve_directions
+from ...privacy.accounting import PrivacyCost
+from ..directions import (
+    DirectionsPlan,
+    DirectionsResult,
+    refuse_own_directions,
+    resolve_directions,
+)
 from ..engine import CheckedData
+from ..forecast import Forecast
 from .frame import choose_frame
 from .groups import _resolve_groups, release_group_sizes, resolve_group_codes
 from .histograms import _normalise, bin_counts, release_histograms
 from .result import NonPrivateScores, ScoreResult
+from .settings import ScoreSettings
 
-if TYPE_CHECKING:
-    from .plan import ScorePlan
+__all__ = [
+    "PricedScore",
+    "ScoreInputs",
+    "check_score_input",
+    "refuse_own_score_directions",
+    "run_score",
+]
 
-__all__ = ["ScoreInputs", "check_score_input", "refuse_own_score_directions", "run_score"]
+
+class PricedScore(Protocol):
+    """What the draws read of a priced score plan (:class:`~dppca.releases.score.ScorePlan`).
+
+    The settings, the sub-plan of the directions (None when they are given),
+    the number of groups priced for, and the eps and delta of each part.
+    """
+
+    @property
+    def settings(self) -> ScoreSettings | None: ...
+    @property
+    def directions(self) -> DirectionsPlan | None: ...
+    @property
+    def n_groups(self) -> int | None: ...
+    @property
+    def n(self) -> int: ...
+    @property
+    def eps_groups(self) -> float: ...
+    @property
+    def eps_frame(self) -> float: ...
+    @property
+    def eps_method(self) -> float: ...
+    @property
+    def delta_method(self) -> float: ...
+    @property
+    def cost(self) -> PrivacyCost: ...
+    @property
+    def forecast(self) -> Forecast: ...
 
 
 @dataclass(frozen=True, eq=False)
@@ -63,7 +103,7 @@ def given_directions(
 
 
 def check_score_input(
-    plan: ScorePlan,
+    plan: PricedScore,
     X: Any,
     *,
     directions: object = None,
@@ -110,7 +150,7 @@ def check_score_input(
     return X
 
 
-def refuse_own_score_directions(plan: ScorePlan, data: CheckedData) -> None:
+def refuse_own_score_directions(plan: PricedScore, data: CheckedData) -> None:
     """Refuse "public" directions that are the data's own (see ``refuse_own_directions``)."""
     inputs = data.extra
     if isinstance(inputs, ScoreInputs) and inputs.matrix is not None and inputs.dir_result is None:
@@ -118,7 +158,7 @@ def refuse_own_score_directions(plan: ScorePlan, data: CheckedData) -> None:
         refuse_own_directions(data.values, inputs.matrix, plan.settings.components)
 
 
-def run_score(plan: ScorePlan, data: CheckedData, rng: np.random.Generator) -> ScoreResult:
+def run_score(plan: PricedScore, data: CheckedData, rng: np.random.Generator) -> ScoreResult:
     """Draw every part of a priced, paid-for score plan; build the result.
 
     Randomness order: directions, group sizes, frame, histograms (method

@@ -117,11 +117,16 @@ def dp_score(
         every eps share is then scaled up until the tight total is eps (see
         Notes).
     score_range : float, default=1e6
-        Public bound: scores are treated as lying in ``[-score_range,
-        score_range]`` when the private frame is searched for.
+        Public bound on the scores' size, which fixes the private frame's
+        public ladders: centres within ``[-score_range, score_range]`` and half
+        widths from 40 octaves below ``2 score_range`` up to ``4 score_range``
+        (finer than that, the frame cannot resolve). A tighter true bound makes
+        the frame cheaper to find at small n.
     inflate : float, default=0.2
-        The frame's half width of three scale units is multiplied by
-        ``1 + inflate``.
+        The private frame's half widths (per axis, the private 0.995-quantile
+        of the distances from the private centre) are multiplied by
+        ``1 + inflate``: 0 gives a frame holding about 99 % of the rows per
+        axis, with no margin.
     calibration : {"analytic", "classic"}, default="analytic"
         Gaussian calibration for the directions and the ``"add"`` histogram.
     ties : {"zero", "error"}, default="zero"
@@ -209,11 +214,16 @@ def dp_score(
     2. group sizes (private groups only): counts per group with Laplace(2 /
        eps_g) noise; a row that changes group moves two counts by one (L1
        sensitivity 2), so this is eps_g-DP;
-    3. the frame (unless public bounds or a public ``frame`` give it): three
-       exponential-mechanism choices on public ladders (:func:`private_frame`):
-       a scale from disjoint pair differences, then the two medians; each
-       count moves by at most one under replacement, so the frame is
-       eps_f-DP. No sample mean, no smooth-sensitivity median;
+    3. the frame (unless public bounds or a public ``frame`` give it), per
+       axis (:func:`private_frame`): the axis's median by the exponential
+       mechanism on a public ladder (bins 20 % of their distance from zero
+       wide), then the quantile 0.995 of the distances ``|s - c|`` from that
+       released centre (a lower level at small n eps, extrapolated as for a
+       Gaussian: :func:`dppca.releases.score.frame.frame_level`), by a noisy
+       scan over public candidates 2 % apart. A
+       replaced row changes one score per axis, so every utility and every
+       cumulative count moves by at most one: four pure parts, eps_f in all.
+       No sample mean, no smooth-sensitivity median;
     4. per method, on the grid fixed by the frame before any histogram noise,
        the counts of all groups together: one replaced row moves at most two
        cells by one (L1 2, L2 sqrt(2)), even across groups, so each group's
@@ -233,7 +243,11 @@ def dp_score(
     call spent: a private directions release passed in was paid for earlier.
 
     The frame is in the scores' own coordinates (no centring), which is safe
-    because its centre and radii are themselves private outputs; the number of
+    because its centres and half widths are themselves private outputs; x and
+    y each get their own, so the frame is a rectangle fitted to each axis. A
+    frame that a scan pushed past the data (rare: its target passes n with
+    probability at most ``exp(-2)``, then each further 2 % step is less likely)
+    is wider than needed, never narrower. The number of
     bins depends on n only and the edges on the frame only, so the grid is
     fixed before any histogram noise. Noise is drawn in a fixed order
     (directions, group sizes, frame, then each method), so the same data and

@@ -1,0 +1,230 @@
+"""The budget split and the priced parts of a score release (data-free).
+
+:func:`score_parts` splits eps over the parts a call uses (defaults or the
+caller's :class:`~dppca.ScoreSplit` weights, :func:`basic_shares`), splits
+delta over the Gaussian parts (:func:`delta_split`) and returns the
+:class:`ScoreParts`, whose :meth:`ScoreParts.price` scales the shares for the
+tight accountant and composes the cost the release records.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ...core.types import Calibration
+from ...core.validation import check_split
+from ...privacy.accounting import PrivacyCost, compose, scale_to_tight
+from ...privacy.mechanisms import kendall_sensitivity, kendall_sigma
+from ..splits import ScoreSplit
+from .forecast import frame_share
+from .frame import frame_costs
+from .histograms import HISTOGRAM_METHODS
+from .settings import ScoreSettings
+
+__all__ = ["SPLIT_KEYS", "ScoreParts", "basic_shares", "delta_split", "score_parts"]
+
+#: The parts a :class:`~dppca.ScoreSplit` can weight.
+SPLIT_KEYS = ("directions", "frame", "groups", "histogram")
+
+
+def _with_frame_weight(
+    defaults: dict[str, float], used: tuple[str, ...], n: int, eps: float, bound: float
+) -> dict[str, float]:
+    """Default weights with the frame's share from :func:`frame_share` (public).
+
+    The other parts keep their relative weights and share the rest.
+    """
+    share = frame_share(n, eps, bound)
+    others = [key for key in used if key != "frame"]
+    total = math.fsum(defaults[key] for key in others)
+    out = {key: defaults[key] * (1.0 - share) / total for key in others}
+    out["frame"] = share
+    return out
+
+
+def basic_shares(
+    split: ScoreSplit,
+    *,
+    n: int,
+    eps: float,
+    bound: float,
+    directions_given: bool,
+    frame_private: bool,
+    private_groups: bool,
+) -> dict[str, float]:
+    """The basic eps split over the parts used: defaults, or the caller's weights."""
+    used = (
+        *(("directions",) if not directions_given else ()),
+        *(("frame",) if frame_private else ()),
+        *(("groups",) if private_groups else ()),
+        "histogram",
+    )
+    defaults = {"directions": 0.35, "groups": 0.1}
+    defaults["histogram"] = 0.45 if private_groups else 0.55
+    if frame_private:
+        defaults = _with_frame_weight(defaults, used, n, eps, bound)
+    return check_split(split.weights(), used, defaults, keys=SPLIT_KEYS)
+
+
+def delta_split(shares: Mapping[str, float], delta: float) -> dict[str, float]:
+    """Delta for the directions and the histograms, in proportion to their eps shares."""
+    delta_users = [k for k in ("directions", "histogram") if k in shares]
+    delta_total = math.fsum(shares[k] for k in delta_users)
+    return {k: delta * shares[k] / delta_total for k in delta_users}
+
+
+@dataclass(frozen=True, eq=False)
+class ScoreParts:
+    """The parts of a score release and their costs at a given scaling (internal).
+
+    ``costs(t)`` gives the parts with every eps share of the basic split
+    times ``t``, in the release's order: directions, group sizes, frame,
+    histograms (method order).
+    """
+
+    n: int
+    p: int
+    eps: float
+    components: tuple[int, int]
+    methods: tuple[str, ...]
+    calibration: Calibration
+    shares: Mapping[str, float]
+    delta_d: float
+    delta_m: float
+    n_groups: int
+    bins: tuple[int, int]
+    directions_given: bool
+    private_groups: bool
+    frame_private: bool
+
+    @property
+    def grid(self) -> str:
+        """The histogram grid in words, for the cost records."""
+        return f"{self.n_groups} x {self.bins[0]} x {self.bins[1]} cells"
+
+    def eps_of(self, part: str, t: float) -> float:
+        """The eps of a part (0 for a part not used) at scaling ``t``."""
+        return t * self.eps * self.shares.get(part, 0.0)
+
+    def eps_m(self, t: float) -> float:
+        """The eps of each histogram method at scaling ``t``."""
+        return t * self.eps * self.shares["histogram"] / len(self.methods)
+
+    def price(self, delta: float) -> tuple[float, PrivacyCost]:
+        """The scaling ``t`` and the composed cost; tight with the analytic calibration.
+
+        Analytic: every eps share is scaled by the largest ``t`` whose tight
+        total is still (eps, delta). Classic: the basic split, ``t = 1``.
+        """
+        released = "private score plot"
+        if self.calibration == "analytic":
+            t, leaves = scale_to_tight(self.costs, self.eps, delta)
+            cost = PrivacyCost(
+                self.eps,
+                delta,
+                "tight composition (accountant)",
+                released,
+                leaves,
+                kind="composed",
+            )
+            return t, cost
+        return 1.0, compose(self.costs(1.0), released=released)
+
+    def costs(self, t: float) -> list[PrivacyCost]:
+        """Every part's cost with the eps shares times ``t``."""
+        parts: list[PrivacyCost] = []
+        if not self.directions_given:
+            parts.append(self._directions(t))
+        if self.private_groups:
+            parts.append(self._groups(t))
+        if self.frame_private:
+            parts.append(self._frame(t))
+        parts.extend(self._histograms(t))
+        return parts
+
+    def _directions(self, t: float) -> PrivacyCost:
+        eps_d, delta_d, p = t * self.eps * self.shares["directions"], self.delta_d, self.p
+        return PrivacyCost(
+            eps_d,
+            delta_d,
+            mechanism=f"gaussian ({self.calibration})",
+            released=f"noisy spherical Kendall matrix ({p} x {p})",
+            kind="gaussian",
+            sensitivity=kendall_sensitivity(self.n),
+            sigma=kendall_sigma(self.n, eps_d, delta_d, self.calibration),
+        )
+
+    def _groups(self, t: float) -> PrivacyCost:
+        eps_g = t * self.eps * self.shares["groups"]
+        return PrivacyCost(
+            eps_g,
+            0.0,
+            "laplace",
+            f"group sizes ({self.n_groups})",
+            kind="laplace",
+            sensitivity=2.0,
+            scale=2.0 / eps_g,
+        )
+
+    def _frame(self, t: float) -> PrivacyCost:
+        return frame_costs(t * self.eps * self.shares["frame"], self.components)
+
+    def _histograms(self, t: float) -> list[PrivacyCost]:
+        eps_m, delta_m, calibration = self.eps_m(t), self.delta_m, self.calibration
+        return [
+            HISTOGRAM_METHODS[m].cost(
+                m, self.grid, eps=eps_m, delta=delta_m, calibration=calibration
+            )
+            for m in self.methods
+        ]
+
+
+def score_parts(
+    split: ScoreSplit,
+    settings: ScoreSettings,
+    *,
+    n: int,
+    p: int,
+    eps: float,
+    delta: float,
+    n_groups: int,
+    directions_given: bool,
+    private_groups: bool,
+    frame_given: bool,
+) -> ScoreParts:
+    """The parts a score call uses, with its basic eps split and its delta split.
+
+    The frame is a private part unless it is public: ``frame_given`` (priced as
+    given, or bounds priced as given), a ``frame`` or ``bounds`` in the settings.
+    """
+    frame_private = not (
+        frame_given or settings.public_frame is not None or settings.box is not None
+    )
+    shares = basic_shares(
+        split,
+        n=n,
+        eps=eps,
+        bound=settings.bound,
+        directions_given=directions_given,
+        frame_private=frame_private,
+        private_groups=private_groups,
+    )
+    delta_share = delta_split(shares, delta)
+    return ScoreParts(
+        n=n,
+        p=p,
+        eps=eps,
+        components=settings.components,
+        methods=settings.methods,
+        calibration=settings.calibration,
+        shares=shares,
+        delta_d=delta_share.get("directions", 0.0),
+        delta_m=delta_share["histogram"] / len(settings.methods),
+        n_groups=n_groups,
+        bins=settings.bins,
+        directions_given=directions_given,
+        private_groups=private_groups,
+        frame_private=frame_private,
+    )
