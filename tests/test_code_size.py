@@ -139,3 +139,16 @@ def test_no_deprecation_shims():
         or "DeprecationWarning" in path.read_text(encoding="utf-8")
     ]
     assert found == []
+
+
+def test_ruff_format_decides_the_layout():
+    # A file is as long as ``ruff format`` writes it: no line or block may opt
+    # out of the formatter to keep a module under the limit (issue 20).
+    markers = ("# fmt: " + "skip", "# fmt: " + "off", "# yapf: " + "disable")
+    found = [
+        f"{name}:{number}"
+        for name, path in _sources().items()
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if any(marker in line for marker in markers)
+    ]
+    assert found == []

@@ -304,3 +304,40 @@ def test_imports_point_down_the_pipeline():
 
 def test_layer_check_can_fail():
     assert layer("dppca.cli.app") > layer("dppca.kernels.kendall")
+
+
+class _TypeCheckingImports(ast.NodeVisitor):
+    """Imports under ``if TYPE_CHECKING:`` (at any depth)."""
+
+    def __init__(self) -> None:
+        self.found: list[ast.Import | ast.ImportFrom] = []
+
+    def visit_If(self, node: ast.If) -> None:
+        if _is_type_checking(node.test):
+            self.found += [n for n in ast.walk(node) if isinstance(n, ast.Import | ast.ImportFrom)]
+        self.generic_visit(node)
+
+
+def typing_graph() -> dict[str, set[str]]:
+    """Every import: load time, inside functions and under ``if TYPE_CHECKING:``."""
+    graph = deferred_graph()
+    for module, path in MODULES.items():
+        visitor = _TypeCheckingImports()
+        visitor.visit(ast.parse(path.read_text(encoding="utf-8"), filename=str(path)))
+        for node in visitor.found:
+            graph[module] |= {t for t in _targets(module, node) if t in MODULES and t != module}
+    return graph
+
+
+def test_no_cycle_even_through_type_annotations():
+    # Issue 20: no import circle, lazy ones included. An import needed only by
+    # the type checker still couples two modules, so it may not close a loop.
+    assert cycles(typing_graph()) == []
+
+
+def test_the_typing_graph_sees_type_checking_imports():
+    source = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .engine import X\n"
+    visitor = _TypeCheckingImports()
+    visitor.visit(ast.parse(source))
+    assert [n.module for n in visitor.found] == ["engine"]
+    assert cycles({"a": {"b"}, "b": {"a"}}) == [["a", "b"]]
