@@ -141,10 +141,15 @@ def test_cli_directions_takes_scale_private(tmp_path, capsys):
     )
     assert code == 0 and out.exists()
     capsys.readouterr()
-    code = main(
-        ["scree", str(path), "--eps", "2", "--delta", "1e-6", "--scale", "private", "--no-ledger"]
-    )
-    assert code == 2 and "'dppca loading' only" in capsys.readouterr().err
+    scaled = ["--delta", "1e-6", "--scale", "private", "--no-ledger"]
+    for command in ("scree", "score"):
+        code = main([command, str(path), "--eps", "2", *scaled, "--dry-run"])
+        assert code == 0
+        assert "private scale of" in capsys.readouterr().out  # the plan lists the scales
+    page = tmp_path / "report.html"
+    extra = ["--accuracy", "ignore", "--out", str(page), "--seed", "1"]
+    code = main(["report", str(path), "--eps", "3", *scaled, *extra])
+    assert code == 0 and "Private scales" in page.read_text()
 
 
 def test_loading_scree_and_score_take_private_scales(rng):

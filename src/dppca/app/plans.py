@@ -29,11 +29,10 @@ from ..core.validation import (
 )
 from ..privacy.accounting import PrivacyCost
 from ..releases.directions import DirectionsResult
-from ..releases.directions.plan import SCALE_SHARE
 from ..releases.engine import ReleasePlan
 from ..releases.forecast import Forecast
 from ..releases.loading import plan_loading
-from ..releases.scaled import check_scale_settings, scaled_plan
+from ..releases.scaled import check_scale_settings, with_private_scales
 from .data import DataError, Selection
 
 if TYPE_CHECKING:
@@ -243,11 +242,12 @@ def plan_request(
         )
         return ReleaseRequest(kind, plan, {}, box)
     if scale == "private":
-        inner = plan_request(
-            kind, {**params, "scale": None, "eps": eps * (1 - SCALE_SHARE)}, sel, box, None
-        )
-        scaled = scaled_plan(
-            inner.plan, eps * SCALE_SHARE, inner.plan.cost.delta, tuple(sel.columns)
+        inner = plan_request(kind, {**params, "scale": None}, sel, box, None)
+        scaled = with_private_scales(
+            lambda e: plan_request(kind, {**params, "scale": None, "eps": e}, sel, box, None).plan,
+            eps,
+            scale,
+            tuple(sel.columns),
         )
         return ReleaseRequest(kind, scaled, {**inner.inputs, "directions": None}, box)
     if kind == "scree":

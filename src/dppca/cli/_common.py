@@ -329,11 +329,11 @@ def add_scale_argument(parser: argparse.ArgumentParser) -> None:
         help="public per-column scales to divide the data by before the analysis (one "
         "positive number per analysed column; choose them without looking at the data, "
         "never sample standard deviations), or 'private' to release the scales "
-        "privately from half of --eps (directions and loading)",
+        "privately from half of --eps",
     )
 
 
-def private_scale(args: argparse.Namespace) -> str | None:
+def private_scale(args: argparse.Namespace) -> Literal["private"] | None:
     """``"private"`` when ``--scale private`` was given, else None."""
     return "private" if getattr(args, "scale", None) == "private" else None
 
@@ -355,20 +355,12 @@ def parse_scales(text: str, columns: list[str]) -> np.ndarray:
     return values
 
 
-def apply_scale(
-    args: argparse.Namespace, data: Any, variables: tuple[str, ...], *, private_ok: bool = False
-) -> Any:
+def apply_scale(args: argparse.Namespace, data: Any, variables: tuple[str, ...]) -> Any:
     """The data divided by the public ``--scale`` values (unchanged without the option).
 
-    ``--scale private`` leaves the data as they are for a command whose plan
-    releases the scales (``private_ok``) and is refused elsewhere.
+    ``--scale private`` leaves the data as they are: the command's plan
+    releases the scales.
     """
-    if getattr(args, "scale", None) == "private" and not private_ok:
-        raise CLIError(
-            "--scale private is available on 'dppca directions' and 'dppca loading' only "
-            "for now; pass "
-            "public scales (--scale S1,S2,...) here."
-        )
     if getattr(args, "scale", None) in (None, "private"):
         return data
     return data / parse_scales(args.scale, list(variables))

@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     check_table_path(args)
     check_release_path(args)
     data, variables = read_design_input(args)
-    data = apply_scale(args, data, variables, private_ok=True)
+    data = apply_scale(args, data, variables)
     # One plan: what --dry-run prints is what the release checks, draws and charges.
     plan = plan_pc_dir(
         len(data),

@@ -203,7 +203,7 @@ def _read_input(
             "--scale private releases new scales with new directions; drop --directions, "
             "or pass the saved release's scales as public numbers (--scale S1,S2,...)."
         )
-    data = apply_scale(args, data, variables, private_ok=True)
+    data = apply_scale(args, data, variables)
     if not isinstance(data, pd.DataFrame):  # chunked reader: float64 array and labels
         data = pd.DataFrame(data, columns=list(variables), copy=False)
     return data, variables, load_directions(args, data, variables)

@@ -19,6 +19,7 @@ from ._common import (
     load_directions,
     parse_int_list,
     print_plan,
+    private_scale,
     read_bounds,
 )
 from ._ledger import add_budget_arguments, ledger_budget, report_spending
@@ -145,6 +146,7 @@ def run(args: argparse.Namespace) -> int:
                 bounds=bounds,
                 variables=variables,
                 accuracy=args.accuracy,
+                scale=private_scale(args),
             )
         )
     budget = ledger_budget(args, features, variables, kind="report")
@@ -168,6 +170,7 @@ def run(args: argparse.Namespace) -> int:
         title=args.title,
         random_state=args.seed,
         budget=budget,
+        scale=private_scale(args),
     )
     report_spending(budget)
     emit_table(args, result.budget.to_frame(), index=False)

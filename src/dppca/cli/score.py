@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ..core.validation import check_bins_cap, check_random_state, post_processing_rng
 from ..releases.engine import execute
+from ..releases.scaled import check_scale_settings, with_private_scales
 from ..releases.score import plan_score, sample_points
 from ._common import (
     CLIError,
@@ -29,6 +30,7 @@ from ._common import (
     numeric_part,
     parse_int_list,
     print_plan,
+    private_scale,
     read_bounds,
     read_data,
     report_cost,
@@ -131,22 +133,28 @@ def run(args: argparse.Namespace) -> int:
     if args.groups:
         n_groups = len(group_labels) if group_labels else frame[args.groups].nunique()
     # One plan: what --dry-run prints is what the release checks, draws and charges.
-    plan = plan_score(
-        len(data),
-        len(variables),
-        eps=args.eps,
-        delta=args.delta,
-        bins=bins,
-        components=components,
-        method=methods,
-        directions_given=reused is not None,
-        groups=n_groups,
-        groups_public=args.groups_public,
-        calibration=args.calibration,
-        ties=args.ties,
-        bounds=bounds,
-        variables=variables,
-        accuracy=args.accuracy,
+    scale = check_scale_settings(private_scale(args), bounds=bounds, directions=reused)
+    plan = with_private_scales(
+        lambda e: plan_score(
+            len(data),
+            len(variables),
+            eps=e,
+            delta=args.delta,
+            bins=bins,
+            components=components,
+            method=methods,
+            directions_given=reused is not None,
+            groups=n_groups,
+            groups_public=args.groups_public,
+            calibration=args.calibration,
+            ties=args.ties,
+            bounds=bounds,
+            variables=variables,
+            accuracy=args.accuracy,
+        ),
+        args.eps,
+        scale,
+        variables,
     )
     if args.dry_run:
         return print_plan(plan)

@@ -6,6 +6,7 @@ import argparse
 from typing import TYPE_CHECKING, cast
 
 from ..releases.engine import execute
+from ..releases.scaled import check_scale_settings, with_private_scales
 from ..releases.scree import METHODS, ClippedControl, ScreeResult, plan_scree
 from ._common import (
     CLIError,
@@ -27,6 +28,7 @@ from ._common import (
     load_directions,
     numeric_part,
     print_plan,
+    private_scale,
     read_bounds,
     read_data,
     report_cost,
@@ -110,21 +112,27 @@ def run(args: argparse.Namespace) -> int:
     k = reused.k if (reused is not None and args.k is None) else args.k
     bounds = read_bounds(args, variables)
     # One plan: what --dry-run prints is what the release checks, draws and charges.
-    plan = plan_scree(
-        len(data),
-        len(variables),
-        k,
-        eps=args.eps,
-        delta=args.delta,
-        method=methods,
-        control=control,
-        directions_given=reused is not None,
-        mono=args.mono,
-        calibration=args.calibration,
-        ties=args.ties,
-        bounds=bounds,
-        variables=variables,
-        accuracy=args.accuracy,
+    scale = check_scale_settings(private_scale(args), bounds=bounds, directions=reused)
+    plan = with_private_scales(
+        lambda e: plan_scree(
+            len(data),
+            len(variables),
+            k,
+            eps=e,
+            delta=args.delta,
+            method=methods,
+            control=control,
+            directions_given=reused is not None,
+            mono=args.mono,
+            calibration=args.calibration,
+            ties=args.ties,
+            bounds=bounds,
+            variables=variables,
+            accuracy=args.accuracy,
+        ),
+        args.eps,
+        scale,
+        variables,
     )
     if args.dry_run:
         return print_plan(plan)

@@ -14,12 +14,14 @@ plan's parts. A direction release does the same inside its own plan
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..privacy.accounting import PrivacyCost, compose_tight
+from .directions.plan import SCALE_SHARE, check_scale_option, check_share
 from .directions.scales import draw_private_scales, scale_costs
 from .engine import CheckedData, Part, parts_of
 
@@ -27,7 +29,7 @@ if TYPE_CHECKING:
     from .engine import ReleasePlan
     from .forecast import Forecast
 
-__all__ = ["ScaledPlan", "check_scale_settings", "scaled_plan"]
+__all__ = ["ScaledPlan", "check_scale_settings", "scaled_plan", "with_private_scales"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -114,8 +116,6 @@ def scaled_plan(
 
 def check_scale_settings(scale: object, *, bounds: object, directions: object) -> str | None:
     """``scale`` of a scree or score release: None or ``"private"``, alone."""
-    from .directions.plan import check_scale_option
-
     scale = check_scale_option(scale)
     if scale == "private" and bounds is not None:
         raise ValueError(
@@ -129,3 +129,24 @@ def check_scale_settings(scale: object, *, bounds: object, directions: object) -
             "their scales by dividing the data yourself)."
         )
     return scale
+
+
+def with_private_scales(
+    build: Callable[[float], ReleasePlan],
+    eps: float,
+    scale: str | None,
+    variables: tuple[str, ...],
+    share: float = SCALE_SHARE,
+) -> ReleasePlan:
+    """The plan ``build(eps)``; with ``scale="private"``, the scales come first.
+
+    ``build`` makes the release's plan at a given eps. With ``scale="private"``
+    the release gets ``(1 - share) * eps`` and the p private scales
+    ``share * eps`` in all (:func:`scaled_plan`); ``scale`` must already be
+    checked (:func:`check_scale_settings`).
+    """
+    if scale != "private":
+        return build(eps)
+    share = check_share(share)
+    inner = build(eps * (1.0 - share))
+    return scaled_plan(inner, eps * share, inner.cost.delta, variables)

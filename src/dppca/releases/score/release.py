@@ -17,9 +17,9 @@ from ...core.types import Accuracy, Calibration, Data, RandomStateLike, Ties
 from ...core.validation import check_bins_cap, check_components, check_eps, check_grouped_data
 from ...privacy.accounting import Budget
 from ..directions import DirectionsResult
-from ..directions.plan import SCALE_SHARE, check_share
-from ..engine import CheckedData, ReleasePlan, execute
-from ..scaled import check_scale_settings, scaled_plan
+from ..directions.plan import SCALE_SHARE
+from ..engine import CheckedData, execute
+from ..scaled import check_scale_settings, with_private_scales
 from ..splits import ScoreSplit
 from .draw import ScoreInputs, given_directions
 from .groups import _resolve_groups, resolve_group_codes
@@ -271,32 +271,35 @@ def dp_score(
     matrix, dir_result = given_directions(directions, p, components, public_directions)
     public_levels, levels, codes = resolve_group_codes(labels, group_labels, n)
     scaling = check_scale_settings(scale, bounds=bounds, directions=directions)
-    share = check_share(scale_share) if scaling == "private" else 0.0
-    plan: ReleasePlan = plan_score(
-        n,
-        p,
-        eps=check_eps(eps) * (1.0 - share),
-        delta=delta,
-        bins=bins,
-        components=components,
-        method=method,
-        directions_given=matrix is not None,
-        groups=None if levels is None else len(levels),
-        groups_public=groups_public,
-        split=split,
-        score_range=score_range,
-        calibration=calibration,
-        inflate=inflate,
-        ties=ties,
-        compare=compare,
-        frame=frame,
-        bounds=bounds,
-        variables=variables,
-        accuracy=accuracy,
-        allow_large_delta=allow_large_delta,
+    plan = with_private_scales(
+        lambda e: plan_score(
+            n,
+            p,
+            eps=e,
+            delta=delta,
+            bins=bins,
+            components=components,
+            method=method,
+            directions_given=matrix is not None,
+            groups=None if levels is None else len(levels),
+            groups_public=groups_public,
+            split=split,
+            score_range=score_range,
+            calibration=calibration,
+            inflate=inflate,
+            ties=ties,
+            compare=compare,
+            frame=frame,
+            bounds=bounds,
+            variables=variables,
+            accuracy=accuracy,
+            allow_large_delta=allow_large_delta,
+        ),
+        check_eps(eps),
+        scaling,
+        variables,
+        scale_share,
     )
-    if scaling == "private":
-        plan = scaled_plan(plan, check_eps(eps) * share, plan.cost.delta, variables)
     inputs = ScoreInputs(matrix, dir_result, public_levels, levels, codes)
     result: ScoreResult = execute(
         plan, CheckedData(data, variables, inputs), budget=budget, random_state=random_state

@@ -9,9 +9,9 @@ from ...core.types import Accuracy, Calibration, Data, RandomStateLike, Ties
 from ...core.validation import check_bool, check_data, check_eps, check_k
 from ...privacy.accounting import Budget
 from ..directions import DirectionsResult, resolve_directions
-from ..directions.plan import SCALE_SHARE, check_share
-from ..engine import CheckedData, ReleasePlan, execute
-from ..scaled import check_scale_settings, scaled_plan
+from ..directions.plan import SCALE_SHARE
+from ..engine import CheckedData, execute
+from ..scaled import check_scale_settings, with_private_scales
 from ..splits import ScreeSplit
 from ._controls import ScreeMethod
 from ._plan import plan_scree
@@ -259,29 +259,32 @@ def dp_scree(
     public_directions = check_bool(public_directions, "public_directions")
     given, release = resolve_directions(directions, p=p, k=k, public_directions=public_directions)
     scaling = check_scale_settings(scale, bounds=bounds, directions=directions)
-    share = check_share(scale_share) if scaling == "private" else 0.0
-    plan: ReleasePlan = plan_scree(
-        n,
-        p,
-        k,
-        eps=check_eps(eps) * (1.0 - share),
-        delta=delta,
-        method=method,
-        control=control,
-        directions_given=given is not None,
-        split=split,
-        pairing=pairing,
-        mono=mono,
-        compare=compare,
-        calibration=calibration,
-        ties=ties,
-        bounds=bounds,
-        variables=variables,
-        accuracy=accuracy,
-        allow_large_delta=allow_large_delta,
+    plan = with_private_scales(
+        lambda e: plan_scree(
+            n,
+            p,
+            k,
+            eps=e,
+            delta=delta,
+            method=method,
+            control=control,
+            directions_given=given is not None,
+            split=split,
+            pairing=pairing,
+            mono=mono,
+            compare=compare,
+            calibration=calibration,
+            ties=ties,
+            bounds=bounds,
+            variables=variables,
+            accuracy=accuracy,
+            allow_large_delta=allow_large_delta,
+        ),
+        check_eps(eps),
+        scaling,
+        variables,
+        scale_share,
     )
-    if scaling == "private":
-        plan = scaled_plan(plan, check_eps(eps) * share, plan.cost.delta, variables)
     checked = CheckedData(data, variables, extra=(given, release))
     result: ScreeResult = execute(plan, checked, budget=budget, random_state=random_state)
     return result
