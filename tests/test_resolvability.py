@@ -19,6 +19,7 @@ from dppca.releases.resolvability import (
     THRESHOLD,
     Resolvability,
     assess_directions,
+    dominant_column,
     resolvability_rng,
 )
 
@@ -205,3 +206,40 @@ def test_app_release_notes_list_what_the_check_found():
     assert len(lines) == 1 and lines[0].startswith("PC2 is not separated")
     good = dp_loading(load_gau(), k=2, eps=0.5, delta=1e-6, random_state=0)
     assert check_lines(good) == ()
+
+
+# --------------------------------------------------------------- a dominant column
+
+
+def test_a_column_in_large_units_is_named_after_the_release():
+    # Breast cancer's ten "mean" features in their own units: the area column
+    # (SD 352, against 0.007 for the smallest) is nearly all of the Kendall
+    # matrix's trace. The release says so, from the released matrix alone.
+    datasets = pytest.importorskip("sklearn.datasets")
+    bunch = datasets.load_breast_cancer()
+    X = pd.DataFrame(bunch.data[:, :10], columns=bunch.feature_names[:10])
+    with pytest.warns(AccuracyWarning, match="'mean area' carries 9[0-9]%"):
+        dp_pc_dir(X, 2, eps=2.0, delta=1e-6, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", AccuracyWarning)
+        # standardised, or the tau matrix (the same in any units): no such note
+        dp_pc_dir(X / X.std(), 2, eps=8.0, delta=1e-6, random_state=0, accuracy="ignore")
+        assert (
+            dominant_column(
+                dp_pc_dir(
+                    X / X.std(), 2, eps=8.0, delta=1e-6, random_state=0, accuracy="ignore"
+                ).noisy_matrix,
+                0.0,
+                list(X),
+            )
+            is None
+        )
+    tau = dp_pc_dir(X, 2, eps=2.0, delta=1e-6, estimator="tau", random_state=0, accuracy="warn")
+    assert dominant_column(tau.noisy_matrix, tau.sigma, list(X)) is None
+
+
+def test_the_dominance_rule_allows_for_the_noise():
+    # diag 0.6 of trace 1 is named with no noise, not when two sds bring it under 0.5
+    noisy = np.diag([0.6, 0.2, 0.2])
+    assert dominant_column(noisy, 0.0, ["a", "b", "c"]).startswith("column 'a' carries 60%")
+    assert dominant_column(noisy, 0.06, ["a", "b", "c"]) is None

@@ -81,6 +81,7 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -94,14 +95,17 @@ from ..core.warnings import _user_stacklevel
 from ..privacy.mechanisms import symmetric_gaussian_noise
 
 __all__ = [
+    "DOMINANCE_SHARE",
     "QUANTILE",
     "THRESHOLD",
     "Resolvability",
     "assess_directions",
+    "dominant_column",
     "enforce_released",
     "enforce_resolved",
     "pc_list",
     "resolvability_rng",
+    "warn_dominant_column",
 ]
 
 #: Level of the bootstrap quantile the rule reads (the upper quartile).
@@ -368,3 +372,46 @@ def enforce_released(result: _R, accuracy: str, release: str, *, own: bool) -> _
         directions = getattr(result, "directions_release", None)
         enforce_resolved(getattr(directions, "resolvability", None), accuracy, result, release)
     return result
+
+
+#: A column whose released diagonal entry, less two noise sds, is at least this
+#: share of the released trace is named after a release (:func:`warn_dominant_column`).
+DOMINANCE_SHARE = 0.5
+
+
+def dominant_column(
+    noisy: NDArray[np.float64], sigma: float, variables: Sequence[str]
+) -> str | None:
+    """A sentence naming the column that carries most of the released matrix, or None.
+
+    The spherical Kendall matrix has trace 1, and its diagonal entry ``j`` is
+    the mean share of column ``j`` in the squared length of the rows'
+    differences. When one entry, less two noise sds, is at least
+    ``DOMINANCE_SHARE`` of the released trace, the leading direction mostly
+    follows that column, which on a table in unrelated units means its units.
+    Reads the released matrix and the public sigma only (post-processing).
+    """
+    diag = np.diag(np.asarray(noisy, dtype=np.float64))
+    total = float(diag.sum())
+    j = int(np.argmax(diag))
+    if total <= 0 or (diag[j] - 2.0 * sigma) / total < DOMINANCE_SHARE:
+        return None
+    return (
+        f"column {variables[j]!r} carries {diag[j] / total:.0%} of the released matrix's "
+        "trace, so the directions mostly follow that column. If the columns are measured "
+        "in unrelated units, this reflects the units: pass estimator='tau' (the same in "
+        "any units), public scales, or scale='private'."
+    )
+
+
+def warn_dominant_column(result: Any, accuracy: str) -> None:
+    """Warn (unless ``accuracy="ignore"``) when :func:`dominant_column` names a column."""
+    if accuracy == "ignore" or getattr(result, "estimator", "kendall") != "kendall":
+        return
+    note = dominant_column(result.noisy_matrix, result.sigma, result.variables)
+    if note is not None:
+        warnings.warn(
+            f"the private direction release: {note}",
+            AccuracyWarning,
+            stacklevel=_user_stacklevel(),
+        )

@@ -49,7 +49,12 @@ from ...privacy.mechanisms import (
 )
 from ..engine import CheckedData, Part, parts_of
 from ..forecast import Forecast, direction_noise_norm, direction_problem
-from ..resolvability import assess_directions, enforce_resolved, resolvability_rng
+from ..resolvability import (
+    assess_directions,
+    enforce_resolved,
+    resolvability_rng,
+    warn_dominant_column,
+)
 from .result import DirectionsResult, orient_signs
 from .scales import draw_private_scales, scale_costs, stretch_shares
 from .tau import Estimator, check_estimator, released_text
@@ -136,6 +141,7 @@ class DirectionsPlan:
     def review(self, result: DirectionsResult) -> DirectionsResult:
         """Warn (or raise, spent) when the released PCs do not stand out from the noise."""
         enforce_resolved(result.resolvability, self.accuracy, result)
+        warn_dominant_column(result, self.accuracy)
         return result
 
     def draw(self, data: CheckedData, rng: np.random.Generator) -> DirectionsResult:
