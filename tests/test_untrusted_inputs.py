@@ -331,6 +331,33 @@ def test_a_tampered_release_file_is_refused_and_charges_nothing(
     assert ledger.read_bytes() == before and _spent(ledger, data)[0] == pytest.approx(0.5)
 
 
+@pytest.mark.parametrize("kind", ["scree", "score"])
+@pytest.mark.parametrize("change", ["nan", "non-orthonormal", "other directions"])
+def test_a_scree_or_score_file_along_tampered_directions_is_refused(
+    small_frame, tmp_path, kind, change
+):
+    # A scree or score keeps the directions it was computed along besides the
+    # directions release it names; a file may not change either.
+    from dppca import dp_score, dp_scree
+
+    directions = dp_pc_dir(small_frame, 3, eps=0.5, delta=1e-6, random_state=1)
+    make = dp_scree if kind == "scree" else dp_score
+    extra = {"k": 3} if kind == "scree" else {"frame": ((-9, 9), (-9, 9))}
+    res = make(small_frame, directions=directions, eps=0.3, delta=1e-6, random_state=2, **extra)
+    doc = json.loads(save_release(res, tmp_path / "r.json").read_text())
+    along = doc["result"]["fields"]["directions"]
+    if change == "nan":
+        along["$array"][0] = {"$float": "nan"}
+    elif change == "non-orthonormal":
+        along["$array"][0] = 0.9
+    else:  # orthonormal, but not the release's
+        other = np.linalg.qr(np.random.default_rng(0).normal(size=along["shape"]))[0]
+        along["$array"] = other.ravel().tolist()
+    (tmp_path / "t.json").write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match=r"NaN or infinite|not orthonormal|not those of"):
+        load_release(tmp_path / "t.json")
+
+
 def test_directions_made_with_no_ledger_are_charged_when_reused(tmp_path, data, capsys) -> None:
     # The numbers: a budget of 0.6, directions at 0.5 made with
     # --no-ledger, then a 0.5 scree reusing them. The true loss would be 1.0.
