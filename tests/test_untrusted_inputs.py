@@ -512,11 +512,11 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory) -> Iterator[Served]:
+@contextlib.contextmanager
+def _serve(tmp: Path) -> Iterator[Served]:
+    """``dppca app`` on a free loopback port with its ledger in ``tmp``, until the block ends."""
     pytest.importorskip("shiny")
     pytest.importorskip("websockets")
-    tmp = tmp_path_factory.mktemp("app")
     port, ledger, hold = _free_port(), tmp / "ledger.sqlite", tmp / "hold"
     argv = [sys.executable, "-c", _SERVE, "app", "--port", str(port), "--ledger", str(ledger)]
     with open(tmp / "app.log", "wb") as log:
@@ -538,6 +538,12 @@ def served(tmp_path_factory) -> Iterator[Served]:
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory) -> Iterator[Served]:
+    with _serve(tmp_path_factory.mktemp("app")) as app:
+        yield app
 
 
 # What a page sends when it opens: the directions tab's settings, and that the
@@ -669,6 +675,30 @@ def test_a_local_html_file_in_chromium_cannot_spend_the_apps_budget(served: Serv
             browser.close()
     assert title == "refused"
     assert (served.charges() if served.ledger.exists() else 0) == before
+
+
+def test_the_app_refuses_a_ledger_damaged_while_it_runs_and_keeps_the_session(tmp_path):
+    # Section 2 in the app: it opened its ledger, made a release, then the file was truncated:
+    # the next release is refused with the ledger's message, the session
+    # stays connected, and the file is left as it is.
+    with _serve(tmp_path) as app:
+
+        async def replay() -> str:
+            async with _page(app) as page:
+                await page.click("run_directions")
+                await page.until("directions_status", "made")
+                raw = app.ledger.read_bytes()
+                app.ledger.write_bytes(raw[: len(raw) // 2])
+                await page.click("run_directions")
+                await page.until("directions_status", "Not released")
+                await page.set(directions_eps=0.3)  # still answering
+                await page.until("directions_preview", "Recovery:")
+                return page.outputs["directions_status"]
+
+        status = asyncio.run(replay())
+        damaged = app.ledger.read_bytes()
+    assert "the ledger" in status and "Recovery:" in status
+    assert app.ledger.read_bytes() == damaged
 
 
 # ============================================================ 5. one session blocks all
