@@ -812,6 +812,18 @@ def test_the_sample_size_and_the_draws_are_bounded_with_a_message(rng, monkeypat
     values.update(loading_pc_x=1, loading_pc_y=2, loading_top=0, loading_color="#1f5fa8")
     with pytest.raises(DataError, match="noise-sensitivity draws must be at most 1,000"):
         views.loading_options(4, values.get)
+    # Whatever a client sends for a count (a page sends numbers; a crafted
+    # client with the token anything), the answer is a message, not numpy's.
+    score = {f"score_{k}": v for k, v in (("eps", 0.3), ("delta", 1e-6), ("pc_x", 1))}
+    score.update(score_calibration="analytic", score_pc_y=2, score_methods=None)
+    score.update(score_groups=False, score_reuse=True)
+    for typed in (1e9, 1e300, float("inf"), float("nan"), "many"):
+        with pytest.raises(DataError, match="the sample size must be") as refused:
+            views.positive_or_none(typed, label="the sample size", most=views.MAX_SAMPLE_SIZE)
+        assert len(str(refused.value)) < 80
+        score["score_bins"] = typed
+        with pytest.raises(DataError, match="bins per axis must be"):
+            views.release_settings("score", score.get)
 
 
 # ============================== 6. after a reload the app shows nothing of what was paid
