@@ -922,23 +922,33 @@ def test_scale_1e300_on_the_command_line_gives_the_unscaled_directions(tmp_path,
 # ================================================================= 8. the smaller items
 
 
-def test_the_cli_csv_output_is_formula_escaped(tmp_path, rng, capsys) -> None:
+@pytest.mark.parametrize("command", ["directions", "loading", "score"])
+def test_the_cli_csv_output_is_formula_escaped(tmp_path, rng, capsys, command) -> None:
     names = ['=HYPERLINK("http://evil.example")', "+1", "-x", "@sum", "plain"]
+    frame = pd.DataFrame(rng.normal(size=(200, 5)), columns=names)
+    frame["group"] = np.where(np.arange(200) % 2 == 0, "=cmd()", "-bad")
     path = tmp_path / "hostile.csv"
-    pd.DataFrame(rng.normal(size=(200, 5)), columns=names).to_csv(path, index=False)
+    frame.to_csv(path, index=False)
     table = tmp_path / "out.csv"
-    argv = ["directions", path, "--eps", "0.5", *EPS_DELTA, "--no-ledger", "--table", table]
-    status, out, _ = _run(capsys, argv)
-    assert status == 0
+    argv = [command, path, "--eps", "0.5", *EPS_DELTA, "--no-ledger", "--table", table]
+    if command == "score":
+        argv += ["--groups", "group", "--groups-public", "--bins", "3"]
+    status, out, err = _run(capsys, argv)
+    assert status == 0, err
     for text in (out, table.read_text()):
-        frame = pd.read_csv(io.StringIO(text), index_col=0)
-        assert list(frame.index) == ["'" + n for n in names[:4]] + ["plain"]
-        assert frame.to_numpy().dtype == np.float64 and (frame.to_numpy() < 0).any()
         assert not any(line.startswith(("=", "+", "-", "@")) for line in text.splitlines())
+        parsed = pd.read_csv(io.StringIO(text), index_col=None if command == "score" else 0)
+        if command == "score":  # the group labels are text cells
+            assert set(parsed["group"]) == {"'=cmd()", "'-bad"}
+            assert (parsed["xmin"] < 0).any()  # numbers stay numbers
+        else:  # the variable names are the index
+            assert list(parsed.index) == ["'" + n for n in names[:4]] + ["plain"]
+            assert parsed.to_numpy().dtype == np.float64 and (parsed.to_numpy() < 0).any()
 
 
-def test_bounds_with_a_negative_lower_end_are_accepted(data, capsys) -> None:
-    base = ["directions", data, "--eps", "0.5", *EPS_DELTA, "--seed", "2", "--no-ledger"]
+@pytest.mark.parametrize("command", ["directions", "scree"])
+def test_bounds_with_a_negative_lower_end_are_accepted(data, capsys, command) -> None:
+    base = [command, data, "--eps", "0.5", *EPS_DELTA, "--seed", "2", "--no-ledger"]
     status, joined, _ = _run(capsys, [*base, "--bounds=-20:20"])
     assert status == 0
     status, spaced, err = _run(capsys, [*base, "--bounds", "-20:20"])
