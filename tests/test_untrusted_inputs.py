@@ -57,6 +57,12 @@ EPS_DELTA = ["--delta", "1e-6", "--accuracy", "ignore"]
 TOTAL = ["--budget-eps", "1", "--budget-delta", "1e-5"]
 
 
+def _env(**extra: str) -> dict[str, str]:
+    """The environment of a subprocess that imports this worktree's dppca."""
+    path = os.pathsep.join(p for p in (str(SRC), os.environ.get("PYTHONPATH")) if p)
+    return {**os.environ, "PYTHONPATH": path, **extra}
+
+
 def _run(capsys, argv: list[str]) -> tuple[int, str, str]:
     """``dppca ARGV`` in this process: (exit status, stdout, stderr)."""
     status = main([str(a) for a in argv])
@@ -282,10 +288,10 @@ def test_the_twelve_include_damage_that_only_integrity_check_finds(tmp_path, dat
 # ============================================== 3. release files are trusted blindly
 
 
-def _release_file(capsys, tmp_path: Path, data: Path, ledger: Path, *, eps: str = "0.5") -> Path:
-    """Directions charged to ``ledger`` (so held by it) and saved; the file."""
+def _release_file(capsys, tmp_path: Path, data: Path, ledger: Path) -> Path:
+    """Directions at eps 0.5 charged to ``ledger`` (so held by it) and saved; the file."""
     path = tmp_path / "paid.json"
-    argv = ["directions", data, "--eps", eps, *EPS_DELTA, "-k", "3", *TOTAL]
+    argv = ["directions", data, "--eps", "0.5", *EPS_DELTA, "-k", "3", *TOTAL]
     assert _run(capsys, [*argv, "--ledger", ledger, "--save-release", path])[0] == 0
     return path
 
@@ -458,11 +464,6 @@ def test_loading_a_file_naming_dppca_main_does_not_exit_the_caller(tmp_path, sma
     assert done.returncode == 0, done.stderr
     assert "REFUSED" in done.stdout and "STILL HERE False" in done.stdout
     assert "usage:" not in done.stdout + done.stderr
-
-
-def _env(**extra: str) -> dict[str, str]:
-    path = os.pathsep.join(p for p in (str(SRC), os.environ.get("PYTHONPATH")) if p)
-    return {**os.environ, "PYTHONPATH": path, **extra}
 
 
 # =============================== 4. the app accepts websocket connections from any origin
