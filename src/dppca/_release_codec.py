@@ -7,7 +7,8 @@ code runs because of a file's contents. :func:`_decode` rebuilds the
 values, refusing arrays that are not real, finite and of the shape they
 claim; :func:`_check_result` checks every directions release inside a
 result (orthonormal columns to 1e-8, a symmetric p x p noisy matrix, a
-cost). :mod:`dppca.release_io` reads and writes the files.
+cost), and that a scree or score was computed along orthonormal directions
+taken from the directions release it names. :mod:`dppca.release_io` reads and writes the files.
 """
 
 from __future__ import annotations
@@ -132,10 +133,31 @@ def _check_directions(res: DirectionsResult) -> None:
         raise _Refused("a directions release without its cost or with n < 2")
 
 
+def _check_along(res: ScreeResult | ScoreResult) -> None:
+    """The directions a scree or score was computed along: orthonormal columns, each
+    one of its directions release's (up to sign) when it names one."""
+    d = np.asarray(res.directions)
+    if d.ndim != 2 or (res.variables is not None and d.shape[0] != len(res.variables)):
+        raise _Refused(f"directions of shape {d.shape} for its variables")
+    error = float(np.abs(d.T @ d - np.eye(d.shape[1])).max()) if d.size else 0.0
+    if error > _ORTHO_TOL:
+        raise _Refused(f"directions that are not orthonormal (off by {error:.2g})")
+    release = res.directions_release
+    if isinstance(release, DirectionsResult) and d.size:
+        released = np.asarray(release.directions)
+        if (
+            d.shape[0] != released.shape[0]
+            or (1.0 - np.abs(d.T @ released).max(axis=1)).max() > _ORTHO_TOL
+        ):
+            raise _Refused("directions that are not those of the directions release it names")
+
+
 def _check_result(value: Any) -> None:
     """Check every directions release inside a decoded result, and its cost."""
     if isinstance(value, DirectionsResult):
         _check_directions(value)
+    if isinstance(value, ScreeResult | ScoreResult):
+        _check_along(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         for f in dataclasses.fields(value):
             _check_result(getattr(value, f.name))

@@ -20,7 +20,7 @@ from shiny import Inputs, Outputs, reactive, render, ui
 from shiny import Session as ShinySession
 
 from ..datasets import DATASETS
-from ..privacy.ledger import Ledger
+from ..privacy.ledger import Ledger, LedgerError
 from . import widgets
 from .outputs import SampleCache, SessionOutputs
 from .state import AppState, DataError, Preview, Release, numeric_columns, read_csv_upload
@@ -307,9 +307,15 @@ class Session:
 
         # Other sessions (and other processes) charge the same ledger: look for
         # new releases every second and refresh what depends on the budget.
-        @reactive.poll(state.ledger_version, 1.0)
+        def version() -> tuple[int, int]:
+            try:
+                return state.ledger_version()
+            except LedgerError:  # damaged since it was opened: the outputs say so
+                return (-1, -1)
+
+        @reactive.poll(version, 1.0)
         def ledger_token() -> tuple[int, int]:
-            return state.ledger_version()
+            return version()
 
         @reactive.effect
         def _ledger_changed() -> None:
@@ -320,7 +326,10 @@ class Session:
         @render.text
         def budget_summary() -> str:
             self.tick()
-            return state.budget_summary()
+            try:
+                return state.budget_summary()
+            except LedgerError as exc:
+                return str(exc)
 
         @render.table
         def ledger() -> pd.DataFrame:
@@ -343,7 +352,10 @@ class Session:
                 settings = self.settings(kind)
             except DataError as exc:
                 return preview_box(Preview(kind, None, False, f"Invalid settings: {exc}"))
-            return preview_box(self.state.preview(kind, **settings))
+            try:
+                return preview_box(self.state.preview(kind, **settings))
+            except LedgerError as exc:
+                return preview_box(Preview(kind, None, False, str(exc)))
 
         preview_fn.__name__ = f"{kind}_preview"
         render.ui(preview_fn)
@@ -393,7 +405,11 @@ class Session:
         except DataError as exc:
             status.set((f"Not released: {exc}", "danger"))
             return None
-        preview = state.preview(kind, **settings)
+        try:
+            preview = state.preview(kind, **settings)
+        except LedgerError as exc:  # damaged since it was opened
+            status.set((f"Not released: {exc}", "danger"))
+            return None
         if preview.cost is None:
             status.set((preview.message, "danger"))
             return None

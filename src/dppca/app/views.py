@@ -11,12 +11,14 @@ lookup in the tests, so that every function reads only the inputs it needs.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from ..core.exceptions import BudgetExceededError, TiedRowsError
+from ..core.validation import MAX_BINS
 from .data import DataError, Selection, parse_labels
 
 if TYPE_CHECKING:
@@ -57,13 +59,22 @@ def positive_or_none(
     Raises
     ------
     DataError
-        If the count exceeds ``most`` (the message names ``label``).
+        If the count is not a number or exceeds ``most`` (the message names ``label``).
     """
-    if value in (None, "") or int(value) <= 0:
+    if value in (None, ""):
         return None
-    if most is not None and value > most:
-        raise DataError(f"{label} must be at most {most:,}; got {value:,.0f}.")
-    return int(value)
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise DataError(f"{label} must be a number; got {value!r}.") from None
+    if math.isnan(number) or (most is None and math.isinf(number)):
+        raise DataError(f"{label} must be a finite number; got {value!r}.")
+    if number < 1:
+        return None
+    if most is not None and number > most:
+        shown = f"{number:,.0f}" if number < 1e15 else f"{number:.3g}"
+        raise DataError(f"{label} must be at most {most:,}; got {shown}.")
+    return int(number)
 
 
 def required_number(value: Any, label: str) -> Any:
@@ -107,7 +118,7 @@ def release_settings(kind: str, value: Value) -> dict[str, Any]:
     elif kind == "score":
         base.update(
             components=(value("score_pc_x"), value("score_pc_y")),
-            bins=positive_or_none(value("score_bins")),
+            bins=positive_or_none(value("score_bins"), label="bins per axis", most=MAX_BINS),
             methods=tuple(value("score_methods") or ()),
             use_groups=value("score_groups"),
             reuse_directions=value("score_reuse"),

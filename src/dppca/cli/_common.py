@@ -17,10 +17,11 @@ from typing import Any, Literal, overload
 import numpy as np
 
 from ..core.lazy import pandas as pd
-from ..core.reading import add_csv_arguments, csv_options, read_csv_checked
+from ..core.reading import add_csv_arguments
 from ..core.tables import tidy_table
 from ..datasets import DATASETS, load_dataset
 from ..kernels.kendall import default_m
+from ._ledger import read_table
 from ._output import (
     add_output_argument,
     add_release_arguments,
@@ -167,7 +168,7 @@ def read_data(args: argparse.Namespace, *, keep: tuple[str, ...] = ()) -> pd.Dat
         if not path.is_file():
             raise CLIError(f"data file {str(path)!r} does not exist or is not a file.")
         try:
-            frame = read_csv_checked(path, **csv_options(args))
+            frame = read_table(path, args)  # CSV, or Parquet (as --design balanced reads)
         except pd.errors.EmptyDataError:
             raise CLIError(f"data file {str(path)!r} is empty.") from None
         except (pd.errors.ParserError, UnicodeDecodeError) as exc:

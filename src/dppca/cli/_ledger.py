@@ -39,6 +39,7 @@ __all__ = [
     "add_ledger_arguments",
     "ledger_budget",
     "ledger_location",
+    "read_table",
     "register",
 ]
 
@@ -112,16 +113,24 @@ def _source_key(args: argparse.Namespace) -> tuple[str, str, int]:
     else:
         path = Path(args.data)
         name = path.name
-        if path.suffix.lower() in {".parquet", ".pq"}:
-            try:
-                frame = pd.read_parquet(path)
-            except ImportError as exc:
-                raise CLIError(str(exc)) from None
-        else:
-            from ..core.reading import csv_options, read_csv_checked
-
-            frame = read_csv_checked(path, **csv_options(args))
+        frame = read_table(path, args)
     return fingerprint(frame), name, int(frame.shape[0])
+
+
+def read_table(path: Path, args: argparse.Namespace) -> Any:
+    """The whole table in ``path``: a Parquet file (``.parquet``/``.pq``) or a CSV file
+    read with the command's ``--sep``/``--decimal``."""
+    if path.suffix.lower() in {".parquet", ".pq"}:
+        try:
+            return pd.read_parquet(path)
+        except ImportError:
+            raise CLIError(
+                f"reading the Parquet file {str(path)!r} needs pyarrow; install it with "
+                "pip install 'dppca[parquet]' or convert the file to CSV."
+            ) from None
+    from ..core.reading import csv_options, read_csv_checked
+
+    return read_csv_checked(path, **csv_options(args))
 
 
 def ledger_budget(args: argparse.Namespace, data: Any, variables: Any = None, *, kind: str) -> Any:
