@@ -123,3 +123,23 @@ def test_a_restarted_app_shows_the_releases_stored_in_its_ledger_file(tmp_path, 
         directions_of(again.latest("directions").result).directions,
         directions_of(made.result).directions,
     )
+
+
+def test_a_stored_release_edited_in_the_file_is_not_shown_again(tmp_path, frame, rng):
+    # The stored text lies outside the ledger's hash chain; the content hash
+    # recorded with the charge still tells an edited text from the paid one.
+    import sqlite3
+
+    ledger = _ledger(tmp_path / "ledger.sqlite")
+    state = AppState(random_state=rng, ledger=ledger)
+    state.load("toy", frame)
+    state.release("directions", eps=0.3, delta=1e-6)
+    state.release("scree", eps=0.3, delta=1e-6, k=2)
+    fp = state.budget.fp
+    assert [number for number, _, _ in ledger.stored_releases(fp)] == [1, 2]
+    con = sqlite3.connect(tmp_path / "ledger.sqlite")
+    with con:
+        con.execute("UPDATE charges SET payload = replace(payload, '0', '1') WHERE id = 1")
+    con.close()
+    assert [number for number, _, _ in ledger.stored_releases(fp)] == [2]
+    assert [r.number for r in restore_releases(ledger, fp)] == [2]

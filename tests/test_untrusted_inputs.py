@@ -389,13 +389,23 @@ def test_directions_forged_from_ordinary_pca_are_charged_not_free(tmp_path, data
     paid = _release_file(capsys, tmp_path, data, ledger)
     exact = pc_dir(pd.read_csv(data), 3)
 
-    def forge(fields: dict) -> None:
+    def swap(fields: dict) -> None:
         fields["directions"]["$array"] = [float(v) for v in exact.directions.ravel()]
         fields["eigenvalues"]["$array"] = [float(v) for v in exact.eigenvalues]
         fields["cost"]["fields"]["eps"] = 0.01
 
-    forged = _tamper(paid, forge, "forged.json")
+    def forge(fields: dict) -> None:
+        swap(fields)
+        matrix = np.cov(pd.read_csv(data).to_numpy(float), rowvar=False)  # pc_dir's matrix
+        fields["noisy_matrix"]["$array"] = [float(v) for v in matrix.ravel()]
+
     scree = ["scree", data, "--eps", "0.1", *EPS_DELTA, "-k", "3", "--ledger", ledger]
+    # Directions swapped in alone are not the eigenvectors of the file's matrix: refused.
+    swapped = _tamper(paid, swap, "swapped.json")
+    status, _, err = _run(capsys, [*scree, "--directions", swapped])
+    assert status != 0 and "not eigenvectors" in err
+    # A consistent forgery (matrix and directions of ordinary PCA) is charged its cost.
+    forged = _tamper(paid, forge, "forged.json")
     status, _, err = _run(capsys, [*scree, "--directions", forged])
     assert status == 0 and "forged.json was not in the ledger; charged its cost" in err
     kinds = Ledger(ledger).releases(fingerprint(pd.read_csv(data)))
@@ -556,7 +566,10 @@ _PAGE = {
     "directions_delta": 3.2e-5,
     "directions_calibration": "analytic",
     "directions_design": "exact",
+    "directions_estimator": "kendall",
+    "directions_scale": "",
     "scree_eps": 0.3,
+    "scree_scale": "",
     "scree_delta": 2.4e-5,
     "scree_calibration": "analytic",
     "scree_k": 5,

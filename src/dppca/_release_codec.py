@@ -131,6 +131,18 @@ def _check_directions(res: DirectionsResult) -> None:
         raise _Refused(f"directions that are not orthonormal (off by {error:.2g})")
     if not (isinstance(res.cost, PrivacyCost) and res.n >= 2):
         raise _Refused("a directions release without its cost or with n < 2")
+    sigma = res.sigma
+    if sigma is not None and not (isinstance(sigma, float) and math.isfinite(sigma) and sigma > 0):
+        raise _Refused(f"a noise sd of {sigma!r}")
+    values = np.asarray(res.eigenvalues)
+    scale = max(1.0, float(np.abs(m).max()))
+    if values.shape != (d.shape[1],) or np.any(np.diff(values) > 1e-12 * scale):
+        raise _Refused("eigenvalues that are not k values in decreasing order")
+    residual = float(np.abs(m @ d - d * values).max())
+    if residual > _ORTHO_TOL * scale:
+        raise _Refused(
+            f"directions that are not eigenvectors of the noisy matrix ({residual:.2g})"
+        )
 
 
 def _check_along(res: ScreeResult | ScoreResult) -> None:

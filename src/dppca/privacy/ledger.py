@@ -317,12 +317,22 @@ class Ledger(_LedgerTables):
         return row is not None
 
     def stored_releases(self, fp: str) -> list[tuple[int, str, str]]:
-        """The dataset's releases stored with their file text: (number, kind, payload)."""
+        """The dataset's releases stored with their file text: (number, kind, payload).
+
+        A stored text is returned only when it still has the content hash
+        recorded with its charge: the text lies outside the ledger's hash
+        chain, so one edited in the file is left out rather than shown.
+        """
         with self._connect() as con:
             rows = con.execute(
-                "SELECT kind, payload FROM charges WHERE fp = ? ORDER BY id", (_check_fp(fp),)
+                "SELECT kind, payload, content FROM charges WHERE fp = ? ORDER BY id",
+                (_check_fp(fp),),
             ).fetchall()
-        return [(i, kind, text) for i, (kind, text) in enumerate(rows, 1) if text is not None]
+        return [
+            (i, kind, text)
+            for i, (kind, text, content) in enumerate(rows, 1)
+            if text is not None and payload_hash(text) == content
+        ]
 
     def check(self, fp: str, cost: PrivacyCost) -> None:
         """Raise :class:`BudgetExceededError` if ``cost`` does not fit now (records nothing)."""
