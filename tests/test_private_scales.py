@@ -99,56 +99,22 @@ def test_cli_directions_takes_scale_private(tmp_path, capsys):
     rng = np.random.default_rng(0)
     X = rng.standard_normal((600, 3)) * np.array([1.0, 1e3, 1e-3])
     np.savetxt(path, X, delimiter=",", header="a,b,c", comments="")
-    code = main(
-        [
-            "directions",
-            str(path),
-            "--eps",
-            "2",
-            "--delta",
-            "1e-6",
-            "--scale",
-            "private",
-            "--seed",
-            "1",
-            "--accuracy",
-            "ignore",
-            "--no-ledger",
-        ]
-    )
+    scaled = ["--eps", "2", "--delta", "1e-6", "--scale", "private", "--seed", "1"]
+    quiet = ["--accuracy", "ignore", "--no-ledger"]
+    code = main(["directions", str(path), *scaled, *quiet])
     captured = capsys.readouterr()
     assert code == 0
     assert "private scales: a=" in captured.err
     out = tmp_path / "load.png"
-    code = main(
-        [
-            "loading",
-            str(path),
-            "--eps",
-            "2",
-            "--delta",
-            "1e-6",
-            "--scale",
-            "private",
-            "--seed",
-            "1",
-            "--accuracy",
-            "ignore",
-            "--no-ledger",
-            "--out",
-            str(out),
-        ]
-    )
+    code = main(["loading", str(path), *scaled, *quiet, "--out", str(out)])
     assert code == 0 and out.exists()
     capsys.readouterr()
-    scaled = ["--delta", "1e-6", "--scale", "private", "--no-ledger"]
     for command in ("scree", "score"):
-        code = main([command, str(path), "--eps", "2", *scaled, "--dry-run"])
+        code = main([command, str(path), *scaled, "--no-ledger", "--dry-run"])
         assert code == 0
         assert "private scale of" in capsys.readouterr().out  # the plan lists the scales
     page = tmp_path / "report.html"
-    extra = ["--accuracy", "ignore", "--out", str(page), "--seed", "1"]
-    code = main(["report", str(path), "--eps", "3", *scaled, *extra])
+    code = main(["report", str(path), *scaled, *quiet, "--out", str(page)])
     assert code == 0 and "Private scales" in page.read_text()
 
 

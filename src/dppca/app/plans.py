@@ -241,22 +241,22 @@ def plan_request(
             n, p, design=design, m=m, scale=scale, estimator=estimator, **money
         )
         return ReleaseRequest(kind, plan, {}, box)
-    if scale == "private":
-        inner = plan_request(kind, {**params, "scale": None}, sel, box, None)
-        scaled = with_private_scales(
-            lambda e: plan_request(kind, {**params, "scale": None, "eps": e}, sel, box, None).plan,
-            eps,
-            scale,
-            tuple(sel.columns),
-        )
-        return ReleaseRequest(kind, scaled, {**inner.inputs, "directions": None}, box)
-    if kind == "scree":
-        plan, inputs = _scree_plan(n, p, opts, money, directions)
-        return ReleaseRequest(kind, plan, inputs, box)
-    if kind == "score":
-        plan, inputs = _score_plan(sel, opts, money, directions)
-        return ReleaseRequest(kind, plan, inputs, box)
-    raise DataError(f"unknown release kind {kind!r}.")
+    if kind not in ("scree", "score"):
+        raise DataError(f"unknown release kind {kind!r}.")
+    made: list[dict[str, Any]] = []
+
+    def build(e: float) -> ReleasePlan:
+        # a scree or score plan at eps e, and the inputs it runs with
+        settings = {**money, "eps": e}
+        if kind == "scree":
+            plan, inputs = _scree_plan(n, p, opts, settings, directions)
+        else:
+            plan, inputs = _score_plan(sel, opts, settings, directions)
+        made.append(inputs)
+        return plan
+
+    plan = with_private_scales(build, eps, scale, tuple(sel.columns))
+    return ReleaseRequest(kind, plan, made[-1], box)
 
 
 def _scree_plan(
