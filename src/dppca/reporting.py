@@ -315,9 +315,10 @@ def _page_ledger(plan: ReportPlan) -> tuple[Budget, tuple[str, ...]]:
     """The page's own ledger (one entry per release, the scales first) and its names."""
     ledger = Budget(plan.eps, plan.delta)
     names = []
-    if plan.scale_eps > 0:
-        scales = plan.cost.parts[: plan.p]  # the p pure parts come first
-        ledger.spend(compose_tight(scales, plan.delta, released=f"private scales ({plan.p})"))
+    if plan.scales:
+        ledger.spend(
+            compose_tight(list(plan.scales), plan.delta, released=f"private scales ({plan.p})")
+        )
         names.append("scales")
     for name, sub in plan.plans:
         ledger.spend(sub.cost)

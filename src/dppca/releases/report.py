@@ -64,7 +64,9 @@ class ReportPlan:
     """A priced report: the plans of its releases and their tight total.
 
     ``directions`` is None when the report reuses an earlier release (given
-    to :func:`dppca.report`), which costs nothing here.
+    to :func:`dppca.report`), which costs nothing here. ``scales`` are the p
+    pure parts of the private scales drawn first with ``scale="private"``
+    (empty otherwise); they lead ``cost``'s parts.
     """
 
     n: int
@@ -80,8 +82,13 @@ class ReportPlan:
     forecast: Forecast
     components: tuple[int, int]
     accuracy: str = "warn"
-    scale_eps: float = 0.0
+    scales: tuple[PrivacyCost, ...] = ()
     kind: str = "report"
+
+    @property
+    def scale_eps(self) -> float:
+        """The eps of the p private scales together (basic sum; 0 without them)."""
+        return math.fsum(cost.eps for cost in self.scales)
 
     @property
     def plans(self) -> tuple[tuple[str, Any], ...]:
@@ -119,9 +126,9 @@ class ReportPlan:
         table = CheckedData(data.values, data.variables)
         inputs = data.extra if isinstance(data.extra, ReportInputs) else ReportInputs()
         scaled: dict[str, Any] = {}
-        if self.scale_eps > 0:
+        if self.scales:
             scales = draw_private_scales(
-                data.values, eps_each=self.scale_eps / self.p, units=np.ones(self.p), rng=rng
+                data.values, eps_each=self.scales[0].eps, units=np.ones(self.p), rng=rng
             )
             table = CheckedData(data.values / scales.divisors, data.variables)
             scaled = {"scales": scales.divisors, "scale_note": scales.note(data.variables)}
@@ -287,7 +294,7 @@ def plan_report(
         _forecast(n, p, eps, delta, plans),
         options.components,
         accuracy,
-        scale_eps=0.0 if scales is None else scales.eps,
+        scales=() if scales is None else scales.costs,
     )
 
 
@@ -307,7 +314,6 @@ def _check_settings(settings: ReportSettings, p: int) -> ReportSettings:
 class _ScalesPart:
     """The p private scales of a report (pure parts of ``eps / p`` each)."""
 
-    eps: float
     costs: tuple[PrivacyCost, ...]
 
 
@@ -341,9 +347,7 @@ def _release_plans(
     plans: dict[str, Any] = {}
     if scale_share > 0:
         names = options.variables or tuple(f"V{j + 1}" for j in range(p))
-        plans["scales"] = _ScalesPart(
-            eps * scale_share, tuple(scale_costs(names, eps * scale_share / p))
-        )
+        plans["scales"] = _ScalesPart(tuple(scale_costs(names, eps * scale_share / p)))
     if "directions" in budget:
         e, d = budget["directions"]
         plans["directions"] = plan_pc_dir(n, p, eps=e, delta=d, ties=options.ties, **common)
