@@ -648,3 +648,12 @@ def test_the_tau_matrix_is_a_directions_choice(state: AppState, frame: pd.DataFr
     # tau needs no scales: asking for both is a message, not a cost
     refused = state.preview("directions", eps=0.5, delta=1e-5, estimator="tau", scale="private")
     assert refused.cost is None and "tau" in refused.message
+
+
+def test_private_scales_with_public_bounds_are_a_directions_choice(state: AppState) -> None:
+    # The direction release scales within the bounds' widths, so the two go together
+    # there (as in plan_pc_dir); only a scree or score refuses them.
+    state.set_bounds({c: (-20.0, 20.0) for c in "abcde"})
+    preview = state.preview("directions", eps=0.6, delta=1e-5, scale="private")
+    assert preview.cost is not None
+    assert sum("private scale of" in leaf.released for leaf in preview.cost.leaves()) == 5

@@ -316,9 +316,19 @@ def test_forecasts_are_shown_when_results_carry_them():
 # ----------------------------------------------------------------- private scales
 
 
-def test_report_with_private_scales_spends_eps_once_and_shows_the_scales():
+def test_report_with_private_scales_spends_eps_once_and_shows_the_scales(monkeypatch):
     # Wine in its own units (SDs from 0.12 to 315): the report releases one
     # scale per column and makes all three releases on the scaled table.
+    import dppca.releases.scaled as scaled
+
+    drawn = []
+    real = scaled.draw_private_scales
+
+    def recording(values, *, eps_each, units, rng):
+        drawn.append(eps_each)
+        return real(values, eps_each=eps_each, units=units, rng=rng)
+
+    monkeypatch.setattr(scaled, "draw_private_scales", recording)
     X = load_wine()
     with pytest.warns(AccuracyWarning):
         rep = report(X, eps=2.0, delta=1e-5, scale="private", random_state=3)
@@ -337,6 +347,9 @@ def test_report_with_private_scales_spends_eps_once_and_shows_the_scales():
     # the page's ledger lists the scales as a release of their own, within the total
     assert page.tables["ledger"][1][0] == "private scales"
     assert rep.budget.spent_tight[0] <= 2.0 + 1e-9
+    # the scales drawn are the ones priced, and the pure parts carry no delta
+    assert drawn == [plan.scales[0].eps]
+    assert rep.budget.spent[1] <= 1e-5 * (1 + 1e-9)
 
 
 def test_report_scales_need_their_own_directions_and_no_bounds():

@@ -220,22 +220,14 @@ def test_a_column_in_large_units_is_named_after_the_release():
     X = pd.DataFrame(bunch.data[:, :10], columns=bunch.feature_names[:10])
     with pytest.warns(AccuracyWarning, match="'mean area' carries 9[0-9]%"):
         dp_pc_dir(X, 2, eps=2.0, delta=1e-6, random_state=0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", AccuracyWarning)
-        # standardised, or the tau matrix (the same in any units): no such note
-        dp_pc_dir(X / X.std(), 2, eps=8.0, delta=1e-6, random_state=0, accuracy="ignore")
-        assert (
-            dominant_column(
-                dp_pc_dir(
-                    X / X.std(), 2, eps=8.0, delta=1e-6, random_state=0, accuracy="ignore"
-                ).noisy_matrix,
-                0.0,
-                list(X),
-            )
-            is None
-        )
-    tau = dp_pc_dir(X, 2, eps=2.0, delta=1e-6, estimator="tau", random_state=0, accuracy="warn")
-    assert dominant_column(tau.noisy_matrix, tau.sigma, list(X)) is None
+    # standardised, or the tau matrix (the same in any units): no such note
+    for kw in ({}, {"estimator": "tau"}):
+        Y = X if kw else X / X.std()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            res = dp_pc_dir(Y, 2, eps=8.0, delta=1e-6, random_state=0, accuracy="warn", **kw)
+        assert not any("carries" in str(w.message) for w in caught), kw
+        assert dominant_column(res.noisy_matrix, 0.0, list(X)) is None
 
 
 def test_the_dominance_rule_allows_for_the_noise():

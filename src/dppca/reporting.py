@@ -23,7 +23,7 @@ from .core.exceptions import AccuracyWarning, DataWarning, PrivacyWarning
 from .core.reading import write_text_atomically
 from .core.types import Accuracy, Calibration, Data, RandomStateLike, Ties
 from .core.validation import check_grouped_data
-from .privacy.accounting import Budget, PrivacyCost, compose_tight
+from .privacy.accounting import Budget, PrivacyCost, compose
 from .releases.directions import DirectionsResult, resolve_directions
 from .releases.directions.plan import SCALE_SHARE
 from .releases.engine import CheckedData, execute
@@ -316,9 +316,8 @@ def _page_ledger(plan: ReportPlan) -> tuple[Budget, tuple[str, ...]]:
     ledger = Budget(plan.eps, plan.delta)
     names = []
     if plan.scales:
-        ledger.spend(
-            compose_tight(list(plan.scales), plan.delta, released=f"private scales ({plan.p})")
-        )
+        # pure parts: their entry holds no delta (composed at delta 0, they sum)
+        ledger.spend(compose(list(plan.scales), released=f"private scales ({plan.p})"))
         names.append("scales")
     for name, sub in plan.plans:
         ledger.spend(sub.cost)

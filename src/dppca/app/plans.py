@@ -29,6 +29,7 @@ from ..core.validation import (
 )
 from ..privacy.accounting import PrivacyCost
 from ..releases.directions import DirectionsResult
+from ..releases.directions.plan import check_scale_option
 from ..releases.engine import ReleasePlan
 from ..releases.forecast import Forecast
 from ..releases.loading import plan_loading
@@ -228,7 +229,7 @@ def plan_request(
         "variables": tuple(sel.columns),
         "accuracy": "ignore",
     }
-    scale = check_scale_settings(opts.pop("scale", None) or None, bounds=box, directions=None)
+    scale = check_scale_option(opts.pop("scale", None) or None)
     if not opts.pop("reuse_directions", True) or scale == "private":
         # directions released on other units cannot serve a privately scaled table
         directions = None
@@ -243,6 +244,8 @@ def plan_request(
         return ReleaseRequest(kind, plan, {}, box)
     if kind not in ("scree", "score"):
         raise DataError(f"unknown release kind {kind!r}.")
+    # a scree or score on private scales cannot also clip to bounds in the data's units
+    check_scale_settings(scale, bounds=box, directions=None)
     made: list[dict[str, Any]] = []
 
     def build(e: float) -> ReleasePlan:

@@ -31,12 +31,12 @@ from ..core.validation import (
 from ..privacy.accounting import PrivacyCost, tight_total
 from .directions import DirectionsPlan, DirectionsResult, plan_pc_dir, resolve_directions
 from .directions.plan import SCALE_SHARE, check_share
-from .directions.scales import draw_private_scales, scale_costs
+from .directions.scales import scale_costs
 from .engine import CheckedData, Part, parts_of
 from .forecast import Forecast
 from .loading import LoadingResult
-from .resolvability import enforce_resolved
-from .scaled import check_scale_settings
+from .resolvability import enforce_resolved, warn_dominant_column
+from .scaled import check_scale_settings, scale_table
 from .score import ScoreResult, plan_score
 from .score.draw import ScoreInputs
 from .score.plan import ScorePlan
@@ -118,6 +118,7 @@ class ReportPlan:
         """The post-release checks of the directions (when drawn here) and of the scree."""
         if self.directions is not None:
             enforce_resolved(result.directions.resolvability, self.accuracy, result)
+            warn_dominant_column(result.directions, self.accuracy)
         enforce_scree(result.scree, self.accuracy)
         return result
 
@@ -127,11 +128,7 @@ class ReportPlan:
         inputs = data.extra if isinstance(data.extra, ReportInputs) else ReportInputs()
         scaled: dict[str, Any] = {}
         if self.scales:
-            scales = draw_private_scales(
-                data.values, eps_each=self.scales[0].eps, units=np.ones(self.p), rng=rng
-            )
-            table = CheckedData(data.values / scales.divisors, data.variables)
-            scaled = {"scales": scales.divisors, "scale_note": scales.note(data.variables)}
+            table, scaled = scale_table(table, self.scales[0].eps, rng)
         if self.directions is not None:
             directions = dataclasses.replace(self.directions.draw(table, rng), **scaled)
         else:

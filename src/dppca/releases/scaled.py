@@ -29,7 +29,13 @@ if TYPE_CHECKING:
     from .engine import ReleasePlan
     from .forecast import Forecast
 
-__all__ = ["ScaledPlan", "check_scale_settings", "scaled_plan", "with_private_scales"]
+__all__ = [
+    "ScaledPlan",
+    "check_scale_settings",
+    "scale_table",
+    "scaled_plan",
+    "with_private_scales",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -90,17 +96,22 @@ class ScaledPlan:
 
     def draw(self, data: CheckedData, rng: np.random.Generator) -> Any:
         """Release the scales, then the inner release on the scaled data."""
-        scales = draw_private_scales(
-            data.values, eps_each=self.scale_eps / self.p, units=np.ones(self.p), rng=rng
-        )
-        scaled = CheckedData(data.values / scales.divisors, data.variables, data.extra)
-        result = self.inner.draw(scaled, rng)
-        return dataclasses.replace(
-            result,
-            cost=self.cost,
-            scales=scales.divisors,
-            scale_note=scales.note(data.variables),
-        )
+        scaled, fields = scale_table(data, self.scale_eps / self.p, rng)
+        return dataclasses.replace(self.inner.draw(scaled, rng), cost=self.cost, **fields)
+
+
+def scale_table(
+    data: CheckedData, eps_each: float, rng: np.random.Generator
+) -> tuple[CheckedData, dict[str, Any]]:
+    """Release one private scale per column, and the table divided by them.
+
+    Returns the scaled table (post-processing of the scales) and the result
+    fields the scales fill: ``scales`` and ``scale_note``.
+    """
+    p = data.values.shape[1]
+    scales = draw_private_scales(data.values, eps_each=eps_each, units=np.ones(p), rng=rng)
+    scaled = CheckedData(data.values / scales.divisors, data.variables, data.extra)
+    return scaled, {"scales": scales.divisors, "scale_note": scales.note(data.variables)}
 
 
 def scaled_plan(

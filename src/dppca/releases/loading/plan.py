@@ -29,7 +29,7 @@ from ..directions.plan import SCALE_SHARE
 from ..directions.tau import Estimator
 from ..engine import CheckedData, Part
 from ..forecast import Forecast
-from ..resolvability import enforce_resolved
+from ..resolvability import enforce_resolved, warn_dominant_column
 from .result import LoadingResult
 
 __all__ = ["LoadingPlan", "plan_loading"]
@@ -100,8 +100,9 @@ class LoadingPlan:
         """Nothing to refuse after the budget check."""
 
     def review(self, result: LoadingResult) -> LoadingResult:
-        """The direction release's check (see :meth:`DirectionsPlan.review`)."""
+        """The direction release's checks (see :meth:`DirectionsPlan.review`)."""
         enforce_resolved(result.directions.resolvability, self.accuracy, result)
+        warn_dominant_column(result.directions, self.accuracy)
         return result
 
     def draw(self, data: CheckedData, rng: np.random.Generator) -> LoadingResult:
