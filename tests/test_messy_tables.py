@@ -379,3 +379,22 @@ def test_dropna_on_a_dask_collection_is_refused_with_the_way_out(messy):
     lazy = dd.from_pandas(messy[["x1", "x3"]], npartitions=2)
     with pytest.raises(ValueError, match=r"in-memory table.*collection\.dropna\(\)"):
         dp_pc_dir(lazy, eps=1.0, delta=1e-5, dropna=True, random_state=0)
+
+
+@pytest.mark.parametrize("blank", [slice(0, 9), slice(10, 19), slice(21, 29)])
+def test_a_chunked_read_keeps_a_text_column_out_wherever_its_blanks_fall(tmp_path, blank):
+    # pandas reads a column with no value in a chunk as numbers; the chunked
+    # reader must still give the one-piece read's table, columns and notes.
+    from dppca.core.reading import read_table_file
+
+    frame = pd.DataFrame(np.random.default_rng(0).normal(size=(30, 3)), columns=list("abc"))
+    frame["note"] = "x"
+    frame.loc[blank, "note"] = None
+    path = tmp_path / "t.csv"
+    frame.to_csv(path, index=False)
+    whole = read_table_file(path, None, chunksize=100)
+    chunked = read_table_file(path, None, chunksize=7)
+    assert chunked.variables == whole.variables == ("a", "b", "c")
+    assert chunked.left_out == whole.left_out == ("note",)
+    np.testing.assert_array_equal(chunked.data, whole.data)
+    assert chunked.notes == whole.notes

@@ -242,9 +242,9 @@ def _finish(
     """The file's table, the rows kept (one mask per chunk) and the notes of the rule."""
     kept = np.concatenate(masks) if masks else np.zeros(0, dtype=np.bool_)
     notes = [left_out_note(left_out)] if left_out else []
-    if data.shape[0] < kept.shape[0]:
-        notes.append(missing_note(int(data.shape[0])))
     dropped = data.shape[0] < kept.shape[0]
+    if dropped:
+        notes.append(missing_note(int(data.shape[0])))
     return TidyTable(data, names, kept if dropped else None, left_out, kept.shape[0], tuple(notes))
 
 
@@ -266,6 +266,9 @@ def _read_csv(
     names: tuple[str, ...] | None = None
     left_out: tuple[str, ...] = ()
     masks: list[NDArray[np.bool_]] = []
+    # A column with no value in a chunk is read as numbers whatever it holds
+    # elsewhere: it takes its kind from the first chunk that has a value in it.
+    undecided: set[str] = set()
     with pd.read_csv(
         path, usecols=wanted, chunksize=chunksize, sep=sep, decimal=decimal
     ) as reader:
@@ -273,22 +276,71 @@ def _read_csv(
             frame = frame[wanted]
             if frame.shape[0] == 0:
                 continue
-            chosen = columns is not None
+            numbers = set() if names is None else set(names)
+            blank = {c for c in frame.columns if c not in numbers and frame[c].isna().all()}
+            if names is None:
+                undecided = set(blank)
             part = tidy_table(
-                frame, dropna=dropna, chosen=chosen, min_cols=0, name=name, option=option
+                frame.drop(columns=sorted(blank)),
+                dropna=dropna,
+                chosen=columns is not None,
+                min_cols=0,
+                name=name,
+                option=option,
             )
-            if names is not None and part.variables != names:
-                raise ValueError(
-                    f"{name} has column(s) whose type changes within the file (numbers in "
-                    "some rows, text in others); fix their values or leave them out."
-                )
-            names, left_out = part.variables, part.left_out
+            if names is not None:
+                _check_same_kinds(part, names, left_out, undecided, name, dropna, option)
+                left_out = (*left_out, *(c for c in part.left_out if c not in left_out))
+                undecided -= {*part.variables, *part.left_out}
+            else:
+                names, left_out = part.variables, part.left_out
             masks.append(np.ones(part.n_read, np.bool_) if part.kept is None else part.kept)
             blocks.append(part.data)
             del frame, part
     if names is None:
         raise ValueError(f"{name} has a header but no rows.")
+    if undecided:  # no value in the whole file: every row misses one
+        _refuse_blank(sorted(undecided), name, dropna, option)
     return _finish(_assemble(blocks, len(names), path), names, left_out, masks)
+
+
+def _check_same_kinds(
+    part: TidyTable,
+    names: tuple[str, ...],
+    left_out: tuple[str, ...],
+    undecided: set[str],
+    name: str,
+    dropna: bool,
+    option: str,
+) -> None:
+    """A later chunk must give every column the kind the earlier chunks gave it.
+
+    A column blank in the earlier chunks (``undecided``) may turn out to be
+    text (left out from the start); as numbers, its blank rows were missing
+    values all along, which a chunked read cannot drop afterwards.
+    """
+    late = [c for c in part.variables if c in undecided]
+    if late:
+        _refuse_blank(late, name, dropna, option)
+    if part.variables != names or not set(part.left_out) <= {*left_out, *undecided}:
+        raise ValueError(
+            f"{name} has column(s) whose type changes within the file (numbers in "
+            "some rows, text in others); fix their values or leave them out."
+        )
+
+
+def _refuse_blank(columns: Sequence[str], name: str, dropna: bool, option: str) -> None:
+    """Refuse numeric columns that are blank over whole chunks of a chunked read."""
+    shown = ", ".join(repr(c) for c in columns)
+    if not dropna:
+        raise ValueError(
+            f"{name} has missing values (NaN, None or pd.NA) in column(s) {shown}; "
+            f"impute them, or pass {option} to analyse the complete rows only."
+        )
+    raise ValueError(
+        f"{name} has column(s) {shown} with no value in its first rows; read it in one "
+        "piece (the exact design) or leave them out with the column choice."
+    )
 
 
 def raw_header(path: str | os.PathLike[str], sep: str) -> list[str]:
