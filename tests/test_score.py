@@ -777,3 +777,16 @@ def test_every_histogram_method_is_one_registered_part():
         assert noisy.shape == counts.shape and np.all(noisy >= 0) and noise
     with pytest.raises(ValueError, match="method must be among"):
         dp_score(np.ones((10, 3)), eps=1.0, delta=1e-6, method="bogus", random_state=0)
+
+
+def test_a_plan_priced_for_a_public_frame_it_does_not_hold_is_refused_before_noise():
+    # frame_given prices no frame part; run without frame= or bounds= it would
+    # need a private frame it never paid for.
+    from dppca.releases.engine import execute
+
+    plan = plan_score(500, 4, eps=1.0, delta=1e-6, frame_given=True)
+    X = np.random.default_rng(0).normal(size=(500, 4))
+    budget = Budget(10.0, 1e-3)
+    with pytest.raises(ValueError, match="frame_given"):
+        execute(plan, X, budget=budget, random_state=0)
+    assert budget.spent == (0.0, 0.0)

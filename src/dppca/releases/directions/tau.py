@@ -65,8 +65,10 @@ def tau_sensitivity(n: int) -> float:
     diagonal is set to the public constant ``1 / p`` (the value of ``T / p``'s
     diagonal when no column has ties); a constant diagonal moves every
     eigenvalue by the same amount and leaves the eigenvectors as they are, so
-    the directions lose nothing, and the diagonal's noise (the largest
-    entries of the symmetric noise) never reaches them. Dropping entries is
+    without ties the directions lose nothing, and the diagonal's noise (the
+    largest entries of the symmetric noise) never reaches them. With ties the
+    estimand's diagonal becomes 1/p in place of each column's share of
+    untied pairs over p, as a correlation matrix has a unit diagonal. Dropping entries is
     post-processing, so the guarantee is that of the whole noisy matrix.
 
     Examples

@@ -147,6 +147,12 @@ def check_score_input(
             f"the plan was priced for groups={plan.n_groups} but the labels give "
             f"{None if inputs.levels is None else len(inputs.levels)}; plan with that number."
         )
+    assert plan.settings is not None
+    if plan.eps_frame == 0 and plan.settings.public_frame is None and plan.settings.box is None:
+        raise ValueError(
+            "the plan was priced with a public frame or bounds (frame_given or "
+            "bounds_given) but holds neither; plan with frame= or bounds= to run it."
+        )
     return X
 
 

@@ -67,11 +67,11 @@ def forecast_score(
         fail = frame_failure_bound(n, eps_f, bound)
         quantities["frame_failure"] = fail
         descriptions["frame_failure"] = (
-            "bound on the chance that the private frame misses most rows or is far too wide"
+            "bound on the chance that the private frame misses most rows"
         )
         if fail > FAILURE_TOLERANCE:
             problems.append(
-                "the private frame may miss most rows or be far too wide with probability "
+                "the private frame may miss most rows with probability "
                 f"up to {fail:.2g} "
                 f"(frame eps {eps_f:.3g} for n={n}); give public bounds or frame=, or "
                 "raise eps."

@@ -123,7 +123,7 @@ def frame_costs(eps: float, components: tuple[int, int]) -> PrivacyCost:
 
 
 def frame_failure_bound(n: int, eps: float, bound: float) -> float:
-    """Public bound on the chance that a private frame misses most rows or is far too wide.
+    """Public bound on the chance that a private frame misses most rows (not that it is too wide).
 
     Per axis the frame makes one exponential-mechanism choice of a bin holding
     the median (:func:`dppca.privacy.quantiles.em_quantile`) and one noisy scan.

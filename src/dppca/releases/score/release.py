@@ -125,8 +125,9 @@ def dp_score(
     inflate : float, default=0.2
         The private frame's half widths (per axis, the private 0.995-quantile
         of the distances from the private centre) are multiplied by
-        ``1 + inflate``: 0 gives a frame holding about 99 % of the rows per
-        axis, with no margin.
+        ``1 + inflate``: 0 aims at 99.5 % of the rows per axis, with no
+        margin (at small n eps a lower quantile stretched as for a Gaussian,
+        so then for Gaussian-like tails).
     calibration : {"analytic", "classic"}, default="analytic"
         Gaussian calibration for the directions and the ``"add"`` histogram.
     ties : {"zero", "error"}, default="zero"
