@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..core.data_checks import check_finite_values
 from ..core.tables import column_kind, tidy_table
 
 __all__ = [
@@ -235,12 +236,10 @@ def select_data(
         )
     except (TypeError, ValueError) as exc:
         raise DataError(str(exc)) from None
-    bad = [c for j, c in enumerate(columns) if not np.isfinite(table.data[:, j]).all()]
-    if bad:
-        raise DataError(
-            f"column(s) {', '.join(bad)} have infinite values; remove those rows from the "
-            "file or choose other columns."
-        )
+    try:
+        check_finite_values(table.data, table.variables, "the data")
+    except ValueError as exc:
+        raise DataError(str(exc)) from None
     if table.n < 4:
         raise DataError(f"the data need at least 4 (complete) rows; got {table.n}.")
     labels = None

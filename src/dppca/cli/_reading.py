@@ -9,8 +9,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
+from ..core.data_checks import check_finite_values
 from ..core.lazy import pandas as pd
 from ..core.reading import csv_options, read_table_file
 from ._output import note
@@ -52,12 +51,8 @@ def read_chunked(
         )
     for message in table.notes:
         note(message)
-    # The array carries no names, so the library's own check could only say 'V2'.
-    bad = [name for j, name in enumerate(names) if not np.isfinite(X[:, j]).all()]
-    if bad:
-        raise CLIError(
-            f"data file {str(path)!r} has infinite values in column(s) "
-            f"{', '.join(map(repr, bad))}; remove them, or leave the column(s) out "
-            "with --columns."
-        )
+    try:  # named here: the array carries no names, so the library could only say 'V2'
+        check_finite_values(X, names, f"data file {str(path)!r}")
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
     return X, names

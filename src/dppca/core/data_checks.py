@@ -29,6 +29,7 @@ __all__ = [
     "check_bounds",
     "check_data",
     "check_finite_matrix",
+    "check_finite_values",
     "check_grouped_data",
     "check_table",
     "check_variable_names",
@@ -107,7 +108,7 @@ def check_table(
     """:func:`check_data` keeping the rule's whole outcome (rows kept, notes)."""
     table = tidy_table(X, dropna=dropna, min_cols=min_cols, name=name, copy=copy)
     _check_table_size(table.data, name, min_rows, min_cols)
-    _check_finite_values(table.data, table.variables, name)
+    check_finite_values(table.data, table.variables, name)
     for message in table.notes:
         warn_data(message)
     return table
@@ -134,7 +135,7 @@ def _check_table_size(data: NDArray[np.float64], name: str, min_rows: int, min_c
         raise ValueError(f"{name} must have at least {min_cols} column(s); got {p}.")
 
 
-def _check_finite_values(data: NDArray[np.float64], variables: tuple[str, ...], name: str) -> None:
+def check_finite_values(data: NDArray[np.float64], variables: tuple[str, ...], name: str) -> None:
     """Refuse infinities (missing values were handled by the rule), naming their columns."""
     if not np.isfinite(data).all():
         cols = np.flatnonzero(~np.isfinite(data).all(axis=0))
