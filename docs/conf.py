@@ -36,6 +36,9 @@ extensions = [
     "sphinx.ext.autosummary",
     "sphinx.ext.intersphinx",
     "sphinx.ext.mathjax",
+    # MathJax shipped with the site (a PyPI package copies it into _static): sensitive data
+    # is often analysed on machines without internet, so the math renders offline.
+    "sphinx-mathjax-offline",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
     "sphinx_copybutton",
