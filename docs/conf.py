@@ -85,6 +85,8 @@ sphinx_gallery_conf = {
     "image_scrapers": ("matplotlib",),
     "reset_modules": ("matplotlib",),
     "show_memory": False,
+    # No execution-times pages: they load jQuery tables from a CDN (the site works offline).
+    "write_computation_times": False,
     # Each API page lists the gallery examples that use its name ("Examples using ...").
     "doc_module": ("dppca",),
     "backreferences_dir": "generated/backreferences",
