@@ -15,6 +15,7 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
+from ..core.tables import complete_rows
 from .moments import moment_rows
 
 __all__ = [
@@ -136,6 +137,9 @@ def clipped_moments_all_pairs(
     """
     x = np.asarray(data, dtype=np.float64)
     n = x.shape[0]
+    complete = complete_rows(x)
+    if complete is not None:  # zero terms for the pairs with a missing cell (missing="zero")
+        x = np.ascontiguousarray(x[complete])
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         if shift is not None:
             x = x - shift
@@ -172,8 +176,14 @@ def clipped_moments_disjoint(
     """The same moments averaged over given disjoint pair differences ``z`` (m x p).
 
     Each pair's contribution is put inside the polytope of
-    :func:`moment_sensitivity` as in :func:`clipped_moments_all_pairs`.
+    :func:`moment_sensitivity` as in :func:`clipped_moments_all_pairs`; a
+    difference with a missing cell (NaN, under ``missing="zero"``; finite
+    rows give inf, never NaN) contributes the zero vector and still counts
+    among the m pairs.
     """
+    absent = np.isnan(z).any(axis=1)
+    if absent.any():
+        z = np.where(absent[:, None], 0.0, z)
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         squares = _nan_to_inf((z @ vectors) ** 2)
         sq = _nan_to_inf(np.einsum("ij,ij->i", z, z))

@@ -263,7 +263,9 @@ def balanced_chunk(block: NDArray[np.float64], m: int, ties: str, start: int, n:
     (mod n): its first ``c`` rows are paired with their next ``m`` neighbours.
     Differences are explicit, so ties are decided by the same rule as in the
     exact design. A tie example is reported as a pair of *positions* in the
-    permuted order.
+    permuted order. A pair in which either row has a missing cell (NaN, kept
+    by ``missing="zero"``; finite rows never give a NaN difference, see
+    :func:`subtract_rows`) adds a zero term and is not a tie.
     """
     with np.errstate(all="ignore"):  # overflow -> inf -> a tie; handled, not reported
         c = block.shape[0] - m
@@ -272,11 +274,18 @@ def balanced_chunk(block: NDArray[np.float64], m: int, ties: str, start: int, n:
             subtract_rows(block[:c], block[k : k + c], out=diff[k - 1])
         sums = PairSums(block.shape[1])
 
+        flat = diff.reshape(m * c, -1)
+        present = ~np.isnan(flat).any(axis=1)
+        index = None
+        if not present.all():
+            index = np.flatnonzero(present)
+            flat = flat[present]
+
         def locate(b: int) -> tuple[int, int]:
-            k, a = divmod(b, c)
+            k, a = divmod(b if index is None else int(index[b]), c)
             return (start + a) % n, (start + a + k + 1) % n
 
-        add_unit_outer(sums, diff.reshape(m * c, -1), ties, locate)
+        add_unit_outer(sums, flat, ties, locate)
         return sums
 
 

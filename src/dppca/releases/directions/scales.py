@@ -146,7 +146,11 @@ def draw_private_scales(
     value is then the noisy scan :func:`dppca.privacy.quantiles.ladder_quantile` on
     the public ladder :func:`scale_ladder` (fixed before any data are read),
     whose cumulative counts move by at most one when one value changes: it
-    is (eps_each / 2 + eps_each / 2)-DP. The p columns compose; the plan
+    is (eps_each / 2 + eps_each / 2)-DP. A pair with a missing cell in
+    column ``j`` (``missing="zero"``) is counted in no bin of that column,
+    while the rank aimed at stays ``0.75 m`` for the public ``m``; the row
+    that gains or loses the cell moves each cumulative count by at most one
+    in one direction, so the same argument holds. The p columns compose; the plan
     records p pure parts for the tight accountant. The output is a ladder
     candidate at or above the noisy quantile, so it has the ladder's 15%
     resolution; measured on raw-unit tables, finer ladders lost more to the
@@ -158,9 +162,16 @@ def draw_private_scales(
     out = np.empty(p)
     for j in range(p):
         unit = float(units[j])
-        d = np.maximum(diffs[:, j] / unit, ZERO_FLOOR)  # NaN-free: checked data
+        d = np.maximum(diffs[:, j] / unit, ZERO_FLOOR)  # NaN: a missing cell
+        present = ~np.isnan(d)
         t = ladder_quantile(
-            d, ladder, q=SCALE_QUANTILE, eps1=eps_each / 2, eps2=eps_each / 2, rng=rng
+            d,
+            ladder,
+            q=SCALE_QUANTILE,
+            eps1=eps_each / 2,
+            eps2=eps_each / 2,
+            rng=rng,
+            present=None if present.all() else present,
         )
         out[j] = t * unit / NORMAL_FACTOR
     constant = out < CONSTANT_BELOW * np.asarray(units, dtype=np.float64)
