@@ -8,7 +8,8 @@ cell went missing, by the sine of the largest principal angle. Two rules:
 - ``zero``: ``missing="zero"``, n = every row (private: no count released);
 - ``drop``: the complete rows only, their count taken as n (the old
   ``dropna=True``; not private, since that count was published without
-  noise), for reference.
+  noise), for reference;
+- ``none``: the table before any cell went missing (the floor the noise sets).
 
 Tables: wine (178 x 13) and breast cancer (569 x 30), each divided by its
 column SDs first (public units stand-in: the truth is the standardised
@@ -52,7 +53,7 @@ def main() -> None:
         n, p = x.shape
         truth = np.linalg.eigh(spherical_kendall(x, ties="zero"))[1][:, ::-1][:, :2]
         delta = min(1e-5, 0.1 / n)
-        out: dict[str, list[float]] = {"zero": [], "drop": []}
+        out: dict[str, list[float]] = {"zero": [], "drop": [], "none": []}
         complete_share = []
         for seed in range(args.seeds):
             rng = np.random.default_rng(seed)
@@ -66,10 +67,10 @@ def main() -> None:
                     y, 2, eps=args.eps, delta=delta, missing="zero", random_state=seed
                 )
                 out["zero"].append(_sin(zero.directions, truth))
+                none = dp_pc_dir(x, 2, eps=args.eps, delta=delta, random_state=seed)
+                out["none"].append(_sin(none.directions, truth))
                 if keep.sum() >= 3:
-                    drop = dp_pc_dir(
-                        y[keep], 2, eps=args.eps, delta=delta, random_state=seed
-                    )
+                    drop = dp_pc_dir(y[keep], 2, eps=args.eps, delta=delta, random_state=seed)
                     out["drop"].append(_sin(drop.directions, truth))
         share = float(np.mean(complete_share))
         cells = []

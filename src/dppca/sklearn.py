@@ -126,7 +126,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     missing : {"refuse", "zero"}, default="refuse"
         Missing values in ``fit``: refused, or (``"zero"``) analysed with the
         zero-term rule of :func:`dppca.core.tables.check_missing` (n stays
-        every row; pairs with a missing cell add nothing). Either way a
+        every row; a missing cell adds nothing to a pair's term). Either way a
         DataFrame's booleans are analysed as 0/1 and its non-numeric columns
         are left out with a ``DataWarning`` (:mod:`dppca.core.tables`), in
         ``fit`` and ``transform`` alike.

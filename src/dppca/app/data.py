@@ -34,8 +34,9 @@ MISSING_BOX = "Analyse missing values (missing = zero)"
 #: What the page says under that checkbox.
 MISSING_HELP = (
     "Without it, a chosen column with a missing value (an empty cell, or a cell that is not "
-    "a number) is refused. With it, no row is left out: pairs of rows with a missing cell "
-    "add nothing to the pair sums, n stays the number of rows and the cost is unchanged. "
+    "a number) is refused. With it, no row is left out: a cell missing in either row of a "
+    "pair adds nothing to that pair's term, n stays the number of rows and the cost is "
+    "unchanged. "
     "Text columns are always left out, and True/False columns are analysed as 0/1."
 )
 
@@ -196,7 +197,7 @@ def select_data(
     command line: booleans become 0/1, the table's non-numeric columns (other
     than the group column) are left out with a note, and missing values in a
     chosen column are refused unless ``missing="zero"`` (the page's checkbox
-    :data:`MISSING_BOX`), under which pairs with a missing cell add nothing
+    :data:`MISSING_BOX`), under which a missing cell adds nothing to a pair's term
     and n stays every row. The group column is not analysed.
 
     Raises :class:`DataError` when fewer than two numeric columns are chosen,

@@ -108,8 +108,8 @@ def add_data_arguments(parser: argparse.ArgumentParser, *, default_dataset: str 
         choices=MISSING_RULES,
         default="refuse",
         help="missing values (empty cells, or cells of a numeric column that are not "
-        "numbers): refuse them (default), or 'zero': pairs of rows with a missing cell add "
-        "nothing, n stays the number of rows and the cost is unchanged",
+        "numbers): refuse them (default), or 'zero': a missing cell adds nothing to a pair's "
+        "term, n stays the number of rows and the cost is unchanged",
     )
     parser.add_argument(  # the old spelling, kept working
         "--dropna",

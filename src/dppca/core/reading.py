@@ -331,7 +331,7 @@ def _refuse_blank(columns: Sequence[str], name: str, missing: str, option: str) 
         raise ValueError(
             f"{name} has missing values (NaN, None, pd.NA or cells that are not numbers) "
             f"in column(s) {shown}; impute them, or {option} to analyse the table with "
-            "pairs that involve a missing cell adding nothing."
+            "each missing cell adding nothing to its pairs' terms."
         )
     raise ValueError(
         f"{name} has column(s) {shown} with no value in its first rows; read it in one "

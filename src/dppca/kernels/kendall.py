@@ -95,7 +95,7 @@ from ..core.validation import (
 )
 from .exact_pairs import _pair_sum
 from .exact_pairs import default_block as default_block  # re-exported: tests import it
-from .pairsums import PairSums, balanced_chunk, balanced_chunks
+from .pairsums import PairSums, add_incomplete_pairs, balanced_chunk, balanced_chunks
 from .threads import _runner
 from .threads import resolve_n_jobs as resolve_n_jobs  # re-exported: it was public here
 
@@ -210,18 +210,21 @@ def kendall_matrix(
 
             sums = dask_pair_sum(data, ties=ties, block_size=block_size, progress=progress)
         elif complete is not None:
-            # zero terms for the pairs with a missing cell: the sum over the complete
-            # rows, still divided by the n (n - 1) / 2 pairs of all n rows
-            sums = _pair_sum(
-                np.ascontiguousarray(data[complete]),
-                ties=ties,
-                block_size=block_size,
-                progress=progress,
-                n_jobs=n_jobs,
-            )
+            # missing="zero": the complete rows' pairs by the fast route, then every
+            # pair holding a missing cell from the coordinates present in both rows
+            sums = PairSums(data.shape[1])
+            if complete.sum() >= 2:
+                sums = _pair_sum(
+                    np.ascontiguousarray(data[complete]),
+                    ties=ties,
+                    block_size=block_size,
+                    progress=progress,
+                    n_jobs=n_jobs,
+                )
             if sums.example is not None:
                 rows = np.flatnonzero(complete)
                 sums.example = (int(rows[sums.example[0]]), int(rows[sums.example[1]]))
+            add_incomplete_pairs(sums, data, complete, ties)
         else:
             sums = _pair_sum(
                 data, ties=ties, block_size=block_size, progress=progress, n_jobs=n_jobs

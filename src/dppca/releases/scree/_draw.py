@@ -149,9 +149,9 @@ def _draw(
     """
     orders = _pairings(data.shape[0], plan.pairing, rng)
     z = _paired_differences(data, orders[0])
-    # missing="zero": a pair with a missing cell is the zero difference for the clip
-    # scan and the extra methods (a zero term; finite rows never give NaN here)
-    z = np.where(np.isnan(z).any(axis=1)[:, None], 0.0, z)
+    # missing="zero": a coordinate missing in either row is 0 in the difference, for
+    # the clip scan and the extra methods (finite rows never give NaN here)
+    z = np.where(np.isnan(z), 0.0, z)
     clip = _clip_level(z, plan, rng)
     moments, trace, trace_sd = _moment_release(
         data,
