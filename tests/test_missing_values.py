@@ -30,7 +30,8 @@ from dppca.kernels.pair_moments import (
 )
 from dppca.kernels.tau import kendall_tau_matrix
 from dppca.privacy.mechanisms import kendall_sensitivity, random_pairing
-from dppca.privacy.quantiles import ladder_quantile
+from dppca.privacy.quantiles import em_quantile
+from dppca.releases.directions.scales import draw_private_scales
 
 PRIV = ["--eps", "1", "--delta", "1e-5"]
 
@@ -181,18 +182,28 @@ def test_a_row_gaining_a_missing_cell_moves_each_statistic_within_its_sensitivit
     assert 0 < np.linalg.norm(a - b) <= l2
 
 
-def test_quantile_scans_aim_at_a_rank_out_of_the_public_count():
-    # ten present values at 1 and ten missing ones: the 0.75-rank of the public 20
-    # (15) is out of the present values' reach, so the scan (at a large eps, which
-    # makes its noise negligible) runs to the top of the ladder; a scan that aimed at
-    # the present count would stop at 1.
-    ladder = np.array([0.5, 1.0, 2.0, 4.0, 8.0])
-    x = np.concatenate([np.ones(10), np.full(10, np.nan)])
-    present = ~np.isnan(x)
-    rng = np.random.default_rng(0)
-    top = ladder_quantile(x, ladder, q=0.75, eps1=200, eps2=200, rng=rng, present=present)
-    assert top == ladder[-1]
-    assert ladder_quantile(x[present], ladder, q=0.75, eps1=200, eps2=200, rng=rng) == 1.0
+def test_the_frame_centre_aims_at_the_median_of_the_present_scores():
+    # 100 present values spread over (0, 1) and 100 absent ones: each absent value
+    # counts as half a value below every edge, so the choice (at an eps that makes
+    # its noise negligible) is the bin of the present values' median; counting the
+    # absent ones nowhere would aim at rank 100 of the public 200, the top bin.
+    x = np.concatenate([np.linspace(0.005, 0.995, 100), np.full(100, np.nan)])
+    edges = np.linspace(0.0, 1.0, 11)
+    lo, hi = em_quantile(
+        x, edges, q=0.5, eps=500.0, rng=np.random.default_rng(0), present=~np.isnan(x)
+    )
+    assert (lo, hi) in ((0.4, 0.5), (0.5, 0.6))
+
+
+def test_a_private_scale_stays_within_reach_when_many_pairs_have_a_gap():
+    # a quarter of the cells missing: about 44 % of the pairs miss one. Counted as
+    # zero differences they leave the 0.75-rank of the public m in reach; the scale
+    # (true SD 1, eps large) lands near the SD instead of at the ladder's top (1e8).
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(4000, 1))
+    x[rng.random(4000) < 0.25, 0] = np.nan
+    scales = draw_private_scales(x, eps_each=50.0, units=np.ones(1), rng=rng)
+    assert 0.3 < scales.values[0] < 1.5
 
 
 def test_a_row_with_a_missing_cell_lands_in_no_histogram_bin():
@@ -217,8 +228,9 @@ def test_a_row_with_a_missing_cell_lands_in_no_histogram_bin():
     a = dp_score(x, **kw)
     b = dp_score(y, missing="zero", **kw)
     assert a.nonprivate.prob[0, 0] == pytest.approx(1 / 200)
-    assert b.nonprivate.prob[0, 0] == 0.0  # not in the corner, nor in any edge bin
-    assert b.nonprivate.prob.sum() == pytest.approx(1.0)
+    assert b.nonprivate.prob[0, 0] == 0.0  # not in the corner, nor in any edge bin:
+    counts = b.nonprivate.prob * 199  # the 199 rows with a score fill the grid
+    np.testing.assert_allclose(counts, np.round(counts), atol=1e-9)
     assert a.n == b.n == 200
 
 
@@ -347,13 +359,16 @@ def test_a_numeric_column_with_one_unparseable_cell_is_analysed(tmp_path, capsys
     assert status == 2 and "'b'" in capsys.readouterr().err
 
 
-def test_a_chosen_text_column_is_read_as_numbers():
+def test_a_text_column_is_read_as_numbers_when_half_its_cells_are():
     frame = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "b": ["1.5", "x", "2", "n/a"]})
     from dppca.core.tables import tidy_table
 
-    assert tidy_table(frame, missing="zero").variables == ("a", "b")  # half parse
-    table = tidy_table(frame, missing="zero", chosen=True)
+    table = tidy_table(frame, missing="zero")  # half of the cells parse
+    assert table.variables == ("a", "b")
     np.testing.assert_array_equal(table.data[:, 1], [1.5, np.nan, 2.0, np.nan])
     mostly_text = frame.assign(b=["u", "x", "2", "n/a"])
     assert tidy_table(mostly_text, missing="zero").left_out == ("b",)
-    assert tidy_table(mostly_text, missing="zero", chosen=True).variables == ("a", "b")
+    with pytest.raises(TypeError, match="non-numeric column"):
+        tidy_table(mostly_text, missing="zero", chosen=True)
+    declared = frame.astype({"b": "string"})  # a declared text type stays text
+    assert tidy_table(declared, missing="zero").left_out == ("b",)

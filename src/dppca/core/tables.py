@@ -10,12 +10,11 @@ What a table's columns and cells become before any analysis:
 - **text read as numbers**: an object column (what pandas makes of a CSV
   column holding a stray ``?`` or ``n/a``) is analysed as numbers when at
   least half of its non-empty cells parse as numbers, and its cells that do
-  not parse are missing values. A column the caller chose by name
-  (``chosen=True``: ``--columns`` on the command line, the app's column list)
-  is numbers by that declaration, whatever its cells hold;
+  not parse are missing values;
 - **every other column** (text, ``string``, ``category``, dates, complex
-  numbers) is left out, with a note naming it; a chosen column of a declared
-  non-numeric dtype (``string``, ``category``, dates) is refused;
+  numbers) is left out, with a note naming it. A column the caller chose by
+  name (``chosen=True``: ``--columns`` on the command line, the app's column
+  list) is refused instead;
 - **missing values** (NaN, None, ``pd.NA``, unparseable cells of a numeric
   column) in the analysed columns follow the ``missing`` rule
   (:func:`check_missing`): ``"refuse"`` (the default) stops with a message
@@ -132,11 +131,13 @@ def check_missing(missing: object, dropna: object = False) -> MissingRule:
     * Kendall's tau treats a missing cell as a tie in its column (sign 0), so
       every sign vector still has ``|s|^2 <= p``
       (:func:`dppca.releases.directions.tau.tau_sensitivity`);
-    * quantile scans (private scales, the score plot's frame) count only the
-      present values in their cumulative counts but aim at a rank out of the
-      public number of values; a value that appears, disappears or moves
-      changes every cumulative count by at most one, all in the same
-      direction, which is what their proofs use;
+    * quantile scans and choices aim at a rank out of the public number of
+      values. A private scale counts a pair with a missing cell in its column
+      as a zero difference, the score frame's half width a row without a
+      score at distance 0 (maps of one pair or row each, so their proofs are
+      unchanged); the frame's centre counts such a row as half a row below
+      every edge, so each count still moves by at most one (the exponential
+      mechanism's utilities keep sensitivity 1);
     * a row with a missing cell lands in no cell of a score histogram (one
       replaced row still moves at most two cells by one).
 
@@ -165,9 +166,11 @@ def check_missing(missing: object, dropna: object = False) -> MissingRule:
 def column_kind(column: Any, *, chosen: bool = False) -> ColumnKind:
     """Whether a pandas column is analysed as a number, a 0/1 boolean, or left out.
 
-    ``"text-number"`` is an object column read as numbers (its unparseable
-    cells become missing values): chosen by name, or with at least half of
-    its non-empty cells parsing as numbers.
+    ``"text-number"`` is an object column (or pandas' inferred ``str``) read as
+    numbers, its unparseable cells missing values: at least half of its
+    non-empty cells parse as numbers. ``chosen`` is accepted for the callers
+    that know it; the rule is the same (a chosen column that fails it is
+    refused by :func:`tidy_table` rather than left out).
     """
     dtype = column.dtype
     api = pd.api.types
@@ -179,8 +182,6 @@ def column_kind(column: Any, *, chosen: bool = False) -> ColumnKind:
         present = column[column.notna()]
         if len(present) and present.map(lambda v: isinstance(v, bool | np.bool_)).all():
             return "boolean"
-        if chosen:
-            return "text-number"
         if len(present):
             parsed = _parse_numbers(present)
             if 2 * int(np.count_nonzero(~np.isnan(parsed))) >= len(present):
@@ -355,9 +356,8 @@ def tidy_table(
         Refuse missing values in an analysed column, or keep them as NaN
         cells for the kernels' zero-term rule (:func:`check_missing`).
     chosen : bool, default=False
-        The columns were chosen by name: an object column is read as numbers
-        (unparseable cells missing) and a column of another non-numeric dtype
-        is refused instead of left out.
+        The columns were chosen by name: refuse a non-numeric one instead of
+        leaving it out.
     min_cols : int, default=1
         Fewest analysed columns; with fewer, the refusal names the left-out ones.
     name : str, default="X"

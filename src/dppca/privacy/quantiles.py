@@ -239,7 +239,6 @@ def ladder_quantile(
     eps2: float,
     rng: np.random.Generator,
     chunk: int = 4096,
-    present: NDArray[np.bool_] | None = None,
 ) -> float:
     """Pure-DP quantile on a public, increasing ladder of candidate values.
 
@@ -259,21 +258,12 @@ def ladder_quantile(
     scan with probability at most ``exp(-eps2 q N)``, so the chance of a result
     below all the data grows with the number of bins, not with their width
     (:func:`ladder_failure_bound`).
-
-    ``present`` (a mask, default all) marks the values that exist: the others
-    (missing values under ``missing="zero"``) are counted in no bin, while the
-    target stays ``q N`` for the public number ``N = x.size``. A value that
-    appears or disappears moves every cumulative count at or above its bin
-    by one in one direction, so the argument above is unchanged.
     """
     x = np.asarray(x, dtype=np.float64)
     edges = np.asarray(edges, dtype=np.float64)
-    size = x.size
-    if present is not None:
-        x = x[np.asarray(present, dtype=bool)]
     # cum[j] = number of values <= edges[j]; scan position i compares cum[i - 1]
     cum = np.cumsum(np.bincount(ladder_bin(x, edges), minlength=edges.size))
-    target = q * size + rng.exponential(1.0 / eps1)
+    target = q * x.size + rng.exponential(1.0 / eps1)
     stop = edges.size + 1
     i = _first_passing_bin(cum, target, start=1, stop=stop, eps2=eps2, rng=rng, chunk=chunk)
     return float(edges[-1] if i is None else edges[i - 1])
@@ -318,10 +308,13 @@ def em_quantile(
     the quantile always scores best, even when the data are narrower than the
     ladder's spacing.
 
-    ``present`` (a mask, default all) marks the values that exist: the others
-    (missing under ``missing="zero"``) are in no count, while the target
-    stays ``q N`` for the public ``N = x.size``; one value appearing or
-    disappearing still moves every count by at most one.
+    ``present`` (a mask, default all) marks the values that exist; each of
+    the others (missing under ``missing="zero"``) adds ``q`` to every count,
+    as if a share ``q`` of it lay below every edge, so the chosen bin holds
+    the q-quantile of the present values while the target stays ``q N`` for
+    the public ``N = x.size``. A value that appears, disappears or moves
+    still changes every count by at most one (``max(q, 1 - q)``), so the
+    utilities keep sensitivity 1.
 
     Returns
     -------
@@ -334,6 +327,7 @@ def em_quantile(
     x = np.sort(np.nan_to_num(x, nan=np.inf))
     edges = np.asarray(edges, dtype=np.float64)
     at_or_below = np.searchsorted(x, edges, side="right").astype(np.float64)
+    at_or_below += q * (size - x.size)  # each absent value: a share q below every edge
     below, upto = at_or_below[:-1], at_or_below[1:]
     target = q * size
     utility = -np.maximum(np.maximum(below - target, target - upto), 0.0)

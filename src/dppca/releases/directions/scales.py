@@ -147,10 +147,13 @@ def draw_private_scales(
     the public ladder :func:`scale_ladder` (fixed before any data are read),
     whose cumulative counts move by at most one when one value changes: it
     is (eps_each / 2 + eps_each / 2)-DP. A pair with a missing cell in
-    column ``j`` (``missing="zero"``) is counted in no bin of that column,
-    while the rank aimed at stays ``0.75 m`` for the public ``m``; the row
-    that gains or loses the cell moves each cumulative count by at most one
-    in one direction, so the same argument holds. The p columns compose; the plan
+    column ``j`` (``missing="zero"``) counts as a zero difference there (a
+    map of that pair alone, so the argument is unchanged), and the rank
+    aimed at stays ``0.75 m`` of the public ``m``: with a share ``f`` of
+    such pairs the scale is the ``(0.75 - f) / (1 - f)`` quantile of the
+    present differences, always within reach (counting them in no bin
+    would aim at ``0.75 / (1 - f)``, out of reach once ``f > 0.25``). The p
+    columns compose; the plan
     records p pure parts for the tight accountant. The output is a ladder
     candidate at or above the noisy quantile, so it has the ladder's 15%
     resolution; measured on raw-unit tables, finer ladders lost more to the
@@ -162,16 +165,11 @@ def draw_private_scales(
     out = np.empty(p)
     for j in range(p):
         unit = float(units[j])
-        d = np.maximum(diffs[:, j] / unit, ZERO_FLOOR)  # NaN: a missing cell
-        present = ~np.isnan(d)
+        # a pair with a missing cell in column j (NaN, missing="zero") counts as a
+        # zero difference: at the bottom of the ladder, a map of the pair alone
+        d = np.maximum(np.nan_to_num(diffs[:, j] / unit, nan=0.0), ZERO_FLOOR)
         t = ladder_quantile(
-            d,
-            ladder,
-            q=SCALE_QUANTILE,
-            eps1=eps_each / 2,
-            eps2=eps_each / 2,
-            rng=rng,
-            present=None if present.all() else present,
+            d, ladder, q=SCALE_QUANTILE, eps1=eps_each / 2, eps2=eps_each / 2, rng=rng
         )
         out[j] = t * unit / NORMAL_FACTOR
     constant = out < CONSTANT_BELOW * np.asarray(units, dtype=np.float64)

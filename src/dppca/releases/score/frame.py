@@ -207,12 +207,13 @@ def private_frame(
     post-processing.
 
     ``present`` (default: every row) marks the rows with a score; a row with a
-    missing cell (``missing="zero"``) has none. The centre counts it in no
-    bin and still aims at rank ``n / 2`` of the public n; the half width
-    counts it at distance 0 (inside any frame), so the level aimed at among
-    the present rows stays near 0.995 instead of out of reach. Either way
-    the row's own contribution moves every count by at most one, in one
-    direction, and the arguments above hold.
+    missing cell (``missing="zero"``) has none. The centre counts it as half
+    a row below every edge (:func:`dppca.privacy.quantiles.em_quantile`), so
+    it aims at the median of the present scores, and a row's change still
+    moves every count by at most one. The half width counts it at distance 0
+    (inside any frame), a map of that row alone, so the scan's argument is
+    unchanged and the level among the present rows stays near 0.995 instead
+    of out of reach.
     """
     eps_centre, eps_width = _frame_parts(eps)
     level = frame_level(scores.shape[0], eps)
