@@ -11,6 +11,7 @@ n, noise and cost. Issue 29, items 2 and 8.
 
 from __future__ import annotations
 
+import io
 import math
 import re
 import warnings
@@ -354,9 +355,18 @@ def test_a_numeric_column_with_one_unparseable_cell_is_analysed(tmp_path, capsys
     status = main(["directions", str(path), *PRIV, "--missing", "zero", "--no-ledger"])
     out, err = capsys.readouterr()
     assert status == 0, err
-    assert list(pd.read_csv(__import__("io").StringIO(out))["variable"]) == ["a", "b", "c"]
+    assert list(pd.read_csv(io.StringIO(out))["variable"]) == ["a", "b", "c"]
     status = main(["directions", str(path), *PRIV, "--no-ledger"])
     assert status == 2 and "'b'" in capsys.readouterr().err
+    # read in chunks (the balanced design), and in the app, the same columns
+    argv = ["directions", str(path), *PRIV, "--missing", "zero", "--no-ledger"]
+    assert main([*argv, "--design", "balanced"]) == 0
+    out = capsys.readouterr().out
+    assert list(pd.read_csv(io.StringIO(out))["variable"]) == ["a", "b", "c"]
+    from dppca.app.data import numeric_columns, select_data
+
+    assert numeric_columns(read) == ["a", "b", "c"]
+    assert select_data(read, ["a", "b", "c"], missing="zero").n == 60
 
 
 def test_a_text_column_is_read_as_numbers_when_half_its_cells_are():
