@@ -37,7 +37,7 @@ except ImportError:  # pragma: no cover - scikit-learn 1.3 to 1.5
 
 from .core.exceptions import PrivacyWarning
 from .core.lazy import is_dataframe
-from .core.tables import check_missing, column_kind
+from .core.tables import check_missing, tidy_table
 from .core.types import Calibration, Ties
 from .core.validation import check_table
 from .privacy.accounting import PrivacyCost
@@ -60,10 +60,11 @@ def _messy_table_rule(X: Any, *, missing: str = "refuse", rows: bool = True) -> 
     if not rows:
         if not is_dataframe(X):
             return X
-        kinds = {c: column_kind(X[c]) for c in X.columns}
-        flags = [c for c, kind in kinds.items() if kind == "boolean" and X[c].dtype == object]
-        frame = X[[c for c, kind in kinds.items() if kind != "other"]]
-        return frame.astype(dict.fromkeys(flags, "boolean")) if flags else frame
+        import pandas as pd
+
+        # the same columns as fit, every row kept (a missing cell: scikit-learn refuses it)
+        table = tidy_table(X, missing="zero", min_cols=0)
+        return pd.DataFrame(table.data, columns=list(table.variables), index=X.index)
     if not (is_dataframe(X) or missing == "zero"):
         return X  # an array: scikit-learn's checks, as for any estimator
     table = check_table(X, min_rows=1, missing=missing)
