@@ -142,9 +142,10 @@ def check_missing(missing: object, dropna: object = False) -> MissingRule:
       replaced row still moves at most two cells by one).
 
     (Zeroing the whole term of every pair with a missing cell would be as
-    private, but with 5 % of the cells missing it kept only 13 % of the
-    pairs of a 20-column table and its directions were far noisier:
-    ``benchmarks/bench_missing.py``.) Refusing (``"refuse"``) is itself
+    private, but with 5 % of the cells missing it keeps only 13 % of the
+    pairs of a 20-column table: on ``gau`` at eps 1 its top-2 directions
+    were at median sine 0.87 from the truth, against 0.12 for this rule and
+    0.10 without gaps, ``benchmarks/bench_missing.py``.) Refusing (``"refuse"``) is itself
     data-dependent (the error says that some cell is missing), as any
     refusal of bad input is.
     """
