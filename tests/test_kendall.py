@@ -428,3 +428,28 @@ def test_kernel_results_do_not_depend_on_threadpoolctl(monkeypatch):
     monkeypatch.setitem(sys.modules, "threadpoolctl", None)
     monkeypatch.setenv("OPENBLAS_NUM_THREADS", "1")
     np.testing.assert_array_equal(spherical_kendall(X, block_size=16, n_jobs=2), with_ctl)
+
+
+@pytest.mark.parametrize("estimator", ["kendall", "tau"])
+def test_a_release_holds_blas_to_one_thread_outside_the_kernels(rng, monkeypatch, estimator):
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from dppca import dp_pc_dir
+    from dppca.releases.directions import plan as directions_plan
+
+    seen: list[int] = []
+    original = directions_plan.top_eigen
+
+    def spy(*args, **kwargs):
+        seen.extend(
+            i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"
+        )
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(directions_plan, "top_eigen", spy)
+    X = rng.standard_normal((60, 4))
+    # the caller allows two threads; the release's eigensolver still gets one
+    with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
+        dp_pc_dir(
+            X, 2, eps=1.0, delta=1e-6, estimator=estimator, random_state=0, accuracy="ignore"
+        )
+    assert seen and set(seen) == {1}

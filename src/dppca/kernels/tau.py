@@ -59,15 +59,14 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ..core.progress import ProgressCallback
-from .threads import _runner, resolve_n_jobs
+from .threads import _runner, hold_blas, resolve_n_jobs
 
 __all__ = ["kendall_tau_matrix", "tau_backend"]
 
@@ -101,18 +100,6 @@ CountFn = Callable[
 
 _cache: dict[str, Any] = {}
 _load_lock = threading.Lock()
-
-
-@contextmanager
-def _one_blas_thread() -> Iterator[None]:
-    """Hold BLAS to one thread (threadpoolctl, when installed) for the products below."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        yield
-        return
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
 
 
 def _signs(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -435,7 +422,7 @@ def kendall_tau_matrix(
     n = data.shape[0]
     if design == "exact":
         fn = _count_fn(n, data.shape[1])
-        with _one_blas_thread():
+        with hold_blas():
             if fn is None:
                 total = _product_sum(data, progress)
             else:
@@ -444,7 +431,7 @@ def kendall_tau_matrix(
     else:
         if m is None or order is None:
             raise ValueError("the balanced design needs m and the order of the rows.")
-        with _one_blas_thread():
+        with hold_blas():
             total = _balanced_sum(data, np.asarray(order), m, progress)
         factor = 1.0 / (n * m)
     return total * factor

@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["blas_single_threaded_by_env", "resolve_n_jobs"]
+__all__ = ["blas_single_threaded_by_env", "hold_blas", "resolve_n_jobs"]
 
 
 def resolve_n_jobs(n_jobs: int | None) -> int:
@@ -42,6 +42,28 @@ _BLAS_THREAD_VARS = (
 def blas_single_threaded_by_env() -> bool:
     """Whether the environment already holds BLAS to one thread (read at BLAS's load)."""
     return any(os.environ.get(name, "").strip() == "1" for name in _BLAS_THREAD_VARS)
+
+
+@contextmanager
+def hold_blas(threads: int = 1) -> Iterator[None]:
+    """Hold BLAS (and LAPACK) to ``threads`` threads inside the block.
+
+    A release's parallel work is the kernels' own thread pool
+    (:func:`_runner`); the BLAS calls around it (the tau kernel's products,
+    the scree's projections, eigensolvers, the post-release checks) are
+    small or many, and BLAS's own threads spin while they wait: on a loaded
+    machine that multiplies a release's CPU time several fold. The executor
+    therefore runs every release inside this block. It needs threadpoolctl
+    (the ``fast`` extra); without it the block changes nothing (set
+    ``OPENBLAS_NUM_THREADS=1`` or the like before Python starts).
+    """
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        yield
+        return
+    with threadpool_limits(limits=threads, user_api="blas"):
+        yield
 
 
 @contextmanager
