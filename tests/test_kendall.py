@@ -399,6 +399,30 @@ def test_partial_eigensolver_gives_the_full_solvers_directions():
         np.testing.assert_allclose(top_eigen(A, k)[1], full, atol=1e-11)
 
 
+def test_lanczos_gives_the_full_solvers_eigenpairs(monkeypatch):
+    from dppca.kernels import eigen
+
+    rng = np.random.default_rng(12)
+    p = 300
+    A = rng.normal(size=(p, p)) * 0.01
+    A = (A + A.T) / 2 + np.diag(np.linspace(0.0, 1.0, p))  # gaps of 3e-3 at the top
+    values, vectors = np.linalg.eigh(A)
+    monkeypatch.setattr(eigen, "LANCZOS_MIN_P", p)  # Lanczos for k <= p / 50
+    called = []
+    original = __import__("scipy.sparse.linalg", fromlist=["eigsh"]).eigsh
+    monkeypatch.setattr(
+        "scipy.sparse.linalg.eigsh", lambda *a, **kw: called.append(1) or original(*a, **kw)
+    )
+    for k in (1, 2, 6):
+        top, vec = eigen.top_eigh(A, k)
+        # ARPACK to full accuracy: residuals near eps ||A||, so vectors to eps ||A|| / gap
+        np.testing.assert_allclose(top, values[::-1][:k], rtol=0, atol=1e-13)
+        signs = np.sign(np.sum(vec * vectors[:, ::-1][:, :k], axis=0))
+        np.testing.assert_allclose(vec * signs, vectors[:, ::-1][:, :k], atol=1e-10)
+    assert len(called) == 3
+    np.testing.assert_array_equal(eigen.top_eigh(A, 2)[1], eigen.top_eigh(A, 2)[1])
+
+
 @pytest.mark.parametrize("env", [None, "1", "4"])
 @pytest.mark.parametrize("blas", [True, False])
 def test_without_threadpoolctl_blas_tasks_run_in_threads_only_if_blas_is_held(
