@@ -477,3 +477,21 @@ def test_a_release_holds_blas_to_one_thread_outside_the_kernels(rng, monkeypatch
             X, 2, eps=1.0, delta=1e-6, estimator=estimator, random_state=0, accuracy="ignore"
         )
     assert seen and set(seen) == {1}
+
+
+def test_overlapping_blas_holds_restore_the_callers_limit():
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from dppca.kernels.threads import hold_blas
+
+    def blas_threads() -> set[int]:
+        info = threadpoolctl.threadpool_info()
+        return {i["num_threads"] for i in info if i["user_api"] == "blas"}
+
+    with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
+        first, second = hold_blas(), hold_blas()
+        first.__enter__()  # two releases in two sessions, overlapping, not nested
+        second.__enter__()
+        first.__exit__(None, None, None)
+        assert blas_threads() == {1}  # still held for the second
+        second.__exit__(None, None, None)
+        assert blas_threads() == {2}  # the caller's limit, not the first holder's 1

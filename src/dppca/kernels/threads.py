@@ -12,6 +12,7 @@ import collections
 import functools
 import itertools
 import os
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -56,14 +57,34 @@ def hold_blas(threads: int = 1) -> Iterator[None]:
     therefore runs every release inside this block. It needs threadpoolctl
     (the ``fast`` extra); without it the block changes nothing (set
     ``OPENBLAS_NUM_THREADS=1`` or the like before Python starts).
+
+    The limit is process-wide, so overlapping holders (releases in the app's
+    sessions, each in its own thread) share one: the first sets it, the last
+    to leave restores what was there before, never an earlier holder's value.
     """
+    global _held, _held_limits
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:
         yield
         return
-    with threadpool_limits(limits=threads, user_api="blas"):
+    with _hold_lock:
+        if _held == 0:
+            _held_limits = threadpool_limits(limits=threads, user_api="blas")
+        _held += 1
+    try:
         yield
+    finally:
+        with _hold_lock:
+            _held -= 1
+            if _held == 0 and _held_limits is not None:
+                _held_limits.restore_original_limits()
+                _held_limits = None
+
+
+_hold_lock = threading.Lock()
+_held = 0
+_held_limits: Any = None
 
 
 @contextmanager
