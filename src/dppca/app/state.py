@@ -30,6 +30,7 @@ from ..privacy.accounting import Budget, PrivacyCost
 from ..privacy.ledger import Ledger, LedgerBudget, LedgerError, fingerprint
 from ..releases.directions import DirectionsResult
 from ..releases.engine import execute
+from ..releases.forecast import time_lines
 from .data import (
     MAX_UPLOAD_BYTES,
     DataError,
@@ -374,6 +375,7 @@ class AppState:
                 "the set of group labels found in the data is released as it is (not "
                 "private); give the public list of labels in the data panel to avoid that.",
             )
+        notes += time_lines(req.plan)  # data-free: n, p and the settings
         eps_left, delta_left = self.budget.remaining
         extra: dict[str, Any] = {
             "forecast": req.plan.forecast,

@@ -51,7 +51,7 @@ from ...privacy.mechanisms import (
 from ..engine import CheckedData, Part, parts_of
 from ..forecast import Forecast, direction_noise_norm, direction_problem
 from ..resolvability import (
-    assess_directions,
+    check_release,
     enforce_resolved,
     resolvability_rng,
     warn_dominant_column,
@@ -199,7 +199,9 @@ class DirectionsPlan:
         values, vectors = top_eigen(noisy, self.k)
         # post-processing of the released matrix, on the check's own stream: the
         # noise generator is read for its seed only, never advanced
-        check = assess_directions(noisy, self.sigma, self.k, random_state=resolvability_rng(rng))
+        check = check_release(
+            noisy, self.sigma, self.k, random_state=resolvability_rng(rng), vectors=vectors
+        )
         return DirectionsResult(
             directions=vectors,
             eigenvalues=values,
