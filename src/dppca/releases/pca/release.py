@@ -23,10 +23,17 @@ from ...core.validation import check_data
 from ...core.warnings import _user_stacklevel
 from ...privacy.accounting import PrivacyCost
 from ..directions import DirectionsResult, resolve_directions
+from ..directions.result import orient_signs
 from ..engine import CheckedData, execute
 from ..score.draw import ScoreInputs
 from ..scree import ScreeResult
-from .correlation import correlation_from_tau, standardized_variances
+from ..scree._result import INTERVAL_SDS
+from .correlation import (
+    correlation_eigen,
+    correlation_from_tau,
+    entry_noise_var,
+    standardized_variances,
+)
 from .result import PCAResult
 from .split import PCASplit
 
@@ -39,6 +46,16 @@ __all__ = ["FRAME_LIMIT", "dp_pca"]
 #: A score frame more than this many times wider (or narrower) than the
 #: central 99 % range the fit's private variances give is not drawn as right.
 FRAME_LIMIT = 10.0
+# A released variance counts as above its noise when it exceeds this many noise sds:
+# 2 for the standardised scree (Gaussian noise, to first order), 4 for a clipped
+# scree, whose K-norm noise is not Gaussian (Chebyshev: at most 1/16 beyond 4 sds).
+_TRUSTED_SDS = {"standardized": 2.0, "units": 4.0, "scaled": 4.0}
+
+
+def _trusted_sds(analysis: str) -> float:
+    return _TRUSTED_SDS[analysis]
+
+
 # The central 99 % range of a normal variable, in standard deviations.
 _RANGE99 = 2.0 * 2.5758293035489004
 
@@ -51,13 +68,14 @@ def dp_pca(
     standardize: bool = True,
     k: int | None = None,
     components: tuple[int, int] = (1, 2),
-    score: bool = True,
+    score: bool | None = None,
     bins: Any = None,
     bounds: Any = None,
     scales: Any = None,
     split: PCASplit | Mapping[str, float] | None = None,
     compare: bool = False,
     calibration: str = "analytic",
+    debias: bool = True,
     accuracy: str = "warn",
     budget: Budget | None = None,
     random_state: RandomStateLike = None,
@@ -96,8 +114,14 @@ def dp_pca(
         otherwise).
     components : tuple of (int, int), default=(1, 2)
         The PCs of the score plot, loading plot and biplot (1-based).
-    score : bool, default=True
-        Whether to release the score plot (its frame and histogram).
+    score : bool, optional
+        Whether to release the score plot (its frame and histogram). By
+        default it is released unless it would need private scales that the
+        data-free forecast says fail at this n and budget (below about 2,000
+        rows at eps 1): the standardised score plot needs its columns on
+        comparable scales, so without public ``scales`` or ``bounds`` the fit
+        then leaves it out, says why (a warning before any data are read and
+        a note on the result) and gives its budget to the other parts.
     bins : int, str or (int, int), optional
         Bins of the score histogram (see :func:`dppca.dp_score`).
     bounds : optional
@@ -116,6 +140,11 @@ def dp_pca(
         and the parts' comparisons. Not private: the result is marked so.
     calibration : {"analytic", "classic"}, default="analytic"
         Gaussian noise calibration.
+    debias : bool, default=True
+        Standardised analysis only: subtract the noise's expected lift from
+        the top eigenvalues of the private correlation estimate
+        (:func:`dppca.releases.pca.correlation.correlation_eigen`; measured to
+        pay on every raw-unit table tried at eps <= 1.4). Post-processing.
     accuracy : {"warn", "error", "ignore"}, default="warn"
         What to do with a forecast problem (before spending) and with a
         post-release problem (after: the cost is recorded, and with
@@ -170,10 +199,11 @@ def dp_pca(
     Examples
     --------
     >>> from dppca.datasets import load_wine
-    >>> X = load_wine().data
-    >>> fit = dp_pca(X, eps=1.0, delta=1e-6, random_state=0, accuracy="ignore")
-    >>> fit.analysis, round(fit.cost.eps, 6), fit.directions.estimator
-    ('standardized', 1.0, 'tau')
+    >>> fit = dp_pca(load_wine(), eps=1.0, delta=1e-6, random_state=0, accuracy="ignore")
+    >>> fit.analysis, round(fit.cost.eps, 6), fit.directions.estimator, fit.score
+    ('standardized', 1.0, 'tau', None)
+    >>> fit.summary().importance.columns.tolist()
+    ['variance', 'pve', 'cumulative_pve']
     """
     from .plan import plan_pca
 
@@ -194,13 +224,16 @@ def dp_pca(
         split=split,
         compare=compare,
         calibration=calibration,
+        debias=debias,
         variables=variables,
         accuracy=accuracy,
         allow_large_delta=allow_large_delta,
     )
-    return execute(  # type: ignore[no-any-return]
-        plan, CheckedData(values, variables), budget=budget, random_state=random_state
-    )
+    if plan.notes and plan.accuracy != "ignore":
+        for note in plan.notes:
+            warnings.warn(note, AccuracyWarning, stacklevel=2)
+    fit = execute(plan, CheckedData(values, variables), budget=budget, random_state=random_state)
+    return fit  # type: ignore[no-any-return]
 
 
 # ---------------------------------------------------------------------- drawing
@@ -253,35 +286,55 @@ def feed_step(
 def _standardized_scree(
     plan: PCAPlan, directions: DirectionsResult
 ) -> tuple[ScreeResult, NDArray[np.float64], tuple[str, ...]]:
-    """The free scree of a tau release: ``v' R v`` along the released directions."""
+    """The free scree of a tau release: eigenvalues of ``R = sin(pi tau / 2)``, debiased."""
     s = plan.settings
     assert s is not None and directions.noisy_matrix is not None
     corr = correlation_from_tau(np.asarray(directions.noisy_matrix))
-    vectors = np.asarray(directions.directions)[:, : s.k]
-    values = standardized_variances(corr, vectors)
+    sigma = float(directions.sigma or 0.0)
+    values, vectors = correlation_eigen(corr, sigma, plan.p, debias=s.debias)
+    values, vectors = values[: s.k], orient_signs(vectors[:, : s.k])
     notes: list[str] = []
-    eig = np.linalg.eigvalsh(corr)
-    if eig[0] < 0:
+    negative = int(np.sum(np.linalg.eigvalsh(corr) < 0))
+    if negative:
         notes.append(
-            f"the private correlation estimate has {int(np.sum(eig < 0))} negative "
-            "eigenvalue(s) (noise); variances are measured along the released directions "
-            "and clipped at 0."
+            f"the private correlation estimate has {negative} negative eigenvalue(s) "
+            "(noise); they are reported as 0."
         )
+    noise = tau_variance_noise_sd(vectors, sigma, plan.p, corr)
     scree = ScreeResult(
         methods=("sin-tau",),
         values=values[None, :],
         trace=float(plan.p),
         directions=np.ascontiguousarray(vectors),
         directions_source="private",
-        directions_release=directions,
+        directions_release=None,  # the variances' own directions: eigenvectors of R
         n=plan.n,
         n_pairs=plan.n // 2,
         variables=directions.variables,
         cost=directions.cost,  # type: ignore[arg-type]
         calibration=directions.calibration or "analytic",
         mono=False,
+        noise_sd=noise[None, :],
+        trace_sd=0.0,
     )
     return scree, corr, tuple(notes)
+
+
+def tau_variance_noise_sd(
+    vectors: NDArray[np.float64], sigma: float, p: int, correlation: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """The noise sd of each ``v' R v`` of the standardised scree, to first order (public).
+
+    For a unit ``v`` the off-diagonal sum ``v' E v = 2 sum_{i<k} v_i v_k E_ik``
+    has variance ``4 sum_{i<k} v_i^2 v_k^2 s_ik^2`` with ``s_ik^2`` the entry
+    noise variances of :func:`~dppca.releases.pca.correlation.entry_noise_var`.
+    Reads released values and the public sigma only (post-processing).
+    """
+    v = np.asarray(vectors, dtype=np.float64)
+    entry = entry_noise_var(correlation, sigma, p)
+    w = v**2
+    # 4 sum_{i<k} = 2 sum_{i != k} (the diagonal of entry is 0)
+    return np.sqrt(2.0 * np.einsum("ij,ik,kj->j", w, entry, w))
 
 
 def _nonprivate(
@@ -302,6 +355,30 @@ def _nonprivate(
     total = float(np.trace(matrix))
     top = values[: s.k]
     return top, top / total if total > 0 else np.zeros_like(top), vectors[:, : s.k]
+
+
+def axis_sds(plan: PCAPlan, drawn: Mapping[str, Any]) -> tuple[float, float]:
+    """The private standard deviations of the score plot's two axes (released values)."""
+    s = plan.settings
+    assert s is not None
+    cols = [c - 1 for c in s.components]
+    if s.analysis == "standardized":
+        directions: DirectionsResult = drawn["directions"]
+        corr = correlation_from_tau(np.asarray(directions.noisy_matrix))
+        vectors = np.asarray(directions.directions)[:, cols]
+        values = standardized_variances(corr, vectors)
+        noise = tau_variance_noise_sd(vectors, float(directions.sigma or 0.0), plan.p, corr)
+    else:
+        scree: ScreeResult = drawn["scree"]
+        values = np.asarray(scree.scree)[cols]
+        sd = scree.noise_sd
+        noise = np.zeros(2) if sd is None else np.asarray(sd)[0, cols]
+    # a variance within its noise interval of 0 gives no width: the axis scans its own
+    a, b = (
+        math.sqrt(float(v)) if v > _trusted_sds(s.analysis) * max(float(e), 0.0) else 0.0
+        for v, e in zip(values, noise, strict=True)
+    )
+    return a, b
 
 
 def assemble_fit(plan: PCAPlan, data: CheckedData, drawn: Mapping[str, Any]) -> PCAResult:
@@ -355,7 +432,7 @@ def assemble_fit(plan: PCAPlan, data: CheckedData, drawn: Mapping[str, Any]) -> 
         split=plan.shares,
         scales=None if scales is None else np.asarray(scales, dtype=np.float64),
         scale_source=source,
-        notes=notes,
+        notes=plan.notes + notes,
         forecast=plan.forecast,
         **comparison,
     )
@@ -375,32 +452,53 @@ def frame_ratio(fit: PCAResult) -> NDArray[np.float64] | None:
     if fit.score is None or fit.scale_source == "bounds":
         return None
     spreads = []
+    noise = fit.scree.noise_sd
     for c in fit.components:
         v = float(fit.variances[c - 1])
-        spreads.append(_RANGE99 * math.sqrt(v) if v > 0 else 0.0)
+        e = 0.0 if noise is None else float(np.asarray(noise)[0, c - 1])
+        if v > _trusted_sds(fit.analysis) * e:
+            spreads.append(_RANGE99 * math.sqrt(v))
+        else:  # within its noise: judge against the upper end of its interval
+            upper = v + INTERVAL_SDS * e
+            spreads.append(-_RANGE99 * math.sqrt(upper) if upper > 0 else 0.0)
     widths = (fit.score.xlim[1] - fit.score.xlim[0], fit.score.ylim[1] - fit.score.ylim[0])
-    with np.errstate(divide="ignore"):
-        return np.array(
-            [w / sp if sp > 0 else math.inf for w, sp in zip(widths, spreads, strict=True)]
-        )
+    # a negative ratio marks a spread known only up to its upper end (wide frames only)
+    return np.array(
+        [w / sp if sp != 0 else math.inf for w, sp in zip(widths, spreads, strict=True)]
+    )
 
 
 def _frame_problem(fit: PCAResult, ratio: NDArray[np.float64]) -> str | None:
-    axes = []
+    """A sentence on the axes whose frame disagrees with, or cannot be checked by, the fit."""
+    wrong, unchecked = [], []
     for c, r in zip(fit.components, ratio, strict=True):
-        if not math.isfinite(r):
-            axes.append(f"PC{c} (its released variance is 0)")
+        if r < 0:  # the spread is known only up to the upper end of its noise interval
+            unchecked.append(f"PC{c}")
+        elif not math.isfinite(r):
+            wrong.append(f"PC{c} (its released variance is 0)")
         elif r > FRAME_LIMIT:
-            axes.append(f"PC{c} ({r:.3g} times wider than the released spread)")
+            wrong.append(f"PC{c} ({r:.3g} times wider than the released spread)")
         elif r < 1.0 / FRAME_LIMIT:
-            axes.append(f"PC{c} ({1 / r:.3g} times narrower than the released spread)")
-    if not axes:
+            wrong.append(f"PC{c} ({1 / r:.3g} times narrower than the released spread)")
+    text = []
+    if wrong:
+        text.append(
+            "the private score frame disagrees with the fit's private variances on "
+            + " and ".join(wrong)
+            + "; the score plot is probably mostly empty or cut off"
+        )
+    if unchecked:
+        text.append(
+            "the score frame of "
+            + " and ".join(unchecked)
+            + " cannot be checked: the private variance is within its noise, so the frame "
+            "(from a private scan) may be far too wide or narrow"
+        )
+    if not text:
         return None
     return (
-        "the private score frame disagrees with the fit's private variances on "
-        + " and ".join(axes)
-        + "; the score plot is probably mostly empty or cut off. Public bounds "
-        "(bounds=...) make the frame exact and free; a larger eps or more rows help."
+        "; ".join(text) + ". Public bounds (bounds=...) make the frame exact and free; a "
+        "larger eps or more rows help."
     )
 
 
