@@ -386,3 +386,17 @@ def test_split_weights_are_checked():
         PCASplit(frame=0.0)
     shares = PCASplit(directions=3.0, score=1.0).shares(("directions", "score"), "units")
     assert shares == {"directions": 0.75, "score": 0.25}
+
+
+# --------------------------------------------------------------------------- the one solver
+
+
+@pytest.mark.parametrize("release", ["dp_scree", "dp_score", "dp_pc_dir"])
+def test_private_scales_releases_spend_their_eps(rng, release):
+    # with scale="private" the scales and the release are stretched together by the
+    # composites' solver: the recorded (tight) total is the eps asked (was 0.73-0.95)
+    X = rng.normal(size=(500, 4))
+    result = getattr(dppca, release)(
+        X, eps=1.0, delta=1e-6, scale="private", random_state=0, accuracy="ignore"
+    )
+    assert 0.99 <= dppca.tight_total([result.cost], 1e-6)[0] <= 1.0 + 1e-9
