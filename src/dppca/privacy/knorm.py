@@ -106,6 +106,11 @@ def moment_knorm_noise(
         and of the acceptance draws.
     """
     value = np.asarray(value, dtype=np.float64)
+    if not (math.isfinite(scale) and scale > 0):  # public: before the first proposal
+        raise ValueError(
+            f"the K-norm scale must be finite and > 0; got {scale!r} (public bounds or "
+            "a clip level too wide for a double?)."
+        )
     hardened = noise_sampler(rng) == "opendp"
     for _ in range(_MAX_PROPOSALS):
         if hardened:  # OpenDP adds the noise itself; recover it to one rounding
