@@ -149,7 +149,7 @@ def certified(made: Any, kind: str, scale: float) -> bool:
     """
     for d in (scale / MAX_NOISE_RATIO, scale):
         claim = d * d / (2.0 * scale * scale) if kind == "gaussian" else d / scale
-        if not float(made.map(d)) <= claim:  # type: ignore[attr-defined]
+        if not float(made.map(d)) <= claim:
             return False
     return True
 
