@@ -144,7 +144,7 @@ class AppState:
         self.generation = 0  # bumped whenever the dataset changes
         # public bounds typed into the page: variable -> (lower, upper), None if blank
         self.bounds_entries: dict[str, tuple[float | None, float | None]] = {}
-        self.dropna = False  # the page's checkbox: drop rows with missing values
+        self.missing = "refuse"  # the page's checkbox: "zero" analyses missing values
 
     # -- data and budget -------------------------------------------------------------
     def load(self, name: str, frame: pd.DataFrame) -> str | None:
@@ -198,25 +198,25 @@ class AppState:
         group: str | None = None,
         groups_public: bool = False,
         group_labels: Sequence[str] | str | None = None,
-        dropna: bool | None = None,
+        missing: str | None = None,
     ) -> Selection:
         """Choose the analysed columns (and group column) of the loaded table.
 
-        ``dropna`` (the page's checkbox; None keeps the current setting) drops
-        the rows with a missing value in a chosen column; their count is then
-        treated as public. See :func:`dppca.app.data.select_data`.
+        ``missing`` (the page's checkbox; None keeps the current setting) is
+        ``"refuse"`` or ``"zero"`` (:func:`dppca.core.tables.check_missing`).
+        See :func:`dppca.app.data.select_data`.
         """
         if self.frame is None:
             raise DataError("load a dataset first.")
-        if dropna is not None:
-            self.dropna = bool(dropna)
+        if missing is not None:
+            self.missing = str(missing)
         self.selection = select_data(
             self.frame,
             columns,
             group=group,
             groups_public=groups_public,
             group_labels=group_labels,
-            dropna=self.dropna,
+            missing=self.missing,
         )
         return self.selection
 

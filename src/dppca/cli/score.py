@@ -158,6 +158,7 @@ def run(args: argparse.Namespace) -> int:
             bounds=bounds,
             variables=variables,
             accuracy=args.accuracy,
+            missing=args.missing,
         ),
         args.eps,
         scale,
@@ -222,8 +223,7 @@ def _read_input(args: argparse.Namespace) -> tuple[pd.DataFrame, Any, tuple[str,
     ):
         if given and not args.groups:
             raise CLIError(f"{flag} needs --groups.")
-    data = numeric_part(frame, drop=keep, chosen=bool(args.columns), dropna=args.dropna)
-    frame = frame.loc[data.index]  # the rows kept by --dropna, for the group labels
+    data = numeric_part(frame, drop=keep, chosen=bool(args.columns), missing=args.missing)
     variables = tuple(str(c) for c in data.columns)
     return frame, apply_scale(args, data, variables), variables
 

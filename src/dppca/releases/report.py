@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..core.lazy import scipy_optimize as optimize
+from ..core.tables import MissingRule, check_missing
 from ..core.types import Calibration, Ties
 from ..core.validation import (
     check_accuracy,
@@ -84,6 +85,7 @@ class ReportPlan:
     accuracy: str = "warn"
     scales: tuple[PrivacyCost, ...] = ()
     kind: str = "report"
+    missing: str = "refuse"
 
     @property
     def scale_eps(self) -> float:
@@ -109,7 +111,7 @@ class ReportPlan:
         """
         if isinstance(X, CheckedData):
             return X
-        return CheckedData(*check_data(X, min_cols=2))
+        return CheckedData(*check_data(X, min_cols=2, missing=self.missing))
 
     def screen(self, data: CheckedData) -> None:
         """Nothing to refuse after the budget check (its directions are private)."""
@@ -215,6 +217,7 @@ def plan_report(
     delta: float,
     shares: Mapping[str, float] | None = None,
     accuracy: str = "warn",
+    missing: MissingRule = "refuse",
     **settings: Any,
 ) -> ReportPlan:
     """Price and forecast a :func:`dppca.report` call without any data.
@@ -230,6 +233,8 @@ def plan_report(
         (see :func:`dppca.report`).
     accuracy : {"warn", "error", "ignore"}, default="warn"
         What the executor does with a forecast problem.
+    missing : {"refuse", "zero"}, default="refuse"
+        How the executor checks a table with missing values; no effect on the price.
     **settings
         The fields of :class:`ReportSettings`: the options of
         :func:`dppca.report` with the group labels replaced by their number
@@ -292,6 +297,7 @@ def plan_report(
         options.components,
         accuracy,
         scales=() if scales is None else scales.costs,
+        missing=check_missing(missing),
     )
 
 

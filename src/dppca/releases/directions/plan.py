@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...core.progress import ProgressCallback, ProgressLike, resolve_progress
+from ...core.tables import MissingRule, check_missing
 from ...core.types import Calibration, Design, Sensitivity, Ties
 from ...core.validation import (
     apply_bounds,
@@ -103,6 +104,7 @@ class DirectionsPlan:
     scale_eps: float = 0.0
     estimator: str = "kendall"
     kind: str = "directions"
+    missing: str = "refuse"
 
     @property
     def parts(self) -> tuple[Part, ...]:
@@ -117,7 +119,7 @@ class DirectionsPlan:
         checked = (
             X
             if isinstance(X, CheckedData)
-            else CheckedData(*validate_kendall_input(X, self.design))
+            else CheckedData(*validate_kendall_input(X, self.design, missing=self.missing))
         )
         if self.box is not None and not isinstance(checked.values, np.ndarray):
             raise TypeError(
@@ -235,6 +237,7 @@ def plan_pc_dir(
     scale: str | None = None,
     scale_share: float = SCALE_SHARE,
     estimator: Estimator = "kendall",
+    missing: MissingRule = "refuse",
 ) -> DirectionsPlan:
     """Price and forecast a :func:`dppca.dp_pc_dir` release without any data.
 
@@ -249,7 +252,8 @@ def plan_pc_dir(
     same noise scale (:func:`dppca.releases.directions.tau.tau_sensitivity`);
     ``scale`` must then be None, ``sensitivity`` ``"tight"`` and ``ties``
     ``"zero"``. The plan is what :func:`dppca.releases.engine.execute` runs:
-    its ``cost`` is what the release records.
+    its ``cost`` is what the release records; ``missing`` is how it checks
+    the table (the price does not depend on it).
 
     Examples
     --------
@@ -310,6 +314,7 @@ def plan_pc_dir(
         scale=scale,
         scale_eps=scale_eps,
         estimator=estimator,
+        missing=check_missing(missing),
     )
 
 
