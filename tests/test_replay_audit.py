@@ -23,9 +23,10 @@ Each mechanism also has a broken control (half the declared sensitivity, a
 pairing by file position, a doubled statistic) that the audit must report.
 
 Neighbours are built by the functions in :data:`NEIGHBOURS` (replace one row,
-a table stored sorted by a column, one grouped by a label column, a worst
-case). Missing-value neighbours (one row gains a missing cell) belong in that
-list too once the releases take missing cells: append a builder.
+a table stored sorted by a column, one grouped by a label column, pairs of
+equal values) and, audited with ``missing="zero"``, in
+:data:`MISSING_NEIGHBOURS` (one row gains a missing cell; a row's cells all go
+missing in a sorted table with gaps). Append a builder to audit more.
 """
 
 from __future__ import annotations
@@ -121,8 +122,8 @@ def pairs_of_equal_values(rng: np.random.Generator, n: int = 240, p: int = 4) ->
 
 
 #: The neighbour builders every mechanism is audited on. Append a builder
-#: (``rng -> (D, D')``, same shape) to audit more, e.g. missing-value
-#: neighbours once missing cells are handled.
+#: (``rng -> Neighbours``, same shape) to audit more; missing-value
+#: neighbours go in MISSING_NEIGHBOURS (audited with missing="zero").
 NEIGHBOURS: list[Callable[[np.random.Generator], Neighbours]] = [
     replace_one,
     sorted_by_a_column,
@@ -211,9 +212,12 @@ def _splits() -> dict[str, tuple[str, Callable]]:
     def kn(value, scale, rng):
         return (np.shape(value), scale), _copy(value), None
 
-    def scan(x, *args, **kw):
+    def scan(x, *args, present=None, **kw):
+        # which rows have a value (missing="zero") is data: part of the scanned
+        # multiset (an absent row counted as a value no row can take), not public
         public = (np.size(x), *args, *sorted((k, _key(v)) for k, v in kw.items() if k != "rng"))
-        return public, _copy(x), None
+        value = _copy(x) if present is None else np.where(present, x, np.inf)
+        return public, value, None
 
     def em(utility, *, eps, sensitivity, rng):
         return (np.shape(utility), eps, sensitivity), _copy(utility), sensitivity
@@ -559,3 +563,57 @@ def test_audit_reports_a_data_dependent_output(monkeypatch):
 
     problems = replay_audit(leaky, pair, _plan_parts("kendall", *pair.x.shape), monkeypatch)
     assert any("released result differs" in p for p in problems), problems
+
+
+# -------------------------------------------------------------- missing values
+
+
+def gains_a_missing_cell(rng: np.random.Generator, n: int = 240, p: int = 4) -> Neighbours:
+    """One row of the neighbour has a missing cell (``missing="zero"`` keeps n public)."""
+    pair = replace_one(rng, n, p)
+    y = pair.x.copy()
+    y[17, 2] = np.nan
+    return _stored_as_is(pair.x, y)
+
+
+def loses_its_row_to_missing_cells(
+    rng: np.random.Generator, n: int = 240, p: int = 4
+) -> Neighbours:
+    """A table with a few missing cells, stored sorted; one row's cells all go missing."""
+    pair = sorted_by_a_column(rng, n, p)
+    x = pair.x.copy()
+    x[[3, 50, 99], [1, 2, 3]] = np.nan
+    y = x.copy()
+    y[17] = np.nan
+    order_y = np.argsort(np.nan_to_num(y[:, 0], nan=np.inf), kind="stable")
+    return Neighbours(x, y, pair.order_x, order_y)
+
+
+#: Neighbours with missing cells, audited with ``missing="zero"``.
+MISSING_NEIGHBOURS: list[Callable[[np.random.Generator], Neighbours]] = [
+    gains_a_missing_cell,
+    loses_its_row_to_missing_cells,
+]
+
+MISSING = {"missing": "zero"}
+
+
+@pytest.mark.parametrize("builder", MISSING_NEIGHBOURS, ids=lambda b: b.__name__)
+@pytest.mark.parametrize("release", ["kendall", "private scales", "scree", "score"])
+def test_releases_with_missing_cells_pass_the_replay_audit(release, builder, monkeypatch):
+    pair = builder(np.random.default_rng(12))
+    n, p = pair.x.shape
+    e, d = KW["eps"], KW["delta"]
+    if release == "scree":
+        parts = dppca.plan_scree(n, p, 2, eps=e, delta=d, **MISSING).parts
+        problems = replay_audit(
+            lambda X: dp_scree(X, 2, **KW, **MISSING), pair, parts, monkeypatch
+        )
+    elif release == "score":
+        parts = dppca.plan_score(n, p, eps=e, delta=d, **MISSING).parts
+        problems = replay_audit(lambda X: _score(X, **MISSING), pair, parts, monkeypatch)
+    else:
+        kw = {**CASES[release][0], **MISSING}
+        parts = dppca.plan_pc_dir(n, p, 2, eps=e, delta=d, **kw).parts
+        problems = replay_audit(lambda X: _directions(X, **kw), pair, parts, monkeypatch)
+    assert problems == []
