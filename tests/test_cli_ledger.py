@@ -129,6 +129,9 @@ def test_ledger_command_shows_datasets_and_releases(csv, ledger_path, capsys):
     assert main(["ledger", "--ledger", str(ledger_path)]) == 0
     out = capsys.readouterr().out
     assert "data.csv" in out and "spent_eps" in out
+    # no fingerprint (nor a prefix of one) identifies the table: a handle does
+    fp = fingerprint(pd.read_csv(csv))
+    assert fp[:8] not in out and "fingerprint" not in out and "#1" in out
     assert main(["ledger", str(csv), "--ledger", str(ledger_path)]) == 0
     out = capsys.readouterr().out
     assert "noisy spherical Kendall matrix" in out and "remaining (eps=0.8" in out

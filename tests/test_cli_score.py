@@ -235,3 +235,21 @@ def test_synthetic_points_use_their_own_stream(tmp_path, monkeypatch, csv_with_g
     # The post-processing stream is the seed's spawned child, not default_rng(5).
     assert post_rng.bit_generator.seed_seq.spawn_key == (0,)
     assert noise_rng.bit_generator.seed_seq.spawn_key == ()
+
+
+def test_dry_run_with_groups_prints_nothing_that_depends_on_the_labels(tmp_path, capsys):
+    # issue 29.7: the dry-run printed how many distinct labels the column held
+    rng = np.random.default_rng(0)
+    outputs = []
+    for k in (3, 5):
+        path = tmp_path / f"g{k}.csv"
+        frame = pd.DataFrame(rng.standard_normal((300, 3)), columns=list("abc"))
+        frame["g"] = rng.choice([f"l{i}" for i in range(k)], 300)
+        frame.to_csv(path, index=False)
+        args = [str(path), "--eps", "1", "--delta", "1e-6", "--groups", "g", "--no-ledger"]
+        assert main(["score", *args, "--dry-run"]) == 2
+        assert "--group-labels" in capsys.readouterr().err
+        labels = ",".join(f"l{i}" for i in range(3))
+        assert main(["score", *args, "--dry-run", "--group-labels", labels]) == 0
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0] == outputs[1]  # three labels or five: the same plan

@@ -325,7 +325,7 @@ class TestOpenDPSamplers:
         np.testing.assert_array_equal(alone, alone.T)
 
     def test_opendp_feature_flags_are_left_as_they_were(self):
-        import opendp.prelude as dp
+        import opendp.mod as dp
 
         _hardened.measurement.cache_clear()
         before = set(dp.GLOBAL_FEATURES)
@@ -374,13 +374,87 @@ def test_seeded_symmetric_noise_with_value_is_bit_identical_to_adding_it():
 @pytest.mark.parametrize("scale", [1e-9, 0.01, 3.0, 1e6])
 @pytest.mark.parametrize("count", [1, 10, 500500])
 def test_hardened_grid_is_fine_enough_for_the_proof(kind, scale, count):
-    # add_noise's proof needs g sqrt(d) <= scale 2^-60 (Gaussian) and
-    # g d <= scale 2^-60 (Laplace), with g a power of two
+    # add_noise's proof needs g d <= scale 2^-68, with g a power of two
     g = 2.0 ** _hardened.grid_exponent(kind, scale, count)
-    spread = math.sqrt(count) if kind == "gaussian" else count
-    assert g * spread <= scale * 2.0**-_hardened.GRID_BITS
-    assert g * spread > scale * 2.0 ** -(_hardened.GRID_BITS + 1)  # and no finer than needed
-    assert _hardened.GRID_BITS == 60 and _hardened.SCALE_SLACK == 2.0**-20
+    assert g * count <= scale * 2.0**-_hardened.GRID_BITS
+    assert g * count > scale * 2.0 ** -(_hardened.GRID_BITS + 1)  # and no finer than needed
+    assert _hardened.GRID_BITS == 68 and _hardened.SCALE_SLACK == 2.0**-20
+
+
+@pytest.mark.parametrize("eps", [1e-12, 1e-6, 0.1, 1.0, 8.0, 50.0])
+@pytest.mark.parametrize("delta", [1e-300, 1e-15, 1e-6, 0.1])
+def test_hardened_slack_covers_the_rounding_and_the_lattice(eps, delta):
+    # add_noise, step 4: at scale' = sigma (1 + 2^-20) and sensitivity
+    # D' = D (1 + 2^-28), the continuous Gaussian at eps - 2 gamma has delta
+    # below delta e^-gamma - 3 beta, gamma = 21 2^-68, beta = 2 d e^-790 ~ 0.
+    try:
+        sigma = mech.gaussian_sigma(1.0, eps, delta)
+    except ValueError:
+        assert mech.analytic_multiplier(eps, delta) > 2.0**40  # refused: beyond the proof
+        return
+    gamma = 21 * 2.0**-68
+    ratio = (1.0 + 2.0**-20) * sigma / (1.0 + 2.0**-28)  # scale' / D'
+    achieved = mech._analytic_delta(ratio, eps - 2 * gamma)
+    assert achieved * math.exp(gamma) <= delta
+
+
+def test_noise_beyond_the_hardened_proof_is_refused_before_any_data():
+    with pytest.raises(ValueError, match="more than 2\\^40 times the sensitivity"):
+        mech.gaussian_sigma(1.0, 1e-12, 1e-15)
+    from dppca import plan_pc_dir
+
+    with pytest.raises(ValueError, match="raise eps"):
+        plan_pc_dir(1000, 5, eps=1e-12, delta=1e-15)
+
+
+@pytest.mark.parametrize("kind", ["gaussian", "laplace"])
+def test_opendp_certificate_is_checked_against_the_calibration(kind):
+    dp = _hardened.load_opendp()
+    made = _hardened.measurement(dp, kind, 2.0 * (1 + _hardened.SCALE_SLACK), 7, 7)
+    assert _hardened.certified(made, kind, 2.0)
+    # a measurement drawn without the slack, at a coarse grid, is caught
+    coarse = _hardened.measurement(dp, kind, 2.0, 7, 1)
+    assert not _hardened.certified(coarse, kind, 2.0)
+
+
+def test_sparse_histogram_grid_does_not_depend_on_the_non_empty_cells(monkeypatch):
+    from dppca.releases.score.histograms import sparse_counts
+
+    seen = []
+    real = _hardened.add_noise
+
+    def spy(dp, kind, value, scale, *, grid_count=None):
+        seen.append(grid_count)
+        return real(dp, kind, value, scale, grid_count=grid_count)
+
+    monkeypatch.setattr(_hardened, "add_noise", spy)
+    for counts in (np.array([[3, 0, 0, 5]]), np.array([[3, 1, 0, 5]])):
+        sparse_counts(counts, 2.0, 5.0, HardenedGenerator())
+    assert seen == [4, 4]  # the number of cells, public; not 2 against 3
+
+
+def test_cli_release_does_not_import_opendp_prelude(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "t.csv"
+    np.savetxt(
+        path,
+        np.random.default_rng(0).normal(size=(200, 3)),
+        delimiter=",",
+        header="a,b,c",
+        comments="",
+    )
+    code = (
+        "import sys\n"
+        "from dppca.cli import main\n"
+        f"main(['directions', {str(path)!r}, '--eps', '1', '--delta', '1e-6', "
+        "'--accuracy', 'ignore', '--no-ledger'])\n"
+        "assert 'opendp.measurements' in sys.modules, 'not hardened'\n"
+        "assert 'opendp.prelude' not in sys.modules and 'sklearn' not in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
 
 
 def test_noise_seconds_forecasts_from_the_count_alone():

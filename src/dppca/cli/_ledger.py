@@ -281,8 +281,9 @@ def run(args: argparse.Namespace) -> int:
         if table.empty:
             print("the ledger holds no dataset yet.")
             return 0
-        table = table.assign(fingerprint=[fp[:12] for fp in table["fingerprint"]])
-        print(_rounded(table).to_string(index=False))
+        # a fingerprint prefix would let a holder of a candidate table confirm it
+        table = table.drop(columns="fingerprint").rename(lambda i: f"#{i + 1}")
+        print(_rounded(table).to_string())
         return 0
     if args.data is not None and not Path(args.data).is_file():
         raise CLIError(f"data file {args.data!r} does not exist or is not a file.")

@@ -130,6 +130,13 @@ def run(args: argparse.Namespace) -> int:
     data, group_labels = _with_groups(args, frame, features)
     bounds = read_bounds(args, variables)
     n_groups = None
+    if args.groups and args.dry_run and not group_labels:
+        # the number of labels in the data is a data value: a dry-run reads none
+        raise CLIError(
+            "--dry-run with --groups needs the public label set, since a dry-run reads "
+            "no data value (not even how many labels the column holds): pass "
+            "--group-labels A,B,..."
+        )
     if args.groups:
         n_groups = len(group_labels) if group_labels else frame[args.groups].nunique()
     # One plan: what --dry-run prints is what the release checks, draws and charges.

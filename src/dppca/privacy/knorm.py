@@ -33,10 +33,15 @@ positively correlated (``1 / d``), which shrinks the noise of their ratio, the
 PVE, further.
 
 The proposals come from :func:`dppca.privacy.mechanisms.laplace_noise`, hence from
-OpenDP's floating-point-safe sampler for a hardened generator; the acceptance
-test reads only the noise (with OpenDP, the noise recovered from the output to
-one rounding), never the data, so the number of proposals says nothing about
-the data.
+OpenDP's floating-point-safe sampler for a hardened generator. The acceptance
+test reads only the noise. With numpy's sampler that is exact; with OpenDP the
+noise is recovered from the output and carries the grid's rounding of the
+value (at most ``(k + 1) g / 2`` in the gap, ``g`` the lattice step), which
+perturbs each output's weight, and the number of proposals, by a factor at
+most ``e^{2^-68}``, inside the sampler's slack (the proof is step 7 of
+:func:`dppca.privacy.hardened.add_noise`). The value and the scale are
+checked finite before the first proposal, so no input makes the loop run to
+its cap.
 
 References
 ----------
@@ -101,6 +106,11 @@ def moment_knorm_noise(
         and of the acceptance draws.
     """
     value = np.asarray(value, dtype=np.float64)
+    if not (math.isfinite(scale) and scale > 0):  # public: before the first proposal
+        raise ValueError(
+            f"the K-norm scale must be finite and > 0; got {scale!r} (public bounds or "
+            "a clip level too wide for a double?)."
+        )
     hardened = noise_sampler(rng) == "opendp"
     for _ in range(_MAX_PROPOSALS):
         if hardened:  # OpenDP adds the noise itself; recover it to one rounding

@@ -47,8 +47,8 @@ from .quantiles import (
     unbounded_quantile_upper,
 )
 
-# opendp.prelude once loaded, False if it is not installed (an optional extra:
-# a large package, imported on the first hardened draw, never by ``import dppca``).
+# OpenDP's sampler names once loaded (hardened.load_opendp), False if it is not
+# installed (an optional extra, imported on the first hardened draw only).
 _dp: Any = None
 
 __all__ = [
@@ -185,6 +185,13 @@ def gaussian_sigma(
         issued. ``"analytic"`` uses :func:`analytic_gaussian_sigma`, exact for
         every eps > 0 and never larger than the classic value where both apply.
 
+    Raises
+    ------
+    ValueError
+        When the scale exceeds ``2^40`` sensitivities (eps about 1e-12 or
+        less), beyond the hardened sampler's proof
+        (:func:`dppca.privacy.hardened.check_noise_ratio`).
+
     Warns
     -----
     PrivacyWarning
@@ -196,13 +203,15 @@ def gaussian_sigma(
     if calibration == "analytic":
         if not (math.isfinite(sensitivity) and sensitivity > 0):
             raise ValueError(f"sensitivity must be finite and > 0; got {sensitivity!r}.")
-        return sensitivity * analytic_multiplier(eps, delta)
+        sigma = sensitivity * analytic_multiplier(eps, delta)
+        return hardened.check_noise_ratio(sigma, sensitivity)
     if eps >= 1:
         warn_privacy(
             f"eps={eps:g} is outside (0, 1), where the classic Gaussian calibration is "
             "proven; pass calibration='analytic', which is exact for every eps > 0."
         )
-    return classic_gaussian_sigma(sensitivity, eps, delta)
+    sigma = classic_gaussian_sigma(sensitivity, eps, delta)
+    return hardened.check_noise_ratio(sigma, sensitivity)
 
 
 def kendall_sensitivity(n: int, rule: str = "tight") -> float:
@@ -276,11 +285,9 @@ def noise_sampler(rng: np.random.Generator) -> str:
         return "numpy"
     if _dp is None:
         try:
-            import opendp.prelude as dp
+            _dp = hardened.load_opendp()
         except ImportError:  # pragma: no cover - exercised only without the extra
             _dp = False
-        else:
-            _dp = dp
     if _dp is False:
         if not _warned_no_opendp:
             _warned_no_opendp = True
@@ -327,14 +334,16 @@ def noise_seconds(count: int, *, kind: str = "gaussian", hardened: bool = True) 
     return float(count) * per_value
 
 
-def _opendp_add(kind: str, value: NDArray[np.float64], scale: float) -> NDArray[np.float64]:
+def _opendp_add(
+    kind: str, value: NDArray[np.float64], scale: float, grid_count: int | None = None
+) -> NDArray[np.float64]:
     """``value`` plus OpenDP noise of ``scale`` in every entry (same shape).
 
     The grid, the scale's slack and why they keep the guarantee:
     :func:`dppca.privacy.hardened.add_noise`.
     """
     assert _dp  # loaded by noise_sampler
-    return hardened.add_noise(_dp, kind, value, scale)
+    return hardened.add_noise(_dp, kind, value, scale, grid_count=grid_count)
 
 
 def _numpy_symmetric_noise(p: int, sigma: float, rng: np.random.Generator) -> NDArray[np.float64]:
@@ -390,17 +399,24 @@ def gaussian_noise(
 
 
 def laplace_noise(
-    value: NDArray[np.float64] | float, scale: float, rng: np.random.Generator
+    value: NDArray[np.float64] | float,
+    scale: float,
+    rng: np.random.Generator,
+    *,
+    grid_count: int | None = None,
 ) -> NDArray[np.float64]:
     """Return ``value`` plus independent Laplace(scale) noise in each entry.
 
     Laplace(b) has density proportional to ``exp(-|z| / b)``; with
     ``b = sensitivity_L1 / eps`` it gives eps-DP. The sampler is numpy's or
-    OpenDP's, by :func:`noise_sampler`.
+    OpenDP's, by :func:`noise_sampler`. A caller whose number of entries
+    depends on the data passes ``grid_count``, a public bound on it: the
+    hardened sampler's grid is chosen from it (see
+    :func:`dppca.privacy.hardened.add_noise`, step 6).
     """
     value = np.asarray(value, dtype=np.float64)
     if noise_sampler(rng) == "opendp":
-        return _opendp_add("laplace", value, scale)
+        return _opendp_add("laplace", value, scale, grid_count)
     return value + rng.laplace(0.0, scale, size=value.shape)
 
 

@@ -111,7 +111,7 @@ def scale_table(
     """
     p = data.values.shape[1]
     scales = draw_private_scales(data.values, eps_each=eps_each, units=np.ones(p), rng=rng)
-    scaled = CheckedData(data.values / scales.divisors, data.variables, data.extra)
+    scaled = CheckedData(scales.apply(data.values), data.variables, data.extra)
     return scaled, {"scales": scales.divisors, "scale_note": scales.note(data.variables)}
 
 

@@ -157,7 +157,7 @@ class DirectionsPlan:
             scales = draw_private_scales(
                 np.asarray(values), eps_each=self.scale_eps / self.p, units=units, rng=rng
             )
-            values = np.asarray(values) / scales.divisors  # post-processing of the scales
+            values = scales.apply(values)  # post-processing of the scales
         order = random_pairing(self.n, rng) if self.design == "balanced" else None
         result = self.add_noise(self.matrix(values, order), data.variables, rng)
         if scales is None:

@@ -6,15 +6,23 @@ would leak; this module releases a robust scale per column with the
 exponential mechanism instead, and the Kendall matrix is then computed on the
 data divided by the released scales (post-processing of a private output).
 
-The statistic of column ``j``: the rows are paired by position, ``(1, 2),
-(3, 4), ...`` (a fixed public pairing of the ``m = n // 2`` pairs), and the
-0.75-quantile of the absolute differences ``|x_{2i-1, j} - x_{2i, j}|`` is
-released on a log scale over a public range, divided by
+The statistic of column ``j``: the rows are put in a uniformly random order
+``pi`` drawn from the release's noise stream
+(:func:`dppca.privacy.mechanisms.random_pairing`, the same draw the balanced
+design and the scree use), paired as ``(pi_1, pi_2), (pi_3, pi_4), ...`` (``m
+= n // 2`` pairs; with n odd the last row of the order sits out), and the
+0.75-quantile of the absolute differences ``|x_{pi_{2i-1}, j} - x_{pi_{2i},
+j}|`` is released on a log scale over a public range, divided by
 :data:`NORMAL_FACTOR` so that for a Gaussian column it estimates the
-standard deviation. The 0.75-quantile is used rather than the median
-because it is the more efficient of the two for a half-normal and because a
-binary column (at most half its differences nonzero) then gets the scale of
-its nonzero differences instead of a coin flip between 0 and 1.
+standard deviation. The pairing is drawn without looking at the data: a
+pairing by position in the file would not be private, since files are often
+stored sorted or grouped by a column, and then the pairs (hence the
+quantile) depend on every row's value, not on one row at a time.
+
+The 0.75-quantile is used rather than the median because it is the more
+efficient of the two for a half-normal and because a binary column (at most
+half its differences nonzero) then gets the scale of its nonzero differences
+instead of a coin flip between 0 and 1.
 """
 
 from __future__ import annotations
@@ -26,7 +34,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from ...kernels.pair_moments import paired_differences
 from ...privacy.accounting import PrivacyCost
+from ...privacy.mechanisms import random_pairing
 from ...privacy.quantiles import ladder_quantile
 
 __all__ = [
@@ -54,6 +64,7 @@ ZERO_FLOOR = 1e-7
 CONSTANT_BELOW = 1e-6
 #: Ratio of consecutive candidates of the public ladder (a 1% scan).
 LADDER_RATIO = 1.3
+_DBL_MAX = float(np.finfo(np.float64).max)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -85,6 +96,18 @@ class PrivateScales:
     def divisors(self) -> NDArray[np.float64]:
         """What the data are divided by: the scales, with 1 for constant columns."""
         return np.where(self.constant, 1.0, self.values)
+
+    def apply(self, values: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``values`` divided by :attr:`divisors`, saturated at +-DBL_MAX (a new array).
+
+        A huge finite value divided by a scale below 1 would overflow to
+        infinity with a warning that only tables holding such a value give:
+        the quotient is clipped to the largest finite double instead, with no
+        warning whatever the data (post-processing of the released scales).
+        """
+        with np.errstate(over="ignore"):
+            out = np.asarray(values, dtype=np.float64) / self.divisors
+        return np.clip(out, -_DBL_MAX, _DBL_MAX)
 
     def note(self, variables: tuple[str, ...]) -> str | None:
         """A sentence naming the columns left unscaled, or None."""
@@ -134,15 +157,25 @@ def draw_private_scales(
         Public units per column (1, or the width of its public bounds): the
         range of the quantile is ``SCALE_RANGE`` times the unit.
     rng : numpy.random.Generator
-        The release's noise stream; per column, ``m`` jitter draws, one Gumbel
-        draw per interval and one uniform draw, in column order.
+        The release's noise stream: first the pairing (one permutation of the
+        n rows, :func:`dppca.privacy.mechanisms.random_pairing`), then each
+        column's noisy scan, in column order.
 
     Notes
     -----
-    Privacy: neighbouring tables have the same n and differ in one row. Row
-    ``r`` enters exactly one pair of the public pairing, so replacing it
-    changes at most one of the ``m`` differences of each column (zeros are
-    raised to ``ZERO_FLOOR``, a fixed map of each value alone). Each column's
+    Privacy: neighbouring tables have the same n and differ in one row. The
+    pairing is a uniformly random permutation of ``range(n)`` drawn from the
+    release's stream before any data are read: its law depends on the public
+    n alone, whatever the order the rows are stored in, and it is never
+    released. Condition on it: it is then the same for both neighbours, row
+    ``r`` enters at most one of its pairs, so replacing it changes at most
+    one of the ``m`` differences of each column (zeros are raised to
+    ``ZERO_FLOOR``, and an overflowing difference saturates at the largest
+    double: fixed maps of each difference alone, which warn for no data).
+    The argument holds for every fixed pairing, so it holds for the mixture
+    over pairings too. A pairing by position would not do: in a file sorted
+    by column ``j`` every pair is two neighbours in rank, and changing one
+    value re-sorts the file and so changes many pairs. Each column's
     value is then the noisy scan :func:`dppca.privacy.quantiles.ladder_quantile` on
     the public ladder :func:`scale_ladder` (fixed before any data are read),
     whose cumulative counts move by at most one when one value changes: it
@@ -159,15 +192,17 @@ def draw_private_scales(
     resolution; measured on raw-unit tables, finer ladders lost more to the
     scan's early stops than they gained (benchmarks/bench_units.py).
     """
-    p = values.shape[1]
-    diffs = pair_differences(values)
+    n, p = values.shape
+    diffs = pair_differences(values, random_pairing(n, rng))
     ladder = scale_ladder()
     out = np.empty(p)
     for j in range(p):
         unit = float(units[j])
         # a pair with a missing cell in column j (NaN, missing="zero") counts as a
-        # zero difference: at the bottom of the ladder, a map of the pair alone
-        d = np.maximum(np.nan_to_num(diffs[:, j] / unit, nan=0.0), ZERO_FLOOR)
+        # zero difference: at the bottom of the ladder, a map of the pair alone;
+        # an overflowing one saturates: no data-dependent warning either way
+        with np.errstate(over="ignore"):
+            d = np.clip(np.nan_to_num(diffs[:, j] / unit, nan=0.0), ZERO_FLOOR, _DBL_MAX)
         t = ladder_quantile(
             d, ladder, q=SCALE_QUANTILE, eps1=eps_each / 2, eps2=eps_each / 2, rng=rng
         )
@@ -207,10 +242,18 @@ def stretch_shares(
     return lo
 
 
-def pair_differences(values: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``|x_{2i-1} - x_{2i}|`` per column over the public pairing by position, (n // 2, p)."""
-    m = values.shape[0] // 2
-    return np.abs(values[0 : 2 * m : 2] - values[1 : 2 * m : 2])
+def pair_differences(values: NDArray[np.float64], order: NDArray[np.int64]) -> NDArray[np.float64]:
+    """``|x_a - x_b|`` per column for consecutive entries ``a, b`` of ``order``, (n // 2, p).
+
+    ``order`` is a permutation of the rows drawn without the data
+    (:func:`dppca.privacy.mechanisms.random_pairing`); the pairs are those of
+    :func:`dppca.kernels.pair_moments.paired_differences` (with n odd, the
+    last row of the order is left out). A difference too large for a double
+    saturates at the largest one, without a warning.
+    """
+    z = paired_differences(np.asarray(values, dtype=np.float64), order)
+    with np.errstate(over="ignore"):
+        return np.minimum(np.abs(z) * math.sqrt(2.0), _DBL_MAX)
 
 
 def scale_ladder() -> NDArray[np.float64]:

@@ -80,7 +80,8 @@ def sparse_counts(
     flat = counts.ravel()
     kept = np.zeros(flat.size)
     nonempty = np.flatnonzero(flat > 0)
-    values = laplace_noise(flat[nonempty].astype(np.float64), scale, rng)
+    # the hardened grid from the public number of cells, not the non-empty ones
+    values = laplace_noise(flat[nonempty].astype(np.float64), scale, rng, grid_count=flat.size)
     kept[nonempty] = np.where(values >= threshold, values, 0.0)
     return kept.reshape(counts.shape)
 

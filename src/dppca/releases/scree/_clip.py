@@ -48,7 +48,13 @@ def _clip_ladder(box: tuple[NDArray, NDArray] | None) -> NDArray[np.float64]:
     """
     if box is None:
         return np.ldexp(1.0, np.arange(_LADDER_LOW, _LADDER_HIGH + 1))
-    top = 0.5 * float(np.sum((box[1] - box[0]) ** 2))
+    with np.errstate(over="ignore"):
+        top = 0.5 * float(np.sum((box[1] - box[0]) ** 2))
+    if not math.isfinite(top):  # public: refused before any data are read
+        raise ValueError(
+            "bounds are too wide for the scree: the squared diagonal of the bounds' box "
+            "overflows a double (widths above about 1e153); pass narrower bounds or none."
+        )
     return top * np.ldexp(1.0, np.arange(-_LADDER_BOUNDED, 1))
 
 
