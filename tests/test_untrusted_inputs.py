@@ -383,8 +383,9 @@ def test_directions_made_with_no_ledger_are_charged_when_reused(tmp_path, data, 
 
 
 def test_directions_forged_from_ordinary_pca_are_charged_not_free(tmp_path, data, capsys) -> None:
-    # A file of ordinary (non-private) PCA dressed as a release with a made-up
-    # cost: the ledger does not hold it, so it is charged at the cost it states.
+    # A file of ordinary (non-private) PCA dressed as a release: with a made-up
+    # cost it is refused (the cost is not what its noise gives); with the cost of
+    # a real release it is not held by the ledger, so it is charged that cost.
     ledger = tmp_path / "L"
     paid = _release_file(capsys, tmp_path, data, ledger)
     exact = pc_dir(pd.read_csv(data), 3)
@@ -392,27 +393,34 @@ def test_directions_forged_from_ordinary_pca_are_charged_not_free(tmp_path, data
     def swap(fields: dict) -> None:
         fields["directions"]["$array"] = [float(v) for v in exact.directions.ravel()]
         fields["eigenvalues"]["$array"] = [float(v) for v in exact.eigenvalues]
-        fields["cost"]["fields"]["eps"] = 0.01
 
     def forge(fields: dict) -> None:
         swap(fields)
         matrix = np.cov(pd.read_csv(data).to_numpy(float), rowvar=False)  # pc_dir's matrix
         fields["noisy_matrix"]["$array"] = [float(v) for v in matrix.ravel()]
 
+    def cheap(fields: dict) -> None:
+        forge(fields)
+        fields["cost"]["fields"]["eps"] = 0.01
+
     scree = ["scree", data, "--eps", "0.1", *EPS_DELTA, "-k", "3", "--ledger", ledger]
     # Directions swapped in alone are not the eigenvectors of the file's matrix: refused.
     swapped = _tamper(paid, swap, "swapped.json")
     status, _, err = _run(capsys, [*scree, "--directions", swapped])
     assert status != 0 and "not eigenvectors" in err
+    # A made-up cost is not believed: refused, nothing charged.
+    status, _, err = _run(capsys, [*scree, "--directions", _tamper(paid, cheap, "cheap.json")])
+    assert status == 2 and "sigma" in err
+    assert len(Ledger(ledger).releases(fingerprint(pd.read_csv(data)))) == 1
     # A consistent forgery (matrix and directions of ordinary PCA) is charged its cost.
     forged = _tamper(paid, forge, "forged.json")
-    status, _, err = _run(capsys, [*scree, "--directions", forged])
+    status, _, err = _run(capsys, [*scree, "--directions", forged, "--eps", "0.05"])
     assert status == 0 and "forged.json was not in the ledger; charged its cost" in err
     kinds = Ledger(ledger).releases(fingerprint(pd.read_csv(data)))
     assert len(kinds) == 3  # the paid directions, the forged file, the scree
-    assert kinds["eps"].tolist() == pytest.approx([0.5, 0.01, 0.1])
+    assert kinds["eps"].tolist() == pytest.approx([0.5, 0.5, 0.05])
     # The paid file is still free: only the file's content hash makes it so.
-    status, _, err = _run(capsys, [*scree, "--directions", paid])
+    status, _, err = _run(capsys, [*scree, "--directions", paid, "--eps", "0.05"])
     assert status == 0 and "was not in the ledger" not in err, err
     assert len(Ledger(ledger).releases(fingerprint(pd.read_csv(data)))) == 4
 

@@ -29,12 +29,24 @@ which leaves those parts out. Loading a file and drawing from it is
 post-processing: it costs nothing when the release was paid from the same
 data's budget. A file is data, never code: the types it may name are a fixed
 list and every value is checked (real, finite, shapes that agree,
-orthonormal directions, valid costs). A budget records the content hash
+orthonormal directions, valid costs). Its facts are checked against the
+mechanism it names, not believed: a directions release's sensitivity must be
+its rule's at its n, its sigma what the package's own calibration gives at
+its (eps, delta) or more, the result's sigma its cost's, its estimator a
+known one whose matrix has that estimator's diagonal; every noise part must
+give the (eps, delta) it claims and every composed cost at least its parts'
+tight total; the stated ``cost``, ``new_cost`` and ``reuses`` must be the
+result's. A file larger than :data:`MAX_FILE_BYTES`, nested deeper than
+:data:`MAX_NESTING`, with a key or field no release has, or with a
+``schema_version`` that is not a positive integer is refused before its
+values are read. Reuse on a table (``data=``) needs the file's fingerprint.
+A budget records the content hash
 (:func:`release_hash`) of each release saved with ``budget=``; a file read
 back with ``load_release(..., budget=)`` (the command line's ``--directions
 FILE`` does the same) is free only if that budget holds its hash, and is
-otherwise charged at its stated cost as an unrecorded release, or refused
-when that does not fit.
+otherwise charged at its stated cost as an unrecorded release, with every
+earlier release it holds whole that the budget does not (the directions a
+scree or score reused), or refused when that does not fit.
 """
 
 from __future__ import annotations
@@ -42,6 +54,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -52,6 +65,7 @@ from ._release_codec import _check_result, _decode_document, _encode, _Refused
 from ._version import __version__
 from .core.lazy import pandas as pd
 from .core.reading import write_text_atomically
+from .privacy.cost import compose
 from .privacy.fingerprint import content_hash
 from .privacy.fingerprint import fingerprint as _dataset_fingerprint
 from .releases.directions import DirectionsResult
@@ -61,6 +75,8 @@ from .releases.scree import ScreeResult
 
 __all__ = [
     "FORMAT",
+    "MAX_FILE_BYTES",
+    "MAX_NESTING",
     "SCHEMA_VERSION",
     "account_reuse",
     "load_release",
@@ -283,10 +299,71 @@ def _version() -> str:
     return __version__
 
 
+#: Largest release file read (bytes): a p x p matrix at p = 5000 takes about
+#: 0.5 GB of JSON, so a file beyond 1 GiB is no release of a table dppca can fit.
+MAX_FILE_BYTES = 1 << 30
+#: Deepest nesting of lists and objects a release file may have; files written
+#: by dppca nest about 15 deep (a score along reused directions with its costs).
+MAX_NESTING = 64
+#: The keys of a release file; any other key is refused.
+_KEYS = frozenset(
+    {
+        "format",
+        "schema_version",
+        "kind",
+        "dppca_version",
+        "n",
+        "variables",
+        "data_fingerprint",
+        "cost",
+        "new_cost",
+        "reuses",
+        "result",
+    }
+)
+_TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def _nesting(raw: bytes) -> int:
+    """The deepest nesting of brackets and braces outside strings (stops past the cap)."""
+    depth = deepest = 0
+    for match in _TOKENS.finditer(raw):
+        token = match.group()[:1]
+        if token in (b"[", b"{"):
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > MAX_NESTING:
+                    break
+        elif token in (b"]", b"}"):
+            depth -= 1
+    return deepest
+
+
+def _refuse(source: Path, field: str, problem: str) -> ValueError:
+    return ValueError(
+        f"{str(source)!r} is not a valid dppca release file: its field {field!r} {problem}."
+    )
+
+
 def _read_document(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The file's JSON, refused before parsing if too large or nested too deep, and its
+    fixed facts (format, schema, kind, n, variables, fingerprint, no other keys) checked."""
     source = Path(path)
+    with source.open("rb") as fh:
+        raw = fh.read(MAX_FILE_BYTES + 1)
+    if len(raw) > MAX_FILE_BYTES:
+        raise ValueError(
+            f"{str(source)!r} is larger than {MAX_FILE_BYTES} bytes (MAX_FILE_BYTES), more "
+            "than any release file holds; it is not read."
+        )
+    if _nesting(raw) > MAX_NESTING:
+        raise ValueError(
+            f"{str(source)!r} nests lists or objects more than {MAX_NESTING} deep "
+            "(MAX_NESTING), deeper than any release file; it is not read."
+        )
     try:
-        document = json.loads(source.read_text(encoding="utf-8"))
+        document = json.loads(raw.decode("utf-8"))
     except json.JSONDecodeError as exc:
         raise ValueError(f"{str(source)!r} is not a dppca release file: {exc.msg}.") from None
     except UnicodeDecodeError:
@@ -294,16 +371,42 @@ def _read_document(path: str | os.PathLike[str]) -> dict[str, Any]:
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise ValueError(f"{str(source)!r} is not a dppca release file (no format marker).")
     version = document.get("schema_version")
-    if not isinstance(version, int) or version > SCHEMA_VERSION:
+    if type(version) is not int or version < 1:
+        raise _refuse(source, "schema_version", f"must be an integer >= 1; got {version!r}")
+    if version > SCHEMA_VERSION:
         raise ValueError(
             f"{str(source)!r} uses release schema {version!r}; this dppca reads up to "
             f"{SCHEMA_VERSION}. Upgrade dppca to read it."
         )
+    unknown = sorted(set(document) - _KEYS)
+    if unknown:
+        raise _refuse(source, unknown[0], f"is unknown (a file holds only {sorted(_KEYS)})")
     if document.get("kind") not in _KINDS:
         raise ValueError(
             f"{str(source)!r} holds an unknown release kind {document.get('kind')!r}."
         )
+    n = document.get("n")
+    if type(n) is not int or n < 2:
+        raise _refuse(source, "n", f"must be an integer >= 2; got {n!r}")
+    names = document.get("variables")
+    if not (isinstance(names, list) and names and all(isinstance(v, str) for v in names)):
+        raise _refuse(source, "variables", "must be a non-empty list of column names")
+    if len(set(names)) != len(names):
+        raise _refuse(source, "variables", "names a column twice")
+    fingerprint = document.get("data_fingerprint")
+    if fingerprint is not None and not (
+        isinstance(fingerprint, str) and _FINGERPRINT.fullmatch(fingerprint)
+    ):
+        raise _refuse(source, "data_fingerprint", "must be 'sha256:' and 64 hex digits, or null")
+    version_text = document.get("dppca_version")
+    if version_text is not None and not isinstance(version_text, str):
+        raise _refuse(source, "dppca_version", "must be a string")
+    if not isinstance(document.get("reuses", []), list):
+        raise _refuse(source, "reuses", "must be a list of costs")
     return document
+
+
+_FINGERPRINT = re.compile(r"sha256:[0-9a-f]{64}")
 
 
 def release_info(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -347,9 +450,9 @@ def load_release(
         The result class expected (for example ``DirectionsResult``); another
         kind raises ValueError.
     data : array-like or DataFrame, optional
-        If given, the table the release is about to be used with: its
-        fingerprint (when the file has one), else its n and column names,
-        must match the file's.
+        If given, the table the release is about to be used with: the file
+        must record a ``data_fingerprint``, and it, n and the column names
+        must match the table's.
     columns : sequence of str, optional
         Column names of ``data``.
     budget : Budget or LedgerBudget, optional
@@ -371,7 +474,9 @@ def load_release(
         with a value no release holds: a type outside the fixed list of
         release types, an array that is not real and finite or whose shape
         disagrees with the variables, directions that are not orthonormal
-        (to 1e-8), an invalid cost.
+        (to 1e-8), an invalid cost, or a fact its mechanism does not give
+        (the message names the field); a file above :data:`MAX_FILE_BYTES`
+        or nested deeper than :data:`MAX_NESTING`.
     BudgetExceededError
         With ``budget``: the release is not in it and its cost does not fit.
 
@@ -393,8 +498,6 @@ def load_release(
         raise ValueError(
             f"{str(path)!r} holds a {document['kind']}, not a {getattr(kind, '__name__', kind)}."
         )
-    if data is not None:
-        check_release_matches(document, data, columns, str(path))
     result = _decode_document(document, "result", str(path))
     if not isinstance(result, cls):
         raise ValueError(f"{str(path)!r} is damaged: its result is not a {cls.__name__}.")
@@ -404,14 +507,64 @@ def load_release(
             raise _Refused("a release without its cost")
         if int(document["n"]) != result.n or tuple(document["variables"]) != result.variables:
             raise _Refused("facts (n, variables) that disagree with its result")
+        _check_stated_costs(document, result, str(path))
     except _Refused as exc:
         raise ValueError(
             f"{str(path)!r} is damaged or was not written by dppca: it holds {exc}; a "
             "release file is refused unless every value is what a release holds."
         ) from None
+    if data is not None:
+        check_release_matches(document, data, columns, str(path))
     if budget is not None:
         account_reuse(result, budget, source=str(path))
     return result
+
+
+def _check_stated_costs(document: Mapping[str, Any], result: Any, name: str) -> None:
+    """The file's ``cost``, ``new_cost`` and ``reuses`` are those its result implies."""
+    reused = _embedded(result)
+    own = _own_cost(result)
+    stated = {
+        "cost": _decode_document(document, "cost", name),
+        "new_cost": _decode_document(document, "new_cost", name),
+        "reuses": list(_decode_document(document, "reuses", name) or []),
+    }
+    implied: dict[str, Any] = {
+        "cost": result.cost,
+        "new_cost": own,
+        "reuses": [r.cost for r in reused],
+    }
+    if isinstance(result, LoadingResult):
+        # A loading made with its directions in one call states them as new, one that
+        # reused them states them as reused; both hold the same directions release.
+        allowed = [
+            {"cost": result.cost, "new_cost": result.cost, "reuses": []},
+            {"cost": result.cost, "new_cost": None, "reuses": [result.cost]},
+        ]
+    else:
+        allowed = [implied]
+    if stated not in allowed:
+        field = next(k for k in stated if all(stated[k] != a[k] for a in allowed))
+        raise _Refused(f"a {field} that is not the one its result carries")
+
+
+def _embedded(result: Any) -> list[DirectionsResult]:
+    """Earlier releases a result reuses and holds whole (charged on their own)."""
+    if isinstance(result, ScreeResult | ScoreResult):
+        release = result.directions_release
+        if result.directions_source == "private release" and release is not None:
+            return [release]
+        return []
+    if isinstance(result, LoadingResult) and isinstance(result.directions, DirectionsResult):
+        return [result.directions]
+    return []
+
+
+def _own_cost(result: Any) -> Any:
+    """What the release itself cost, without the earlier releases it holds."""
+    if isinstance(result, LoadingResult):
+        return None  # its cost is its directions release's
+    return result.cost
 
 
 def account_reuse(
@@ -420,32 +573,55 @@ def account_reuse(
     *,
     source: str = "the file",
 ) -> bool:
-    """Charge a release read back from a file, unless ``budget`` already holds it.
+    """Charge a release read back from a file for everything ``budget`` does not hold.
 
-    Returns True if the reuse was charged (the budget did not hold the
-    release's :func:`release_hash`), False if it was free. See
+    A file the budget holds (its :func:`release_hash` was recorded when a
+    release paid from it was saved) is free, with every release inside it.
+    Otherwise the release's own cost is charged, and so is each earlier
+    release it holds whole (the directions a scree, score or loading was
+    computed along) unless the budget holds that one's hash: a scree file
+    that reused an unpaid directions release is charged for both. All of it
+    is checked against the budget at once before anything is spent, so a
+    refusal spends nothing; then each release is charged on its own, with
+    its hash recorded.
+
+    Returns True if anything was charged, False if the reuse was free. See
     :func:`load_release` (``budget=``), which calls it; the command line's
     ``--directions FILE`` does the same.
 
     Raises
     ------
     BudgetExceededError
-        The release is not held and its stated cost does not fit.
+        The release is not held and its stated costs do not fit.
     """
     content = release_hash(result)
     if budget.holds(content):
         return False
+    charges: list[tuple[Any, str]] = []  # (cost, content hash), earlier releases first
+    for earlier in _embedded(result):
+        earlier_hash = release_hash(earlier)
+        if not budget.holds(earlier_hash) and all(h != earlier_hash for _, h in charges):
+            charges.append((earlier.cost, earlier_hash))
+    own = _own_cost(result)
+    if own is not None:
+        charges.append((own, content))
+    if not charges:
+        return False
     from .core.exceptions import BudgetExceededError
 
+    costs = [cost for cost, _ in charges]
     try:
-        budget.spend(result.cost)
+        # All of it is checked at once, so a refusal spends nothing.
+        budget.check(costs[0] if len(costs) == 1 else compose(costs))
+        for cost, held in charges:  # one charge per release, each with its hash
+            budget.spend(cost)
+            budget.record(held, payload=None)
     except BudgetExceededError as exc:
         raise BudgetExceededError(
             f"the release in {source!r} is not in this budget's records (made "
             "without a ledger, paid from another one, or forged), so reusing it is "
             f"charged at its stated cost, and {exc}"
         ) from None
-    budget.record(content, payload=None)
     return True
 
 
@@ -458,17 +634,24 @@ def check_release_matches(document: Mapping[str, Any], data: Any, columns: Any, 
     if columns is None:
         columns = [f"V{j + 1}" for j in range(array.shape[1])]
     recorded = document.get("data_fingerprint")
-    if recorded is not None:
-        if _data_fingerprint(array, columns) != recorded:
-            raise ValueError(
-                f"the release in {name!r} was made from other data (its fingerprint differs); "
-                "reuse a release only with the exact table, columns and scales it came from."
-            )
-        return
-    if int(document["n"]) != array.shape[0] or (
-        document["variables"] and list(document["variables"]) != [str(c) for c in columns]
-    ):
+    if recorded is None:
         raise ValueError(
-            f"the release in {name!r} was made from a table with n={document['n']} and "
-            "other columns; reuse it only with the table it came from."
+            f"the release in {name!r} has no data_fingerprint, so nothing shows it was made "
+            "from these data; reuse on data needs the file saved with data= (the command "
+            "line's --save-release records it). A published file without one is only read, "
+            "not reused on a table."
+        )
+    if _data_fingerprint(array, columns) != recorded:
+        raise ValueError(
+            f"the release in {name!r} was made from other data (its data_fingerprint "
+            "differs); reuse a release only with the exact table, columns and scales it "
+            "came from."
+        )
+    if int(document["n"]) != array.shape[0] or list(document["variables"]) != [
+        str(c) for c in columns
+    ]:
+        raise ValueError(
+            f"the release in {name!r} states n={document['n']} and variables that are not "
+            "these data's rows and columns, though its data_fingerprint is theirs; the file "
+            "was changed after it was written."
         )
