@@ -1107,3 +1107,54 @@ def test_the_cli_suggests_shell_options_not_python_keywords(tmp_path, capsys) ->
 
     hint = "use a smaller delta or pass allow_large_delta=True."
     assert shell_syntax(hint, {"--allow-large-delta"}).endswith("pass --allow-large-delta.")
+
+
+# ============================== 9. bad input ends in a clear error or the right result
+
+
+def test_shares_near_the_largest_float_are_a_split_not_an_overflow(tmp_path, data, capsys):
+    from dppca.releases.report import check_shares
+
+    keys = ("directions", "scree", "score")
+    shares = check_shares(dict.fromkeys(keys, 1e308), keys)
+    assert shares == pytest.approx(dict.fromkeys(keys, 1 / 3), rel=1e-15)
+    argv = ["report", data, "--eps", "1", *EPS_DELTA, "--no-ledger", "--dry-run"]
+    argv += ["--out", tmp_path / "r.html"]
+    status, _, err = _run(capsys, [*argv, "--shares", "1e308,1e308,1e308"])
+    assert status == 0 and "Traceback" not in err
+
+
+def test_integers_beyond_int64_are_numbers(tmp_path, capsys) -> None:
+    rng = np.random.default_rng(9)
+    frame = pd.DataFrame(rng.normal(size=(60, 2)), columns=["a", "b"])
+    frame["big"] = [2**70 + int(v) * 2**50 for v in rng.integers(0, 1000, size=60)]
+    path = tmp_path / "big.csv"
+    frame.to_csv(path, index=False)
+    status, out, err = _run(capsys, ["directions", path, "--eps", "1", *EPS_DELTA, "--no-ledger"])
+    assert status == 0 and "non-numeric" not in err
+    assert pd.read_csv(io.StringIO(out), index_col=0).index.tolist() == ["a", "b", "big"]
+    read = pd.read_csv(path)
+    assert dp_pc_dir(read, 2, eps=1, delta=1e-6, random_state=0).variables == ("a", "b", "big")
+
+
+def test_repeated_column_names_are_refused_by_the_api_as_by_the_cli(small_frame) -> None:
+    names = ["a", "a", *small_frame.columns[2:]]
+    twice = small_frame.set_axis(names, axis=1)
+    with pytest.raises(ValueError, match="repeated column names"):
+        fingerprint(twice)
+    with pytest.raises(ValueError, match="repeated column names"):
+        fingerprint(small_frame.to_numpy(), names)
+    with pytest.raises(ValueError, match="repeated column names"):
+        dp_pc_dir(twice, 2, eps=1, delta=1e-6)
+
+
+def test_subnormal_data_give_the_directions_of_the_scaled_up_rows() -> None:
+    rng = np.random.default_rng(23)
+    tiny = rng.normal(size=(200, 4)) * np.array([1.0, 2.0, 3.0, 4.0]) * 1e-320
+    # The same rows times 2^1000 (exact): every step in the normal range.
+    up = np.ldexp(tiny, 1000)
+    np.testing.assert_allclose(pc_dir(tiny, 2).directions, pc_dir(up, 2).directions, atol=1e-12)
+    ref = dp_pc_dir(up, 2, eps=1.0, delta=1e-6, random_state=5)
+    out = dp_pc_dir(tiny, 2, eps=1.0, delta=1e-6, random_state=5)
+    np.testing.assert_allclose(out.noisy_matrix, ref.noisy_matrix, atol=1e-12)
+    np.testing.assert_allclose(spherical_kendall(tiny), spherical_kendall(up), atol=1e-12)

@@ -66,7 +66,14 @@ def column_kind(column: Any) -> ColumnKind:
         present = column[column.notna()]
         if len(present) and present.map(lambda v: isinstance(v, bool | np.bool_)).all():
             return "boolean"
+        # Integers beyond int64 (pandas keeps them as Python ints) are numbers.
+        if len(present) and present.map(_is_real).all():
+            return "number"
     return "other"
+
+
+def _is_real(value: object) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_)
 
 
 def check_unique_columns(columns: Sequence[object], name: str = "X") -> None:

@@ -67,9 +67,12 @@ def fingerprint(data: Any, columns: Sequence[str] | None = None) -> str:
     >>> a == fingerprint(np.eye(3)[::-1], ["x", "y", "z"]), len(a)
     (True, 64)
     """
+    from ..core.tables import check_unique_columns
+
     if isinstance(data, pd.DataFrame):
         from ..core.tables import column_kind
 
+        check_unique_columns(list(data.columns), "data")  # as every analysis does
         numeric = [c for c in data.columns if column_kind(data[c]) != "other"]
         if columns is None:
             columns = [str(c) for c in numeric]
@@ -83,6 +86,7 @@ def fingerprint(data: Any, columns: Sequence[str] | None = None) -> str:
         raise ValueError(f"data must be two-dimensional; got {arr.ndim} dimension(s).")
     names = [f"V{j + 1}" for j in range(arr.shape[1])] if columns is None else list(columns)
     names = [str(c) for c in names]
+    check_unique_columns(names, "columns")
     if len(names) != arr.shape[1]:
         raise ValueError(
             f"columns must name every column of data ({arr.shape[1]}); got {len(names)}."
