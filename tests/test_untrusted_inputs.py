@@ -1158,3 +1158,81 @@ def test_subnormal_data_give_the_directions_of_the_scaled_up_rows() -> None:
     out = dp_pc_dir(tiny, 2, eps=1.0, delta=1e-6, random_state=5)
     np.testing.assert_allclose(out.noisy_matrix, ref.noisy_matrix, atol=1e-12)
     np.testing.assert_allclose(spherical_kendall(tiny), spherical_kendall(up), atol=1e-12)
+
+
+# ============================================ 10. the app's resources have bounds
+
+
+def _upload(app: Any, path: str, body: bytes) -> int:
+    """One upload request through the app's ASGI entry; its status."""
+    import asyncio
+
+    sent: list[dict] = []
+    queue = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def receive() -> dict:
+        return queue.pop(0) if queue else {"type": "http.disconnect"}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": path,
+        "query_string": b"token=t",
+        "headers": [(b"host", b"127.0.0.1:8000")],
+    }
+    asyncio.run(app(scope, receive, send))
+    return next(m["status"] for m in sent if m["type"] == "http.response.start")
+
+
+def test_uploads_are_bounded_per_operation_and_per_session(monkeypatch) -> None:
+    pytest.importorskip("shiny")
+    from shiny import App
+
+    from dppca.app._limits import SESSION_UPLOADS, LocalApp
+
+    stored: list[int] = []
+
+    async def fake_shiny(self, scope, receive, send):  # Shiny's upload handler stores it all
+        total = 0
+        while True:
+            message = await receive()
+            total += len(message.get("body", b""))
+            if not message.get("more_body"):
+                break
+        stored.append(total)
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"OK"})
+
+    monkeypatch.setattr(App, "__call__", fake_shiny)
+    app = object.__new__(LocalApp)
+    app.max_upload, app.token, app.hosts = 100, "t", frozenset({"127.0.0.1"})
+    # One operation declaring 30 files of the largest size: one file's worth is kept.
+    for _ in range(30):
+        assert _upload(app, "/session/s1/upload/job1", b"x" * 100) == 200
+    assert sum(stored) == 101
+    # Further operations of the session, up to its total, then a refusal.
+    for job in range(2, 2 * SESSION_UPLOADS):
+        _upload(app, f"/session/s1/upload/job{job}", b"x" * 100)
+    assert sum(stored) == SESSION_UPLOADS * 101
+    assert _upload(app, "/session/s1/upload/last", b"x") == 413
+    # Another session has its own total.
+    assert _upload(app, "/session/s2/upload/job1", b"x" * 100) == 200 and stored[-1] == 100
+
+
+def test_an_unknown_bundled_dataset_gets_a_message_not_a_dropped_session() -> None:
+    pytest.importorskip("shiny")
+    from shiny import reactive
+
+    from dppca.app.server import Session
+    from dppca.app.state import AppState
+
+    session = Session(None, AppState(), None, "none", 100)  # type: ignore[arg-type]
+    for name in ("no-such-table", None, 3, "__class__"):
+        session.load_bundled(name)
+        with reactive.isolate():
+            text, level = session.data_msg()
+        assert level == "danger" and "no bundled dataset" in text
+    assert session.state.frame is None
