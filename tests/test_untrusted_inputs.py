@@ -1236,3 +1236,37 @@ def test_an_unknown_bundled_dataset_gets_a_message_not_a_dropped_session() -> No
             text, level = session.data_msg()
         assert level == "danger" and "no bundled dataset" in text
     assert session.state.frame is None
+
+
+# ================================= 11. temporary files a killed writer left are removed
+
+
+def test_a_writer_killed_mid_write_leaves_nothing_the_next_run_keeps(tmp_path, data, capsys):
+    import signal
+
+    out = tmp_path / "dirs.csv"
+    code = (
+        "import os, signal, sys\n"
+        "from dppca.cli import _output\n"
+        "def stop(tmp):\n"
+        "    open(tmp, 'w').write('half')\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n"
+        f"_output.write_atomically({str(out)!r}, stop)\n"
+    )
+    for _ in range(3):  # three writers killed with SIGKILL during their write
+        done = subprocess.run([sys.executable, "-c", code], env=_env(), check=False)
+        assert done.returncode == -signal.SIGKILL
+    left = [p for p in tmp_path.iterdir() if p.name.startswith(".dirs.csv.")]
+    assert len(left) == 3 and not out.exists()
+    fresh = tmp_path / ".dirs.csv.dppca-abcdefgh.csv"  # a write still running elsewhere
+    fresh.write_text("busy")
+    other = tmp_path / ".dirs.csv.notours"  # not our pattern
+    other.write_text("keep")
+    for path in left:  # abandoned long ago
+        os.utime(path, (time.time() - 7200, time.time() - 7200))
+    argv = ["directions", data, "--eps", "0.5", *EPS_DELTA, "--no-ledger", "--table", out]
+    assert _run(capsys, argv)[0] == 0
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".dirs")) == [
+        fresh.name,
+        other.name,
+    ]
