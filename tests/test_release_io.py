@@ -428,7 +428,9 @@ def test_a_deeply_nested_or_huge_file_is_refused_before_parsing(tmp_path, monkey
     with pytest.raises(ValueError, match="MAX_NESTING"):
         load_release(deep)
     # Brackets inside strings do not count.
-    assert release_io._nesting(b'{"a": "[[[[[[", "b": [1, {"c": "]]"}]}') == 3
+    from dppca._release_document import nesting
+
+    assert nesting(b'{"a": "[[[[[[", "b": [1, {"c": "]]"}]}', 64) == 3
     monkeypatch.setattr(release_io, "MAX_FILE_BYTES", 10)
     (tmp_path / "big.json").write_text('{"format": "dppca-release"}')
     with pytest.raises(ValueError, match="MAX_FILE_BYTES"):

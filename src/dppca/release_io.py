@@ -54,20 +54,22 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import re
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from ._release_codec import _check_result, _decode_document, _encode, _Refused
+from ._release_document import (
+    check_release_matches,
+    check_stated_costs,
+    data_fingerprint,
+    embedded,
+    own_cost,
+    read_document,
+)
 from ._version import __version__
-from .core.lazy import pandas as pd
 from .core.reading import write_text_atomically
 from .privacy.cost import compose
 from .privacy.fingerprint import content_hash
-from .privacy.fingerprint import fingerprint as _dataset_fingerprint
 from .releases.directions import DirectionsResult
 from .releases.loading import LoadingResult
 from .releases.score import ScoreResult
@@ -97,11 +99,6 @@ _KINDS: dict[str, type[DirectionsResult | LoadingResult | ScreeResult | ScoreRes
     "ScreeResult": ScreeResult,
     "ScoreResult": ScoreResult,
 }
-
-
-def _data_fingerprint(data: Any, columns: Any) -> str:
-    """The file's ``data_fingerprint``: the ledger's :func:`~dppca.privacy.ledger.fingerprint`."""
-    return "sha256:" + _dataset_fingerprint(data, columns)
 
 
 # --------------------------------------------------------------------------- content hash
@@ -276,7 +273,7 @@ def release_text(
             )
         result = _strip_nonprivate(result)
     n, variables = _result_facts(result)
-    fingerprint = None if data is None else _data_fingerprint(data, columns)
+    fingerprint = None if data is None else data_fingerprint(data, columns)
     reused = _reused(result, reused_directions)
     new_cost = None if isinstance(result, LoadingResult) and reused is not None else result.cost
     document = {
@@ -305,108 +302,17 @@ MAX_FILE_BYTES = 1 << 30
 #: Deepest nesting of lists and objects a release file may have; files written
 #: by dppca nest about 15 deep (a score along reused directions with its costs).
 MAX_NESTING = 64
-#: The keys of a release file; any other key is refused.
-_KEYS = frozenset(
-    {
-        "format",
-        "schema_version",
-        "kind",
-        "dppca_version",
-        "n",
-        "variables",
-        "data_fingerprint",
-        "cost",
-        "new_cost",
-        "reuses",
-        "result",
-    }
-)
-_TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]')
-
-
-def _nesting(raw: bytes) -> int:
-    """The deepest nesting of brackets and braces outside strings (stops past the cap)."""
-    depth = deepest = 0
-    for match in _TOKENS.finditer(raw):
-        token = match.group()[:1]
-        if token in (b"[", b"{"):
-            depth += 1
-            if depth > deepest:
-                deepest = depth
-                if deepest > MAX_NESTING:
-                    break
-        elif token in (b"]", b"}"):
-            depth -= 1
-    return deepest
-
-
-def _refuse(source: Path, field: str, problem: str) -> ValueError:
-    return ValueError(
-        f"{str(source)!r} is not a valid dppca release file: its field {field!r} {problem}."
-    )
 
 
 def _read_document(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The file's JSON, refused before parsing if too large or nested too deep, and its
-    fixed facts (format, schema, kind, n, variables, fingerprint, no other keys) checked."""
-    source = Path(path)
-    with source.open("rb") as fh:
-        raw = fh.read(MAX_FILE_BYTES + 1)
-    if len(raw) > MAX_FILE_BYTES:
-        raise ValueError(
-            f"{str(source)!r} is larger than {MAX_FILE_BYTES} bytes (MAX_FILE_BYTES), more "
-            "than any release file holds; it is not read."
-        )
-    if _nesting(raw) > MAX_NESTING:
-        raise ValueError(
-            f"{str(source)!r} nests lists or objects more than {MAX_NESTING} deep "
-            "(MAX_NESTING), deeper than any release file; it is not read."
-        )
-    try:
-        document = json.loads(raw.decode("utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{str(source)!r} is not a dppca release file: {exc.msg}.") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"{str(source)!r} is not a dppca release file (not text).") from None
-    if not isinstance(document, dict) or document.get("format") != FORMAT:
-        raise ValueError(f"{str(source)!r} is not a dppca release file (no format marker).")
-    version = document.get("schema_version")
-    if type(version) is not int or version < 1:
-        raise _refuse(source, "schema_version", f"must be an integer >= 1; got {version!r}")
-    if version > SCHEMA_VERSION:
-        raise ValueError(
-            f"{str(source)!r} uses release schema {version!r}; this dppca reads up to "
-            f"{SCHEMA_VERSION}. Upgrade dppca to read it."
-        )
-    unknown = sorted(set(document) - _KEYS)
-    if unknown:
-        raise _refuse(source, unknown[0], f"is unknown (a file holds only {sorted(_KEYS)})")
-    if document.get("kind") not in _KINDS:
-        raise ValueError(
-            f"{str(source)!r} holds an unknown release kind {document.get('kind')!r}."
-        )
-    n = document.get("n")
-    if type(n) is not int or n < 2:
-        raise _refuse(source, "n", f"must be an integer >= 2; got {n!r}")
-    names = document.get("variables")
-    if not (isinstance(names, list) and names and all(isinstance(v, str) for v in names)):
-        raise _refuse(source, "variables", "must be a non-empty list of column names")
-    if len(set(names)) != len(names):
-        raise _refuse(source, "variables", "names a column twice")
-    fingerprint = document.get("data_fingerprint")
-    if fingerprint is not None and not (
-        isinstance(fingerprint, str) and _FINGERPRINT.fullmatch(fingerprint)
-    ):
-        raise _refuse(source, "data_fingerprint", "must be 'sha256:' and 64 hex digits, or null")
-    version_text = document.get("dppca_version")
-    if version_text is not None and not isinstance(version_text, str):
-        raise _refuse(source, "dppca_version", "must be a string")
-    if not isinstance(document.get("reuses", []), list):
-        raise _refuse(source, "reuses", "must be a list of costs")
-    return document
-
-
-_FINGERPRINT = re.compile(r"sha256:[0-9a-f]{64}")
+    return read_document(
+        path,
+        marker=FORMAT,
+        schema=SCHEMA_VERSION,
+        kinds=_KINDS,
+        max_bytes=MAX_FILE_BYTES,
+        max_nesting=MAX_NESTING,
+    )
 
 
 def release_info(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -507,7 +413,7 @@ def load_release(
             raise _Refused("a release without its cost")
         if int(document["n"]) != result.n or tuple(document["variables"]) != result.variables:
             raise _Refused("facts (n, variables) that disagree with its result")
-        _check_stated_costs(document, result, str(path))
+        check_stated_costs(document, result, str(path))
     except _Refused as exc:
         raise ValueError(
             f"{str(path)!r} is damaged or was not written by dppca: it holds {exc}; a "
@@ -518,53 +424,6 @@ def load_release(
     if budget is not None:
         account_reuse(result, budget, source=str(path))
     return result
-
-
-def _check_stated_costs(document: Mapping[str, Any], result: Any, name: str) -> None:
-    """The file's ``cost``, ``new_cost`` and ``reuses`` are those its result implies."""
-    reused = _embedded(result)
-    own = _own_cost(result)
-    stated = {
-        "cost": _decode_document(document, "cost", name),
-        "new_cost": _decode_document(document, "new_cost", name),
-        "reuses": list(_decode_document(document, "reuses", name) or []),
-    }
-    implied: dict[str, Any] = {
-        "cost": result.cost,
-        "new_cost": own,
-        "reuses": [r.cost for r in reused],
-    }
-    if isinstance(result, LoadingResult):
-        # A loading made with its directions in one call states them as new, one that
-        # reused them states them as reused; both hold the same directions release.
-        allowed = [
-            {"cost": result.cost, "new_cost": result.cost, "reuses": []},
-            {"cost": result.cost, "new_cost": None, "reuses": [result.cost]},
-        ]
-    else:
-        allowed = [implied]
-    if stated not in allowed:
-        field = next(k for k in stated if all(stated[k] != a[k] for a in allowed))
-        raise _Refused(f"a {field} that is not the one its result carries")
-
-
-def _embedded(result: Any) -> list[DirectionsResult]:
-    """Earlier releases a result reuses and holds whole (charged on their own)."""
-    if isinstance(result, ScreeResult | ScoreResult):
-        release = result.directions_release
-        if result.directions_source == "private release" and release is not None:
-            return [release]
-        return []
-    if isinstance(result, LoadingResult) and isinstance(result.directions, DirectionsResult):
-        return [result.directions]
-    return []
-
-
-def _own_cost(result: Any) -> Any:
-    """What the release itself cost, without the earlier releases it holds."""
-    if isinstance(result, LoadingResult):
-        return None  # its cost is its directions release's
-    return result.cost
 
 
 def account_reuse(
@@ -598,11 +457,11 @@ def account_reuse(
     if budget.holds(content):
         return False
     charges: list[tuple[Any, str]] = []  # (cost, content hash), earlier releases first
-    for earlier in _embedded(result):
+    for earlier in embedded(result):
         earlier_hash = release_hash(earlier)
         if not budget.holds(earlier_hash) and all(h != earlier_hash for _, h in charges):
             charges.append((earlier.cost, earlier_hash))
-    own = _own_cost(result)
+    own = own_cost(result)
     if own is not None:
         charges.append((own, content))
     if not charges:
@@ -623,35 +482,3 @@ def account_reuse(
             f"charged at its stated cost, and {exc}"
         ) from None
     return True
-
-
-def check_release_matches(document: Mapping[str, Any], data: Any, columns: Any, name: str) -> None:
-    """Raise ValueError unless ``data`` is the table the release was made from."""
-    if isinstance(data, pd.DataFrame):
-        if columns is None:
-            columns = [str(c) for c in data.columns]
-    array = np.asarray(data, dtype=np.float64)
-    if columns is None:
-        columns = [f"V{j + 1}" for j in range(array.shape[1])]
-    recorded = document.get("data_fingerprint")
-    if recorded is None:
-        raise ValueError(
-            f"the release in {name!r} has no data_fingerprint, so nothing shows it was made "
-            "from these data; reuse on data needs the file saved with data= (the command "
-            "line's --save-release records it). A published file without one is only read, "
-            "not reused on a table."
-        )
-    if _data_fingerprint(array, columns) != recorded:
-        raise ValueError(
-            f"the release in {name!r} was made from other data (its data_fingerprint "
-            "differs); reuse a release only with the exact table, columns and scales it "
-            "came from."
-        )
-    if int(document["n"]) != array.shape[0] or list(document["variables"]) != [
-        str(c) for c in columns
-    ]:
-        raise ValueError(
-            f"the release in {name!r} states n={document['n']} and variables that are not "
-            "these data's rows and columns, though its data_fingerprint is theirs; the file "
-            "was changed after it was written."
-        )
