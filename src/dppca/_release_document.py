@@ -164,7 +164,7 @@ def check_stated_costs(document: Mapping[str, Any], result: Any, name: str) -> N
     """The file's ``cost``, ``new_cost`` and ``reuses`` are those its result implies."""
     reused = embedded(result)
     own = own_cost(result)
-    stated = {
+    stated: dict[str, Any] = {
         "cost": _decode_document(document, "cost", name),
         "new_cost": _decode_document(document, "new_cost", name),
         "reuses": list(_decode_document(document, "reuses", name) or []),
@@ -177,7 +177,7 @@ def check_stated_costs(document: Mapping[str, Any], result: Any, name: str) -> N
     if isinstance(result, LoadingResult):
         # A loading made with its directions in one call states them as new, one that
         # reused them states them as reused; both hold the same directions release.
-        allowed = [
+        allowed: list[dict[str, Any]] = [
             {"cost": result.cost, "new_cost": result.cost, "reuses": []},
             {"cost": result.cost, "new_cost": None, "reuses": [result.cost]},
         ]

@@ -155,7 +155,8 @@ class LocalApp(App):
         """Bytes passed to Shiny so far, per upload operation and per session."""
         stored: dict[str, int] | None = getattr(self, "_stored_bytes", None)
         if stored is None:
-            stored = self._stored_bytes = {}
+            stored = {}
+            self._stored_bytes: dict[str, int] = stored
         return stored
 
     async def _limited(self, scope: Any, receive: Any, send: Any) -> None:
