@@ -459,3 +459,21 @@ def test_the_command_line_refuses_a_forged_cost_with_one_line(tmp_path, small_fr
         from dppca.privacy.ledger import Ledger
 
         assert len(Ledger(tmp_path / "l.sqlite").releases(fingerprint(small_frame))) == 0
+
+
+def test_a_ledger_charges_a_scree_file_and_its_directions_each_once(tmp_path, small_frame):
+    from dppca.privacy.ledger import Ledger
+
+    led = Ledger(tmp_path / "l.sqlite")
+    fp = fingerprint(small_frame)
+    led.set_total(fp, 2.0, 1e-5)
+    directions = dp_pc_dir(small_frame, 3, random_state=1, eps=0.5, delta=1e-6)
+    scree = dp_scree(small_frame, 3, directions=directions, random_state=2, eps=0.2, delta=1e-6)
+    path = save_release(scree, tmp_path / "s.json", data=small_frame)
+    load_release(path, data=small_frame, budget=led.budget(fp, kind="reused release"))
+    assert led.releases(fp)["eps"].tolist() == pytest.approx([0.5, scree.cost.eps])
+    again = Ledger(tmp_path / "l.sqlite")
+    load_release(path, data=small_frame, budget=again.budget(fp, kind="reused release"))
+    d_path = save_release(directions, tmp_path / "d.json", data=small_frame)
+    load_release(d_path, data=small_frame, budget=again.budget(fp, kind="reused release"))
+    assert len(again.releases(fp)) == 2  # both are held now
