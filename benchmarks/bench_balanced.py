@@ -124,7 +124,7 @@ def part_dask(n: int) -> None:
     t_mem = time.perf_counter() - start
     with (
         LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
         ) as cluster,
         Client(cluster),
     ):

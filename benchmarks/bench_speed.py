@@ -1,48 +1,60 @@
-"""The speed targets of a release against the Kendall kernel, measured in one run.
+"""The speed targets of the releases against their kernels, measured in one run.
 
-Prints, side by side, CPU-time ratios with BLAS held to one thread (the
-kernels' own threads count too: CPU time is summed over threads):
+Every ratio is a quotient of CPU times (summed over threads, BLAS held to one
+thread) measured in the same run, interleaved (one call of each function per
+round) and reduced to medians, after one warm-up call of each (which compiles
+numba's kernels when the ``fast`` extra is installed). Printed side by side:
 
-* ``dp_scree(2000 x 50, k=3)`` / ``spherical_kendall(2000 x 50)`` (target <= 3);
-* the same with ``k=None``, all 50 variances (target <= 6);
-* unseeded ``dp_pc_dir(2000 x 1000, k=2)`` / ``spherical_kendall(2000 x 1000)``,
-  hardened noise on when OpenDP is installed (target <= 10);
+* the tau kernel at n = 100,000, p = 20 in CPU-s (target <= 5);
+* ``dp_pc_dir(estimator="tau")`` / ``spherical_kendall`` at 20,000 x 20
+  (target <= 2) and 50,000 x 20 (target < 1);
+* ``dp_scree(k=None)`` and ``dp_scree(k=3)`` / ``spherical_kendall`` at
+  20,000 x 20 (targets <= 6 and <= 3) and at 2000 x 50;
+* the seeded ``dp_pc_dir(2000 x 1000, k=2)`` / (kernel + eigensolver of its
+  released matrix) (target <= 3);
+* with ``--wide``: the same at p = 5000, n = 50 (target <= 2; about a minute);
+* the peers at 20,000 x 20, in CPU-s: dppca exact and balanced, and
+  diffprivlib's and OpenDP's PCA when installed;
 
-and the peak memory traced by ``tracemalloc`` (numpy reports its buffers to
-it) of ``dp_scree(2000 x 200, k=None)`` (target <= 1 GiB). Each timing is the
-best of ``--repeat`` runs after one warm-up call (which compiles numba's
-kernels when the fast extra is installed).
+and the peak memory traced by ``tracemalloc`` of ``dp_scree(2000 x 200, k=None)``
+(target <= 1 GiB).
 
-Run:  python benchmarks/bench_speed.py [--repeat 3] [--skip-dir]
+Run:  python benchmarks/bench_speed.py [--repeat 3] [--quick] [--wide]
 
-On machines where OPENBLAS_CORETYPE is set, unset it (and OPENBLAS_L2_SIZE)
-in the benchmark's command alone to measure the current OpenBLAS kernels.
+``--quick`` divides the row counts by 5 (a smoke run; the targets are stated
+for the full sizes). On a shared machine, quote the load with the figures.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import time
 import tracemalloc
+import warnings
 from collections.abc import Callable
 
 import numpy as np
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from dppca import dp_pc_dir, dp_scree, spherical_kendall
+from dppca.kernels.eigen import top_eigh
+from dppca.kernels.tau import kendall_tau_matrix, tau_backend
 
 EPS, DELTA = 1.0, 1e-6
 
 
-def cpu_time(fn: Callable[[], object], repeat: int) -> float:
-    """Least CPU time (all threads) of ``repeat`` calls after one warm-up call."""
-    fn()
-    best = np.inf
-    for _ in range(repeat):
-        start = time.process_time()
+def interleaved(fns: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
+    """Median CPU time of each function, one call of each per round, after a warm-up."""
+    for fn in fns.values():
         fn()
-        best = min(best, time.process_time() - start)
-    return best
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            start = time.process_time()
+            fn()
+            times[name].append(time.process_time() - start)
+    return {name: statistics.median(t) for name, t in times.items()}
 
 
 def peak_bytes(fn: Callable[[], object]) -> int:
@@ -54,40 +66,136 @@ def peak_bytes(fn: Callable[[], object]) -> int:
         tracemalloc.stop()
 
 
+def table(rng: np.random.Generator, n: int, p: int) -> np.ndarray:
+    """Gaussian rows with decreasing column scales and some correlation (public test data)."""
+    mix = np.eye(p) + 0.3 * rng.standard_normal((p, p)) / np.sqrt(p)
+    return (rng.standard_normal((n, p)) * np.linspace(3.0, 0.3, p)) @ mix
+
+
+def line(label: str, value: float, target: str) -> None:
+    print(f"  {label:<58} {value:8.2f}  {target}")
+
+
+def peers(x: np.ndarray, repeat: int) -> dict[str, Callable[[], object]]:
+    """dppca's two designs and the peers that are installed, as calls to time."""
+    n, p = x.shape
+    fns: dict[str, Callable[[], object]] = {
+        "dppca exact": lambda: dp_pc_dir(x, 2, eps=EPS, delta=DELTA, random_state=1),
+        "dppca balanced": lambda: dp_pc_dir(
+            x, 2, eps=EPS, delta=DELTA, random_state=1, design="balanced"
+        ),
+    }
+    norm = float(np.max(np.linalg.norm(x, axis=1)))  # public bound assumed by the peers
+    try:
+        from diffprivlib.models import PCA as DiffPCA
+
+        fns["diffprivlib PCA"] = lambda: DiffPCA(
+            n_components=2, epsilon=EPS, data_norm=norm, bounds=None, random_state=1
+        ).fit(x)
+    except ImportError:
+        print("  (diffprivlib not installed)")
+    try:
+        import opendp.prelude as dp
+        from opendp.extras.sklearn.decomposition import PCA as OdpPCA
+
+        dp.enable_features("contrib", "floating-point", "honest-but-curious")
+
+        fns["OpenDP PCA"] = lambda: OdpPCA(
+            epsilon=EPS, row_norm=norm, n_samples=n, n_features=p, n_components=2
+        ).fit(x)
+    except Exception as exc:  # not installed, or without its sklearn extras
+        print(f"  (OpenDP PCA unavailable: {type(exc).__name__})")
+    for name in list(fns):
+        try:
+            fns[name]()  # a peer missing an optional dependency of its own is skipped
+        except Exception as exc:
+            print(f"  ({name} unavailable: {type(exc).__name__}: {str(exc)[:60]!r})")
+            del fns[name]
+    return fns
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--skip-dir", action="store_true", help="skip the p = 1000 release")
+    parser.add_argument("--quick", action="store_true", help="row counts divided by 5")
+    parser.add_argument("--wide", action="store_true", help="also p = 5000, n = 50")
     args = parser.parse_args()
+    r = args.repeat
+    cut = 5 if args.quick else 1
     rng = np.random.default_rng(20240601)
-    scales = np.linspace(3.0, 0.3, 1000)
-    big = rng.standard_normal((2000, 1000)) * scales
-    x50 = np.ascontiguousarray(big[:, :50])
-    x200 = np.ascontiguousarray(big[:, :200])
+    warnings.simplefilter("ignore")  # the forecasts warn on some of these tables
     with threadpool_limits(limits=1, user_api="blas"):
         blas = [(i["internal_api"], i.get("architecture")) for i in threadpool_info()]
-        print(f"BLAS: {blas}")
-        kernel50 = cpu_time(lambda: spherical_kendall(x50), args.repeat)
-        scree3 = cpu_time(
-            lambda: dp_scree(x50, 3, eps=EPS, delta=DELTA, random_state=1), args.repeat
-        )
-        scree_all = cpu_time(
-            lambda: dp_scree(x50, None, eps=EPS, delta=DELTA, random_state=1), args.repeat
-        )
-        print(f"spherical_kendall(2000 x 50): {kernel50:.4f} CPU-s")
-        print(f"dp_scree(2000 x 50, k=3)    / kernel: {scree3 / kernel50:6.2f}  (target <= 3)")
-        print(f"dp_scree(2000 x 50, k=None) / kernel: {scree_all / kernel50:6.2f}  (target <= 6)")
-        if not args.skip_dir:
-            kernel = cpu_time(lambda: spherical_kendall(big), 1)
-            release = cpu_time(lambda: dp_pc_dir(big, 2, eps=EPS, delta=DELTA), 1)
-            print(f"spherical_kendall(2000 x 1000): {kernel:.3f} CPU-s")
-            print(
-                f"unseeded dp_pc_dir(2000 x 1000, k=2) / kernel: {release / kernel:6.2f}"
-                "  (target <= 10)"
+        print(f"BLAS: {blas}; CPU-s, medians of {r} interleaved rounds")
+
+        n = 100_000 // cut
+        x = table(rng, n, 20)
+        t = interleaved({"tau": lambda: kendall_tau_matrix(x)}, r)["tau"]
+        print(f"\n== tau kernel ({tau_backend(n, 20)}) ==")
+        line(f"kendall_tau_matrix({n} x 20), CPU-s", t, "(target <= 5 at 100,000)")
+
+        print("\n== tau release / spherical kernel ==")
+        for n in (20_000 // cut, 50_000 // cut):
+            x = table(rng, n, 20)
+            m = interleaved(
+                {
+                    "tau": lambda x=x: dp_pc_dir(
+                        x, 2, eps=EPS, delta=DELTA, estimator="tau", random_state=1
+                    ),
+                    "kernel": lambda x=x: spherical_kendall(x),
+                },
+                r,
             )
+            line(
+                f"dp_pc_dir(tau, {n} x 20) / spherical_kendall",
+                m["tau"] / m["kernel"],
+                "(target <= 2 at 20,000, < 1 at 50,000)",
+            )
+
+        print("\n== scree / spherical kernel ==")
+        for n, p in ((20_000 // cut, 20), (2000, 50)):
+            x = table(rng, n, p)
+            m = interleaved(
+                {
+                    "kernel": lambda x=x: spherical_kendall(x),
+                    "k3": lambda x=x: dp_scree(x, 3, eps=EPS, delta=DELTA, random_state=1),
+                    "all": lambda x=x: dp_scree(x, None, eps=EPS, delta=DELTA, random_state=1),
+                },
+                r,
+            )
+            line(f"dp_scree({n} x {p}, k=None) / kernel", m["all"] / m["kernel"], "(<= 6)")
+            line(f"dp_scree({n} x {p}, k=3) / kernel", m["k3"] / m["kernel"], "(<= 3)")
+
+        print("\n== wide tables: seeded release / (kernel + eigensolver) ==")
+        sizes = [(2000, 1000)] + ([(50, 5000)] if args.wide else [])
+        for n, p in sizes:
+            x = table(rng, n, p)
+            noisy = dp_pc_dir(x, 2, eps=EPS, delta=DELTA, random_state=1).noisy_matrix
+            m = interleaved(
+                {
+                    "release": lambda x=x: dp_pc_dir(x, 2, eps=EPS, delta=DELTA, random_state=1),
+                    "kernel": lambda x=x: spherical_kendall(x),
+                    "eigen": lambda noisy=noisy: top_eigh(noisy, 2),
+                },
+                1 if p > 2000 else r,
+            )
+            line(
+                f"dp_pc_dir({n} x {p}, k=2) / (kernel + top_eigh)",
+                m["release"] / (m["kernel"] + m["eigen"]),
+                f"(target {'<= 2' if p > 2000 else '<= 3'}; "
+                f"{m['release']:.2f} s / {m['kernel']:.2f} + {m['eigen']:.2f} s)",
+            )
+
+        n = 20_000 // cut
+        print(f"\n== peers at {n} x 20, CPU-s ==")
+        x = table(rng, n, 20)
+        for name, value in interleaved(peers(x, r), r).items():
+            line(name, value, "")
+
+        x200 = table(rng, 2000, 200)
         peak = peak_bytes(lambda: dp_scree(x200, None, eps=EPS, delta=DELTA, random_state=1))
         print(
-            f"peak traced memory of dp_scree(2000 x 200, k=None): {peak / 2**30:.3f} GiB"
+            f"\npeak traced memory of dp_scree(2000 x 200, k=None): {peak / 2**30:.3f} GiB"
             "  (target <= 1)"
         )
 

@@ -36,6 +36,9 @@ extensions = [
     "sphinx.ext.autosummary",
     "sphinx.ext.intersphinx",
     "sphinx.ext.mathjax",
+    # MathJax shipped with the site (a PyPI package copies it into _static): sensitive data
+    # is often analysed on machines without internet, so the math renders offline.
+    "sphinx-mathjax-offline",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
     "sphinx_copybutton",
@@ -82,6 +85,8 @@ sphinx_gallery_conf = {
     "image_scrapers": ("matplotlib",),
     "reset_modules": ("matplotlib",),
     "show_memory": False,
+    # No execution-times pages: they load jQuery tables from a CDN (the site works offline).
+    "write_computation_times": False,
     # Each API page lists the gallery examples that use its name ("Examples using ...").
     "doc_module": ("dppca",),
     "backreferences_dir": "generated/backreferences",

@@ -95,19 +95,20 @@ except ValueError as exc:
     print(exc)
 
 # %%
-# Two ways out, and why one is better:
+# Two ways out:
 #
 # * **Impute with a public value** (a codebook's "unknown" code mapped to the
 #   middle of the range, or a published population value). Each row is changed by
 #   a rule that looks only at that row, so ``n`` stays the same and neighbours stay
 #   neighbours: the guarantee holds as it is.
-# * **Drop incomplete rows** with ``dropna=True`` (``--dropna`` on the command
-#   line). The number of rows left then depends on the data, but dppca treats
-#   ``n`` as public and releases it in every caption. Do this only when the count
-#   of complete rows is itself public (or has been released privately and you
-#   accept the extra cost).
+# * **Analyse the gaps** with ``missing="zero"`` (``--missing zero`` on the
+#   command line, a checkbox in the app). No row is dropped: ``n`` stays the
+#   number of rows, and a coordinate missing in either row of a pair adds nothing
+#   to that pair's term. The noise and the cost are those of the full table, and
+#   nothing says how many rows are complete (a count that depends on the data;
+#   earlier versions published it as ``n``).
 lo, hi = bounds["sepal_width"]
 imputed = table.fillna({"sepal_width": (lo + hi) / 2})
 print(dp_loading(imputed, eps=1.0, delta=1e-6, random_state=0, accuracy="ignore"))
-dropped = dp_loading(table, eps=1.0, delta=1e-6, random_state=0, accuracy="ignore", dropna=True)
-print(dropped.directions.n)  # the complete rows, treated as public
+gaps = dp_loading(table, eps=1.0, delta=1e-6, random_state=0, accuracy="ignore", missing="zero")
+print(gaps.directions.n)  # every row: the table's public row count

@@ -196,5 +196,5 @@ def test_missing_values_in_a_chunked_file_name_their_column(tmp_path, capsys, su
         extra = ["--columns", columns] if columns else []
         assert main([*base, *extra]) == 2
         err = capsys.readouterr().err
-        assert f"missing values (NaN, None or pd.NA) in column(s) {named}" in err
-        assert "pass --dropna" in err and "'V" not in err
+        assert f"cells that are not numbers) in column(s) {named}" in err
+        assert "pass --missing zero" in err and "'V" not in err

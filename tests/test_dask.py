@@ -19,9 +19,12 @@ distributed = pytest.importorskip("distributed")
 
 @pytest.fixture(scope="module")
 def client():
+    # distributed serves its HTTP routes even with dashboard_address=None, on the
+    # default port 8787 (an error when another process holds it); ":0" asks for any
+    # free port, so the tests run beside other clusters and on busy machines
     with (
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
         ) as cluster,
         distributed.Client(cluster) as c,
     ):

@@ -232,3 +232,24 @@ def test_gau_at_eps_one_is_accurate_and_quiet():
     truth = np.einsum("jl,jk,kl->l", v, cov, v) / np.trace(cov)
     # forecast sd of a PVE is under 0.03 here; 5 sd
     assert np.max(np.abs(res.pve_total - truth)) <= 5 * res.forecast.quantities["pve_sd"]
+
+
+def test_the_time_estimate_reads_the_plan_alone_and_suggests_the_balanced_design(capsys):
+    from dppca import plan_loading, plan_pc_dir
+    from dppca.cli._output import print_plan
+    from dppca.releases.forecast import estimate_seconds, time_lines
+
+    small = plan_pc_dir(20_000, 20, 2, eps=1.0, delta=1e-7, accuracy="ignore")
+    big = plan_pc_dir(10**6, 20, 2, eps=1.0, delta=1e-8, accuracy="ignore")
+    balanced = plan_pc_dir(10**6, 20, 2, eps=1.0, delta=1e-8, design="balanced", accuracy="ignore")
+    # the exact design is quadratic in n, the balanced one linear
+    assert estimate_seconds(big) > 1000 * estimate_seconds(small) / 2
+    assert estimate_seconds(balanced) < estimate_seconds(big) / 50
+    assert len(time_lines(small)) == 1 and "estimated time" in time_lines(small)[0]
+    assert "--design balanced" in time_lines(big)[1]
+    assert len(time_lines(balanced)) == 1  # nothing to suggest
+    loading = plan_loading(10**6, 20, eps=1.0, delta=1e-8, accuracy="ignore")
+    assert any("--design balanced" in line for line in time_lines(loading))
+    print_plan(big)  # what --dry-run prints
+    out = capsys.readouterr().out
+    assert "estimated time: about" in out and "min of CPU" in out

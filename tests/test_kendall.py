@@ -399,6 +399,30 @@ def test_partial_eigensolver_gives_the_full_solvers_directions():
         np.testing.assert_allclose(top_eigen(A, k)[1], full, atol=1e-11)
 
 
+def test_lanczos_gives_the_full_solvers_eigenpairs(monkeypatch):
+    from dppca.kernels import eigen
+
+    rng = np.random.default_rng(12)
+    p = 300
+    A = rng.normal(size=(p, p)) * 0.01
+    A = (A + A.T) / 2 + np.diag(np.linspace(0.0, 1.0, p))  # gaps of 3e-3 at the top
+    values, vectors = np.linalg.eigh(A)
+    monkeypatch.setattr(eigen, "LANCZOS_MIN_P", p)  # Lanczos for k <= p / 50
+    called = []
+    original = __import__("scipy.sparse.linalg", fromlist=["eigsh"]).eigsh
+    monkeypatch.setattr(
+        "scipy.sparse.linalg.eigsh", lambda *a, **kw: called.append(1) or original(*a, **kw)
+    )
+    for k in (1, 2, 6):
+        top, vec = eigen.top_eigh(A, k)
+        # ARPACK to full accuracy: residuals near eps ||A||, so vectors to eps ||A|| / gap
+        np.testing.assert_allclose(top, values[::-1][:k], rtol=0, atol=1e-13)
+        signs = np.sign(np.sum(vec * vectors[:, ::-1][:, :k], axis=0))
+        np.testing.assert_allclose(vec * signs, vectors[:, ::-1][:, :k], atol=1e-10)
+    assert len(called) == 3
+    np.testing.assert_array_equal(eigen.top_eigh(A, 2)[1], eigen.top_eigh(A, 2)[1])
+
+
 @pytest.mark.parametrize("env", [None, "1", "4"])
 @pytest.mark.parametrize("blas", [True, False])
 def test_without_threadpoolctl_blas_tasks_run_in_threads_only_if_blas_is_held(
@@ -428,3 +452,46 @@ def test_kernel_results_do_not_depend_on_threadpoolctl(monkeypatch):
     monkeypatch.setitem(sys.modules, "threadpoolctl", None)
     monkeypatch.setenv("OPENBLAS_NUM_THREADS", "1")
     np.testing.assert_array_equal(spherical_kendall(X, block_size=16, n_jobs=2), with_ctl)
+
+
+@pytest.mark.parametrize("estimator", ["kendall", "tau"])
+def test_a_release_holds_blas_to_one_thread_outside_the_kernels(rng, monkeypatch, estimator):
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from dppca import dp_pc_dir
+    from dppca.releases.directions import plan as directions_plan
+
+    seen: list[int] = []
+    original = directions_plan.top_eigen
+
+    def spy(*args, **kwargs):
+        seen.extend(
+            i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"
+        )
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(directions_plan, "top_eigen", spy)
+    X = rng.standard_normal((60, 4))
+    # the caller allows two threads; the release's eigensolver still gets one
+    with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
+        dp_pc_dir(
+            X, 2, eps=1.0, delta=1e-6, estimator=estimator, random_state=0, accuracy="ignore"
+        )
+    assert seen and set(seen) == {1}
+
+
+def test_overlapping_blas_holds_restore_the_callers_limit():
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from dppca.kernels.threads import hold_blas
+
+    def blas_threads() -> set[int]:
+        info = threadpoolctl.threadpool_info()
+        return {i["num_threads"] for i in info if i["user_api"] == "blas"}
+
+    with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
+        first, second = hold_blas(), hold_blas()
+        first.__enter__()  # two releases in two sessions, overlapping, not nested
+        second.__enter__()
+        first.__exit__(None, None, None)
+        assert blas_threads() == {1}  # still held for the second
+        second.__exit__(None, None, None)
+        assert blas_threads() == {2}  # the caller's limit, not the first holder's 1

@@ -5,13 +5,15 @@ and a group column) must give the same n, the same analysed columns and the
 same notes through :func:`dppca.dp_pc_dir` / :func:`dppca.dp_score`, through
 ``dppca directions`` / ``dppca score`` on a CSV file, and through the app's
 :func:`dppca.app.data.select_data`. Missing values are refused, naming the
-option of each face, or dropped on request, and the count of complete rows is
-then the n of the plan and of the charge.
+option of each face, or analysed with ``missing="zero"``: no row is dropped,
+n stays the number of rows read, and nothing about the missing cells is
+noted (which columns have one is a statistic of the data).
 """
 
 from __future__ import annotations
 
 import io
+import re
 import warnings
 
 import numpy as np
@@ -20,7 +22,7 @@ import pytest
 
 from dppca import Budget, DataWarning, dp_pc_dir, dp_score, plan_pc_dir
 from dppca.cli import main
-from dppca.core.tables import column_kind, left_out_note, missing_note, tidy_table
+from dppca.core.tables import column_kind, left_out_note, tidy_table
 from dppca.privacy.fingerprint import fingerprint
 from dppca.privacy.ledger import Ledger
 
@@ -76,7 +78,7 @@ def _cli(argv, capsys) -> tuple[int, str, str]:
 def _cli_notes(err: str) -> list[str]:
     """The rule's notes on stderr: ``dppca: <note>`` lines (not warnings or errors)."""
     lines = [line.removeprefix("dppca: ") for line in err.splitlines()]
-    return [line for line in lines if line.startswith(("left out", "kept the"))]
+    return [line for line in lines if line.startswith(("left out", "column(s)"))]
 
 
 def _app(frame, columns, **kwargs):
@@ -116,60 +118,81 @@ def test_column_kinds_follow_one_rule():
         "when": "other",
         "complex": "other",
     }
-    table = tidy_table(frame, dropna=True)
+    table = tidy_table(frame, missing="zero")
     assert table.variables == ("int", "nullable", "bool", "boolean", "gappy_flag")
-    # row 1 has gaps; rows 0 and 2 are complete, flags as 0/1
-    np.testing.assert_array_equal(table.data, [[1, 1, 1, 1, 1], [3, 3, 1, 0, 0]])
+    # every row is kept: row 1's gaps stay NaN for the kernels, flags as 0/1
+    np.testing.assert_array_equal(
+        table.data, [[1, 1, 1, 1, 1], [2, np.nan, 0, np.nan, np.nan], [3, 3, 1, 0, 0]]
+    )
+    assert table.n == table.n_read == 3 and table.kept is None
     assert table.left_out == ("text", "string", "category", "when", "complex")
-    assert table.notes == (left_out_note(table.left_out), missing_note(2))
+    assert table.notes == (left_out_note(table.left_out),)  # nothing about the gaps
 
 
-def test_the_notes_name_columns_and_count_complete_rows_only():
+def test_the_notes_say_nothing_about_missing_cells():
     frame = pd.DataFrame({"a": [1.5, np.nan, 2.25, 3.0], "b": [0.5, 0.75, 1.0, 2.0], "t": "x"})
-    table = tidy_table(frame, dropna=True)
-    text = " ".join(table.notes)
-    assert "'t'" in text and "3 complete rows" in text and "public" in text
-    assert "1.5" not in text and "2.25" not in text  # never a value
-    assert "1 " not in text.replace("1 complete", "")  # nor the count of dropped rows
+    gappy = tidy_table(frame, missing="zero")
+    full = tidy_table(frame.fillna(0.0), missing="zero")
+    assert gappy.notes == full.notes == (left_out_note(("t",)),)
+
+
+def test_the_old_spelling_dropna_is_missing_zero(messy):
+    old, _ = _api(dp_pc_dir, messy, k=2, eps=1.0, delta=1e-5, dropna=True, random_state=0)
+    new, _ = _api(dp_pc_dir, messy, k=2, eps=1.0, delta=1e-5, missing="zero", random_state=0)
+    assert old.n == new.n == N
+    np.testing.assert_array_equal(old.noisy_matrix, new.noisy_matrix)
+    with pytest.raises(ValueError, match="missing must be 'refuse' or 'zero'"):
+        dp_pc_dir(messy, eps=1.0, delta=1e-5, missing="drop")
 
 
 def test_infinite_values_are_not_missing_values():
     frame = pd.DataFrame({"a": [1.0, np.inf, 2.0, 3.0], "b": [1.0, 2.0, np.nan, 4.0]})
     with pytest.raises(ValueError, match="infinite values \\(columns 'a'\\)"):
-        _api(dp_pc_dir, frame, eps=1.0, delta=1e-3, dropna=True, random_state=0)
+        _api(dp_pc_dir, frame, eps=1.0, delta=1e-3, missing="zero", random_state=0)
 
 
 # ------------------------------------------------------------------ the same on every face
 
 
 def test_directions_give_the_same_n_columns_and_notes_on_every_face(messy, csv_file, capsys):
-    expected_notes = [left_out_note(("city", "g")), missing_note(COMPLETE)]
+    expected_notes = [left_out_note(("city", "g"))]
     res, api_notes = _api(
-        dp_pc_dir, messy, k=2, eps=1.0, delta=1e-5, dropna=True, random_state=0, accuracy="ignore"
+        dp_pc_dir,
+        messy,
+        k=2,
+        eps=1.0,
+        delta=1e-5,
+        missing="zero",
+        random_state=0,
+        accuracy="ignore",
     )
     status, out, err = _cli(
-        ["directions", str(csv_file), *PRIV, "--dropna", "-k", "2", "--no-ledger"], capsys
+        ["directions", str(csv_file), *PRIV, "--missing", "zero", "-k", "2", "--no-ledger"],
+        capsys,
     )
     assert status == 0, err
     printed = pd.read_csv(io.StringIO(out))
     from dppca.app.data import numeric_columns
 
-    sel = _app(messy, numeric_columns(messy), dropna=True)
-    assert res.n == sel.n == COMPLETE
+    sel = _app(messy, numeric_columns(messy), missing="zero")
+    assert res.n == sel.n == N
     assert res.variables == tuple(printed["variable"]) == sel.columns == FEATURES
     assert api_notes == _cli_notes(err) == list(sel.notes) == expected_notes
 
 
 def test_a_balanced_read_in_chunks_follows_the_same_rule(messy, csv_file, capsys):
-    argv = ["directions", str(csv_file), *PRIV, "--dropna", "-k", "2", "--no-ledger"]
+    argv = ["directions", str(csv_file), *PRIV, "--missing", "zero", "-k", "2", "--no-ledger"]
     status, out, err = _cli([*argv, "--design", "balanced"], capsys)
     assert status == 0, err
     assert tuple(pd.read_csv(io.StringIO(out))["variable"]) == FEATURES
-    assert _cli_notes(err) == [left_out_note(("city", "g")), missing_note(COMPLETE)]
+    assert _cli_notes(err) == [left_out_note(("city", "g"))]
+    # the noise of n = N rows (every row read), not of the complete rows
+    plan = plan_pc_dir(N, len(FEATURES), 2, eps=1.0, delta=1e-5, design="balanced")
+    assert f"sigma={plan.sigma:.4g}" in err
 
 
 def test_scores_with_groups_agree_on_every_face(messy, csv_file, capsys):
-    expected_notes = [left_out_note(("city",)), missing_note(COMPLETE)]
+    expected_notes = [left_out_note(("city",))]
     res, api_notes = _api(
         dp_score,
         messy,
@@ -178,7 +201,7 @@ def test_scores_with_groups_agree_on_every_face(messy, csv_file, capsys):
         groups="g",
         groups_public=True,
         bins=4,
-        dropna=True,
+        missing="zero",
         random_state=0,
         accuracy="ignore",
     )
@@ -192,30 +215,30 @@ def test_scores_with_groups_agree_on_every_face(messy, csv_file, capsys):
             "--groups-public",
             "--bins",
             "4",
-            "--dropna",
+            "--missing",
+            "zero",
             "--no-ledger",
         ],
         capsys,
     )
     assert status == 0, err
-    sel = _app(messy, list(FEATURES), group="g", groups_public=True, dropna=True)
-    assert res.n == sel.n == COMPLETE
+    sel = _app(messy, list(FEATURES), group="g", groups_public=True, missing="zero")
+    assert res.n == sel.n == N
     assert res.variables == sel.columns == FEATURES
     assert api_notes == _cli_notes(err) == list(sel.notes) == expected_notes
-    # The labels follow the rows kept: public group sizes are those of the complete rows.
-    kept = messy.drop(index=list(GAPS))
-    sizes = kept["g"].value_counts()
+    # Every row keeps its label: public group sizes are those of the table as read.
+    sizes = messy["g"].value_counts()
     assert dict(zip(res.groups, res.group_sizes, strict=True)) == {
         "a": sizes["a"],
         "b": sizes["b"],
     }
-    assert list(sel.groups) == list(kept["g"])
-    assert "a=" in err and f"a={sizes['a']}" in err
+    assert list(sel.groups) == list(messy["g"])
+    assert f"a={sizes['a']}" in err
 
 
 def test_a_missing_group_label_drops_no_row(messy):
     frame = messy.copy()
-    frame.loc[[0, 1, 2], "g"] = None  # rows 0-2 have x2, so they are complete
+    frame.loc[[0, 1, 2], "g"] = None
     res, _ = _api(
         dp_score,
         frame,
@@ -225,15 +248,14 @@ def test_a_missing_group_label_drops_no_row(messy):
         group_labels=["a", "b"],
         groups_public=True,
         bins=4,
-        dropna=True,
+        missing="zero",
         random_state=0,
         accuracy="ignore",
     )
-    assert res.n == COMPLETE  # the rows without a label are kept, in no group
-    kept = frame.drop(index=list(GAPS))
-    assert sum(res.group_sizes) == kept["g"].notna().sum()
-    sel = _app(frame, list(FEATURES), group="g", group_labels="a,b", dropna=True)
-    assert sel.n == COMPLETE
+    assert res.n == N  # the rows without a label are kept, in no group
+    assert sum(res.group_sizes) == frame["g"].notna().sum()
+    sel = _app(frame, list(FEATURES), group="g", group_labels="a,b", missing="zero")
+    assert sel.n == N
 
 
 def test_the_report_and_the_estimator_follow_the_rule(messy, tmp_path):
@@ -246,46 +268,47 @@ def test_the_report_and_the_estimator_follow_the_rule(messy, tmp_path):
         delta=1e-5,
         groups="g",
         groups_public=True,
-        dropna=True,
+        missing="zero",
         random_state=0,
         accuracy="ignore",
     )
-    assert rep.directions.n == COMPLETE and rep.directions.variables == FEATURES
-    assert notes == [left_out_note(("city",)), missing_note(COMPLETE)]
+    assert rep.directions.n == N and rep.directions.variables == FEATURES
+    assert notes == [left_out_note(("city",))]
     assert all(note in rep.notes for note in notes)  # shown on the page as well
     pytest.importorskip("sklearn")
     from dppca import DPPCA
 
     est, est_notes = _api(
-        DPPCA(n_components=2, eps=1.0, random_state=0, dropna=True).fit, messy.drop(columns="g")
+        DPPCA(n_components=2, eps=1.0, random_state=0, missing="zero").fit,
+        messy.drop(columns="g"),
     )
-    assert est.directions_.n == COMPLETE
+    assert est.directions_.n == N
     assert tuple(est.feature_names_in_) == FEATURES
-    assert est_notes == [left_out_note(("city",)), missing_note(COMPLETE)]
+    assert est_notes == [left_out_note(("city",))]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the transform's privacy warning
         scores = est.transform(messy.drop(columns="g").drop(index=list(GAPS)))
     assert scores.shape == (COMPLETE, 2)
 
 
-# ------------------------------------------------------------------ refusal and dropping
+# ------------------------------------------------------------------ refusal
 
 
 def test_missing_values_are_refused_naming_each_face_option(messy, csv_file, capsys):
     budget = Budget(5.0, 1e-4)
-    with pytest.raises(ValueError, match=r"'x2'.*pass dropna=True.*treated as public"):
+    with pytest.raises(ValueError, match=r"'x2'.*pass missing='zero'"):
         _api(dp_pc_dir, messy, eps=1.0, delta=1e-5, budget=budget, random_state=0)
     assert budget.spent == (0.0, 0.0)  # refused before anything is spent
     status, _, err = _cli(["directions", str(csv_file), *PRIV, "--no-ledger"], capsys)
     assert status == 2
-    assert "'x2'" in err and "pass --dropna" in err and "treated as public" in err
-    from dppca.app.data import DROPNA_BOX, DataError
+    assert "'x2'" in err and "pass --missing zero" in err
+    from dppca.app.data import MISSING_BOX, DataError
 
-    with pytest.raises(DataError, match=f"'x2'.*tick '{DROPNA_BOX}'.*treated as public"):
+    with pytest.raises(DataError, match=f"'x2'.*tick '{re.escape(MISSING_BOX)}'"):
         _app(messy, list(FEATURES))
 
 
-def test_with_dropna_the_plan_prices_the_complete_rows_and_charges_once(messy):
+def test_with_missing_zero_the_plan_prices_every_row_and_charges_once(messy):
     budget = Budget(5.0, 1e-4)
     res, _ = _api(
         dp_pc_dir,
@@ -293,34 +316,29 @@ def test_with_dropna_the_plan_prices_the_complete_rows_and_charges_once(messy):
         k=2,
         eps=1.0,
         delta=1e-5,
-        dropna=True,
+        missing="zero",
         budget=budget,
         random_state=0,
         accuracy="ignore",
     )
-    assert res.n == COMPLETE
-    # The release is the one made from the complete rows alone: same n, noise and cost.
-    complete = messy.drop(index=list(GAPS)).drop(columns=["city", "g"])
-    same, _ = _api(dp_pc_dir, complete, k=2, eps=1.0, delta=1e-5, random_state=0)
-    assert res.sigma == same.sigma
-    np.testing.assert_array_equal(res.noisy_matrix, same.noisy_matrix)
-    plan = plan_pc_dir(COMPLETE, len(FEATURES), 2, eps=1.0, delta=1e-5, accuracy="ignore")
-    assert plan.cost == res.cost
+    assert res.n == N
+    plan = plan_pc_dir(N, len(FEATURES), 2, eps=1.0, delta=1e-5, accuracy="ignore")
+    assert plan.cost == res.cost and plan.sigma == res.sigma
     assert len(budget.ledger) == 1 and budget.ledger[0] == res.cost  # charged once
     assert budget.spent == pytest.approx((res.cost.eps, res.cost.delta))
 
 
-def test_the_ledger_keys_the_table_as_read_before_dropping(messy, csv_file, tmp_path, capsys):
+def test_the_ledger_keys_the_table_as_read(messy, csv_file, tmp_path, capsys):
     ledger_path = tmp_path / "ledger.sqlite"
-    argv = ["directions", str(csv_file), *PRIV, "--dropna", "--ledger", str(ledger_path)]
+    argv = ["directions", str(csv_file), *PRIV, "--missing", "zero", "--ledger", str(ledger_path)]
     status, _, err = _cli(argv, capsys)
     assert status == 0, err
     fp = fingerprint(pd.read_csv(csv_file))  # all rows, the gaps included
-    assert fp != fingerprint(pd.read_csv(csv_file).dropna())
     ledger = Ledger(ledger_path)
     assert ledger.spent(fp) == pytest.approx((1.0, 1e-5))  # charged once, on that key
-    # Another column choice with other complete rows spends from the same budget.
-    status, _, err = _cli([*argv, "--columns", "x1,x3,flag"], capsys)
+    # Another column choice spends from the same budget; --dropna still works.
+    again = ["directions", str(csv_file), *PRIV, "--dropna", "--ledger", str(ledger_path)]
+    status, _, err = _cli([*again, "--columns", "x1,x3,flag"], capsys)
     assert status == 0, err
     assert ledger.spent(fp) == pytest.approx((2.0, 2e-5))
 
@@ -328,8 +346,9 @@ def test_the_ledger_keys_the_table_as_read_before_dropping(messy, csv_file, tmp_
 def test_a_flag_written_as_words_or_as_numbers_is_the_same_dataset(messy):
     as_numbers = messy.assign(flag=messy["flag"].astype(int))
     assert fingerprint(messy) == fingerprint(as_numbers)
-    res_words, _ = _api(dp_pc_dir, messy, eps=1.0, delta=1e-5, dropna=True, random_state=3)
-    res_numbers, _ = _api(dp_pc_dir, as_numbers, eps=1.0, delta=1e-5, dropna=True, random_state=3)
+    kw = {"eps": 1.0, "delta": 1e-5, "missing": "zero", "random_state": 3}
+    res_words, _ = _api(dp_pc_dir, messy, **kw)
+    res_numbers, _ = _api(dp_pc_dir, as_numbers, **kw)
     np.testing.assert_array_equal(res_words.noisy_matrix, res_numbers.noisy_matrix)
 
 
@@ -339,46 +358,51 @@ def test_a_parquet_round_trip_keeps_the_rule(messy, tmp_path, capsys):
     messy.to_parquet(path)
     back = pd.read_parquet(path)
     res, notes = _api(
-        dp_pc_dir, back, k=2, eps=1.0, delta=1e-5, dropna=True, random_state=0, accuracy="ignore"
+        dp_pc_dir,
+        back,
+        k=2,
+        eps=1.0,
+        delta=1e-5,
+        missing="zero",
+        random_state=0,
+        accuracy="ignore",
     )
-    assert res.n == COMPLETE and res.variables == FEATURES
-    assert notes == [left_out_note(("city", "g")), missing_note(COMPLETE)]
+    assert res.n == N and res.variables == FEATURES
+    assert notes == [left_out_note(("city", "g"))]
     argv = ["directions", str(path), *PRIV, "-k", "2", "--no-ledger", "--design", "balanced"]
     status, _, err = _cli(argv, capsys)
-    assert status == 2 and "pass --dropna" in err
-    status, out, err = _cli([*argv, "--dropna"], capsys)
+    assert status == 2 and "pass --missing zero" in err
+    status, out, err = _cli([*argv, "--missing", "zero"], capsys)
     assert status == 0, err
     assert tuple(pd.read_csv(io.StringIO(out))["variable"]) == FEATURES
-    assert _cli_notes(err) == [left_out_note(("city", "g")), missing_note(COMPLETE)]
+    assert _cli_notes(err) == [left_out_note(("city", "g"))]
 
 
-def test_the_app_session_refuses_gaps_then_drops_them_when_asked(messy):
-    from dppca.app.data import DROPNA_BOX
+def test_the_app_session_refuses_gaps_then_analyses_them_when_asked(messy):
+    from dppca.app.data import MISSING_BOX
     from dppca.app.state import AppState
-    from dppca.app.views import load_message
+    from dppca.app.views import load_message, same_selection
 
     state = AppState(random_state=np.random.default_rng(0))
     problem = state.load("messy.csv", messy)
-    assert problem is not None and "'x2'" in problem and DROPNA_BOX in problem
+    assert problem is not None and "'x2'" in problem and MISSING_BOX in problem
     assert state.selection is None and state.fingerprint == fingerprint(messy)
-    sel = state.select(list(FEATURES), dropna=True)
-    assert (sel.n, sel.columns, state.dropna) == (COMPLETE, FEATURES, True)
+    sel = state.select(list(FEATURES), missing="zero")
+    assert (sel.n, sel.columns, state.missing) == (N, FEATURES, "zero")
     state.load("messy.csv", messy)  # the checkbox stays ticked for the next table
-    assert state.selection is not None and state.selection.n == COMPLETE
+    assert state.selection is not None and state.selection.n == N
     text = load_message(state, "messy.csv")
     assert "Left out non-numeric column(s) 'city', 'g'" in text
-    assert f"Kept the {COMPLETE} complete rows" in text
-    from dppca.app.views import same_selection
-
-    assert same_selection(state.selection, list(FEATURES), None, False, None, True)
-    assert not same_selection(state.selection, list(FEATURES), None, False, None, False)
+    assert "x2" not in text  # nothing about where the gaps are
+    assert same_selection(state.selection, list(FEATURES), None, False, None, "zero")
+    assert not same_selection(state.selection, list(FEATURES), None, False, None, "refuse")
 
 
-def test_dropna_on_a_dask_collection_is_refused_with_the_way_out(messy):
+def test_missing_zero_on_a_dask_collection_is_refused_with_the_way_out(messy):
     dd = pytest.importorskip("dask.dataframe")
     lazy = dd.from_pandas(messy[["x1", "x3"]], npartitions=2)
-    with pytest.raises(ValueError, match=r"in-memory table.*collection\.dropna\(\)"):
-        dp_pc_dir(lazy, eps=1.0, delta=1e-5, dropna=True, random_state=0)
+    with pytest.raises(ValueError, match=r"in-memory table.*compute the Dask collection"):
+        dp_pc_dir(lazy, eps=1.0, delta=1e-5, missing="zero", random_state=0)
 
 
 @pytest.mark.parametrize("blank", [slice(0, 9), slice(10, 19), slice(21, 29)])

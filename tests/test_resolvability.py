@@ -235,3 +235,42 @@ def test_the_dominance_rule_allows_for_the_noise():
     noisy = np.diag([0.6, 0.2, 0.2])
     assert dominant_column(noisy, 0.0, ["a", "b", "c"]).startswith("column 'a' carries 60%")
     assert dominant_column(noisy, 0.06, ["a", "b", "c"]) is None
+
+
+def test_the_number_of_draws_falls_with_p():
+    from dppca.releases.resolvability import MIN_REPLICATES, REPLICATES, replicates_for
+
+    assert replicates_for(10) == replicates_for(256) == REPLICATES
+    assert replicates_for(512) == 16
+    assert replicates_for(1024) == replicates_for(5000) == MIN_REPLICATES
+    # the draws' total work, replicates * p^2 per matrix-vector pass, no longer grows
+    # as p^3 (p = 1000 made 16 full p x p decompositions before)
+    assert replicates_for(1000) * 1000**2 <= 2 * REPLICATES * 256**2
+
+
+def test_a_wide_release_skips_the_check_and_says_nothing(monkeypatch):
+    from dppca.releases import resolvability
+
+    monkeypatch.setattr(resolvability, "CHECK_MAX_P", 5)
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((40, 6))  # mostly noise at this n: the check would warn
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always", AccuracyWarning)
+        res = dp_pc_dir(X, 2, eps=1.0, delta=1e-6, random_state=0, accuracy="warn")
+    assert res.resolvability is None
+    assert not [w for w in seen if "separated" in str(w.message)]  # the forecast may warn
+    monkeypatch.setattr(resolvability, "CHECK_MAX_P", 6)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always", AccuracyWarning)
+        res = dp_pc_dir(X, 2, eps=1.0, delta=1e-6, random_state=0, accuracy="warn")
+    assert res.resolvability is not None
+    assert [w for w in seen if "separated" in str(w.message)]
+
+
+def test_the_check_reuses_the_released_vectors(rng):
+    M = np.diag([0.5, 0.3, 0.1, 0.05, 0.05]) + 0.01 * np.ones((5, 5))
+    vectors = np.linalg.eigh(M)[1][:, ::-1][:, :2] * np.array([1.0, -1.0])  # any signs
+    a = assess_directions(M, 0.02, 2, random_state=1)
+    b = assess_directions(M, 0.02, 2, random_state=1, vectors=vectors)
+    np.testing.assert_allclose(a.pc_sin, b.pc_sin, atol=1e-12)
+    assert a.subspace_sin == pytest.approx(b.subspace_sin, abs=1e-12)

@@ -87,6 +87,86 @@ def test_kernel_equals_the_pair_loop_with_ties(rng):
     assert np.all(np.diag(T) < 1)  # ties lower the diagonal
 
 
+def loop_tau_missing(X: np.ndarray) -> np.ndarray:
+    """The definition with missing cells as ties: signs by comparison, NaN gives 0."""
+    n, p = X.shape
+    total = np.zeros((p, p))
+    for i in range(n):
+        for j in range(i + 1, n):
+            s = np.greater(X[i], X[j]).astype(np.float64) - np.less(X[i], X[j])
+            total += np.outer(s, s)
+    return total * (2.0 / (n * (n - 1.0)))
+
+
+def hostile_table(rng: np.random.Generator, n: int, p: int = 6) -> np.ndarray:
+    """Ties, a constant column, huge and tiny scales, equal rows and missing cells."""
+    X = rng.integers(0, 4, size=(n, p)).astype(np.float64)
+    X[:, 1] = 7.0  # constant
+    X[:, 2] = rng.standard_normal(n) * 1e300
+    X[:, 3] = 1e-300 * rng.integers(-2, 3, size=n)
+    X[n // 2] = X[n // 3]  # equal rows
+    X[rng.random((n, p)) < 0.15] = np.nan
+    X[:, -1] = np.nan  # a column with one cell present
+    X[0, -1] = 1.0
+    return X
+
+
+@pytest.mark.parametrize("backend", ["products", "merge", "numba"])
+@pytest.mark.parametrize("n", [2, 3, 17, 64])
+def test_every_backend_equals_the_pair_loop_bit_for_bit(rng, backend, n):
+    if backend == "numba":
+        pytest.importorskip("numba")
+    X = hostile_table(rng, n)
+    if backend == "products":
+        total = tau_kernel._product_sum(X, None)
+    else:
+        fn = tau_kernel._compile_numba() if backend == "numba" else tau_kernel._count_numpy
+        total = tau_kernel._sorted_sum(X, fn, None, 2)
+    # integer counts times one factor: the same float64, not just close
+    np.testing.assert_array_equal(total * (2.0 / (n * (n - 1.0))), loop_tau_missing(X))
+
+
+@pytest.mark.parametrize("kernel", ["numba", "numpy"])
+def test_the_public_kernel_follows_the_forced_backend(rng, kernel, monkeypatch):
+    if kernel == "numba":
+        pytest.importorskip("numba")
+    monkeypatch.setenv("DPPCA_KERNEL", kernel)
+    X = hostile_table(rng, 40, p=4)
+    assert tau_kernel.tau_backend(40, 4) == {"numba": "numba", "numpy": "merge"}[kernel]
+    np.testing.assert_array_equal(kendall_tau_matrix(X), loop_tau_missing(X))
+
+
+def test_missing_cells_count_only_pairs_present_in_both_columns(rng):
+    X = rng.standard_normal((30, 2))
+    X[:10, 1] = np.nan
+    T = kendall_tau_matrix(X)
+    sub = stats.kendalltau(X[10:, 0], X[10:, 1])[0]  # tau over the 20 complete rows
+    # the sum runs over 20 * 19 / 2 pairs, the factor stays 2 / (30 * 29)
+    assert T[0, 1] == pytest.approx(sub * (20 * 19) / (30 * 29), abs=1e-14)
+    assert T[1, 1] == pytest.approx((20 * 19) / (30 * 29), abs=1e-15)
+    assert T[0, 0] == 1.0
+
+
+def test_balanced_kernel_treats_missing_cells_as_ties(rng):
+    X = hostile_table(rng, 23, p=4)
+    order = random_pairing(23, 4)
+    got = kendall_tau_matrix(X, design="balanced", m=5, order=order)
+    # integer sums times the kernel's factor 1 / (n m): the same float64
+    np.testing.assert_array_equal(got, loop_balanced_missing(X, order, 5) * (1.0 / (23 * 5)))
+
+
+def loop_balanced_missing(X: np.ndarray, order: np.ndarray, m: int) -> np.ndarray:
+    """The balanced design's sum of sign products, signs by comparison (NaN gives 0)."""
+    n, p = X.shape
+    total = np.zeros((p, p))
+    for q in range(n):
+        for step in range(1, m + 1):
+            a, b = X[order[q]], X[order[(q + step) % n]]
+            s = np.greater(a, b).astype(np.float64) - np.less(a, b)
+            total += np.outer(s, s)
+    return total
+
+
 def test_kernel_does_not_depend_on_the_block_size(rng, monkeypatch):
     X = tied_table(rng, n=57, p=3)
     whole = kendall_tau_matrix(X)

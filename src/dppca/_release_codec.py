@@ -33,6 +33,7 @@ from .releases.directions import DirectionsResult
 from .releases.directions.tau import ESTIMATORS
 from .releases.forecast import Forecast
 from .releases.loading import LoadingResult
+from .releases.pca import PCAResult
 from .releases.resolvability import Resolvability
 from .releases.score import ScoreResult
 from .releases.scree import ScreeResult
@@ -46,6 +47,7 @@ _TYPES: dict[str, type] = {
     "dppca.releases.loading:LoadingResult": LoadingResult,
     "dppca.releases.scree:ScreeResult": ScreeResult,
     "dppca.releases.score:ScoreResult": ScoreResult,
+    "dppca.releases.pca:PCAResult": PCAResult,
     "dppca.privacy.accounting:PrivacyCost": PrivacyCost,
     "dppca.releases.forecast:Forecast": Forecast,
     "dppca.releases.resolvability:Resolvability": Resolvability,

@@ -72,6 +72,7 @@ from .privacy.cost import compose
 from .privacy.fingerprint import content_hash
 from .releases.directions import DirectionsResult
 from .releases.loading import LoadingResult
+from .releases.pca import PCAResult
 from .releases.score import ScoreResult
 from .releases.scree import ScreeResult
 
@@ -93,18 +94,23 @@ FORMAT = "dppca-release"
 #: Version of the file layout; a reader refuses files from a newer schema.
 SCHEMA_VERSION = 1
 
-_KINDS: dict[str, type[DirectionsResult | LoadingResult | ScreeResult | ScoreResult]] = {
+_KINDS: dict[
+    str, type[DirectionsResult | LoadingResult | ScreeResult | ScoreResult | PCAResult]
+] = {
     "DirectionsResult": DirectionsResult,
     "LoadingResult": LoadingResult,
     "ScreeResult": ScreeResult,
     "ScoreResult": ScoreResult,
+    "PCAResult": PCAResult,
 }
 
 
 # --------------------------------------------------------------------------- content hash
 
 
-def release_hash(result: DirectionsResult | LoadingResult | ScreeResult | ScoreResult) -> str:
+def release_hash(
+    result: DirectionsResult | LoadingResult | ScreeResult | ScoreResult | PCAResult,
+) -> str:
     """The SHA-256 of a release's canonical released values (as a release file holds them).
 
     The privacy ledger records it with each release saved to a file, so that
@@ -120,6 +126,8 @@ def release_hash(result: DirectionsResult | LoadingResult | ScreeResult | ScoreR
 
 def _nonprivate_fields(result: Any) -> list[str]:
     """Fields of ``result`` that hold something computed without noise."""
+    if isinstance(result, PCAResult):  # a fit: its own comparison and its parts'
+        return list(result.nonprivate_parts())
     found = []
     for f in dataclasses.fields(result):
         if f.name.startswith("nonprivate") and getattr(result, f.name) is not None:
@@ -128,6 +136,8 @@ def _nonprivate_fields(result: Any) -> list[str]:
 
 
 def _strip_nonprivate(result: Any) -> Any:
+    if isinstance(result, PCAResult):
+        return result.without_nonprivate() if result.nonprivate_parts() else result
     changes = {name: None for name in _nonprivate_fields(result)}
     return dataclasses.replace(result, **changes) if changes else result
 
@@ -149,7 +159,7 @@ def _result_facts(result: Any) -> tuple[int, tuple[str, ...]]:
 
 
 def save_release(
-    result: DirectionsResult | LoadingResult | ScreeResult | ScoreResult,
+    result: DirectionsResult | LoadingResult | ScreeResult | ScoreResult | PCAResult,
     path: str | os.PathLike[str],
     *,
     data: Any = None,
@@ -162,7 +172,7 @@ def save_release(
 
     Parameters
     ----------
-    result : DirectionsResult, LoadingResult, ScreeResult or ScoreResult
+    result : DirectionsResult, LoadingResult, ScreeResult, ScoreResult or PCAResult
         A private result.
     path : str or path-like
         Target file (``.json`` by convention). Written atomically: a
@@ -237,7 +247,7 @@ def save_release(
 
 
 def release_text(
-    result: DirectionsResult | LoadingResult | ScreeResult | ScoreResult,
+    result: DirectionsResult | LoadingResult | ScreeResult | ScoreResult | PCAResult,
     *,
     data: Any = None,
     columns: Any = None,
@@ -253,7 +263,8 @@ def release_text(
     kind = type(result).__name__
     if kind not in _KINDS or not isinstance(result, _KINDS[kind]):
         raise TypeError(
-            "result must be a DirectionsResult, LoadingResult, ScreeResult or ScoreResult; "
+            "result must be a DirectionsResult, LoadingResult, ScreeResult, ScoreResult or "
+            "PCAResult; "
             f"got {type(result).__name__}."
         )
     if not isinstance(drop_nonprivate, bool):
@@ -345,7 +356,7 @@ def load_release(
     data: Any = None,
     columns: Any = None,
     budget: Any = None,
-) -> DirectionsResult | LoadingResult | ScreeResult | ScoreResult:
+) -> DirectionsResult | LoadingResult | ScreeResult | ScoreResult | PCAResult:
     """Read a release file written by :func:`save_release`, checking every value.
 
     Parameters
@@ -370,7 +381,7 @@ def load_release(
 
     Returns
     -------
-    DirectionsResult, LoadingResult, ScreeResult or ScoreResult
+    DirectionsResult, LoadingResult, ScreeResult, ScoreResult or PCAResult
         Equal, field by field, to the saved result.
 
     Raises
@@ -427,7 +438,7 @@ def load_release(
 
 
 def account_reuse(
-    result: DirectionsResult | LoadingResult | ScreeResult | ScoreResult,
+    result: DirectionsResult | LoadingResult | ScreeResult | ScoreResult | PCAResult,
     budget: Any,
     *,
     source: str = "the file",

@@ -21,6 +21,7 @@ from numpy.typing import ArrayLike
 
 from .core.exceptions import AccuracyWarning, DataWarning, PrivacyWarning
 from .core.reading import write_text_atomically
+from .core.tables import MissingRule, check_missing, document_missing
 from .core.types import Accuracy, Calibration, Data, RandomStateLike, Ties
 from .core.validation import check_grouped_data
 from .privacy.accounting import Budget, PrivacyCost, compose
@@ -85,6 +86,7 @@ class Report:
         return f"Report(n={d.n}, p={d.p}, eps={self.cost.eps:g}, delta={self.cost.delta:g})"
 
 
+@document_missing
 def report(
     X: Data,
     *,
@@ -108,6 +110,7 @@ def report(
     budget: Budget | None = None,
     scale: Literal["private"] | None = None,
     scale_share: float = SCALE_SHARE,
+    missing: MissingRule = "refuse",
     dropna: bool = False,
 ) -> Report:
     """Release private directions, loading, scree and score plots; write them as one page.
@@ -165,13 +168,10 @@ def report(
     scale_share : float, default=0.5
         The share of eps spent on the private scales (before the tight
         stretch, see Notes).
+    missing : {"refuse", "zero"}, default="refuse"
+        %(missing)s
     dropna : bool, default=False
-        Missing values (NaN, None, pd.NA) in the analysed columns are refused
-        unless this is True; then the rows holding one are dropped, and the
-        count of complete rows is treated as public (it is the n of the
-        release). Either way booleans are analysed as 0/1 and non-numeric
-        columns are left out with a ``DataWarning`` (:mod:`dppca.core.tables`).
-        The ``groups`` column is not analysed: a missing label drops no row.
+        The old spelling of ``missing="zero"`` (see ``missing``).
 
     Returns
     -------
@@ -212,7 +212,7 @@ def report(
     with warnings.catch_warnings(record=True) as table_notes:  # shown on the page as well
         warnings.simplefilter("always", DataWarning)
         data, variables, labels = check_grouped_data(
-            *_resolve_groups(X, groups), min_cols=2, dropna=dropna
+            *_resolve_groups(X, groups), min_cols=2, missing=check_missing(missing, dropna)
         )
     n, p = data.shape
     public_levels, levels, codes = resolve_group_codes(labels, group_labels, n)

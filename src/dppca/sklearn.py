@@ -24,9 +24,12 @@ except ImportError as exc:  # pragma: no cover - exercised only without scikit-l
         'dppca.DPPCA needs scikit-learn; install it with: python3 -m pip install "dppca[sklearn]"'
     ) from exc
 
-try:  # scikit-learn >= 1.6
+try:  # scikit-learn >= 1.6 (which also renamed force_all_finite)
     from sklearn.utils.validation import validate_data as _validate_data
+
+    _FINITE_ARG = "ensure_all_finite"
 except ImportError:  # pragma: no cover - scikit-learn 1.3 to 1.5
+    _FINITE_ARG = "force_all_finite"
 
     def _validate_data(estimator: Any, X: Any, **kwargs: Any) -> Any:
         return estimator._validate_data(X, **kwargs)
@@ -34,7 +37,7 @@ except ImportError:  # pragma: no cover - scikit-learn 1.3 to 1.5
 
 from .core.exceptions import PrivacyWarning
 from .core.lazy import is_dataframe
-from .core.tables import column_kind
+from .core.tables import check_missing, tidy_table
 from .core.types import Calibration, Ties
 from .core.validation import check_table
 from .privacy.accounting import PrivacyCost
@@ -45,25 +48,26 @@ from .releases.scree import ScreeResult, ScreeSplit, plan_scree
 __all__ = ["DPPCA"]
 
 
-def _messy_table_rule(X: Any, *, dropna: bool = False, rows: bool = True) -> Any:
+def _messy_table_rule(X: Any, *, missing: str = "refuse", rows: bool = True) -> Any:
     """The one rule for messy tables (:mod:`dppca.core.tables`) before scikit-learn's checks.
 
     A DataFrame loses its non-numeric columns (with a ``DataWarning`` from
-    ``fit``) and has its booleans as 0/1; with ``dropna`` (``fit`` only, and
-    arrays too) the incomplete rows are dropped. ``rows=False`` (``transform``,
+    ``fit``) and has its booleans as 0/1; with ``missing="zero"`` (``fit``
+    only, arrays too) missing cells stay NaN for the zero-term rule. ``rows=False`` (``transform``,
     which must return one score per row) leaves rows and missing values to
     scikit-learn's own checks.
     """
     if not rows:
         if not is_dataframe(X):
             return X
-        kinds = {c: column_kind(X[c]) for c in X.columns}
-        flags = [c for c, kind in kinds.items() if kind == "boolean" and X[c].dtype == object]
-        frame = X[[c for c, kind in kinds.items() if kind != "other"]]
-        return frame.astype(dict.fromkeys(flags, "boolean")) if flags else frame
-    if not (is_dataframe(X) or dropna):
+        import pandas as pd
+
+        # the same columns as fit, every row kept (a missing cell: scikit-learn refuses it)
+        table = tidy_table(X, missing="zero", min_cols=0)
+        return pd.DataFrame(table.data, columns=list(table.variables), index=X.index)
+    if not (is_dataframe(X) or missing == "zero"):
         return X  # an array: scikit-learn's checks, as for any estimator
-    table = check_table(X, min_rows=1, dropna=dropna)
+    table = check_table(X, min_rows=1, missing=missing)
     if not is_dataframe(X):
         return table.data
     import pandas as pd
@@ -120,12 +124,15 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         public (for example new public data, or a use where the row scores
         are never shown). False: ``transform`` warns that the scores are not
         private.
+    missing : {"refuse", "zero"}, default="refuse"
+        Missing values in ``fit``: refused, or (``"zero"``) analysed with the
+        zero-term rule of :func:`dppca.core.tables.check_missing` (n stays
+        every row; a missing cell adds nothing to a pair's term). Either way a
+        DataFrame's booleans are analysed as 0/1 and its non-numeric columns
+        are left out with a ``DataWarning`` (:mod:`dppca.core.tables`), in
+        ``fit`` and ``transform`` alike.
     dropna : bool, default=False
-        ``fit`` refuses missing values unless this is True; then it drops the
-        rows holding one, and the count of complete rows is treated as public
-        (the n of the release). Either way a DataFrame's booleans are analysed
-        as 0/1 and its non-numeric columns are left out with a ``DataWarning``
-        (:mod:`dppca.core.tables`), in ``fit`` and ``transform`` alike.
+        The old spelling of ``missing="zero"``.
 
     Attributes
     ----------
@@ -194,6 +201,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         variances: bool = False,
         direction_share: float = 0.35,
         public_transform: bool = False,
+        missing: str = "refuse",
         dropna: bool = False,
     ) -> None:
         self.n_components = n_components
@@ -206,6 +214,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.variances = variances
         self.direction_share = direction_share
         self.public_transform = public_transform
+        self.missing = missing
         self.dropna = dropna
 
     # -- fitting ----------------------------------------------------------------------
@@ -217,8 +226,14 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         if not isinstance(self.variances, bool):
             raise TypeError(f"variances must be True or False; got {self.variances!r}.")
         min_rows = 4 if self.variances else 2
-        X = _messy_table_rule(X, dropna=self.dropna)
-        data = _validate_data(self, X, dtype=np.float64, ensure_min_samples=min_rows, reset=True)
+        missing = check_missing(self.missing, self.dropna)
+        X = _messy_table_rule(X, missing=missing)
+        finite: dict[str, Any] = {}
+        if missing == "zero":  # NaN cells are the zero-term rule's; inf is still refused
+            finite = {_FINITE_ARG: "allow-nan"}
+        data = _validate_data(
+            self, X, dtype=np.float64, ensure_min_samples=min_rows, reset=True, **finite
+        )
         names = getattr(self, "feature_names_in_", None)
         variables = (
             tuple(str(c) for c in names)
@@ -246,6 +261,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             "ties": self.ties,
             "bounds": self.bounds,
             "variables": variables,
+            "missing": missing,
         }
         if self.variances:
             plan: ReleasePlan = plan_scree(

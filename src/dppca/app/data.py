@@ -10,13 +10,14 @@ import numpy as np
 import pandas as pd
 
 from ..core.data_checks import check_finite_values
+from ..core.tables import check_missing as table_missing
 from ..core.tables import column_kind, tidy_table
 from ..privacy.defaults import default_delta  # the app's default total delta
 
 __all__ = [
-    "DROPNA_BOX",
-    "DROPNA_HELP",
     "MAX_UPLOAD_BYTES",
+    "MISSING_BOX",
+    "MISSING_HELP",
     "DataError",
     "Selection",
     "default_delta",
@@ -28,14 +29,15 @@ __all__ = [
 
 #: Largest accepted upload, in bytes.
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
-#: The label of the page's checkbox that drops incomplete rows (``dropna``).
-DROPNA_BOX = "Drop rows with missing values"
+#: The label of the page's checkbox for tables with missing values (``missing="zero"``).
+MISSING_BOX = "Analyse missing values (missing = zero)"
 #: What the page says under that checkbox.
-DROPNA_HELP = (
-    "Without it, a chosen column with a missing value is refused. With it, the rows with "
-    "a gap in a chosen column are left out, and the count of the complete rows is treated "
-    "as public (it is the n of every release). Text columns are always left out, and "
-    "True/False columns are analysed as 0/1."
+MISSING_HELP = (
+    "Without it, a chosen column with a missing value (an empty cell, or a cell that is not "
+    "a number) is refused. With it, no row is left out: a cell missing in either row of a "
+    "pair adds nothing to that pair's term, n stays the number of rows and the cost is "
+    "unchanged. "
+    "Text columns are always left out, and True/False columns are analysed as 0/1."
 )
 
 
@@ -132,8 +134,8 @@ class Selection:
     group_labels: tuple[str, ...] | None = None
     #: Number of groups a score release would show (public list or labels found).
     n_groups: int | None = None
-    #: Whether incomplete rows were dropped, and what the rule for messy tables did.
-    dropna: bool = False
+    #: The missing-values rule ("refuse" or "zero"), and what the rule for messy tables did.
+    missing: str = "refuse"
     notes: tuple[str, ...] = ()
     # The shape is read once here, so pricing a release never touches the data.
     _n: int = field(init=False, repr=False)
@@ -161,7 +163,7 @@ def select_data(
     group: str | None = None,
     groups_public: bool = False,
     group_labels: Sequence[str] | str | None = None,
-    dropna: bool = False,
+    missing: str = "refuse",
 ) -> Selection:
     """Check a choice of columns and return what the analysis will use.
 
@@ -169,14 +171,13 @@ def select_data(
     (:func:`dppca.core.tables.tidy_table`), as in the library and on the
     command line: booleans become 0/1, the table's non-numeric columns (other
     than the group column) are left out with a note, and missing values in a
-    chosen column are refused unless ``dropna`` (the page's checkbox
-    :data:`DROPNA_BOX`), which drops those rows; the count of complete rows
-    is then treated as public (the n of every release). The group column is
-    not analysed: a missing label drops no row.
+    chosen column are refused unless ``missing="zero"`` (the page's checkbox
+    :data:`MISSING_BOX`), under which a missing cell adds nothing to a pair's term
+    and n stays every row. The group column is not analysed.
 
     Raises :class:`DataError` when fewer than two numeric columns are chosen,
     when the group column is also an analysed column, when a chosen column
-    has missing values (without ``dropna``) or infinite ones, or the group
+    has missing values (under ``"refuse"``) or infinite ones, or the group
     column has missing labels and no public list of labels is given.
     ``group_labels`` (a sequence or comma-separated text; empty means none)
     is the public list of possible labels: then the released label set is
@@ -204,10 +205,10 @@ def select_data(
     try:  # the text columns only give the note that they are left out
         table = tidy_table(
             frame[[*columns, *text]],
-            dropna=dropna,
+            missing=missing,
             min_cols=2,
             name="the data",
-            option=f"tick '{DROPNA_BOX}'",
+            option=f"tick '{MISSING_BOX}'",
         )
     except (TypeError, ValueError) as exc:
         raise DataError(str(exc)) from None
@@ -216,7 +217,7 @@ def select_data(
     except ValueError as exc:
         raise DataError(str(exc)) from None
     if table.n < 4:
-        raise DataError(f"the data need at least 4 (complete) rows; got {table.n}.")
+        raise DataError(f"the data need at least 4 rows; got {table.n}.")
     labels = None
     public_labels = parse_labels(group_labels)
     if group is not None:
@@ -236,7 +237,7 @@ def select_data(
         groups_public=bool(groups_public) and group is not None,
         group_labels=public_labels if group is not None else None,
         n_groups=n_groups,
-        dropna=bool(dropna),
+        missing=table_missing(missing),
         notes=table.notes,
     )
 

@@ -228,6 +228,7 @@ def plan_request(
         "bounds": box,
         "variables": tuple(sel.columns),
         "accuracy": "ignore",
+        "missing": sel.missing,
     }
     scale = check_scale_option(opts.pop("scale", None) or None)
     if not opts.pop("reuse_directions", True) or scale == "private":

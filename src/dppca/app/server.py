@@ -187,12 +187,12 @@ class Session:
             ui.update_selectize("columns", selected=cols)
         public = self.input.groups_public() == "public"
         labels = self.input.group_labels() or None
-        dropna = bool(self.input.dropna())
-        if same_selection(state.selection, cols, group, public, labels, dropna):
+        missing = "zero" if self.input.missing() else "refuse"
+        if same_selection(state.selection, cols, group, public, labels, missing):
             return  # nothing changed (for example the widget was just updated)
         try:
             state.select(
-                cols, group=group, groups_public=public, group_labels=labels, dropna=dropna
+                cols, group=group, groups_public=public, group_labels=labels, missing=missing
             )
         except DataError as exc:
             state.selection = None
@@ -260,7 +260,7 @@ class Session:
             input.group,
             input.groups_public,
             input.group_labels,
-            input.dropna,
+            input.missing,
             ignore_init=True,
         )
         def _select() -> None:

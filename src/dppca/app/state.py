@@ -30,6 +30,7 @@ from ..privacy.accounting import Budget, PrivacyCost
 from ..privacy.ledger import Ledger, LedgerBudget, LedgerError, fingerprint
 from ..releases.directions import DirectionsResult
 from ..releases.engine import execute
+from ..releases.forecast import time_lines
 from .data import (
     MAX_UPLOAD_BYTES,
     DataError,
@@ -144,7 +145,7 @@ class AppState:
         self.generation = 0  # bumped whenever the dataset changes
         # public bounds typed into the page: variable -> (lower, upper), None if blank
         self.bounds_entries: dict[str, tuple[float | None, float | None]] = {}
-        self.dropna = False  # the page's checkbox: drop rows with missing values
+        self.missing = "refuse"  # the page's checkbox: "zero" analyses missing values
 
     # -- data and budget -------------------------------------------------------------
     def load(self, name: str, frame: pd.DataFrame) -> str | None:
@@ -198,25 +199,25 @@ class AppState:
         group: str | None = None,
         groups_public: bool = False,
         group_labels: Sequence[str] | str | None = None,
-        dropna: bool | None = None,
+        missing: str | None = None,
     ) -> Selection:
         """Choose the analysed columns (and group column) of the loaded table.
 
-        ``dropna`` (the page's checkbox; None keeps the current setting) drops
-        the rows with a missing value in a chosen column; their count is then
-        treated as public. See :func:`dppca.app.data.select_data`.
+        ``missing`` (the page's checkbox; None keeps the current setting) is
+        ``"refuse"`` or ``"zero"`` (:func:`dppca.core.tables.check_missing`).
+        See :func:`dppca.app.data.select_data`.
         """
         if self.frame is None:
             raise DataError("load a dataset first.")
-        if dropna is not None:
-            self.dropna = bool(dropna)
+        if missing is not None:
+            self.missing = str(missing)
         self.selection = select_data(
             self.frame,
             columns,
             group=group,
             groups_public=groups_public,
             group_labels=group_labels,
-            dropna=self.dropna,
+            missing=self.missing,
         )
         return self.selection
 
@@ -374,6 +375,7 @@ class AppState:
                 "the set of group labels found in the data is released as it is (not "
                 "private); give the public list of labels in the data panel to avoid that.",
             )
+        notes += time_lines(req.plan)  # data-free: n, p and the settings
         eps_left, delta_left = self.budget.remaining
         extra: dict[str, Any] = {
             "forecast": req.plan.forecast,

@@ -18,7 +18,7 @@ from ..core.validation import MAX_BINS
 from ..datasets import DATASETS
 from ..privacy.ledger import Ledger
 from ._limits import LocalApp, new_token
-from .data import DROPNA_BOX, DROPNA_HELP
+from .data import MISSING_BOX, MISSING_HELP
 from .server import make_server
 from .state import BOUNDS_HELP, DEFAULT_EPS, MAX_UPLOAD_BYTES
 from .views import MAX_SAMPLE_SIZE, MAX_UNCERTAINTY
@@ -89,8 +89,8 @@ def build_ui(provided: str | None = None, *, max_upload: int = MAX_UPLOAD_BYTES)
                 "upload", f"CSV file with a header row (at most {limit_mb} MB)", accept=[".csv"]
             ),
         ),
-        ui.input_checkbox("dropna", DROPNA_BOX, value=False),
-        ui.help_text(DROPNA_HELP),
+        ui.input_checkbox("missing", MISSING_BOX, value=False),
+        ui.help_text(MISSING_HELP),
         ui.output_ui("data_message"),
         ui.input_selectize(
             "columns",

@@ -132,7 +132,7 @@ def same_selection(
     group: str | None,
     public: bool,
     labels: str | None,
-    dropna: bool = False,
+    missing: str = "refuse",
 ) -> bool:
     """Whether the page's choice of columns and groups is the one in force.
 
@@ -144,7 +144,7 @@ def same_selection(
     chosen = (tuple(columns), group, public and group is not None)
     if chosen != (selection.columns, selection.group_column, selection.groups_public):
         return False
-    if bool(dropna) != selection.dropna:
+    if missing != selection.missing:
         return False
     try:
         return parse_labels(labels) == selection.group_labels

@@ -114,7 +114,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MemoryError:
         print(
             "dppca: error: not enough memory for this job; use fewer bins, draws or "
-            "rows (for example --design balanced).",
+            "rows (for example --design balanced), or fewer columns (each p x p "
+            "matrix takes 8 p^2 bytes: 200 MB at p = 5000).",
             file=sys.stderr,
         )
         return 2

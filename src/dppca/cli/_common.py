@@ -18,7 +18,7 @@ import numpy as np
 
 from ..core.lazy import pandas as pd
 from ..core.reading import add_csv_arguments
-from ..core.tables import tidy_table
+from ..core.tables import MISSING_RULES, tidy_table
 from ..datasets import DATASETS, load_dataset
 from ..kernels.kendall import default_m
 from ._ledger import read_table
@@ -40,7 +40,7 @@ from ._output import (
     save_release_file,
     write_atomically,
 )
-from ._reading import DROPNA, read_chunked
+from ._reading import MISSING, read_chunked
 from ._safety import CLIError
 
 __all__ = [
@@ -104,10 +104,19 @@ def add_data_arguments(parser: argparse.ArgumentParser, *, default_dataset: str 
         help="comma-separated columns to leave out (an ID column, for example)",
     )
     parser.add_argument(
+        "--missing",
+        choices=MISSING_RULES,
+        default="refuse",
+        help="missing values (empty cells, or cells of a numeric column that are not "
+        "numbers): refuse them (default), or 'zero': a missing cell adds nothing to a pair's "
+        "term, n stays the number of rows and the cost is unchanged",
+    )
+    parser.add_argument(  # the old spelling, kept working
         "--dropna",
-        action="store_true",
-        help="drop the rows with a missing value in an analysed column (default: refuse "
-        "them); the count of complete rows is then treated as public, as the n of the release",
+        dest="missing",
+        action="store_const",
+        const="zero",
+        help=argparse.SUPPRESS,
     )
     add_csv_arguments(parser)  # --sep, --decimal
     parser.set_defaults(default_dataset=default_dataset)
@@ -200,14 +209,18 @@ def _names(text: str | None) -> list[str]:
 
 
 def numeric_part(
-    frame: pd.DataFrame, *, drop: tuple[str, ...] = (), chosen: bool = False, dropna: bool = False
+    frame: pd.DataFrame,
+    *,
+    drop: tuple[str, ...] = (),
+    chosen: bool = False,
+    missing: str = "refuse",
 ) -> pd.DataFrame:
     """The columns to analyse, through the one rule for messy tables.
 
     :func:`dppca.core.tables.tidy_table` decides, as for the library and the app:
     booleans become 0/1, non-numeric columns are left out with a note on stderr
     (refused when named by ``--columns``, ``chosen=True``), and missing values are
-    refused or, with ``--dropna``, their rows dropped. The columns in ``drop``
+    refused or, with ``--missing zero``, kept as NaN cells. The columns in ``drop``
     (the ``--groups`` column) are not analysed, so they drop no row. The result
     keeps the index of the rows kept. Column types are part of the table's
     layout, not of its values, so the notes reveal nothing private.
@@ -215,14 +228,13 @@ def numeric_part(
     data = frame.drop(columns=[c for c in drop if c in frame.columns])
     try:
         table = tidy_table(
-            data, dropna=dropna, chosen=chosen, min_cols=2, name="the table", option=DROPNA
+            data, missing=missing, chosen=chosen, min_cols=2, name="the table", option=MISSING
         )
     except TypeError as exc:
         raise CLIError(f"{exc} Choose the columns with --columns or --exclude.") from None
     for message in table.notes:
         note(message)
-    index = data.index if table.kept is None else data.index[table.kept]
-    return pd.DataFrame(table.data, columns=list(table.variables), index=index)
+    return pd.DataFrame(table.data, columns=list(table.variables), index=data.index)
 
 
 def add_ties_argument(parser: argparse.ArgumentParser) -> None:
@@ -275,7 +287,7 @@ def read_design_input(args: argparse.Namespace) -> tuple[Any, tuple[str, ...]]:
     DataFrame of the whole table is ever held; otherwise :func:`read_data`.
     """
     if getattr(args, "design", "exact") != "balanced" or args.data is None:
-        frame = numeric_part(read_data(args), chosen=bool(args.columns), dropna=args.dropna)
+        frame = numeric_part(read_data(args), chosen=bool(args.columns), missing=args.missing)
         return frame, tuple(str(c) for c in frame.columns)
     if args.dataset is not None:
         raise CLIError("give either DATA.csv or --dataset, not both.")

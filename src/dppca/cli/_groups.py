@@ -29,8 +29,7 @@ def read_grouped_input(args: argparse.Namespace) -> tuple[pd.DataFrame, Any, tup
     ):
         if given and not args.groups:
             raise CLIError(f"{flag} needs --groups.")
-    data = numeric_part(frame, drop=keep, chosen=bool(args.columns), dropna=args.dropna)
-    frame = frame.loc[data.index]  # the rows kept by --dropna, for the group labels
+    data = numeric_part(frame, drop=keep, chosen=bool(args.columns), missing=args.missing)
     variables = tuple(str(c) for c in data.columns)
     return frame, apply_scale(args, data, variables), variables
 

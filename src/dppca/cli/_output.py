@@ -19,6 +19,7 @@ from .._csv import formula_safe
 from ..core.lazy import pandas as pd
 from ..core.tempfiles import new_temporary
 from ..releases.engine import ReleasePlan
+from ..releases.forecast import time_lines
 from . import _safety
 from ._safety import CLIError
 
@@ -235,6 +236,8 @@ def print_plan(plan: ReleasePlan) -> int:
     print(f"privacy cost (not spent): {plan.cost}")
     print(plan.cost.to_frame().to_string(index=False))
     print(plan.forecast.summary())
+    for line in time_lines(plan):  # data-free: n, p and the settings
+        print(line)
     return 0
 
 

@@ -15,10 +15,10 @@ from ..core.reading import csv_options, read_table_file
 from ._output import note
 from ._safety import CLIError
 
-__all__ = ["DROPNA", "read_chunked"]
+__all__ = ["MISSING", "read_chunked"]
 
-#: How the command line names the option that drops incomplete rows.
-DROPNA = "pass --dropna"
+#: How the command line names the option that analyses tables with missing values.
+MISSING = "pass --missing zero"
 
 
 def read_chunked(
@@ -29,11 +29,11 @@ def read_chunked(
     The rule of :func:`dppca.core.tables.tidy_table` applies chunk by chunk
     (:func:`dppca.core.reading.read_table_file`): booleans as 0/1, non-numeric
     columns left out with a note (refused if named by ``--columns``), missing
-    values refused or, with ``--dropna``, their rows dropped.
+    values refused or, with ``--missing zero``, kept for the zero-term rule.
     """
     try:
         table = read_table_file(
-            path, columns, dropna=args.dropna, option=DROPNA, **csv_options(args)
+            path, columns, missing=args.missing, option=MISSING, **csv_options(args)
         )
     except pd.errors.EmptyDataError:
         raise CLIError(f"data file {str(path)!r} is empty.") from None

@@ -105,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
         progress=None if args.dry_run else progress_for(args, len(data)),
         scale=private_scale(args),
         estimator=args.estimator,
+        missing=args.missing,
     )
     if args.dry_run:
         return print_plan(plan)

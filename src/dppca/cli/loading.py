@@ -127,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
             directions=reused,
             components=pair,
             compare=args.compare,
+            missing=args.missing,
         )
     else:
         assert data is not None  # a fresh release always reads the data
@@ -148,6 +149,7 @@ def run(args: argparse.Namespace) -> int:
             scale=private_scale(args),
             progress=None if args.dry_run else progress_for(args, len(data)),
             estimator=args.estimator,
+            missing=args.missing,
         )
         if args.dry_run:
             return print_plan(plan)

@@ -147,6 +147,7 @@ def run(args: argparse.Namespace) -> int:
                 variables=variables,
                 accuracy=args.accuracy,
                 scale=private_scale(args),
+                missing=args.missing,
             )
         )
     budget = ledger_budget(args, features, variables, kind="report")
@@ -168,6 +169,7 @@ def run(args: argparse.Namespace) -> int:
         bounds=bounds,
         accuracy=args.accuracy,
         title=args.title,
+        missing=args.missing,
         random_state=args.seed,
         budget=budget,
         scale=private_scale(args),

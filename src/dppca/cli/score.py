@@ -148,6 +148,7 @@ def run(args: argparse.Namespace) -> int:
             bounds=bounds,
             variables=variables,
             accuracy=args.accuracy,
+            missing=args.missing,
         ),
         args.eps,
         scale,

@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         check_figure_path(args.out)
     check_table_path(args)
     check_release_path(args)
-    data = numeric_part(read_data(args), chosen=bool(args.columns), dropna=args.dropna)
+    data = numeric_part(read_data(args), chosen=bool(args.columns), missing=args.missing)
     variables = tuple(str(c) for c in data.columns)
     data = apply_scale(args, data, variables)
     reused = load_directions(args, data, variables)
@@ -129,6 +129,7 @@ def run(args: argparse.Namespace) -> int:
             bounds=bounds,
             variables=variables,
             accuracy=args.accuracy,
+            missing=args.missing,
         ),
         args.eps,
         scale,

@@ -3,7 +3,7 @@
 :func:`check_data` turns an array or a DataFrame into a fresh float64 array
 and its variable names through the one rule for messy tables
 (:mod:`dppca.core.tables`: booleans as 0/1, non-numeric columns left out
-with a note, missing values refused or their rows dropped on request), and
+with a note, missing values refused or kept for the zero-term rule), and
 refuses too few rows or columns and infinite values; the
 other checks cover the variables a caller names, the public bounds of the
 data and a matrix computed from them. As everywhere in dppca, messages name
@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from .lazy import is_dataframe
 from .lazy import pandas as pd
-from .tables import TidyTable, tidy_table
+from .tables import TidyTable, document_missing, tidy_table
 from .warnings import warn_data
 
 __all__ = [
@@ -50,6 +50,7 @@ def is_numeric_dtype(dtype: Any) -> bool:
     )
 
 
+@document_missing
 def check_data(
     X: object,
     *,
@@ -57,6 +58,7 @@ def check_data(
     min_rows: int = 2,
     min_cols: int = 1,
     copy: bool = True,
+    missing: str = "refuse",
     dropna: bool = False,
 ) -> tuple[NDArray[np.float64], tuple[str, ...]]:
     """Validate a data table and return a fresh float64 copy and the variable names.
@@ -64,8 +66,8 @@ def check_data(
     The table goes through the one rule for messy tables
     (:func:`dppca.core.tables.tidy_table`): booleans become 0/1, non-numeric
     columns are left out with a :class:`~dppca.core.exceptions.DataWarning`,
-    missing values are refused or, with ``dropna``, their rows dropped (with
-    a ``DataWarning``).
+    missing values are refused or, with ``missing="zero"``, kept as NaN cells
+    for the kernels (with a ``DataWarning`` naming their columns).
 
     Parameters
     ----------
@@ -75,13 +77,14 @@ def check_data(
     name : str, default="X"
         The argument name used in error messages.
     min_rows, min_cols : int
-        The smallest accepted number of (complete) rows and analysed columns.
+        The smallest accepted number of rows (every row read) and analysed columns.
     copy : bool, default=True
         With False, a C-contiguous float64 array is used as it is (no copy);
         the caller must then only read the result. For large tables.
+    missing : {"refuse", "zero"}, default="refuse"
+        %(missing)s
     dropna : bool, default=False
-        Drop the rows with a missing value in an analysed column; their
-        count is then treated as public (it is the n of the release).
+        The old spelling of ``missing="zero"``.
 
     Returns
     -------
@@ -91,7 +94,13 @@ def check_data(
         One label per column.
     """
     table = check_table(
-        X, name=name, min_rows=min_rows, min_cols=min_cols, copy=copy, dropna=dropna
+        X,
+        name=name,
+        min_rows=min_rows,
+        min_cols=min_cols,
+        copy=copy,
+        missing=missing,
+        dropna=dropna,
     )
     return table.data, table.variables
 
@@ -103,10 +112,11 @@ def check_table(
     min_rows: int = 2,
     min_cols: int = 1,
     copy: bool = True,
+    missing: str = "refuse",
     dropna: bool = False,
 ) -> TidyTable:
-    """:func:`check_data` keeping the rule's whole outcome (rows kept, notes)."""
-    table = tidy_table(X, dropna=dropna, min_cols=min_cols, name=name, copy=copy)
+    """:func:`check_data` keeping the rule's whole outcome (left-out columns, notes)."""
+    table = tidy_table(X, missing=missing, dropna=dropna, min_cols=min_cols, name=name, copy=copy)
     _check_table_size(table.data, name, min_rows, min_cols)
     check_finite_values(table.data, table.variables, name)
     for message in table.notes:
@@ -115,15 +125,15 @@ def check_table(
 
 
 def check_grouped_data(
-    X: object, labels: Any, *, min_cols: int = 1, dropna: bool = False
+    X: object, labels: Any, *, min_cols: int = 1, missing: str = "refuse", dropna: bool = False
 ) -> tuple[NDArray[np.float64], tuple[str, ...], Any]:
-    """:func:`check_data` of the features, with the group labels of the rows kept.
+    """:func:`check_data` of the features, with the group labels of the rows.
 
-    The labels are not analysed: a missing label never drops a row (what it
-    means is the group release's rule), and ``labels`` not aligned with the
-    rows are returned as they are for the caller's own check.
+    The labels are not analysed: a missing label is the group release's
+    rule, and ``labels`` not aligned with the rows are returned as they are
+    for the caller's own check.
     """
-    table = check_table(X, min_cols=min_cols, dropna=dropna)
+    table = check_table(X, min_cols=min_cols, missing=missing, dropna=dropna)
     return table.data, table.variables, table.rows(labels)
 
 
@@ -136,9 +146,9 @@ def _check_table_size(data: NDArray[np.float64], name: str, min_rows: int, min_c
 
 
 def check_finite_values(data: NDArray[np.float64], variables: tuple[str, ...], name: str) -> None:
-    """Refuse infinities (missing values were handled by the rule), naming their columns."""
-    if not np.isfinite(data).all():
-        cols = np.flatnonzero(~np.isfinite(data).all(axis=0))
+    """Refuse infinities (missing values, NaN, were handled by the rule), naming their columns."""
+    if np.isinf(data).any():
+        cols = np.flatnonzero(np.isinf(data).any(axis=0))
         shown = ", ".join(repr(variables[j]) for j in cols[:5]) + (" ..." if len(cols) > 5 else "")
         raise ValueError(
             f"{name} contains infinite values (columns {shown}); clip them to public bounds "

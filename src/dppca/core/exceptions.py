@@ -21,14 +21,14 @@ class PrivacyWarning(UserWarning):
 
 
 class DataWarning(UserWarning):
-    """A note about the table itself: non-numeric columns left out, incomplete rows dropped.
+    """A note about the table itself: non-numeric columns left out.
 
     Issued by the one rule for messy tables (:mod:`dppca.core.tables`) on every
     face: as this warning in Python, as a line on stderr on the command line,
-    on the page in the app. It names columns and counts rows only, never a
-    value, and says nothing about privacy (column types are part of the
-    table's layout; the count of complete rows is treated as public when
-    ``dropna=True`` asks for it).
+    on the page in the app. It names columns only, never a value or a count
+    of rows (nor which columns have missing cells), and says nothing about
+    privacy (column types are part of the table's layout; see
+    :mod:`dppca.core.tables` for what of it depends on the cells).
     """
 
 

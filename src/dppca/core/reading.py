@@ -24,12 +24,12 @@ from numpy.typing import NDArray
 
 from .lazy import pandas as pd
 from .tables import (
-    DROPNA_OPTION,
+    MISSING_OPTION,
     TidyTable,
+    check_missing,
     check_unique_columns,
-    drop_missing,
     left_out_note,
-    missing_note,
+    refuse_missing,
     tidy_table,
 )
 from .tempfiles import new_temporary
@@ -160,8 +160,9 @@ def read_table_file(
     chunksize: int = _DEFAULT_CHUNK,
     sep: str = ",",
     decimal: str = ".",
+    missing: str = "refuse",
+    option: str = MISSING_OPTION,
     dropna: bool = False,
-    option: str = DROPNA_OPTION,
 ) -> TidyTable:
     """Read a CSV or Parquet file in chunks through the one rule for messy tables.
 
@@ -178,11 +179,13 @@ def read_table_file(
     sep, decimal : str, default "," and "."
         Field separator and decimal mark of a CSV file; a file that looks
         like another layout is refused (see :func:`check_csv_layout`).
-    dropna : bool, default=False
-        Drop the rows with a missing value in a kept column (their count is
-        then treated as public) instead of refusing them.
+    missing : {"refuse", "zero"}, default="refuse"
+        Refuse missing values in a kept column, or keep them as NaN cells for
+        the zero-term rule (:func:`dppca.core.tables.check_missing`).
     option : str
-        How the refusal of missing values names the option that drops them.
+        How the refusal of missing values names the option that analyses them.
+    dropna : bool, default=False
+        The old spelling of ``missing="zero"``.
 
     Returns
     -------
@@ -192,7 +195,7 @@ def read_table_file(
     Raises
     ------
     ValueError
-        Unknown columns, a file without rows, missing values without ``dropna``,
+        Unknown columns, a file without rows, missing values under ``"refuse"``,
         column types that differ between chunks of a CSV file.
     TypeError
         A non-numeric column named in ``columns`` (naming it, never quoting values).
@@ -200,11 +203,12 @@ def read_table_file(
         A Parquet file without ``pyarrow`` installed.
     """
     path = Path(path)
+    missing = check_missing(missing, dropna)
     if path.suffix.lower() in {".parquet", ".pq"}:
-        return _read_parquet(path, columns, chunksize, dropna=dropna, option=option)
+        return _read_parquet(path, columns, chunksize, missing=missing, option=option)
     check_csv_layout(path, sep, decimal)
     return _read_csv(
-        path, columns, chunksize, sep=sep, decimal=decimal, dropna=dropna, option=option
+        path, columns, chunksize, sep=sep, decimal=decimal, missing=missing, option=option
     )
 
 
@@ -221,7 +225,7 @@ def _assemble(blocks: list[NDArray[np.float64]], p: int, path: Path) -> NDArray[
     """One C-contiguous array from the chunks' blocks, freeing each once copied."""
     n = sum(b.shape[0] for b in blocks)
     if n == 0:
-        raise ValueError(f"data file {str(path)!r} has a header but no (complete) rows.")
+        raise ValueError(f"data file {str(path)!r} has a header but no rows.")
     out = np.empty((n, p), dtype=np.float64)
     blocks.reverse()
     row = 0
@@ -234,18 +238,11 @@ def _assemble(blocks: list[NDArray[np.float64]], p: int, path: Path) -> NDArray[
 
 
 def _finish(
-    data: NDArray[np.float64],
-    names: tuple[str, ...],
-    left_out: tuple[str, ...],
-    masks: list[NDArray[np.bool_]],
+    data: NDArray[np.float64], names: tuple[str, ...], left_out: tuple[str, ...]
 ) -> TidyTable:
-    """The file's table, the rows kept (one mask per chunk) and the notes of the rule."""
-    kept = np.concatenate(masks) if masks else np.zeros(0, dtype=np.bool_)
+    """The file's table and the notes of the rule (no row is ever dropped)."""
     notes = [left_out_note(left_out)] if left_out else []
-    dropped = data.shape[0] < kept.shape[0]
-    if dropped:
-        notes.append(missing_note(int(data.shape[0])))
-    return TidyTable(data, names, kept if dropped else None, left_out, kept.shape[0], tuple(notes))
+    return TidyTable(data, names, None, left_out, int(data.shape[0]), tuple(notes))
 
 
 def _read_csv(
@@ -255,7 +252,7 @@ def _read_csv(
     *,
     sep: str,
     decimal: str,
-    dropna: bool,
+    missing: str,
     option: str,
 ) -> TidyTable:
     name = f"data file {str(path)!r}"
@@ -265,7 +262,6 @@ def _read_csv(
     blocks: list[NDArray[np.float64]] = []
     names: tuple[str, ...] | None = None
     left_out: tuple[str, ...] = ()
-    masks: list[NDArray[np.bool_]] = []
     # A column with no value in a chunk is read as numbers whatever it holds
     # elsewhere: it takes its kind from the first chunk that has a value in it.
     undecided: set[str] = set()
@@ -282,26 +278,25 @@ def _read_csv(
                 undecided = set(blank)
             part = tidy_table(
                 frame.drop(columns=sorted(blank)),
-                dropna=dropna,
+                missing=missing,
                 chosen=columns is not None,
                 min_cols=0,
                 name=name,
                 option=option,
             )
             if names is not None:
-                _check_same_kinds(part, names, left_out, undecided, name, dropna, option)
+                _check_same_kinds(part, names, left_out, undecided, name, missing, option)
                 left_out = (*left_out, *(c for c in part.left_out if c not in left_out))
                 undecided -= {*part.variables, *part.left_out}
             else:
                 names, left_out = part.variables, part.left_out
-            masks.append(np.ones(part.n_read, np.bool_) if part.kept is None else part.kept)
             blocks.append(part.data)
             del frame, part
     if names is None:
         raise ValueError(f"{name} has a header but no rows.")
     if undecided:  # no value in the whole file: every row misses one
-        _refuse_blank(sorted(undecided), name, dropna, option)
-    return _finish(_assemble(blocks, len(names), path), names, left_out, masks)
+        _refuse_blank(sorted(undecided), name, missing, option)
+    return _finish(_assemble(blocks, len(names), path), names, left_out)
 
 
 def _check_same_kinds(
@@ -310,18 +305,18 @@ def _check_same_kinds(
     left_out: tuple[str, ...],
     undecided: set[str],
     name: str,
-    dropna: bool,
+    missing: str,
     option: str,
 ) -> None:
     """A later chunk must give every column the kind the earlier chunks gave it.
 
     A column blank in the earlier chunks (``undecided``) may turn out to be
     text (left out from the start); as numbers, its blank rows were missing
-    values all along, which a chunked read cannot drop afterwards.
+    values all along, which a chunked read cannot add to the earlier chunks.
     """
     late = [c for c in part.variables if c in undecided]
     if late:
-        _refuse_blank(late, name, dropna, option)
+        _refuse_blank(late, name, missing, option)
     if part.variables != names or not set(part.left_out) <= {*left_out, *undecided}:
         raise ValueError(
             f"{name} has column(s) whose type changes within the file (numbers in "
@@ -329,13 +324,14 @@ def _check_same_kinds(
         )
 
 
-def _refuse_blank(columns: Sequence[str], name: str, dropna: bool, option: str) -> None:
+def _refuse_blank(columns: Sequence[str], name: str, missing: str, option: str) -> None:
     """Refuse numeric columns that are blank over whole chunks of a chunked read."""
     shown = ", ".join(repr(c) for c in columns)
-    if not dropna:
+    if missing != "zero":
         raise ValueError(
-            f"{name} has missing values (NaN, None or pd.NA) in column(s) {shown}; "
-            f"impute them, or pass {option} to analyse the complete rows only."
+            f"{name} has missing values (NaN, None, pd.NA or cells that are not numbers) "
+            f"in column(s) {shown}; impute them, or {option} to analyse the table with "
+            "each missing cell adding nothing to its pairs' terms."
         )
     raise ValueError(
         f"{name} has column(s) {shown} with no value in its first rows; read it in one "
@@ -359,7 +355,7 @@ def read_csv_checked(path: str | Path, *, sep: str = ",", decimal: str = ".") ->
 
 
 def _read_parquet(
-    path: Path, columns: Sequence[str] | None, chunksize: int, *, dropna: bool, option: str
+    path: Path, columns: Sequence[str] | None, chunksize: int, *, missing: str, option: str
 ) -> TidyTable:
     try:
         import pyarrow as pa
@@ -387,18 +383,14 @@ def _read_parquet(
         raise ValueError(f"{name} has no rows.")
     out = np.empty((n, len(numbers)), dtype=np.float64)
     row = 0
-    masks: list[NDArray[np.bool_]] = []
     for batch in handle.iter_batches(batch_size=chunksize, columns=numbers):
         block = np.empty((batch.num_rows, len(numbers)), dtype=np.float64)
         for j, c in enumerate(numbers):  # booleans as 0/1, missing cells as NaN
             block[:, j] = batch.column(c).cast(pa.float64()).to_numpy(zero_copy_only=False)
-        block, kept = drop_missing(block, tuple(numbers), dropna=dropna, name=name, option=option)
-        masks.append(np.ones(batch.num_rows, np.bool_) if kept is None else kept)
+        refuse_missing(block, tuple(numbers), missing=missing, name=name, option=option)
         out[row : row + block.shape[0]] = block
         row += block.shape[0]
-    if row == 0:
-        raise ValueError(f"{name} has no complete rows.")
-    return _finish(out[:row], tuple(numbers), other, masks)
+    return _finish(out[:row], tuple(numbers), other)
 
 
 def write_text_atomically(path: str | os.PathLike[str], text: str) -> Path:

@@ -83,6 +83,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ..core.exceptions import TiedRowsError
 from ..core.progress import ProgressCallback, ProgressLike, resolve_progress
+from ..core.tables import complete_rows
 from ..core.types import Data, Design, Ties
 from ..core.validation import (
     check_data,
@@ -94,7 +95,7 @@ from ..core.validation import (
 )
 from .exact_pairs import _pair_sum
 from .exact_pairs import default_block as default_block  # re-exported: tests import it
-from .pairsums import PairSums, balanced_chunk, balanced_chunks
+from .pairsums import PairSums, add_incomplete_pairs, balanced_chunk, balanced_chunks
 from .threads import _runner
 from .threads import resolve_n_jobs as resolve_n_jobs  # re-exported: it was public here
 
@@ -161,26 +162,25 @@ def is_dask_collection(X: object) -> bool:
 
 
 def validate_kendall_input(
-    X: object, design: str, *, dropna: bool = False
+    X: object, design: str, *, missing: str = "refuse"
 ) -> tuple[Any, tuple[str, ...]]:
     """Validated data for the kernels: a float64 ndarray, or a Dask array.
 
     The kernels only read the data, so an array that is already C-contiguous
-    float64 is used without a copy (large tables). ``dropna`` drops the rows
-    with missing values of an in-memory table (see :func:`check_data`); a Dask
-    collection must be complete.
+    float64 is used without a copy (large tables). ``missing="zero"`` keeps
+    the missing cells of an in-memory table as NaN (see :func:`check_data`);
+    a Dask collection must be complete.
     """
     if is_dask_collection(X):
-        if dropna:
+        if missing == "zero":
             raise ValueError(
-                "dropna=True needs an in-memory table; drop the incomplete rows of the Dask "
-                "collection first (collection.dropna()), knowing that their count is then "
-                "treated as public."
+                "missing='zero' needs an in-memory table; compute the Dask collection "
+                "first, or impute its missing values."
             )
         from .dask_sums import check_dask_data
 
         return check_dask_data(X)
-    return check_data(X, copy=False, dropna=dropna)
+    return check_data(X, copy=False, missing=missing)
 
 
 def kendall_matrix(
@@ -203,11 +203,28 @@ def kendall_matrix(
     """
     n = data.shape[0]
     dask = is_dask_collection(data)
+    complete = None if dask else complete_rows(data)
     if design == "exact":
         if dask:
             from .dask_sums import dask_pair_sum
 
             sums = dask_pair_sum(data, ties=ties, block_size=block_size, progress=progress)
+        elif complete is not None:
+            # missing="zero": the complete rows' pairs by the fast route, then every
+            # pair holding a missing cell from the coordinates present in both rows
+            sums = PairSums(data.shape[1])
+            if complete.sum() >= 2:
+                sums = _pair_sum(
+                    np.ascontiguousarray(data[complete]),
+                    ties=ties,
+                    block_size=block_size,
+                    progress=progress,
+                    n_jobs=n_jobs,
+                )
+            if sums.example is not None:
+                rows = np.flatnonzero(complete)
+                sums.example = (int(rows[sums.example[0]]), int(rows[sums.example[1]]))
+            add_incomplete_pairs(sums, data, complete, ties)
         else:
             sums = _pair_sum(
                 data, ties=ties, block_size=block_size, progress=progress, n_jobs=n_jobs

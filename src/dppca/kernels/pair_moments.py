@@ -15,6 +15,7 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
+from ..core.tables import complete_rows
 from .moments import moment_rows
 
 __all__ = [
@@ -131,11 +132,20 @@ def clipped_moments_all_pairs(
     at least the sum of the squared projections, overflow counts as an
     infinite norm (contribution ``(0, clip)``), and NaN as infinity. So the
     sensitivity bound holds for the computed statistic, not only for the exact
-    one. The statistic is in the data's units (the clip level is), so it is
+    one. Under ``missing="zero"`` a coordinate missing in either row of a pair
+    is 0 in its difference: the term is formed from the present coordinates
+    and lies in the same polytope (the zero vector, one of its vertices, when
+    none is left); the complete rows' pairs take the kernel above, the
+    others an explicit pass, and all are divided by the ``n (n - 1) / 2``
+    pairs of all n rows. The statistic is in the data's units (the clip level is), so it is
     not rescaled to be scale invariant as the Kendall matrix is.
     """
     x = np.asarray(data, dtype=np.float64)
     n = x.shape[0]
+    complete = complete_rows(x)
+    full = x
+    if complete is not None:  # missing="zero": the pairs with a gap are added below
+        x = np.ascontiguousarray(x[complete])
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         if shift is not None:
             x = x - shift
@@ -143,7 +153,35 @@ def clipped_moments_all_pairs(
     rows = moment_rows(x, y, clip, n_jobs=n_jobs)
     count = n * (n - 1) / 2.0
     totals = rows.sum(axis=0)
+    if complete is not None:
+        totals = totals + _incomplete_pair_sums(full, complete, vectors, clip)
     return totals[:-1] / count, float(totals[-1]) / count
+
+
+def _incomplete_pair_sums(
+    data: NDArray[np.float64],
+    complete: NDArray[np.bool_],
+    vectors: NDArray[np.float64],
+    clip: float,
+) -> NDArray[np.float64]:
+    """Summed moments of the pairs holding a missing cell, from their present coordinates.
+
+    Each incomplete row ``a`` against every complete row and the incomplete
+    rows after it (each pair once); a coordinate missing in either row is 0
+    in ``z`` (:func:`clipped_moments_disjoint` does the polytope-safe rest).
+    """
+    whole = np.flatnonzero(complete)
+    gaps = np.flatnonzero(~complete)
+    total = np.zeros(vectors.shape[1] + 1)
+    for t, a in enumerate(gaps):
+        partners = np.concatenate([whole, gaps[t + 1 :]])
+        if partners.size == 0:
+            continue
+        with np.errstate(over="ignore", invalid="ignore"):
+            z = (data[a] - data[partners]) / math.sqrt(2.0)
+        w, s = clipped_moments_disjoint(z, vectors, clip)
+        total += np.append(w, s) * partners.size
+    return total
 
 
 def clipped_moments_pairings(
@@ -172,8 +210,13 @@ def clipped_moments_disjoint(
     """The same moments averaged over given disjoint pair differences ``z`` (m x p).
 
     Each pair's contribution is put inside the polytope of
-    :func:`moment_sensitivity` as in :func:`clipped_moments_all_pairs`.
+    :func:`moment_sensitivity` as in :func:`clipped_moments_all_pairs`; a
+    coordinate missing in either row (NaN, under ``missing="zero"``; finite
+    rows give inf, never NaN) is 0 in the difference, so the pair's term is
+    formed from its present coordinates (the zero vector when none is left)
+    and the pair still counts among the m.
     """
+    z = np.where(np.isnan(z), 0.0, z)
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         squares = _nan_to_inf((z @ vectors) ** 2)
         sq = _nan_to_inf(np.einsum("ij,ij->i", z, z))

@@ -30,10 +30,12 @@ __all__ = [
     "HUGE_SQ",
     "PairSums",
     "add_exact_pairs",
+    "add_incomplete_pairs",
     "add_unit_outer",
     "balanced_chunk",
     "balanced_chunks",
     "exact_tiles",
+    "fill_missing",
     "gram",
     "pairs_of_tile",
     "power_of_two_scale",
@@ -118,6 +120,50 @@ def add_unit_outer(
     sq = np.einsum("ij,ij->i", diff, diff)
     diff /= np.sqrt(sq)[:, None]
     sums.matrix += gram(diff)
+
+
+def fill_missing(diff: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Differences with their missing coordinates (NaN) set to 0, the all-zero rows dropped.
+
+    The rule of ``missing="zero"`` for a pair term: a coordinate missing in
+    either row adds nothing, and the term is formed from the coordinates
+    present in both (a unit vector among them; the zero term when none
+    differs). Finite rows never give a NaN difference (:func:`subtract_rows`),
+    so NaN marks a missing cell. A pair left without a non-zero coordinate is
+    a zero term, not a tie: only rows that coincide in every coordinate are.
+    """
+    filled = np.where(np.isnan(diff), 0.0, diff)
+    return filled[np.any(filled != 0.0, axis=1)]
+
+
+def add_incomplete_pairs(
+    sums: PairSums, data: NDArray[np.float64], complete: NDArray[np.bool_], ties: str
+) -> None:
+    """Add the terms of every pair that holds a row with a missing cell (exact design).
+
+    Row by row over the incomplete rows ``a``: the partners are every
+    complete row and the incomplete rows after ``a``, so each such pair is
+    visited once. Each term is formed from the coordinates present in both
+    rows (:func:`fill_missing`). O(n p^2) per incomplete row, explicit
+    differences only.
+    """
+    whole = np.flatnonzero(complete)
+    gaps = np.flatnonzero(~complete)
+    with np.errstate(all="ignore"):
+        for t, a in enumerate(gaps):
+            partners = np.concatenate([whole, gaps[t + 1 :]])
+            for start in range(0, partners.size, EXACT_CHUNK):
+                rows = partners[start : start + EXACT_CHUNK]
+                diff = fill_missing(
+                    subtract_rows(np.broadcast_to(data[a], (rows.size, data.shape[1])), data[rows])
+                )
+                if diff.shape[0]:
+                    add_unit_outer(sums, diff, ties, _no_tie)  # no all-zero row is left
+
+
+def _no_tie(b: int) -> tuple[int, int]:  # pragma: no cover - never called
+    """``locate`` for terms of present coordinates: fill_missing leaves no tie."""
+    raise AssertionError("a pair with a missing cell is never a tie")
 
 
 def subtract_rows(
@@ -263,7 +309,9 @@ def balanced_chunk(block: NDArray[np.float64], m: int, ties: str, start: int, n:
     (mod n): its first ``c`` rows are paired with their next ``m`` neighbours.
     Differences are explicit, so ties are decided by the same rule as in the
     exact design. A tie example is reported as a pair of *positions* in the
-    permuted order.
+    permuted order. A pair in which either row has a missing cell (NaN, kept
+    by ``missing="zero"``) adds the term of its present coordinates
+    (:func:`fill_missing`) and is never a tie.
     """
     with np.errstate(all="ignore"):  # overflow -> inf -> a tie; handled, not reported
         c = block.shape[0] - m
@@ -272,12 +320,30 @@ def balanced_chunk(block: NDArray[np.float64], m: int, ties: str, start: int, n:
             subtract_rows(block[:c], block[k : k + c], out=diff[k - 1])
         sums = PairSums(block.shape[1])
 
+        flat = diff.reshape(m * c, -1)
+        gaps = np.isnan(flat).any(axis=1)
+        if gaps.any():  # missing="zero": those pairs' terms from their present coordinates
+            sums.merge(_gap_sums(flat[gaps], ties))
+            flat = flat[~gaps]
+            index = np.flatnonzero(~gaps)
+        else:
+            index = None
+
         def locate(b: int) -> tuple[int, int]:
-            k, a = divmod(b, c)
+            k, a = divmod(b if index is None else int(index[b]), c)
             return (start + a) % n, (start + a + k + 1) % n
 
-        add_unit_outer(sums, diff.reshape(m * c, -1), ties, locate)
+        add_unit_outer(sums, flat, ties, locate)
         return sums
+
+
+def _gap_sums(diff: NDArray[np.float64], ties: str) -> PairSums:
+    """The terms of pairs with a missing coordinate (never a tie; see :func:`fill_missing`)."""
+    sums = PairSums(diff.shape[1])
+    filled = fill_missing(diff)
+    if filled.shape[0]:
+        add_unit_outer(sums, filled, ties, _no_tie)
+    return sums
 
 
 def balanced_chunks(n: int, m: int, chunk: int) -> list[tuple[int, int]]:

@@ -12,12 +12,13 @@ import collections
 import functools
 import itertools
 import os
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["blas_single_threaded_by_env", "resolve_n_jobs"]
+__all__ = ["blas_single_threaded_by_env", "hold_blas", "resolve_n_jobs"]
 
 
 def resolve_n_jobs(n_jobs: int | None) -> int:
@@ -42,6 +43,48 @@ _BLAS_THREAD_VARS = (
 def blas_single_threaded_by_env() -> bool:
     """Whether the environment already holds BLAS to one thread (read at BLAS's load)."""
     return any(os.environ.get(name, "").strip() == "1" for name in _BLAS_THREAD_VARS)
+
+
+@contextmanager
+def hold_blas(threads: int = 1) -> Iterator[None]:
+    """Hold BLAS (and LAPACK) to ``threads`` threads inside the block.
+
+    A release's parallel work is the kernels' own thread pool
+    (:func:`_runner`); the BLAS calls around it (the tau kernel's products,
+    the scree's projections, eigensolvers, the post-release checks) are
+    small or many, and BLAS's own threads spin while they wait: on a loaded
+    machine that multiplies a release's CPU time several fold. The executor
+    therefore runs every release inside this block. It needs threadpoolctl
+    (the ``fast`` extra); without it the block changes nothing (set
+    ``OPENBLAS_NUM_THREADS=1`` or the like before Python starts).
+
+    The limit is process-wide, so overlapping holders (releases in the app's
+    sessions, each in its own thread) share one: the first sets it, the last
+    to leave restores what was there before, never an earlier holder's value.
+    """
+    global _held, _held_limits
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        yield
+        return
+    with _hold_lock:
+        if _held == 0:
+            _held_limits = threadpool_limits(limits=threads, user_api="blas")
+        _held += 1
+    try:
+        yield
+    finally:
+        with _hold_lock:
+            _held -= 1
+            if _held == 0 and _held_limits is not None:
+                _held_limits.restore_original_limits()
+                _held_limits = None
+
+
+_hold_lock = threading.Lock()
+_held = 0
+_held_limits: Any = None
 
 
 @contextmanager

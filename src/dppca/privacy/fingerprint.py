@@ -27,11 +27,10 @@ def fingerprint(data: Any, columns: Sequence[str] | None = None) -> str:
     Parameters
     ----------
     data : DataFrame or array-like of shape (n, p)
-        The table as read, before any column choice, scaling or dropping of
-        incomplete rows. For a DataFrame every column the rule for messy
-        tables analyses counts (numbers, and booleans as 0/1, see
-        :func:`dppca.core.tables.column_kind`); text columns, such as group
-        labels, do not. An array is converted to float64.
+        The table as read, before any column choice or scaling. For a
+        DataFrame every column the rule for messy tables analyses counts
+        (numbers, and booleans as 0/1, see :func:`dppca.core.tables.column_kind`);
+        text columns, such as group labels, do not. An array is converted to float64.
     columns : sequence of str, optional
         One name per column of an array; default the DataFrame's names, else
         ``V1..Vp``.
@@ -49,11 +48,8 @@ def fingerprint(data: Any, columns: Sequence[str] | None = None) -> str:
     (the rows are the same people), any changed value (``-0.0`` counts as
     ``0.0``, every NaN as one NaN), row or name gives another. Which columns
     are analysed, and how they are scaled, does not matter: every analysis of
-    the same rows spends from one budget. Nor does ``dropna``: the digest is
-    taken before incomplete rows are dropped (missing cells count as NaN),
-    since the dropped rows are still the same people's table, and a digest of
-    the complete rows only would give each choice of analysed columns (each
-    set of complete rows) a budget of its own. Booleans count as 0/1, so a
+    the same rows spends from one budget, whatever the ``missing`` rule
+    (missing cells count as NaN). Booleans count as 0/1, so a
     flag written ``True``/``False`` or ``1``/``0`` names the same dataset.
 
     The digest is stored on the data holder's machine only. It is not a
@@ -70,17 +66,13 @@ def fingerprint(data: Any, columns: Sequence[str] | None = None) -> str:
     from ..core.tables import check_unique_columns
 
     if isinstance(data, pd.DataFrame):
-        from ..core.tables import column_kind
+        from ..core.tables import tidy_table
 
-        check_unique_columns(list(data.columns), "data")  # as every analysis does
-        numeric = [c for c in data.columns if column_kind(data[c]) != "other"]
+        # the columns the rule for messy tables analyses, as it reads them
+        table = tidy_table(data, missing="zero", min_cols=0, name="data")
         if columns is None:
-            columns = [str(c) for c in numeric]
-        frame = data[numeric]
-        flags = [c for c in numeric if frame[c].dtype == object]  # booleans with gaps
-        if flags:
-            frame = frame.astype(dict.fromkeys(flags, "boolean"))
-        data = frame.to_numpy(dtype=np.float64, na_value=np.nan)
+            columns = list(table.variables)
+        data = table.data
     arr = np.asarray(data)
     if arr.ndim != 2:
         raise ValueError(f"data must be two-dimensional; got {arr.ndim} dimension(s).")

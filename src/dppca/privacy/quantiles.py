@@ -291,6 +291,7 @@ def em_quantile(
     q: float,
     eps: float,
     rng: np.random.Generator,
+    present: NDArray[np.bool_] | None = None,
 ) -> tuple[float, float]:
     """Pure-DP choice of the public bin ``(edges[i], edges[i+1]]`` holding the q-quantile.
 
@@ -307,15 +308,28 @@ def em_quantile(
     the quantile always scores best, even when the data are narrower than the
     ladder's spacing.
 
+    ``present`` (a mask, default all) marks the values that exist; each of
+    the others (missing under ``missing="zero"``) adds ``q`` to every count,
+    as if a share ``q`` of it lay below every edge, so the chosen bin holds
+    the q-quantile of the present values while the target stays ``q N`` for
+    the public ``N = x.size``. A value that appears, disappears or moves
+    still changes every count by at most one (``max(q, 1 - q)``), so the
+    utilities keep sensitivity 1.
+
     Returns
     -------
     (lower, upper) : the chosen bin's edges.
     """
-    x = np.sort(np.nan_to_num(np.asarray(x, dtype=np.float64), nan=np.inf))
+    x = np.asarray(x, dtype=np.float64)
+    size = x.size
+    if present is not None:
+        x = x[np.asarray(present, dtype=bool)]
+    x = np.sort(np.nan_to_num(x, nan=np.inf))
     edges = np.asarray(edges, dtype=np.float64)
     at_or_below = np.searchsorted(x, edges, side="right").astype(np.float64)
+    at_or_below += q * (size - x.size)  # each absent value: a share q below every edge
     below, upto = at_or_below[:-1], at_or_below[1:]
-    target = q * x.size
+    target = q * size
     utility = -np.maximum(np.maximum(below - target, target - upto), 0.0)
     i = exponential_mechanism(utility, eps=eps, sensitivity=1.0, rng=rng)
     return float(edges[i]), float(edges[i + 1])

@@ -36,6 +36,7 @@ import numpy as np
 
 from ..core.types import RandomStateLike
 from ..core.validation import check_budget, check_random_state
+from ..kernels.threads import hold_blas
 from .forecast import enforce
 
 if TYPE_CHECKING:
@@ -245,7 +246,9 @@ def execute(
         budget.check(plan.cost)
     plan.screen(data)
     rng = check_random_state(random_state)
-    result = plan.draw(data, rng)
+    with hold_blas():  # the kernels bring their own threads; BLAS's would only spin
+        result = plan.draw(data, rng)
     if budget is not None:
         budget.spend(plan.cost)
-    return plan.review(result)
+    with hold_blas():
+        return plan.review(result)

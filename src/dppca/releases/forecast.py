@@ -31,6 +31,8 @@ __all__ = [
     "direction_problem",
     "em_failure_bound",
     "enforce",
+    "estimate_seconds",
+    "time_lines",
 ]
 
 # Assumed ratio of the scree's clip level R^2 to the total variance. The level
@@ -193,3 +195,125 @@ def enforce(forecast: Forecast, accuracy: str) -> None:
             text + " Nothing was spent. Pass accuracy='warn' to release anyway."
         )
     warnings.warn(text, AccuracyWarning, stacklevel=_user_stacklevel())
+
+
+# --------------------------------------------------------------------------- time
+
+#: CPU-seconds per unit of work, one thread, measured on a loaded 2-core
+#: machine (Haswell, OpenBLAS) with benchmarks/bench_speed.py and the kernels'
+#: own timings; a machine of its own is faster. The exact spherical Kendall
+#: matrix: per n^2 p (the Gram tiles) and per p^2 (the p x p work around them).
+_SECONDS = MappingProxyType(
+    {
+        "kendall_exact": 1.3e-10,
+        "kendall_exact_p2": 7e-8,
+        "kendall_balanced": 2.5e-8,  # per n m p (explicit differences)
+        "tau_exact": 8e-9,  # per n log2(n) p (p - 1) / 2 (compiled counts)
+        "tau_balanced": 1e-8,  # per n m p
+        "moments": 6e-10,  # per n^2 / 2 (p + k): the scree's all-pairs moments
+        "noise_vetted": 2.5e-5,  # per value of the vetted (unseeded) sampler
+        "noise_numpy": 1e-7,  # per value of numpy's
+        "eigen": 1e-10,  # per p^3 (partial solves; Lanczos is faster, not slower)
+        "overhead": 0.3,  # imports, checks and the result
+    }
+)
+#: Above this many estimated CPU-s a plan on the exact design is told about
+#: the balanced one (``--design balanced``), where the release offers it.
+SUGGEST_BALANCED_SECONDS = 60.0
+
+
+def _directions_seconds(plan: Any, *, vetted: bool) -> float:
+    """CPU-s of a direction release (kernel, noise, eigensolve, post-release check)."""
+    from .resolvability import CHECK_MAX_P, replicates_for
+
+    n, p = int(plan.n), int(plan.p)
+    m = int(getattr(plan, "m", None) or 20)
+    tau = getattr(plan, "estimator", "kendall") == "tau"
+    if getattr(plan, "design", "exact") == "balanced":
+        kernel = _SECONDS["tau_balanced" if tau else "kendall_balanced"] * n * m * p
+        kernel += _SECONDS["kendall_exact_p2"] * p * p
+    elif tau:
+        kernel = _SECONDS["tau_exact"] * n * math.log2(max(2, n)) * p * (p - 1) / 2
+    else:
+        kernel = _SECONDS["kendall_exact"] * n * n * p + _SECONDS["kendall_exact_p2"] * p * p
+    values = p * (p + 1) / 2
+    noise = values * _SECONDS["noise_vetted" if vetted else "noise_numpy"]
+    eigen = _SECONDS["eigen"] * p**3
+    check = 0.0
+    if p <= CHECK_MAX_P:
+        check = replicates_for(p) * (eigen + values * _SECONDS["noise_numpy"])
+    return kernel + noise + eigen + check
+
+
+def estimate_seconds(plan: Any, *, vetted: bool | None = None) -> float:
+    """A data-free estimate of the CPU-seconds a release plan will take (one thread).
+
+    Reads the plan's public settings only (n, p, k, the design, the estimator,
+    the pairing): a cost model fitted to the kernels' measured times (see
+    ``_SECONDS``). ``vetted`` says whether the noise comes from the vetted
+    sampler (an unseeded release with OpenDP installed; the default assumes it
+    when OpenDP can be imported). It is an order of magnitude, not a promise:
+    the machine's speed and load move it by a factor of two or more.
+    """
+    if vetted is None:
+        import importlib.util
+
+        vetted = importlib.util.find_spec("opendp") is not None
+    inner = getattr(plan, "inner", None)  # a plan wrapped with private scales
+    if inner is not None:
+        plan = inner
+    kind = getattr(plan, "kind", "")
+    total = _SECONDS["overhead"]
+    if kind in ("directions",):
+        return total + _directions_seconds(plan, vetted=vetted)
+    if kind == "report":
+        for _, part in plan.plans:
+            total += estimate_seconds(part, vetted=vetted) - _SECONDS["overhead"]
+        return total + 2.0  # the figures and the page
+    directions = getattr(plan, "directions", None)
+    if directions is not None:
+        total += _directions_seconds(directions, vetted=vetted)
+    if kind == "scree" and getattr(plan, "pairing", "all") == "all":
+        n, p = int(plan.n), int(plan.p)
+        k = int(getattr(plan, "k", 0) or p)
+        total += _SECONDS["moments"] * n * n / 2 * (p + k)
+    return total
+
+
+def _format_seconds(seconds: float) -> str:
+    if seconds < 60:
+        return f"{max(seconds, 0.1):.2g} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.2g} min"
+    return f"{seconds / 3600:.2g} h"
+
+
+def time_lines(plan: Any, *, vetted: bool | None = None) -> tuple[str, ...]:
+    """What a preview or ``--dry-run`` says about time: the estimate and, if long, a way out.
+
+    The balanced design is suggested when the plan (or its direction part)
+    uses the exact design, the estimate exceeds :data:`SUGGEST_BALANCED_SECONDS`
+    and the balanced design would take less than half as long.
+    """
+    seconds = estimate_seconds(plan, vetted=vetted)
+    lines = [
+        f"estimated time: about {_format_seconds(seconds)} of CPU (a data-free estimate "
+        "from n, p and the settings; the machine's speed and load change it)"
+    ]
+    plan = getattr(plan, "inner", None) or plan
+    if seconds > SUGGEST_BALANCED_SECONDS and getattr(plan, "kind", "") in (
+        "directions",
+        "loading",
+    ):
+        part = plan if plan.kind == "directions" else plan.directions
+        if getattr(part, "design", "exact") == "exact":
+            import dataclasses
+
+            balanced = dataclasses.replace(part, design="balanced", m=None)
+            faster = estimate_seconds(balanced, vetted=vetted)
+            if faster < seconds / 2:
+                lines.append(
+                    f"the balanced design (--design balanced, design='balanced') would take "
+                    f"about {_format_seconds(faster)}, at the same privacy cost"
+                )
+    return tuple(lines)

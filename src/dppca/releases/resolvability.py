@@ -70,6 +70,14 @@ its ``directions_release`` without warning: its variances are measured along
 the released directions, which stays right when a direction is one of many
 of equal variance. A score release warns as a direction release does.
 
+Wide tables. The draws follow p: 64 up to p = 256, then fewer (16 at
+p = 512, 4 from p = 1024; :func:`replicates_for` states what the coarser
+quantile costs), each decomposed only for its top k pairs
+(:func:`dppca.kernels.eigen.top_eigh`: Lanczos from p = 1000, started from
+the released PC1). Above :data:`CHECK_MAX_P` = 2000 columns a release skips
+the check (its ``resolvability`` is None): at p = 5000 one draw is a
+200 MB noise matrix and an eigensolve as long as the release's own.
+
 Privacy: the check reads the released matrix, sigma and k only; its draws
 come from a stream of their own (:func:`resolvability_rng`), never from the
 stream that made the release's noise, so it costs nothing and the noise
@@ -92,18 +100,23 @@ from ..core.exceptions import AccuracyWarning, InaccurateReleaseError
 from ..core.types import RandomStateLike
 from ..core.validation import HardenedGenerator, check_random_state
 from ..core.warnings import _user_stacklevel
+from ..kernels.eigen import top_eigh
 from ..privacy.mechanisms import symmetric_gaussian_noise
 
 __all__ = [
+    "CHECK_MAX_P",
     "DOMINANCE_SHARE",
+    "MIN_REPLICATES",
     "QUANTILE",
     "THRESHOLD",
     "Resolvability",
     "assess_directions",
+    "check_release",
     "dominant_column",
     "enforce_released",
     "enforce_resolved",
     "pc_list",
+    "replicates_for",
     "resolvability_rng",
     "warn_dominant_column",
 ]
@@ -112,9 +125,15 @@ __all__ = [
 QUANTILE = 0.75
 #: A direction or subspace whose bootstrap sinTheta quantile exceeds this is unresolved.
 THRESHOLD = 0.45
-#: Bootstrap draws for p <= 256; fewer for larger p (at least 16), so the check
-#: costs about as much as 64 decompositions of a 256 x 256 matrix.
+#: Bootstrap draws for p <= 256; fewer for larger p (:func:`replicates_for`).
 REPLICATES = 64
+#: The fewest draws the check makes (from p = 1024 on).
+MIN_REPLICATES = 4
+#: Above this many columns a release skips the check (:func:`check_release` gives
+#: None): each draw is a p x p noise matrix and a partial eigensolve, several
+#: times the release's own work, and there the data-free forecast, made
+#: before spending, is the accuracy statement.
+CHECK_MAX_P = 2000
 METHOD = "parametric bootstrap"
 _R = TypeVar("_R")
 # An extra spawn-key entry no numpy ``spawn`` produces, so the check's stream
@@ -258,6 +277,42 @@ def _sin_max(a: NDArray[np.float64], b: NDArray[np.float64]) -> float:
     return float(math.sqrt(max(0.0, 1.0 - float(min(s.min(), 1.0)) ** 2)))
 
 
+def replicates_for(p: int) -> int:
+    """Bootstrap draws for a p x p release: 64 up to p = 256, then fewer, at least 4.
+
+    ``round(64 (256 / p)^2)`` above 256 (16 at p = 512, 4 from p = 1024), so
+    the check's cost, a noise matrix and a partial eigensolve per draw, stays
+    near a few of the release's own eigensolves. The judged quantile is then
+    coarser: the 75 % quantile of B draws interpolates between the two
+    largest of 4 (B = 4), and each of those lies on the wrong side of the
+    distribution's own 75 % quantile with probability 0.26 (the third
+    largest above it) or 0.32 (the largest below it). The decision changes
+    only for releases whose bootstrap distances straddle the threshold.
+    """
+    if p <= 256:
+        return REPLICATES
+    return max(MIN_REPLICATES, round(REPLICATES * (256 / p) ** 2))
+
+
+def check_release(
+    noisy_matrix: NDArray[np.float64],
+    sigma: float,
+    k: int,
+    *,
+    random_state: RandomStateLike,
+    vectors: NDArray[np.float64] | None = None,
+) -> Resolvability | None:
+    """The check a release attaches: :func:`assess_directions`, or None above ``CHECK_MAX_P``.
+
+    Above :data:`CHECK_MAX_P` columns the check is skipped (its draws would
+    cost several times the release) and the result's ``resolvability`` is
+    None: no warning and no figure note come from it.
+    """
+    if noisy_matrix.shape[0] > CHECK_MAX_P:
+        return None
+    return assess_directions(noisy_matrix, sigma, k, random_state=random_state, vectors=vectors)
+
+
 def assess_directions(
     noisy_matrix: ArrayLike,
     sigma: float,
@@ -265,6 +320,7 @@ def assess_directions(
     *,
     random_state: RandomStateLike = None,
     replicates: int | None = None,
+    vectors: NDArray[np.float64] | None = None,
 ) -> Resolvability:
     """Judge whether the top-k directions of a released matrix stand out from its noise.
 
@@ -280,7 +336,11 @@ def assess_directions(
         Source of the bootstrap draws. A release passes the stream of
         :func:`resolvability_rng`, never its noise stream.
     replicates : int, optional
-        Bootstrap draws; default :data:`REPLICATES` (fewer for p > 256).
+        Bootstrap draws; default :func:`replicates_for` ``(p)`` (64 up to
+        p = 256, fewer above).
+    vectors : ndarray of shape (p, k), optional
+        The released matrix's top-k eigenvectors, when the caller has them
+        (any signs); computed here otherwise.
 
     Returns
     -------
@@ -310,19 +370,23 @@ def assess_directions(
         raise ValueError(f"sigma must be finite and > 0; got {sigma!r}.")
     k, sigma = int(k), float(sigma)
     if replicates is None:
-        replicates = REPLICATES if p <= 256 else max(16, int(REPLICATES * (256 / p) ** 3))
+        replicates = replicates_for(p)
     # post-processing draws: a plain numpy generator (None: fresh entropy, not hardened)
     rng = np.random.default_rng() if random_state is None else check_random_state(random_state)
     matrix = 0.5 * (matrix + matrix.T)
     dim = k if k < p else min(2, p)
-    _, vectors = np.linalg.eigh(matrix)
-    released = vectors[:, ::-1][:, :k]
+    if vectors is None or np.shape(vectors) != (p, k):
+        released = top_eigh(matrix, k)[1]  # partial when k << p
+    else:
+        released = np.asarray(vectors, dtype=np.float64)
     pcs = np.empty((replicates, k))
     subspace = np.empty(replicates)
     for b in range(replicates):
         # fresh noise of the release's law, from the check's own stream
-        _, v = np.linalg.eigh(symmetric_gaussian_noise(p, sigma, rng, value=matrix))
-        v = v[:, ::-1][:, :k]
+        noisy = symmetric_gaussian_noise(p, sigma, rng, value=matrix)
+        # Lanczos (p >= 1000) to 1e-8: the distances are judged against 0.45
+        v = top_eigh(noisy, k, start=released[:, 0], tol=1e-8)[1]
+        del noisy
         cos = np.abs(np.einsum("ij,ij->j", v, released))
         pcs[b] = np.sqrt(np.clip(1.0 - cos**2, 0.0, 1.0))
         subspace[b] = _sin_max(v[:, :dim], released[:, :dim]) if dim < p else 0.0

@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...core.lazy import is_dataframe
+from ...core.tables import complete_rows
 from .result import DirectionsResult
 
 __all__ = ["refuse_own_directions", "resolve_directions"]
@@ -64,6 +65,9 @@ def refuse_own_directions(
     """
     if matrix.size == 0:
         return
+    complete = complete_rows(data)  # the rows pc_dir compares (missing="zero")
+    if complete is not None:
+        data = data[complete]
     with np.errstate(all="ignore"):
         cov = np.cov(data, rowvar=False).reshape(data.shape[1], data.shape[1])
         if not np.isfinite(cov).all():

@@ -12,6 +12,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...core.progress import ProgressLike
+from ...core.tables import MissingRule, check_missing, complete_rows, document_missing
 from ...core.types import Accuracy, Calibration, Data, Design, RandomStateLike, Sensitivity, Ties
 from ...core.validation import check_data, check_design, check_k
 from ...kernels.kendall import validate_kendall_input
@@ -24,6 +25,7 @@ from .tau import Estimator
 __all__ = ["dp_pc_dir", "pc_dir", "pc_dir_checked"]
 
 
+@document_missing
 def dp_pc_dir(
     X: Data,
     k: int | None = None,
@@ -44,6 +46,7 @@ def dp_pc_dir(
     scale: Literal["private"] | None = None,
     scale_share: float = SCALE_SHARE,
     estimator: Estimator = "kendall",
+    missing: MissingRule = "refuse",
     dropna: bool = False,
 ) -> DirectionsResult:
     """Differentially private PC directions (g-DPPCA, spherical case).
@@ -126,12 +129,10 @@ def dp_pc_dir(
         scales (``scale`` must then be None; ``sensitivity="tight"`` and
         ``ties="zero"`` only). In-memory data only; O(n^2 p^2) time. Its
         noise scale and cost are those of the Kendall release.
+    missing : {"refuse", "zero"}, default="refuse"
+        %(missing)s
     dropna : bool, default=False
-        Missing values (NaN, None, pd.NA) in the analysed columns are refused
-        unless this is True; then the rows holding one are dropped, and the
-        count of complete rows is treated as public (it is the n of the
-        release). Either way booleans are analysed as 0/1 and non-numeric
-        columns are left out with a ``DataWarning`` (:mod:`dppca.core.tables`).
+        The old spelling of ``missing="zero"`` (see ``missing``).
 
     Returns
     -------
@@ -212,7 +213,8 @@ def dp_pc_dir(
     >>> res.to_frame().shape
     (20, 2)
     """
-    checked = _check_input(X, design, dropna)
+    missing = check_missing(missing, dropna)
+    checked = _check_input(X, design, missing)
     n, p = checked.shape
     plan = plan_pc_dir(
         n,
@@ -233,14 +235,15 @@ def dp_pc_dir(
         scale=scale,
         scale_share=scale_share,
         estimator=estimator,
+        missing=missing,
     )
     result: DirectionsResult = execute(plan, checked, budget=budget, random_state=random_state)
     return result
 
 
-def _check_input(X: Data, design: object, dropna: bool = False) -> CheckedData:
+def _check_input(X: Data, design: object, missing: str = "refuse") -> CheckedData:
     """The table checked once for a direction release (in memory or Dask)."""
-    data, variables = validate_kendall_input(X, check_design(design), dropna=dropna)
+    data, variables = validate_kendall_input(X, check_design(design), missing=missing)
     return CheckedData(data, variables)
 
 
@@ -278,8 +281,15 @@ def pc_dir(X: Data, k: int | None = None) -> DirectionsResult:
 def pc_dir_checked(
     data: NDArray[np.float64], variables: tuple[str, ...], k: int | None = None
 ) -> DirectionsResult:
-    """:func:`pc_dir` on an in-memory table already checked by ``check_data`` (internal)."""
+    """:func:`pc_dir` on an in-memory table already checked by ``check_data`` (internal).
+
+    A table with missing cells (``missing="zero"``) gives the directions of its
+    complete rows (a non-private comparison; ``n`` stays every row).
+    """
     n, p = data.shape
+    complete = complete_rows(data)
+    if complete is not None:
+        data = data[complete]
     k = check_k(k, p)
     # Tiny data (subnormal values) would give a covariance of zeros: scale by a
     # power of two (exact) into the normal range, and the eigenvalues back.

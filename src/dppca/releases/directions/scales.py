@@ -146,7 +146,14 @@ def draw_private_scales(
     value is then the noisy scan :func:`dppca.privacy.quantiles.ladder_quantile` on
     the public ladder :func:`scale_ladder` (fixed before any data are read),
     whose cumulative counts move by at most one when one value changes: it
-    is (eps_each / 2 + eps_each / 2)-DP. The p columns compose; the plan
+    is (eps_each / 2 + eps_each / 2)-DP. A pair with a missing cell in
+    column ``j`` (``missing="zero"``) counts as a zero difference there (a
+    map of that pair alone, so the argument is unchanged), and the rank
+    aimed at stays ``0.75 m`` of the public ``m``: with a share ``f`` of
+    such pairs the scale is the ``(0.75 - f) / (1 - f)`` quantile of the
+    present differences, always within reach (counting them in no bin
+    would aim at ``0.75 / (1 - f)``, out of reach once ``f > 0.25``). The p
+    columns compose; the plan
     records p pure parts for the tight accountant. The output is a ladder
     candidate at or above the noisy quantile, so it has the ladder's 15%
     resolution; measured on raw-unit tables, finer ladders lost more to the
@@ -158,7 +165,9 @@ def draw_private_scales(
     out = np.empty(p)
     for j in range(p):
         unit = float(units[j])
-        d = np.maximum(diffs[:, j] / unit, ZERO_FLOOR)  # NaN-free: checked data
+        # a pair with a missing cell in column j (NaN, missing="zero") counts as a
+        # zero difference: at the bottom of the ladder, a map of the pair alone
+        d = np.maximum(np.nan_to_num(diffs[:, j] / unit, nan=0.0), ZERO_FLOOR)
         t = ladder_quantile(
             d, ladder, q=SCALE_QUANTILE, eps1=eps_each / 2, eps2=eps_each / 2, rng=rng
         )

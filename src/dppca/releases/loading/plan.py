@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ...core.progress import ProgressLike
+from ...core.tables import MissingRule
 from ...core.types import Calibration, Design, Sensitivity, SignReference, Ties
 from ...core.validation import (
     check_bool,
@@ -143,6 +144,7 @@ def plan_loading(
     scale: str | None = None,
     scale_share: float = SCALE_SHARE,
     estimator: Estimator = "kendall",
+    missing: MissingRule = "refuse",
 ) -> LoadingPlan:
     """Price and forecast a :func:`dp_loading` call without any data.
 
@@ -184,6 +186,7 @@ def plan_loading(
         scale=scale,
         scale_share=scale_share,
         estimator=estimator,
+        missing=missing,
     )
     first, second = components
     return LoadingPlan(plan, k, (int(first), int(second)), compare, sign_reference)

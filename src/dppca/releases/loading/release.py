@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...core.progress import ProgressLike
+from ...core.tables import MissingRule, check_missing, document_missing
 from ...core.types import (
     Accuracy,
     Calibration,
@@ -106,6 +107,7 @@ def _given_directions(
     return res, k
 
 
+@document_missing
 def dp_loading(
     X: Data | None,
     *,
@@ -130,6 +132,7 @@ def dp_loading(
     scale: Literal["private"] | None = None,
     scale_share: float = SCALE_SHARE,
     estimator: Estimator = "kendall",
+    missing: MissingRule = "refuse",
     dropna: bool = False,
 ) -> LoadingResult:
     """Private loading coordinates of the PC directions, for loading plots.
@@ -193,12 +196,10 @@ def dp_loading(
         As in :func:`dp_pc_dir`: the spherical Kendall matrix, or Kendall's
         tau matrix over p (the same in any units of the columns; no ``scale``),
         at the same cost.
+    missing : {"refuse", "zero"}, default="refuse"
+        %(missing)s
     dropna : bool, default=False
-        Missing values (NaN, None, pd.NA) in the analysed columns are refused
-        unless this is True; then the rows holding one are dropped, and the
-        count of complete rows is treated as public (it is the n of the
-        release). Either way booleans are analysed as 0/1 and non-numeric
-        columns are left out with a ``DataWarning`` (:mod:`dppca.core.tables`).
+        The old spelling of ``missing="zero"`` (see ``missing``).
 
     Returns
     -------
@@ -254,16 +255,17 @@ def dp_loading(
     compare = check_bool(compare, "compare")
     sign_reference = check_choice(sign_reference, "sign_reference", ("private", "nonprivate"))
     design = check_design(design)
+    missing = check_missing(missing, dropna)
     if directions is not None:
         return _from_given(
-            X, directions, eps, delta, k, components, compare, sign_reference, design, dropna
+            X, directions, eps, delta, k, components, compare, sign_reference, design, missing
         )
     if X is None:
         raise TypeError("X is required unless directions is given and compare is False; got None.")
     if eps is None or delta is None:
         raise TypeError("eps and delta are required (pass both as numbers).")
     # Checked once, without a copy of a float64 array: the release only reads it.
-    data, variables = validate_kendall_input(X, design, dropna=dropna)
+    data, variables = validate_kendall_input(X, design, missing=missing)
     n, p = data.shape
     plan = plan_loading(
         n,
@@ -287,6 +289,7 @@ def dp_loading(
         scale=scale,
         scale_share=scale_share,
         estimator=estimator,
+        missing=missing,
     )
     result: LoadingResult = execute(
         plan, CheckedData(data, variables), budget=budget, random_state=random_state
@@ -304,13 +307,13 @@ def _from_given(
     compare: bool,
     sign_reference: str,
     design: str,
-    dropna: bool = False,
+    missing: str = "refuse",
 ) -> LoadingResult:
     """Loadings of a given private release: no new noise, nothing spent."""
     data: Any = None
     variables = None
     if X is not None:
-        data, variables = validate_kendall_input(X, design, dropna=dropna)
+        data, variables = validate_kendall_input(X, design, missing=missing)
     elif compare:
         raise TypeError("X is required unless directions is given and compare is False; got None.")
     if compare and not isinstance(data, np.ndarray):

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
+from ...core.tables import complete_rows
 from ...core.validation import apply_bounds, check_bool, check_data
 from ...privacy.accounting import PrivacyCost
 from ..directions import (
@@ -53,6 +54,8 @@ class PricedScore(Protocol):
     def n_groups(self) -> int | None: ...
     @property
     def n(self) -> int: ...
+    @property
+    def missing(self) -> str: ...
     @property
     def eps_groups(self) -> float: ...
     @property
@@ -127,7 +130,7 @@ def check_score_input(
             table = X
         else:
             features, labels = _resolve_groups(X, groups)
-            table = CheckedData(*check_data(features, min_cols=2))
+            table = CheckedData(*check_data(features, min_cols=2, missing=plan.missing))
         assert plan.settings is not None  # every plan from plan_score has its settings
         n, p = table.shape
         matrix, dir_result = given_directions(
@@ -164,6 +167,43 @@ def refuse_own_score_directions(plan: PricedScore, data: CheckedData) -> None:
         refuse_own_directions(data.values, inputs.matrix, plan.settings.components)
 
 
+def _grid_counts(
+    plan: PricedScore,
+    scores: NDArray[np.float64],
+    matrix: NDArray[np.float64],
+    complete: NDArray[np.bool_] | None,
+    inputs: ScoreInputs,
+    rng: np.random.Generator,
+) -> tuple[Any, str, NDArray[np.float64], NDArray[np.float64], NDArray[np.int64]]:
+    """The frame (drawn if private), the grid and the exact counts per group and cell.
+
+    A row with a missing cell (``complete`` False, ``missing="zero"``) has no
+    score: the frame's scans leave it out of their counts (ranks out of the
+    public n) and it lands in no cell.
+    """
+    s = plan.settings
+    assert s is not None
+    limits, frame_source = choose_frame(
+        scores,
+        matrix,
+        public_frame=s.public_frame,
+        box=s.box,
+        eps=plan.eps_frame,
+        bound=s.bound,
+        inflate=s.inflate,
+        rng=rng,
+        present=complete,
+    )
+    (xlim, ylim), (mx, my) = limits, s.bins
+    x_edges = np.linspace(xlim[0], xlim[1], mx + 1)
+    y_edges = np.linspace(ylim[0], ylim[1], my + 1)
+    codes = inputs.codes
+    if complete is not None:
+        codes = np.where(complete, 0 if codes is None else codes, -1)
+    counts = bin_counts(scores, x_edges, y_edges, codes, inputs.n_groups)
+    return limits, frame_source, x_edges, y_edges, counts
+
+
 def run_score(plan: PricedScore, data: CheckedData, rng: np.random.Generator) -> ScoreResult:
     """Draw every part of a priced, paid-for score plan; build the result.
 
@@ -183,6 +223,8 @@ def run_score(plan: PricedScore, data: CheckedData, rng: np.random.Generator) ->
         source = "public" if dir_result is None else "private release"
     with np.errstate(over="ignore", invalid="ignore"):  # no warning may depend on the data
         scores = values @ matrix
+    # missing="zero": a row with a missing cell has no score; it lands in no bin
+    complete = complete_rows(values)
     private_groups = inputs.levels is not None and not s.groups_public
     exact_sizes, group_sizes = release_group_sizes(
         inputs.codes,
@@ -192,20 +234,9 @@ def run_score(plan: PricedScore, data: CheckedData, rng: np.random.Generator) ->
         eps_g=plan.eps_groups,
         rng=rng,
     )
-    (xlim, ylim), frame_source = choose_frame(
-        scores,
-        matrix,
-        public_frame=s.public_frame,
-        box=s.box,
-        eps=plan.eps_frame,
-        bound=s.bound,
-        inflate=s.inflate,
-        rng=rng,
+    (xlim, ylim), frame_source, x_edges, y_edges, counts = _grid_counts(
+        plan, scores, matrix, complete, inputs, rng
     )
-    mx, my = s.bins
-    x_edges = np.linspace(xlim[0], xlim[1], mx + 1)
-    y_edges = np.linspace(ylim[0], ylim[1], my + 1)
-    counts = bin_counts(scores, x_edges, y_edges, inputs.codes, inputs.n_groups)
     probs, noise = release_histograms(
         counts,
         s.methods,

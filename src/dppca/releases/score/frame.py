@@ -174,6 +174,7 @@ def private_frame(
     bound: float,
     inflate: float,
     rng: np.random.Generator,
+    present: NDArray[np.bool_] | None = None,
 ) -> tuple[tuple[float, float], tuple[float, float]]:
     """Frame from a private median and a private distance quantile per axis (internal).
 
@@ -204,6 +205,15 @@ def private_frame(
     ``bound`` only and the level on n and eps; the four parts compose (the
     plan records them for the tight accountant), and step 3 is
     post-processing.
+
+    ``present`` (default: every row) marks the rows with a score; a row with a
+    missing cell (``missing="zero"``) has none. The centre counts it as half
+    a row below every edge (:func:`dppca.privacy.quantiles.em_quantile`), so
+    it aims at the median of the present scores, and a row's change still
+    moves every count by at most one. The half width counts it at distance 0
+    (inside any frame), a map of that row alone, so the scan's argument is
+    unchanged and the level among the present rows stays near 0.995 instead
+    of out of reach.
     """
     eps_centre, eps_width = _frame_parts(eps)
     level = frame_level(scores.shape[0], eps)
@@ -211,10 +221,15 @@ def private_frame(
     centres, widths = _centre_ladder(bound), _width_ladder(bound)
     limits = []
     for a in (0, 1):
-        lo, hi = em_quantile(scores[:, a], centres, q=0.5, eps=eps_centre, rng=rng)
+        lo, hi = em_quantile(
+            scores[:, a], centres, q=0.5, eps=eps_centre, rng=rng, present=present
+        )
         centre = 0.5 * (lo + hi)
+        distances = frame_distances(scores[:, a], centre)
+        if present is not None:
+            distances = np.where(present, distances, 0.0)
         half = ladder_quantile(
-            frame_distances(scores[:, a], centre),
+            distances,
             widths,
             q=level,
             eps1=_TARGET_SHARE * eps_width,
@@ -255,6 +270,7 @@ def choose_frame(
     bound: float,
     inflate: float,
     rng: np.random.Generator,
+    present: NDArray[np.bool_] | None = None,
 ) -> tuple[tuple[tuple[float, float], tuple[float, float]], str]:
     """The frame of a score release and where it came from (internal).
 
@@ -267,5 +283,5 @@ def choose_frame(
         return public_frame, "public"
     if box is not None:
         return bounds_frame(matrix, box), "bounds"
-    limits = private_frame(scores, eps=eps, bound=bound, inflate=inflate, rng=rng)
+    limits = private_frame(scores, eps=eps, bound=bound, inflate=inflate, rng=rng, present=present)
     return limits, "private"

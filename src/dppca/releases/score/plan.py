@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ...core.tables import MissingRule, check_missing
 from ...core.types import Accuracy, Calibration, Ties
 from ...core.validation import (
     check_bins,
@@ -69,6 +70,7 @@ class ScorePlan:
     directions: DirectionsPlan | None = None
     n_groups: int | None = None
     kind: str = "score"
+    missing: str = "refuse"
 
     @property
     def accuracy(self) -> str:
@@ -126,6 +128,7 @@ def plan_score(
     variables: tuple[str, ...] | None = None,
     accuracy: Accuracy = "warn",
     allow_large_delta: bool = False,
+    missing: MissingRule = "refuse",
 ) -> ScorePlan:
     """Price and forecast a :func:`dp_score` call without any data.
 
@@ -149,9 +152,7 @@ def plan_score(
     (False, 1.0)
     """
     shares_given = resolve_score_split(split)
-    n = check_positive_int(n, "n")
-    p = check_positive_int(p, "p")
-    eps = check_eps(eps)
+    n, p, eps = check_positive_int(n, "n"), check_positive_int(p, "p"), check_eps(eps)
     delta = check_delta_for_n(
         check_delta(delta), n, check_bool(allow_large_delta, "allow_large_delta")
     )
@@ -201,6 +202,7 @@ def plan_score(
         settings,
         None if directions_given else _directions_plan(parts, t, settings.ties),
         None if groups is None else n_groups,
+        missing=check_missing(missing),
     )
 
 

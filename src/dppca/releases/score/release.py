@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from numpy.typing import ArrayLike
 
+from ...core.tables import MissingRule, check_missing, document_missing
 from ...core.types import Accuracy, Calibration, Data, RandomStateLike, Ties
 from ...core.validation import check_bins_cap, check_components, check_eps, check_grouped_data
 from ...privacy.accounting import Budget
@@ -30,6 +31,7 @@ from .result import ScoreResult
 __all__ = ["dp_score"]
 
 
+@document_missing
 def dp_score(
     X: Data,
     *,
@@ -57,6 +59,7 @@ def dp_score(
     allow_large_delta: bool = False,
     scale: Literal["private"] | None = None,
     scale_share: float = SCALE_SHARE,
+    missing: MissingRule = "refuse",
     dropna: bool = False,
 ) -> ScoreResult:
     """A differentially private score plot: frame, grid and noisy 2-D histograms.
@@ -162,13 +165,10 @@ def dp_score(
         ``directions``.
     scale_share : float, default=0.5
         The share of ``eps`` spent on the scales.
+    missing : {"refuse", "zero"}, default="refuse"
+        %(missing)s
     dropna : bool, default=False
-        Missing values (NaN, None, pd.NA) in the analysed columns are refused
-        unless this is True; then the rows holding one are dropped, and the
-        count of complete rows is treated as public (it is the n of the
-        release). Either way booleans are analysed as 0/1 and non-numeric
-        columns are left out with a ``DataWarning`` (:mod:`dppca.core.tables`).
-        The ``groups`` column is not analysed: a missing label drops no row.
+        The old spelling of ``missing="zero"`` (see ``missing``).
 
     Returns
     -------
@@ -266,7 +266,8 @@ def dp_score(
     """  # noqa: E501
     check_bins_cap(bins)  # before any work (issue 14)
     X, labels = _resolve_groups(X, groups)
-    data, variables, labels = check_grouped_data(X, labels, min_cols=2, dropna=dropna)
+    missing = check_missing(missing, dropna)
+    data, variables, labels = check_grouped_data(X, labels, min_cols=2, missing=missing)
     n, p = data.shape
     components = check_components(components, p)
     matrix, dir_result = given_directions(directions, p, components, public_directions)
@@ -295,6 +296,7 @@ def dp_score(
             variables=variables,
             accuracy=accuracy,
             allow_large_delta=allow_large_delta,
+            missing=missing,
         ),
         check_eps(eps),
         scaling,

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
+from ...core.tables import complete_rows
 from ...core.validation import apply_bounds
 from ...privacy.accounting import PrivacyCost
 from ...privacy.mechanisms import ladder_quantile, random_pairing
@@ -148,6 +149,9 @@ def _draw(
     """
     orders = _pairings(data.shape[0], plan.pairing, rng)
     z = _paired_differences(data, orders[0])
+    # missing="zero": a coordinate missing in either row is 0 in the difference, for
+    # the clip scan and the extra methods (finite rows never give NaN here)
+    z = np.where(np.isnan(z), 0.0, z)
     clip = _clip_level(z, plan, rng)
     moments, trace, trace_sd = _moment_release(
         data,
@@ -213,7 +217,13 @@ def _clip_level(z: NDArray[np.float64], plan: DrawSettings, rng: np.random.Gener
 
 
 def _nonprivate(data: NDArray[np.float64], k: int) -> tuple[NDArray[np.float64], float]:
-    """The top-k sample covariance eigenvalues and the total variance (NOT private)."""
+    """The top-k sample covariance eigenvalues and the total variance (NOT private).
+
+    From the complete rows only when some cells are missing (``missing="zero"``).
+    """
+    complete = complete_rows(data)
+    if complete is not None:
+        data = data[complete]
     p = data.shape[1]
     cov = np.cov(data, rowvar=False).reshape(p, p)
     eig = np.linalg.eigvalsh(cov)[::-1]

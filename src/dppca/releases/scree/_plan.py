@@ -10,6 +10,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from ...core.tables import MissingRule, check_missing
 from ...core.types import Calibration, Ties
 from ...core.validation import (
     check_accuracy,
@@ -107,6 +108,7 @@ def plan_scree(
     variables: tuple[str, ...] | None = None,
     accuracy: str = "warn",
     allow_large_delta: bool = False,
+    missing: MissingRule = "refuse",
 ) -> ScreePlan:
     """Price and forecast a :func:`dp_scree` call without any data.
 
@@ -173,7 +175,13 @@ def plan_scree(
             allow_large_delta=True,
         )
     return replace(
-        plan, directions=directions, mono=mono, compare=compare, ties=ties, accuracy=accuracy
+        plan,
+        directions=directions,
+        mono=mono,
+        compare=compare,
+        ties=ties,
+        accuracy=accuracy,
+        missing=check_missing(missing),
     )
 
 
@@ -209,6 +217,7 @@ class ScreePlan:
     ties: str = "zero"
     accuracy: str = "warn"
     kind: str = "scree"
+    missing: str = "refuse"
 
     @property
     def parts(self) -> tuple[Part, ...]:
@@ -227,7 +236,11 @@ class ScreePlan:
         if isinstance(X, CheckedData) and X.extra is not None:
             given, release = X.extra
         else:
-            table = X if isinstance(X, CheckedData) else CheckedData(*check_data(X, min_rows=4))
+            table = (
+                X
+                if isinstance(X, CheckedData)
+                else CheckedData(*check_data(X, min_rows=4, missing=self.missing))
+            )
             given, release = resolve_directions(
                 directions,
                 p=table.shape[1],

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from ...core.tables import MissingRule, check_missing, document_missing
 from ...core.types import Accuracy, Calibration, Data, RandomStateLike, Ties
 from ...core.validation import check_bool, check_data, check_eps, check_k
 from ...privacy.accounting import Budget
@@ -18,6 +19,7 @@ from ._plan import plan_scree
 from ._result import ScreeResult
 
 
+@document_missing
 def dp_scree(
     X: Data,
     k: int | None = None,
@@ -41,6 +43,7 @@ def dp_scree(
     allow_large_delta: bool = False,
     scale: Literal["private"] | None = None,
     scale_share: float = SCALE_SHARE,
+    missing: MissingRule = "refuse",
     dropna: bool = False,
 ) -> ScreeResult:
     """Private variances (scree values) and PVE along PC directions.
@@ -126,12 +129,10 @@ def dp_scree(
         given ``directions``.
     scale_share : float, default=0.5
         The share of ``eps`` spent on the scales.
+    missing : {"refuse", "zero"}, default="refuse"
+        %(missing)s
     dropna : bool, default=False
-        Missing values (NaN, None, pd.NA) in the analysed columns are refused
-        unless this is True; then the rows holding one are dropped, and the
-        count of complete rows is treated as public (it is the n of the
-        release). Either way booleans are analysed as 0/1 and non-numeric
-        columns are left out with a ``DataWarning`` (:mod:`dppca.core.tables`).
+        The old spelling of ``missing="zero"`` (see ``missing``).
 
     Returns
     -------
@@ -253,7 +254,8 @@ def dp_scree(
     >>> res.to_frame().shape
     (3, 3)
     """
-    data, variables = check_data(X, min_rows=4, dropna=dropna)
+    missing = check_missing(missing, dropna)
+    data, variables = check_data(X, min_rows=4, missing=missing)
     n, p = data.shape
     k = check_k(k, p)
     public_directions = check_bool(public_directions, "public_directions")
@@ -279,6 +281,7 @@ def dp_scree(
             variables=variables,
             accuracy=accuracy,
             allow_large_delta=allow_large_delta,
+            missing=missing,
         ),
         check_eps(eps),
         scaling,
