@@ -270,6 +270,7 @@ LAYERS = {
     "report_page": 4,
     "release_io": 4,
     "_release_codec": 4,
+    "_release_document": 4,
     "_csv": 4,
     "cli": 5,
     "app": 5,

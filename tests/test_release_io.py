@@ -300,3 +300,180 @@ def test_the_command_line_charges_a_file_its_ledger_does_not_hold(tmp_path, smal
     assert main([*scree, "--directions", str(tmp_path / "free.json")]) == 2
     assert "not in this budget's records" in capsys.readouterr().err
     assert len(Ledger(tmp_path / "l.sqlite").releases(fp)) == 2
+
+
+# ------------------------------------------------ what a file holds is charged (29.5)
+
+
+def test_a_scree_file_holding_unpaid_directions_is_charged_for_both(tmp_path, small_frame):
+    from dppca import Budget
+    from dppca.privacy.accounting import basic_total
+
+    directions = dp_pc_dir(small_frame, 3, random_state=1, eps=0.5, delta=1e-6)
+    scree = dp_scree(small_frame, 3, directions=directions, random_state=2, eps=0.2, delta=1e-6)
+    path = save_release(scree, tmp_path / "s.json")  # paid by no budget
+    budget = Budget(2.0, 1e-5)
+    load_release(path, budget=budget)
+    assert basic_total(budget.ledger)[0] >= 0.5 + 0.2 - 1e-9
+    assert [c.eps for c in budget.ledger] == [0.5, scree.cost.eps]
+    load_release(path, budget=budget)  # now held, with the directions inside it
+    assert len(budget.ledger) == 2
+
+
+def test_embedded_directions_the_budget_paid_are_not_charged_again(tmp_path, small_frame):
+    from dppca import Budget, BudgetExceededError
+
+    budget = Budget(1.0, 1e-5)
+    directions = dp_pc_dir(small_frame, 3, budget=budget, random_state=1, eps=0.5, delta=1e-6)
+    save_release(directions, tmp_path / "d.json", budget=budget)
+    scree = dp_scree(small_frame, 3, directions=directions, random_state=2, eps=0.2, delta=1e-6)
+    load_release(save_release(scree, tmp_path / "s.json"), budget=budget)
+    assert [c.eps for c in budget.ledger] == [0.5, scree.cost.eps]
+    loading = dp_loading(None, directions=directions)
+    path = save_release(loading, tmp_path / "l.json", reused_directions=True)
+    load_release(path, budget=budget)
+    assert len(budget.ledger) == 2
+    # A file whose parts do not all fit spends nothing.
+    small = Budget(0.3, 1e-5)  # the scree alone (0.2) fits, with its directions not
+    with pytest.raises(BudgetExceededError, match="not in this budget's records"):
+        load_release(tmp_path / "s.json", budget=small)
+    assert small.ledger == ()
+
+
+# ------------------------------------- every fact checked against its mechanism (33.8)
+
+
+def _every_cost(doc, **changes):
+    for cost in (doc["cost"], doc["new_cost"], doc["result"]["fields"]["cost"]):
+        cost["fields"].update(**changes)
+
+
+def _rename(doc):
+    names = [f"x{j}" for j in range(len(doc["variables"]))]
+    doc["variables"] = names
+    doc["result"]["fields"]["variables"]["$tuple"] = names
+
+
+def _set_n(doc, n):
+    doc["n"] = n
+    doc["result"]["fields"]["n"] = n
+    doc["result"]["fields"]["forecast"]["fields"]["n"] = n
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (lambda d: _every_cost(d, eps=1e-12), "sigma"),
+        (lambda d: _every_cost(d, sigma=d["cost"]["fields"]["sigma"] / 10), "sigma"),
+        (lambda d: d["result"]["fields"].update(sigma=d["cost"]["fields"]["sigma"] * 10), "sigma"),
+        (lambda d: _set_n(d, 5000), "sensitivity"),
+        (lambda d: d.update(schema_version=0), "schema_version"),
+        (lambda d: d.update(schema_version=-1), "schema_version"),
+        (lambda d: d.update(schema_version=True), "schema_version"),
+        (lambda d: d.update(comment="hi"), "comment"),
+        (lambda d: d["result"]["fields"].update(note=1), "note"),
+        (lambda d: d["result"]["fields"]["cost"].update(extra=1), "extra"),
+        (lambda d: d.update(data_fingerprint="sha256:xyz"), "data_fingerprint"),
+        (lambda d: d.update(n=True), "'n'"),
+        (lambda d: d["result"]["fields"].update(estimator="bogus"), "estimator"),
+        (lambda d: _every_cost(d, released="noisy Kendall's tau matrix / p (4 x 4)"), "estimator"),
+        (lambda d: d["new_cost"]["fields"].update(eps=0.01), "new_cost"),
+    ],
+)
+def test_a_file_whose_facts_disagree_with_its_mechanism_is_refused(
+    tmp_path, small_frame, directions, change, field
+):
+    doc = json.loads(save_release(directions, tmp_path / "d.json", data=small_frame).read_text())
+    change(doc)
+    path = tmp_path / "x.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match=field):
+        load_release(path, data=small_frame)
+
+
+def test_a_tau_release_relabelled_as_kendall_is_refused(tmp_path, small_frame):
+    tau = dp_pc_dir(small_frame, 2, random_state=1, estimator="tau", **PRIV)
+    doc = json.loads(save_release(tau, tmp_path / "t.json").read_text())
+    doc["result"]["fields"]["estimator"] = "kendall"
+    _every_cost(doc, released="noisy spherical Kendall matrix (4 x 4)")
+    (tmp_path / "x.json").write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="diagonal"):
+        load_release(tmp_path / "x.json")
+
+
+def test_a_file_with_renamed_variables_is_refused_on_its_data(tmp_path, small_frame, directions):
+    doc = json.loads(save_release(directions, tmp_path / "d.json", data=small_frame).read_text())
+    _rename(doc)
+    (tmp_path / "x.json").write_text(json.dumps(doc))
+    load_release(tmp_path / "x.json")  # without data there is nothing to compare with
+    with pytest.raises(ValueError, match="variables"):
+        load_release(tmp_path / "x.json", data=small_frame)
+
+
+def test_a_file_without_a_fingerprint_is_not_reused_on_data(tmp_path, small_frame, directions):
+    path = save_release(directions, tmp_path / "d.json")
+    load_release(path)
+    other = small_frame * 2.0  # same n and names, other data
+    with pytest.raises(ValueError, match="data_fingerprint"):
+        load_release(path, data=other)
+    with pytest.raises(ValueError, match="data_fingerprint"):
+        load_release(path, data=small_frame)
+
+
+def test_a_deeply_nested_or_huge_file_is_refused_before_parsing(tmp_path, monkeypatch):
+    from dppca import release_io
+
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 200_000 + "]" * 200_000)
+    with pytest.raises(ValueError, match="MAX_NESTING"):
+        load_release(deep)
+    # Brackets inside strings do not count.
+    from dppca._release_document import nesting
+
+    assert nesting(b'{"a": "[[[[[[", "b": [1, {"c": "]]"}]}', 64) == 3
+    monkeypatch.setattr(release_io, "MAX_FILE_BYTES", 10)
+    (tmp_path / "big.json").write_text('{"format": "dppca-release"}')
+    with pytest.raises(ValueError, match="MAX_FILE_BYTES"):
+        load_release(tmp_path / "big.json")
+
+
+def test_the_command_line_refuses_a_forged_cost_with_one_line(tmp_path, small_frame, capsys):
+    from dppca.cli import main
+
+    csv = tmp_path / "d.csv"
+    small_frame.to_csv(csv, index=False)
+    common = ["--delta", "1e-6", "--accuracy", "ignore", "-k", "3"]
+    ledger = ["--ledger", str(tmp_path / "l.sqlite"), "--budget-eps", "1"]
+    ledger += ["--budget-delta", "1e-5"]
+    argv = ["directions", str(csv), "--eps", "0.5", *common, "--no-ledger"]
+    assert main([*argv, "--save-release", str(tmp_path / "d.json")]) == 0
+    doc = json.loads((tmp_path / "d.json").read_text())
+    _every_cost(doc, eps=1e-12)
+    (tmp_path / "forged.json").write_text(json.dumps(doc))
+    capsys.readouterr()
+    scree = ["scree", str(csv), "--eps", "0.3", *common, *ledger]
+    assert main([*scree, "--directions", str(tmp_path / "forged.json")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("dppca: error:") and "sigma" in err[0]
+    if (tmp_path / "l.sqlite").exists():  # nothing spent
+        from dppca.privacy.ledger import Ledger
+
+        assert len(Ledger(tmp_path / "l.sqlite").releases(fingerprint(small_frame))) == 0
+
+
+def test_a_ledger_charges_a_scree_file_and_its_directions_each_once(tmp_path, small_frame):
+    from dppca.privacy.ledger import Ledger
+
+    led = Ledger(tmp_path / "l.sqlite")
+    fp = fingerprint(small_frame)
+    led.set_total(fp, 2.0, 1e-5)
+    directions = dp_pc_dir(small_frame, 3, random_state=1, eps=0.5, delta=1e-6)
+    scree = dp_scree(small_frame, 3, directions=directions, random_state=2, eps=0.2, delta=1e-6)
+    path = save_release(scree, tmp_path / "s.json", data=small_frame)
+    load_release(path, data=small_frame, budget=led.budget(fp, kind="reused release"))
+    assert led.releases(fp)["eps"].tolist() == pytest.approx([0.5, scree.cost.eps])
+    again = Ledger(tmp_path / "l.sqlite")
+    load_release(path, data=small_frame, budget=again.budget(fp, kind="reused release"))
+    d_path = save_release(directions, tmp_path / "d.json", data=small_frame)
+    load_release(d_path, data=small_frame, budget=again.budget(fp, kind="reused release"))
+    assert len(again.releases(fp)) == 2  # both are held now

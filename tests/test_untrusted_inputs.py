@@ -383,8 +383,9 @@ def test_directions_made_with_no_ledger_are_charged_when_reused(tmp_path, data, 
 
 
 def test_directions_forged_from_ordinary_pca_are_charged_not_free(tmp_path, data, capsys) -> None:
-    # A file of ordinary (non-private) PCA dressed as a release with a made-up
-    # cost: the ledger does not hold it, so it is charged at the cost it states.
+    # A file of ordinary (non-private) PCA dressed as a release: with a made-up
+    # cost it is refused (the cost is not what its noise gives); with the cost of
+    # a real release it is not held by the ledger, so it is charged that cost.
     ledger = tmp_path / "L"
     paid = _release_file(capsys, tmp_path, data, ledger)
     exact = pc_dir(pd.read_csv(data), 3)
@@ -392,27 +393,34 @@ def test_directions_forged_from_ordinary_pca_are_charged_not_free(tmp_path, data
     def swap(fields: dict) -> None:
         fields["directions"]["$array"] = [float(v) for v in exact.directions.ravel()]
         fields["eigenvalues"]["$array"] = [float(v) for v in exact.eigenvalues]
-        fields["cost"]["fields"]["eps"] = 0.01
 
     def forge(fields: dict) -> None:
         swap(fields)
         matrix = np.cov(pd.read_csv(data).to_numpy(float), rowvar=False)  # pc_dir's matrix
         fields["noisy_matrix"]["$array"] = [float(v) for v in matrix.ravel()]
 
+    def cheap(fields: dict) -> None:
+        forge(fields)
+        fields["cost"]["fields"]["eps"] = 0.01
+
     scree = ["scree", data, "--eps", "0.1", *EPS_DELTA, "-k", "3", "--ledger", ledger]
     # Directions swapped in alone are not the eigenvectors of the file's matrix: refused.
     swapped = _tamper(paid, swap, "swapped.json")
     status, _, err = _run(capsys, [*scree, "--directions", swapped])
     assert status != 0 and "not eigenvectors" in err
+    # A made-up cost is not believed: refused, nothing charged.
+    status, _, err = _run(capsys, [*scree, "--directions", _tamper(paid, cheap, "cheap.json")])
+    assert status == 2 and "sigma" in err
+    assert len(Ledger(ledger).releases(fingerprint(pd.read_csv(data)))) == 1
     # A consistent forgery (matrix and directions of ordinary PCA) is charged its cost.
     forged = _tamper(paid, forge, "forged.json")
-    status, _, err = _run(capsys, [*scree, "--directions", forged])
+    status, _, err = _run(capsys, [*scree, "--directions", forged, "--eps", "0.05"])
     assert status == 0 and "forged.json was not in the ledger; charged its cost" in err
     kinds = Ledger(ledger).releases(fingerprint(pd.read_csv(data)))
     assert len(kinds) == 3  # the paid directions, the forged file, the scree
-    assert kinds["eps"].tolist() == pytest.approx([0.5, 0.01, 0.1])
+    assert kinds["eps"].tolist() == pytest.approx([0.5, 0.5, 0.05])
     # The paid file is still free: only the file's content hash makes it so.
-    status, _, err = _run(capsys, [*scree, "--directions", paid])
+    status, _, err = _run(capsys, [*scree, "--directions", paid, "--eps", "0.05"])
     assert status == 0 and "was not in the ledger" not in err, err
     assert len(Ledger(ledger).releases(fingerprint(pd.read_csv(data)))) == 4
 
@@ -1099,3 +1107,166 @@ def test_the_cli_suggests_shell_options_not_python_keywords(tmp_path, capsys) ->
 
     hint = "use a smaller delta or pass allow_large_delta=True."
     assert shell_syntax(hint, {"--allow-large-delta"}).endswith("pass --allow-large-delta.")
+
+
+# ============================== 9. bad input ends in a clear error or the right result
+
+
+def test_shares_near_the_largest_float_are_a_split_not_an_overflow(tmp_path, data, capsys):
+    from dppca.releases.report import check_shares
+
+    keys = ("directions", "scree", "score")
+    shares = check_shares(dict.fromkeys(keys, 1e308), keys)
+    assert shares == pytest.approx(dict.fromkeys(keys, 1 / 3), rel=1e-15)
+    argv = ["report", data, "--eps", "1", *EPS_DELTA, "--no-ledger", "--dry-run"]
+    argv += ["--out", tmp_path / "r.html"]
+    status, _, err = _run(capsys, [*argv, "--shares", "1e308,1e308,1e308"])
+    assert status == 0 and "Traceback" not in err
+
+
+def test_integers_beyond_int64_are_numbers(tmp_path, capsys) -> None:
+    rng = np.random.default_rng(9)
+    frame = pd.DataFrame(rng.normal(size=(60, 2)), columns=["a", "b"])
+    frame["big"] = [2**70 + int(v) * 2**50 for v in rng.integers(0, 1000, size=60)]
+    path = tmp_path / "big.csv"
+    frame.to_csv(path, index=False)
+    status, out, err = _run(capsys, ["directions", path, "--eps", "1", *EPS_DELTA, "--no-ledger"])
+    assert status == 0 and "non-numeric" not in err
+    assert pd.read_csv(io.StringIO(out), index_col=0).index.tolist() == ["a", "b", "big"]
+    read = pd.read_csv(path)
+    assert dp_pc_dir(read, 2, eps=1, delta=1e-6, random_state=0).variables == ("a", "b", "big")
+
+
+def test_repeated_column_names_are_refused_by_the_api_as_by_the_cli(small_frame) -> None:
+    names = ["a", "a", *small_frame.columns[2:]]
+    twice = small_frame.set_axis(names, axis=1)
+    with pytest.raises(ValueError, match="repeated column names"):
+        fingerprint(twice)
+    with pytest.raises(ValueError, match="repeated column names"):
+        fingerprint(small_frame.to_numpy(), names)
+    with pytest.raises(ValueError, match="repeated column names"):
+        dp_pc_dir(twice, 2, eps=1, delta=1e-6)
+
+
+def test_subnormal_data_give_the_directions_of_the_scaled_up_rows() -> None:
+    rng = np.random.default_rng(23)
+    tiny = rng.normal(size=(200, 4)) * np.array([1.0, 2.0, 3.0, 4.0]) * 1e-320
+    # The same rows times 2^1000 (exact): every step in the normal range.
+    up = np.ldexp(tiny, 1000)
+    np.testing.assert_allclose(pc_dir(tiny, 2).directions, pc_dir(up, 2).directions, atol=1e-12)
+    ref = dp_pc_dir(up, 2, eps=1.0, delta=1e-6, random_state=5)
+    out = dp_pc_dir(tiny, 2, eps=1.0, delta=1e-6, random_state=5)
+    np.testing.assert_allclose(out.noisy_matrix, ref.noisy_matrix, atol=1e-12)
+    np.testing.assert_allclose(spherical_kendall(tiny), spherical_kendall(up), atol=1e-12)
+
+
+# ============================================ 10. the app's resources have bounds
+
+
+def _upload(app: Any, path: str, body: bytes) -> int:
+    """One upload request through the app's ASGI entry; its status."""
+    import asyncio
+
+    sent: list[dict] = []
+    queue = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def receive() -> dict:
+        return queue.pop(0) if queue else {"type": "http.disconnect"}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": path,
+        "query_string": b"token=t",
+        "headers": [(b"host", b"127.0.0.1:8000")],
+    }
+    asyncio.run(app(scope, receive, send))
+    return next(m["status"] for m in sent if m["type"] == "http.response.start")
+
+
+def test_uploads_are_bounded_per_operation_and_per_session(monkeypatch) -> None:
+    pytest.importorskip("shiny")
+    from shiny import App
+
+    from dppca.app._limits import SESSION_UPLOADS, LocalApp
+
+    stored: list[int] = []
+
+    async def fake_shiny(self, scope, receive, send):  # Shiny's upload handler stores it all
+        total = 0
+        while True:
+            message = await receive()
+            total += len(message.get("body", b""))
+            if not message.get("more_body"):
+                break
+        stored.append(total)
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"OK"})
+
+    monkeypatch.setattr(App, "__call__", fake_shiny)
+    app = object.__new__(LocalApp)
+    app.max_upload, app.token, app.hosts = 100, "t", frozenset({"127.0.0.1"})
+    # One operation declaring 30 files of the largest size: one file's worth is kept.
+    for _ in range(30):
+        assert _upload(app, "/session/s1/upload/job1", b"x" * 100) == 200
+    assert sum(stored) == 101
+    # Further operations of the session, up to its total, then a refusal.
+    for job in range(2, 2 * SESSION_UPLOADS):
+        _upload(app, f"/session/s1/upload/job{job}", b"x" * 100)
+    assert sum(stored) == SESSION_UPLOADS * 101
+    assert _upload(app, "/session/s1/upload/last", b"x") == 413
+    # Another session has its own total.
+    assert _upload(app, "/session/s2/upload/job1", b"x" * 100) == 200 and stored[-1] == 100
+
+
+def test_an_unknown_bundled_dataset_gets_a_message_not_a_dropped_session() -> None:
+    pytest.importorskip("shiny")
+    from shiny import reactive
+
+    from dppca.app.server import Session
+    from dppca.app.state import AppState
+
+    session = Session(None, AppState(), None, "none", 100)  # type: ignore[arg-type]
+    for name in ("no-such-table", None, 3, "__class__"):
+        session.load_bundled(name)
+        with reactive.isolate():
+            text, level = session.data_msg()
+        assert level == "danger" and "no bundled dataset" in text
+    assert session.state.frame is None
+
+
+# ================================= 11. temporary files a killed writer left are removed
+
+
+def test_a_writer_killed_mid_write_leaves_nothing_the_next_run_keeps(tmp_path, data, capsys):
+    import signal
+
+    out = tmp_path / "dirs.csv"
+    code = (
+        "import os, signal, sys\n"
+        "from dppca.cli import _output\n"
+        "def stop(tmp):\n"
+        "    open(tmp, 'w').write('half')\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n"
+        f"_output.write_atomically({str(out)!r}, stop)\n"
+    )
+    for _ in range(3):  # three writers killed with SIGKILL during their write
+        done = subprocess.run([sys.executable, "-c", code], env=_env(), check=False)
+        assert done.returncode == -signal.SIGKILL
+    left = [p for p in tmp_path.iterdir() if p.name.startswith(".dirs.csv.")]
+    assert len(left) == 3 and not out.exists()
+    fresh = tmp_path / ".dirs.csv.dppca-abcdefgh.csv"  # a write still running elsewhere
+    fresh.write_text("busy")
+    other = tmp_path / ".dirs.csv.notours"  # not our pattern
+    other.write_text("keep")
+    for path in left:  # abandoned long ago
+        os.utime(path, (time.time() - 7200, time.time() - 7200))
+    argv = ["directions", data, "--eps", "0.5", *EPS_DELTA, "--no-ledger", "--table", out]
+    assert _run(capsys, argv)[0] == 0
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".dirs")) == [
+        fresh.name,
+        other.name,
+    ]

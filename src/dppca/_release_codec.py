@@ -8,21 +8,29 @@ values, refusing arrays that are not real, finite and of the shape they
 claim; :func:`_check_result` checks every directions release inside a
 result (orthonormal columns to 1e-8, a symmetric p x p noisy matrix, a
 cost), and that a scree or score was computed along orthonormal directions
-taken from the directions release it names. :mod:`dppca.release_io` reads and writes the files.
+taken from the directions release it names. A key or field no release has
+is refused, not skipped. :func:`_check_mechanism` checks a directions
+release's facts against its mechanism and :func:`_check_cost` every cost's
+claims against its noise. :mod:`dppca.release_io` reads and writes the files.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
-from .privacy.accounting import PrivacyCost
+from .privacy.accounting import PrivacyCost, tight_total
+from .privacy.composition import _claim_holds
+from .privacy.cost import _REL_SLACK
+from .privacy.mechanisms import kendall_sensitivity, kendall_sigma
 from .releases.directions import DirectionsResult
+from .releases.directions.tau import ESTIMATORS
 from .releases.forecast import Forecast
 from .releases.loading import LoadingResult
 from .releases.pca import PCAResult
@@ -60,11 +68,23 @@ _RENAMED_FIELDS: dict[str, dict[str, str]] = {
 }
 
 
+# Fields a file may hold that the current classes no longer take: a stored
+# "private" flag (the results compute it).
+_IGNORED_FIELDS = frozenset({"private"})
+
+
 class _Refused(ValueError):
     """A value in a release file that is not what a release holds."""
 
 
+def _only_keys(value: Mapping[str, Any], allowed: set[str], what: str) -> None:
+    unknown = sorted(set(value) - allowed)
+    if unknown:
+        raise _Refused(f"{what} with unknown keys {unknown!r}")
+
+
 def _decode_array(value: Mapping[str, Any]) -> np.ndarray:
+    _only_keys(value, {"$array", "dtype", "shape"}, "an array")
     try:
         dtype = np.dtype(str(value["dtype"]))
         shape = tuple(value["shape"])
@@ -94,6 +114,9 @@ def _decode(value: Any) -> Any:
         return [_decode(v) for v in value]
     if not isinstance(value, dict):
         return value
+    for tag in ("$float", "$tuple", "$map"):
+        if tag in value:
+            _only_keys(value, {tag}, f"a {tag[1:]}")
     if "$float" in value:
         if value["$float"] not in _FLOATS:
             raise _Refused(f"a float written as {value['$float']!r}")
@@ -106,12 +129,18 @@ def _decode(value: Any) -> Any:
         return MappingProxyType({_decode(k): _decode(v) for k, v in value["$map"]})
     if "$dataclass" in value:
         name = value["$dataclass"]
-        if name not in _TYPES:
+        if not isinstance(name, str) or name not in _TYPES:
             raise _Refused(f"a type outside the release types: {name!r}")
+        _only_keys(value, {"$dataclass", "fields"}, f"a {name}")
         cls = _TYPES[name]
+        if not isinstance(value.get("fields"), dict):
+            raise _Refused(f"a {cls.__name__} without its fields")
         known = {f.name for f in dataclasses.fields(cls) if f.init}
         renamed = _RENAMED_FIELDS.get(name, {})
-        stored = {renamed.get(k, k): v for k, v in dict(value["fields"]).items()}
+        stored = {renamed.get(k, k): v for k, v in value["fields"].items()}
+        unknown = sorted(set(stored) - known - _IGNORED_FIELDS)
+        if unknown:
+            raise _Refused(f"a {cls.__name__} with unknown fields {unknown!r}")
         fields = {k: _decode(v) for k, v in stored.items() if k in known}
         try:
             return cls(**fields)
@@ -166,12 +195,113 @@ def _check_along(res: ScreeResult | ScoreResult) -> None:
             raise _Refused("directions that are not those of the directions release it names")
 
 
+def _close(a: float | None, b: float, rel: float = 1e-9) -> bool:
+    return a is not None and math.isclose(a, b, rel_tol=rel)
+
+
+def _check_cost(cost: PrivacyCost) -> None:
+    """A cost's claims as its noise makes them: a Gaussian or Laplace part claims no
+    less than its noise gives (the classic calibration is exempt at eps >= 1, where it
+    is not proven and warns), and a composed cost no less than its parts' tight total."""
+    if cost.kind in ("gaussian", "laplace"):
+        exempt = "classic" in cost.mechanism and cost.eps >= 1
+        if not exempt and not _claim_holds(cost):
+            raise _Refused(
+                f"a cost (eps={cost.eps:g}, delta={cost.delta:g}) that its noise does not "
+                f"give ({cost.kind} part '{cost.released}': sensitivity {cost.sensitivity!r}, "
+                f"noise {cost.sigma if cost.kind == 'gaussian' else cost.scale!r})"
+            )
+    if cost.parts:
+        eps_parts, _ = tight_total(cost.leaves(), cost.delta)
+        if eps_parts > cost.eps * (1 + 1e-6) + 1e-12:
+            raise _Refused(
+                f"a composed cost of eps={cost.eps:g} whose parts compose to eps="
+                f"{eps_parts:.6g} at delta={cost.delta:g}"
+            )
+        delta_parts = max(leaf.delta for leaf in cost.leaves())
+        if delta_parts > cost.delta * (1 + _REL_SLACK):
+            raise _Refused(
+                f"a composed cost of delta={cost.delta:g} below a part's {delta_parts:g}"
+            )
+
+
+def _check_mechanism(res: DirectionsResult) -> None:
+    """A directions release's facts as its mechanism makes them.
+
+    The noise part's sensitivity is the rule's at the release's n (the same
+    ``2 sqrt(2) / n`` for both estimators), its sigma the package's own
+    calibration at the part's (eps, delta) or more, and the result's sigma that
+    part's; the estimator is a known one and the matrix has its diagonal (the
+    public constant ``1 / p`` for tau; noisy, so never that constant, for the
+    spherical Kendall matrix).
+    """
+    if res.estimator not in ESTIMATORS:
+        raise _Refused(f"estimator {res.estimator!r} (a release uses one of {ESTIMATORS})")
+    if res.calibration not in ("analytic", "classic"):
+        raise _Refused(f"calibration {res.calibration!r}")
+    if res.sensitivity not in ("tight", "seed"):
+        raise _Refused(f"sensitivity {res.sensitivity!r}")
+    assert res.cost is not None  # checked by _check_directions
+    leaves = res.cost.leaves()
+    noise = [leaf for leaf in leaves if leaf.kind == "gaussian"]
+    others = [leaf for leaf in leaves if leaf.kind != "gaussian"]
+    if len(noise) != 1 or (others and res.scales is None):
+        raise _Refused("a directions cost that is not one Gaussian part (and scale parts)")
+    if any(leaf.kind != "pure" for leaf in others):
+        raise _Refused("scale parts of a directions cost that are not pure")
+    part = noise[0]
+    expected = kendall_sensitivity(res.n, res.sensitivity)
+    if not _close(part.sensitivity, expected):
+        raise _Refused(
+            f"cost.sensitivity {part.sensitivity!r}, not the {res.sensitivity} rule's "
+            f"{expected:.6g} at n={res.n}"
+        )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # classic at eps >= 1 warns; the file is only read
+        least = kendall_sigma(res.n, part.eps, part.delta, res.calibration, res.sensitivity)
+    if part.sigma is None or part.sigma < least * (1 - 1e-9):
+        raise _Refused(
+            f"cost.sigma {part.sigma!r}, below the {least:.6g} that the {res.calibration} "
+            f"calibration gives at eps={part.eps:g}, delta={part.delta:g}, n={res.n}"
+        )
+    if not part.mechanism.startswith(f"gaussian ({res.calibration}"):
+        raise _Refused(
+            f"a noise part named {part.mechanism!r} for calibration {res.calibration!r}"
+        )
+    if res.sigma is None or not _close(res.sigma, part.sigma, 1e-12):
+        raise _Refused(f"sigma {res.sigma!r}, not its cost's sigma {part.sigma!r}")
+    p = len(res.variables)
+    tau_text = "tau" in part.released
+    if (res.estimator == "tau") != tau_text:
+        raise _Refused(f"estimator {res.estimator!r} for a cost that released {part.released!r}")
+    diagonal = np.diag(np.asarray(res.noisy_matrix))
+    constant = bool(np.allclose(diagonal, 1.0 / p, rtol=1e-12, atol=0.0))
+    if res.estimator == "tau" and not constant:
+        raise _Refused("estimator 'tau' with a diagonal other than the constant 1 / p")
+    if res.estimator == "kendall" and constant and p > 1:
+        raise _Refused("estimator 'kendall' with the noise-free diagonal 1 / p of a tau release")
+    if res.estimator == "tau" and res.scales is not None:
+        raise _Refused("estimator 'tau' with private scales")
+    forecast = res.forecast
+    if forecast is not None and (forecast.n != res.n or forecast.p != p):
+        raise _Refused(
+            f"a forecast for n={forecast.n}, p={forecast.p}, not the release's n={res.n}, p={p}"
+        )
+
+
 def _check_result(value: Any) -> None:
-    """Check every directions release inside a decoded result, and its cost."""
+    """Check every directions release inside a decoded result, and every cost."""
     if isinstance(value, DirectionsResult):
         _check_directions(value)
+        _check_mechanism(value)
     if isinstance(value, ScreeResult | ScoreResult):
         _check_along(value)
+    if isinstance(value, PrivacyCost):
+        _check_cost(value)
+        return
+    if isinstance(value, tuple | list):
+        for item in value:
+            _check_result(item)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         for f in dataclasses.fields(value):
             _check_result(getattr(value, f.name))

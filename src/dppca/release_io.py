@@ -29,12 +29,24 @@ which leaves those parts out. Loading a file and drawing from it is
 post-processing: it costs nothing when the release was paid from the same
 data's budget. A file is data, never code: the types it may name are a fixed
 list and every value is checked (real, finite, shapes that agree,
-orthonormal directions, valid costs). A budget records the content hash
+orthonormal directions, valid costs). Its facts are checked against the
+mechanism it names, not believed: a directions release's sensitivity must be
+its rule's at its n, its sigma what the package's own calibration gives at
+its (eps, delta) or more, the result's sigma its cost's, its estimator a
+known one whose matrix has that estimator's diagonal; every noise part must
+give the (eps, delta) it claims and every composed cost at least its parts'
+tight total; the stated ``cost``, ``new_cost`` and ``reuses`` must be the
+result's. A file larger than :data:`MAX_FILE_BYTES`, nested deeper than
+:data:`MAX_NESTING`, with a key or field no release has, or with a
+``schema_version`` that is not a positive integer is refused before its
+values are read. Reuse on a table (``data=``) needs the file's fingerprint.
+A budget records the content hash
 (:func:`release_hash`) of each release saved with ``budget=``; a file read
 back with ``load_release(..., budget=)`` (the command line's ``--directions
 FILE`` does the same) is free only if that budget holds its hash, and is
-otherwise charged at its stated cost as an unrecorded release, or refused
-when that does not fit.
+otherwise charged at its stated cost as an unrecorded release, with every
+earlier release it holds whole that the budget does not (the directions a
+scree or score reused), or refused when that does not fit.
 """
 
 from __future__ import annotations
@@ -42,18 +54,22 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from ._release_codec import _check_result, _decode_document, _encode, _Refused
+from ._release_document import (
+    check_release_matches,
+    check_stated_costs,
+    data_fingerprint,
+    embedded,
+    own_cost,
+    read_document,
+)
 from ._version import __version__
-from .core.lazy import pandas as pd
 from .core.reading import write_text_atomically
+from .privacy.cost import compose
 from .privacy.fingerprint import content_hash
-from .privacy.fingerprint import fingerprint as _dataset_fingerprint
 from .releases.directions import DirectionsResult
 from .releases.loading import LoadingResult
 from .releases.pca import PCAResult
@@ -62,6 +78,8 @@ from .releases.scree import ScreeResult
 
 __all__ = [
     "FORMAT",
+    "MAX_FILE_BYTES",
+    "MAX_NESTING",
     "SCHEMA_VERSION",
     "account_reuse",
     "load_release",
@@ -85,11 +103,6 @@ _KINDS: dict[
     "ScoreResult": ScoreResult,
     "PCAResult": PCAResult,
 }
-
-
-def _data_fingerprint(data: Any, columns: Any) -> str:
-    """The file's ``data_fingerprint``: the ledger's :func:`~dppca.privacy.ledger.fingerprint`."""
-    return "sha256:" + _dataset_fingerprint(data, columns)
 
 
 # --------------------------------------------------------------------------- content hash
@@ -271,7 +284,7 @@ def release_text(
             )
         result = _strip_nonprivate(result)
     n, variables = _result_facts(result)
-    fingerprint = None if data is None else _data_fingerprint(data, columns)
+    fingerprint = None if data is None else data_fingerprint(data, columns)
     reused = _reused(result, reused_directions)
     new_cost = None if isinstance(result, LoadingResult) and reused is not None else result.cost
     document = {
@@ -294,27 +307,23 @@ def _version() -> str:
     return __version__
 
 
+#: Largest release file read (bytes): a p x p matrix at p = 5000 takes about
+#: 0.5 GB of JSON, so a file beyond 1 GiB is no release of a table dppca can fit.
+MAX_FILE_BYTES = 1 << 30
+#: Deepest nesting of lists and objects a release file may have; files written
+#: by dppca nest about 15 deep (a score along reused directions with its costs).
+MAX_NESTING = 64
+
+
 def _read_document(path: str | os.PathLike[str]) -> dict[str, Any]:
-    source = Path(path)
-    try:
-        document = json.loads(source.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{str(source)!r} is not a dppca release file: {exc.msg}.") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"{str(source)!r} is not a dppca release file (not text).") from None
-    if not isinstance(document, dict) or document.get("format") != FORMAT:
-        raise ValueError(f"{str(source)!r} is not a dppca release file (no format marker).")
-    version = document.get("schema_version")
-    if not isinstance(version, int) or version > SCHEMA_VERSION:
-        raise ValueError(
-            f"{str(source)!r} uses release schema {version!r}; this dppca reads up to "
-            f"{SCHEMA_VERSION}. Upgrade dppca to read it."
-        )
-    if document.get("kind") not in _KINDS:
-        raise ValueError(
-            f"{str(source)!r} holds an unknown release kind {document.get('kind')!r}."
-        )
-    return document
+    return read_document(
+        path,
+        marker=FORMAT,
+        schema=SCHEMA_VERSION,
+        kinds=_KINDS,
+        max_bytes=MAX_FILE_BYTES,
+        max_nesting=MAX_NESTING,
+    )
 
 
 def release_info(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -358,9 +367,9 @@ def load_release(
         The result class expected (for example ``DirectionsResult``); another
         kind raises ValueError.
     data : array-like or DataFrame, optional
-        If given, the table the release is about to be used with: its
-        fingerprint (when the file has one), else its n and column names,
-        must match the file's.
+        If given, the table the release is about to be used with: the file
+        must record a ``data_fingerprint``, and it, n and the column names
+        must match the table's.
     columns : sequence of str, optional
         Column names of ``data``.
     budget : Budget or LedgerBudget, optional
@@ -382,7 +391,9 @@ def load_release(
         with a value no release holds: a type outside the fixed list of
         release types, an array that is not real and finite or whose shape
         disagrees with the variables, directions that are not orthonormal
-        (to 1e-8), an invalid cost.
+        (to 1e-8), an invalid cost, or a fact its mechanism does not give
+        (the message names the field); a file above :data:`MAX_FILE_BYTES`
+        or nested deeper than :data:`MAX_NESTING`.
     BudgetExceededError
         With ``budget``: the release is not in it and its cost does not fit.
 
@@ -404,8 +415,6 @@ def load_release(
         raise ValueError(
             f"{str(path)!r} holds a {document['kind']}, not a {getattr(kind, '__name__', kind)}."
         )
-    if data is not None:
-        check_release_matches(document, data, columns, str(path))
     result = _decode_document(document, "result", str(path))
     if not isinstance(result, cls):
         raise ValueError(f"{str(path)!r} is damaged: its result is not a {cls.__name__}.")
@@ -415,11 +424,14 @@ def load_release(
             raise _Refused("a release without its cost")
         if int(document["n"]) != result.n or tuple(document["variables"]) != result.variables:
             raise _Refused("facts (n, variables) that disagree with its result")
+        check_stated_costs(document, result, str(path))
     except _Refused as exc:
         raise ValueError(
             f"{str(path)!r} is damaged or was not written by dppca: it holds {exc}; a "
             "release file is refused unless every value is what a release holds."
         ) from None
+    if data is not None:
+        check_release_matches(document, data, columns, str(path))
     if budget is not None:
         account_reuse(result, budget, source=str(path))
     return result
@@ -431,55 +443,53 @@ def account_reuse(
     *,
     source: str = "the file",
 ) -> bool:
-    """Charge a release read back from a file, unless ``budget`` already holds it.
+    """Charge a release read back from a file for everything ``budget`` does not hold.
 
-    Returns True if the reuse was charged (the budget did not hold the
-    release's :func:`release_hash`), False if it was free. See
+    A file the budget holds (its :func:`release_hash` was recorded when a
+    release paid from it was saved) is free, with every release inside it.
+    Otherwise the release's own cost is charged, and so is each earlier
+    release it holds whole (the directions a scree, score or loading was
+    computed along) unless the budget holds that one's hash: a scree file
+    that reused an unpaid directions release is charged for both. All of it
+    is checked against the budget at once before anything is spent, so a
+    refusal spends nothing; then each release is charged on its own, with
+    its hash recorded.
+
+    Returns True if anything was charged, False if the reuse was free. See
     :func:`load_release` (``budget=``), which calls it; the command line's
     ``--directions FILE`` does the same.
 
     Raises
     ------
     BudgetExceededError
-        The release is not held and its stated cost does not fit.
+        The release is not held and its stated costs do not fit.
     """
     content = release_hash(result)
     if budget.holds(content):
         return False
+    charges: list[tuple[Any, str]] = []  # (cost, content hash), earlier releases first
+    for earlier in embedded(result):
+        earlier_hash = release_hash(earlier)
+        if not budget.holds(earlier_hash) and all(h != earlier_hash for _, h in charges):
+            charges.append((earlier.cost, earlier_hash))
+    own = own_cost(result)
+    if own is not None:
+        charges.append((own, content))
+    if not charges:
+        return False
     from .core.exceptions import BudgetExceededError
 
+    costs = [cost for cost, _ in charges]
     try:
-        budget.spend(result.cost)
+        # All of it is checked at once, so a refusal spends nothing.
+        budget.check(costs[0] if len(costs) == 1 else compose(costs))
+        for cost, held in charges:  # one charge per release, each with its hash
+            budget.spend(cost)
+            budget.record(held, payload=None)
     except BudgetExceededError as exc:
         raise BudgetExceededError(
             f"the release in {source!r} is not in this budget's records (made "
             "without a ledger, paid from another one, or forged), so reusing it is "
             f"charged at its stated cost, and {exc}"
         ) from None
-    budget.record(content, payload=None)
     return True
-
-
-def check_release_matches(document: Mapping[str, Any], data: Any, columns: Any, name: str) -> None:
-    """Raise ValueError unless ``data`` is the table the release was made from."""
-    if isinstance(data, pd.DataFrame):
-        if columns is None:
-            columns = [str(c) for c in data.columns]
-    array = np.asarray(data, dtype=np.float64)
-    if columns is None:
-        columns = [f"V{j + 1}" for j in range(array.shape[1])]
-    recorded = document.get("data_fingerprint")
-    if recorded is not None:
-        if _data_fingerprint(array, columns) != recorded:
-            raise ValueError(
-                f"the release in {name!r} was made from other data (its fingerprint differs); "
-                "reuse a release only with the exact table, columns and scales it came from."
-            )
-        return
-    if int(document["n"]) != array.shape[0] or (
-        document["variables"] and list(document["variables"]) != [str(c) for c in columns]
-    ):
-        raise ValueError(
-            f"the release in {name!r} was made from a table with n={document['n']} and "
-            "other columns; reuse it only with the table it came from."
-        )

@@ -19,7 +19,12 @@ sees it:
   network and dropped), so a file larger than the limit is stored truncated
   and then refused by its measured size, whatever size the browser
   declared. A body announced larger than ``16 * limit`` is refused outright
-  with status 413.
+  with status 413. The cap holds per upload operation (one operation may
+  declare many files, each sent in a request of its own: together they
+  store at most ``limit + 1`` bytes) and per session (Shiny keeps a
+  session's uploads until it ends: at most :data:`SESSION_UPLOADS` times
+  the limit, after which an upload is refused with status 413 and a reload
+  starts a new session).
 """
 
 from __future__ import annotations
@@ -35,9 +40,11 @@ from urllib.parse import parse_qs, urlsplit
 
 from shiny import App
 
-__all__ = ["LOOPBACK_HOSTS", "LocalApp", "new_token"]
+__all__ = ["LOOPBACK_HOSTS", "SESSION_UPLOADS", "LocalApp", "new_token"]
 
-_UPLOAD_PATH = re.compile(r"/session/[^/]+/upload/")
+_UPLOAD_PATH = re.compile(r"/session/([^/]+)/upload/([^/?]+)")
+#: How many uploads of the largest size one session may store in all.
+SESSION_UPLOADS = 4
 #: Host names that reach this machine only; always accepted in the Host header.
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 #: Bind addresses that listen on every interface: any Host name is then accepted
@@ -144,12 +151,17 @@ class LocalApp(App):
         return send_with_cookie
 
     # -- uploads -----------------------------------------------------------------------
+    def _stored(self) -> dict[str, int]:
+        """Bytes passed to Shiny so far, per upload operation and per session."""
+        stored: dict[str, int] | None = getattr(self, "_stored_bytes", None)
+        if stored is None:
+            stored = {}
+            self._stored_bytes: dict[str, int] = stored
+        return stored
+
     async def _limited(self, scope: Any, receive: Any, send: Any) -> None:
-        if (
-            scope.get("type") != "http"
-            or scope.get("method") != "POST"
-            or not _UPLOAD_PATH.search(scope.get("path", ""))
-        ):
+        match = _UPLOAD_PATH.search(scope.get("path", ""))
+        if scope.get("type") != "http" or scope.get("method") != "POST" or match is None:
             await super().__call__(scope, receive, send)
             return
         limit = self.max_upload
@@ -157,18 +169,29 @@ class LocalApp(App):
         if declared is not None and declared > 16 * limit:
             await _refuse(send, 413, b"upload too large")
             return
-        seen = 0
+        stored = self._stored()
+        session, job = "session:" + match.group(1), "job:" + match.group(1) + "/" + match.group(2)
+        if stored.get(session, 0) >= SESSION_UPLOADS * (limit + 1):
+            await _refuse(send, 413, b"this session's uploads are full: reload the page")
+            return
 
         async def limited_receive() -> dict[str, Any]:
-            nonlocal seen
             message = await receive()
             if message.get("type") != "http.request":
                 return message
             body = message.get("body", b"")
-            room = max(limit + 1 - seen, 0)
-            seen += len(body)
+            room = max(
+                min(
+                    limit + 1 - stored.get(job, 0),
+                    SESSION_UPLOADS * (limit + 1) - stored.get(session, 0),
+                ),
+                0,
+            )
             if len(body) > room:
                 message = {**message, "body": body[:room]}
+            kept = min(len(body), room)
+            stored[job] = stored.get(job, 0) + kept
+            stored[session] = stored.get(session, 0) + kept
             return message
 
         await super().__call__(scope, limited_receive, send)

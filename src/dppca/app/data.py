@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -13,6 +12,7 @@ import pandas as pd
 from ..core.data_checks import check_finite_values
 from ..core.tables import check_missing as table_missing
 from ..core.tables import column_kind, tidy_table
+from ..privacy.defaults import default_delta  # the app's default total delta
 
 __all__ = [
     "MAX_UPLOAD_BYTES",
@@ -43,31 +43,6 @@ MISSING_HELP = (
 
 class DataError(ValueError):
     """A data or settings problem, worded for the page (no traceback)."""
-
-
-def default_delta(n: int) -> float:
-    """A conservative default delta for ``n`` rows: ``n ** -1.1`` rounded down.
-
-    The value is rounded down to one significant digit, so it is always
-    below ``1 / n`` (a delta near ``1 / n`` allows releasing a row outright).
-
-    Examples
-    --------
-    >>> default_delta(5000)
-    8e-05
-    >>> default_delta(100)
-    0.006
-    """
-    if n < 2:
-        raise ValueError(f"n must be at least 2; got {n}.")
-    target = float(n) ** -1.1
-    exponent = math.floor(math.log10(target))
-    digit = math.floor(target / 10.0**exponent)
-    value = float(f"{digit}e{exponent}")
-    while value > target:  # guard against rounding in the last digit
-        digit -= 1
-        value = float(f"{digit}e{exponent}") if digit > 0 else float(f"9e{exponent - 1}")
-    return value
 
 
 def numeric_columns(frame: pd.DataFrame) -> list[str]:

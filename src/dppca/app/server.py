@@ -147,6 +147,20 @@ class Session:
             return
         self.after_load(load_message(self.state, name), problem)
 
+    def load_bundled(self, name: object) -> None:
+        """Load a bundled dataset by name; a name the list does not hold gets a message."""
+        if not isinstance(name, str) or name not in DATASETS:
+            shown = repr(name)[:60]
+            self.data_msg.set(
+                (
+                    f"There is no bundled dataset {shown}; choose one of "
+                    f"{', '.join(DATASETS)}. The current data are unchanged.",
+                    "danger",
+                )
+            )
+            return
+        self.load_frame(name, DATASETS[name]())
+
     def upload(self, files: Any) -> None:
         """Load an uploaded CSV file, or say why not."""
         if not files:
@@ -226,8 +240,7 @@ class Session:
         @reactive.effect
         @reactive.event(input.load_bundled)
         def _load_bundled() -> None:
-            name = input.dataset()
-            self.load_frame(name, DATASETS[name]())
+            self.load_bundled(input.dataset())
 
         @reactive.effect
         @reactive.event(input.source)

@@ -144,7 +144,7 @@ def ledger_budget(args: argparse.Namespace, data: Any, variables: Any = None, *,
     """
     if getattr(args, "no_ledger", False):
         return None
-    from ..app.state import default_delta
+    from ..privacy.defaults import default_delta
     from ..privacy.ledger import LedgerError
 
     fp, name, n = _source_key(args)

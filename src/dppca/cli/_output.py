@@ -11,13 +11,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from .._csv import formula_safe
 from ..core.lazy import pandas as pd
+from ..core.tempfiles import new_temporary
 from ..releases.engine import ReleasePlan
 from ..releases.forecast import time_lines
 from . import _safety
@@ -63,7 +63,8 @@ def write_atomically(path: str | os.PathLike[str], write: Callable[[str], None])
     directory = target.parent if str(target.parent) else Path(".")
     if not directory.is_dir():
         raise CLIError(f"output directory {str(directory)!r} does not exist.")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=target.suffix, dir=directory)
+    # Leftovers of a writer killed with SIGKILL are removed first (core.tempfiles).
+    fd, tmp = new_temporary(target, suffix=target.suffix or ".tmp")
     os.close(fd)
     _safety.track(tmp)  # removed even if SIGTERM or Ctrl+C stops the process meanwhile
     try:

@@ -22,8 +22,8 @@ from ._common import (
     private_scale,
     read_bounds,
 )
+from ._groups import read_grouped_input, with_groups
 from ._ledger import add_budget_arguments, ledger_budget, report_spending
-from .score import _read_input, _with_groups
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -117,9 +117,9 @@ def run(args: argparse.Namespace) -> int:
     check_table_path(args)
     components = parse_int_list(args.components, "--components", length=2)
     shares = _shares(args.shares)
-    frame, features, variables = _read_input(args)
+    frame, features, variables = read_grouped_input(args)
     reused = load_directions(args, features, variables)
-    data, group_labels = _with_groups(args, frame, features)
+    data, group_labels = with_groups(args, frame, features)
     bounds = read_bounds(args, variables)
     from ..releases.report import plan_report
     from ..reporting import report

@@ -19,7 +19,6 @@ from ._common import (
     add_scale_argument,
     add_table_argument,
     add_ties_argument,
-    apply_scale,
     check_figure_path,
     check_release_path,
     check_table_path,
@@ -27,20 +26,18 @@ from ._common import (
     forecast_line,
     info,
     load_directions,
-    numeric_part,
     parse_int_list,
     print_plan,
     private_scale,
     read_bounds,
-    read_data,
     report_cost,
     save_figure,
     save_release_file,
 )
+from ._groups import read_grouped_input, with_groups
 from ._ledger import add_budget_arguments, ledger_budget, report_spending
 
 if TYPE_CHECKING:
-    import pandas as pd
     from matplotlib.figure import Figure
 
     from ..releases.score import ScoreResult
@@ -125,9 +122,9 @@ def run(args: argparse.Namespace) -> int:
         check_figure_path(args.out)  # before the release: a typo must not waste the budget
     check_table_path(args)
     check_release_path(args)
-    frame, features, variables = _read_input(args)
+    frame, features, variables = read_grouped_input(args)
     reused = load_directions(args, features, variables)
-    data, group_labels = _with_groups(args, frame, features)
+    data, group_labels = with_groups(args, frame, features)
     bounds = read_bounds(args, variables)
     n_groups = None
     if args.groups and args.dry_run and not group_labels:
@@ -206,40 +203,6 @@ def _parse_bins(text: str | None) -> int | tuple[int, int] | None:
     bins = values[0] if len(values) == 1 else cast(tuple[int, int], values)
     check_bins_cap(bins, "--bins")
     return bins
-
-
-def _read_input(args: argparse.Namespace) -> tuple[pd.DataFrame, Any, tuple[str, ...]]:
-    """The table as read, its numeric columns (scaled if asked) and their names."""
-    keep = (args.groups,) if args.groups else ()
-    try:
-        frame = read_data(args, keep=keep)
-    except KeyError:  # --columns given and the --groups column is missing
-        raise CLIError(f"--groups names no column of the data; got {args.groups!r}.") from None
-    if args.groups and args.groups not in frame.columns:
-        raise CLIError(f"--groups names no column of the data; got {args.groups!r}.")
-    for flag, given in (
-        ("--groups-public", args.groups_public),
-        ("--group-labels", args.group_labels),
-    ):
-        if given and not args.groups:
-            raise CLIError(f"{flag} needs --groups.")
-    data = numeric_part(frame, drop=keep, chosen=bool(args.columns), missing=args.missing)
-    variables = tuple(str(c) for c in data.columns)
-    return frame, apply_scale(args, data, variables), variables
-
-
-def _with_groups(
-    args: argparse.Namespace, frame: pd.DataFrame, features: Any
-) -> tuple[Any, list[str] | None]:
-    """The features with the --groups column appended, and the --group-labels."""
-    if not args.groups:
-        return features, None
-    group_labels = None
-    labels = frame[args.groups]
-    if args.group_labels is not None:  # compare as text, as the labels are typed
-        group_labels = [g.strip() for g in args.group_labels.split(",")]
-        labels = labels.astype(str).where(labels.notna(), None)
-    return features.assign(**{args.groups: labels.to_numpy()}), group_labels
 
 
 def _samples(args: argparse.Namespace, result: ScoreResult) -> dict[str, Any] | None:

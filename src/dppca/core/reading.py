@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TypedDict
@@ -33,6 +32,7 @@ from .tables import (
     refuse_missing,
     tidy_table,
 )
+from .tempfiles import new_temporary
 
 __all__ = [
     "add_csv_arguments",
@@ -405,7 +405,7 @@ def write_text_atomically(path: str | os.PathLike[str], text: str) -> Path:
     directory = target.parent if str(target.parent) else Path(".")
     if not directory.is_dir():
         raise ValueError(f"output directory {str(directory)!r} does not exist.")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    fd, tmp = new_temporary(target)  # removes what a killed writer left first
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)

@@ -63,6 +63,8 @@ def fingerprint(data: Any, columns: Sequence[str] | None = None) -> str:
     >>> a == fingerprint(np.eye(3)[::-1], ["x", "y", "z"]), len(a)
     (True, 64)
     """
+    from ..core.tables import check_unique_columns
+
     if isinstance(data, pd.DataFrame):
         from ..core.tables import tidy_table
 
@@ -76,6 +78,7 @@ def fingerprint(data: Any, columns: Sequence[str] | None = None) -> str:
         raise ValueError(f"data must be two-dimensional; got {arr.ndim} dimension(s).")
     names = [f"V{j + 1}" for j in range(arr.shape[1])] if columns is None else list(columns)
     names = [str(c) for c in names]
+    check_unique_columns(names, "columns")
     if len(names) != arr.shape[1]:
         raise ValueError(
             f"columns must name every column of data ({arr.shape[1]}); got {len(names)}."

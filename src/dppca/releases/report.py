@@ -180,8 +180,9 @@ def check_shares(shares: Mapping[str, float] | None, keys: Sequence[str]) -> dic
         values = {k: float(shares[k]) for k in keys}
         if not all(math.isfinite(v) and v > 0 for v in values.values()):
             raise ValueError(f"shares must be finite and > 0; got {shares!r}.")
-    total = math.fsum(values.values())
-    return {k: v / total for k, v in values.items()}
+    top = max(values.values())  # scaled first: 1e308 three times would overflow the sum
+    total = math.fsum(v / top for v in values.values())
+    return {k: v / top / total for k, v in values.items()}
 
 
 @dataclass(frozen=True)

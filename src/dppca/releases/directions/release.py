@@ -291,9 +291,16 @@ def pc_dir_checked(
     if complete is not None:
         data = data[complete]
     k = check_k(k, p)
+    # Tiny data (subnormal values) would give a covariance of zeros: scale by a
+    # power of two (exact) into the normal range, and the eigenvalues back.
+    top = float(np.max(np.abs(data))) if data.size else 0.0
+    shift = -int(np.frexp(top)[1]) if 0.0 < top < 2.0**-500 else 0
     with np.errstate(over="ignore", invalid="ignore"):  # overflow is refused just below
-        cov = np.cov(data, rowvar=False).reshape(p, p)
+        cov = np.cov(np.ldexp(data, shift) if shift else data, rowvar=False).reshape(p, p)
     values, vectors = top_eigen(cov, k)
+    if shift:
+        with np.errstate(under="ignore"):
+            values = np.ldexp(values, -2 * shift)
     return DirectionsResult(
         directions=vectors,
         eigenvalues=values,

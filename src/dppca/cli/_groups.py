@@ -1,0 +1,48 @@
+"""The input of the commands that draw groups (``score``, ``report``): the table
+with its ``--groups`` column, and the group labels given with ``--group-labels``."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+from ._common import CLIError, apply_scale, numeric_part, read_data
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["read_grouped_input", "with_groups"]
+
+
+def read_grouped_input(args: argparse.Namespace) -> tuple[pd.DataFrame, Any, tuple[str, ...]]:
+    """The table as read, its numeric columns (scaled if asked) and their names."""
+    keep = (args.groups,) if args.groups else ()
+    try:
+        frame = read_data(args, keep=keep)
+    except KeyError:  # --columns given and the --groups column is missing
+        raise CLIError(f"--groups names no column of the data; got {args.groups!r}.") from None
+    if args.groups and args.groups not in frame.columns:
+        raise CLIError(f"--groups names no column of the data; got {args.groups!r}.")
+    for flag, given in (
+        ("--groups-public", args.groups_public),
+        ("--group-labels", args.group_labels),
+    ):
+        if given and not args.groups:
+            raise CLIError(f"{flag} needs --groups.")
+    data = numeric_part(frame, drop=keep, chosen=bool(args.columns), missing=args.missing)
+    variables = tuple(str(c) for c in data.columns)
+    return frame, apply_scale(args, data, variables), variables
+
+
+def with_groups(
+    args: argparse.Namespace, frame: pd.DataFrame, features: Any
+) -> tuple[Any, list[str] | None]:
+    """The features with the --groups column appended, and the --group-labels."""
+    if not args.groups:
+        return features, None
+    group_labels = None
+    labels = frame[args.groups]
+    if args.group_labels is not None:  # compare as text, as the labels are typed
+        group_labels = [g.strip() for g in args.group_labels.split(",")]
+        labels = labels.astype(str).where(labels.notna(), None)
+    return features.assign(**{args.groups: labels.to_numpy()}), group_labels
