@@ -21,6 +21,7 @@ from .loading import (
 )
 from .score import group_color_map, plot_score, plot_score_groups, plot_score_panels
 from .scree import plot_scree
+from .tradeoff import plot_tradeoff
 
 __all__ = [
     "add_privacy_caption",
@@ -33,5 +34,6 @@ __all__ = [
     "plot_score_groups",
     "plot_score_panels",
     "plot_scree",
+    "plot_tradeoff",
     "privacy_caption",
 ]
