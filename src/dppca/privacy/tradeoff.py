@@ -28,6 +28,7 @@ Journal of the Royal Statistical Society B 84(1), 3-37.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -146,6 +147,24 @@ def _mixed_profile(mu: float, others: list[tuple[Any, ...]]) -> Profile | None:
     return delta
 
 
+@functools.lru_cache(maxsize=256)
+def _cached_powers(events: tuple[tuple[Any, ...], ...], alphas: tuple[float, ...]) -> Any:
+    """Powers for a release's events (sorted, hashable): the same ledger is priced once."""
+    powers = _powers(_profile_of(events), np.array(alphas, dtype=np.float64))
+    powers.setflags(write=False)
+    return powers
+
+
+def _profile_of(events: tuple[tuple[Any, ...], ...]) -> Profile:
+    mu = math.sqrt(math.fsum(1.0 / float(e[1]) ** 2 for e in events if e[0] == "gaussian"))
+    others = [e for e in events if e[0] != "gaussian"]
+    if not others:
+        if mu == 0:
+            return lambda eps: np.zeros(np.shape(eps))
+        return _gaussian_profile(mu)
+    return _mixed_profile(mu, others) or _pld_profile(mu, others)
+
+
 def privacy_profile(cost: PrivacyCost | Iterable[PrivacyCost]) -> Profile:
     """The tight privacy profile ``eps -> delta(eps)`` of a release's noise.
 
@@ -165,14 +184,7 @@ def privacy_profile(cost: PrivacyCost | Iterable[PrivacyCost]) -> Profile:
         more, the PLD accountant of ``dp-accounting`` (whose rounding can only
         overstate delta).
     """
-    events = _events(cost)
-    mu = math.sqrt(math.fsum(1.0 / float(e[1]) ** 2 for e in events if e[0] == "gaussian"))
-    others = [e for e in events if e[0] != "gaussian"]
-    if not others:
-        if mu == 0:
-            return lambda eps: np.zeros(np.shape(eps))
-        return _gaussian_profile(mu)
-    return _mixed_profile(mu, others) or _pld_profile(mu, others)
+    return _profile_of(_events(cost))
 
 
 def _upper_end(profile: Profile) -> float:
@@ -277,8 +289,8 @@ def tradeoff_curve(
     array([0.0339, 0.1261])
     """
     a = _check_alphas(alphas)
-    flat = _powers(privacy_profile(cost), a.ravel())
-    return flat.reshape(a.shape)
+    flat = _cached_powers(_events(cost), tuple(map(float, a.ravel())))
+    return np.array(flat).reshape(a.shape)
 
 
 def attacker_power(cost: PrivacyCost | Iterable[PrivacyCost], alpha: float = 0.01) -> float:
