@@ -28,6 +28,7 @@ from .privacy.tradeoff import attacker_sentence, tradeoff_curve
 from .release_io import load_release, save_release
 from .releases.directions import DirectionsResult, dp_pc_dir, pc_dir, plan_pc_dir
 from .releases.loading import LoadingResult, dp_loading, plan_loading
+from .releases.pca import PCAResult, PCASplit, dp_pca, plan_pca
 from .releases.report import plan_report
 from .releases.score import ScoreResult, dp_score, plan_score, sample_points
 from .releases.scree import (
@@ -51,6 +52,8 @@ __all__ = [
     "HuberControl",
     "InaccurateReleaseError",
     "LoadingResult",
+    "PCAResult",
+    "PCASplit",
     "PMWMControl",
     "PrivacyCost",
     "PrivacyWarning",
@@ -67,12 +70,14 @@ __all__ = [
     "compose_tight",
     "dp_loading",
     "dp_pc_dir",
+    "dp_pca",
     "dp_score",
     "dp_scree",
     "load_release",
     "pc_dir",
     "plan_loading",
     "plan_pc_dir",
+    "plan_pca",
     "plan_report",
     "plan_score",
     "plan_scree",

@@ -1,0 +1,484 @@
+"""The plan of one private PCA: :func:`plan_pca` and :class:`PCAPlan`.
+
+The fit is a :class:`~dppca.releases.composite.Composite` whose steps are the
+existing release plans, priced once at the stretch where their tight total is
+the fit's eps (:func:`~dppca.releases.composite.largest_stretch`):
+
+- ``standardized``: (private scales, when a score plot needs them and no
+  public scales are given), Kendall's tau directions, the score plot on the
+  scaled table. The scree is computed from the tau release (no step).
+- ``units``: spherical Kendall directions, a clipped scree along them, the
+  score plot, all on the table as given.
+- ``scaled``: the same on the table divided by public scales.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ...core.validation import (
+    check_accuracy,
+    check_bool,
+    check_bounds,
+    check_components,
+    check_data,
+    check_delta,
+    check_delta_for_n,
+    check_eps,
+    check_k,
+    check_positive_int,
+)
+from ...privacy.accounting import PrivacyCost, compose
+from ...privacy.quantiles import ladder_failure_bound
+from ..composite import Composite, composed_cost, joint_forecast, largest_stretch
+from ..directions import plan_pc_dir
+from ..directions.scales import SCALE_QUANTILE, scale_costs, scale_ladder
+from ..engine import CheckedData
+from ..forecast import Forecast
+from ..scaled import scale_table
+from ..score import plan_score
+from ..scree import plan_scree
+from .frame import FitFrameScore, fit_frame_score
+from .result import ANALYSES, ESTIMATES
+from .split import PCASplit, check_pca_split
+
+__all__ = ["PCAPlan", "PCASettings", "PrivateScalesStep", "plan_pca"]
+
+
+@dataclass(frozen=True)
+class PCASettings:
+    """The checked, public settings of a fit (no data, no budget)."""
+
+    analysis: str
+    k: int
+    components: tuple[int, int]
+    score: bool
+    compare: bool
+    variables: tuple[str, ...]
+    box: tuple[NDArray[np.float64], NDArray[np.float64]] | None
+    scales: NDArray[np.float64] | None
+    scale_source: str | None
+    accuracy: str
+    calibration: str
+    bins: Any
+    debias: bool
+
+
+#: A fit's private scales whose failure bound exceeds this are a forecast problem.
+SCALE_FAILURE_LIMIT = 0.1
+
+
+def scale_failure(n: int, p: int, eps: float) -> float:
+    """Data-free bound on the chance that a private scale stops far below its column.
+
+    Each column's scale is a noisy scan up the public ladder
+    (:func:`dppca.releases.directions.scales.scale_ladder`) with ``eps / p``
+    (half for the target, half for the scan) over ``m = n // 2`` pair
+    differences; each candidate below the differences stops it with
+    probability at most ``exp(-eps_2 q m)``
+    (:func:`dppca.privacy.quantiles.ladder_failure_bound`). Assumed: the
+    column's scale is at least 1 in its own units, so the candidates below it
+    are those below 1. Summed over the p columns.
+    """
+    below = int(np.sum(scale_ladder() < 1.0))
+    eps2 = eps / p / 2
+    return min(1.0, p * ladder_failure_bound(below, n // 2, SCALE_QUANTILE, eps2))
+
+
+@dataclass(frozen=True, eq=False)
+class PrivateScalesStep:
+    """The p private scales of a fit: one pure part per column (a step of the plan)."""
+
+    eps: float
+    p: int
+    cost: PrivacyCost
+    n: int = 0
+
+    @property
+    def forecast(self) -> Forecast:
+        """The scales' failure bound, and a problem when it is large (data-free)."""
+        fail = scale_failure(self.n, self.p, self.eps)
+        problems = ()
+        if fail > SCALE_FAILURE_LIMIT:
+            problems = (
+                f"the {self.p} private scales may fail with probability up to {fail:.2g} "
+                f"(eps {self.eps:.3g} for n={self.n}: a scale far below its column leaves "
+                "the score plot in the wrong units); give public scales= or bounds= "
+                "(a codebook's), or score=False.",
+            )
+        return Forecast(
+            "scales",
+            self.n,
+            self.p,
+            self.eps,
+            0.0,
+            quantities={"scale_failure": fail},
+            descriptions={
+                "scale_failure": "bound on the chance that a private scale stops far "
+                "below its column (assuming scales of at least 1 unit)"
+            },
+            problems=problems,
+        )
+
+    def draw(self, data: CheckedData, rng: np.random.Generator) -> tuple[CheckedData, dict]:
+        """Release the scales; the table divided by them (post-processing)."""
+        return scale_table(data, self.eps / self.p, rng)
+
+    def review(self, result: Any) -> Any:
+        """The scales need no post-release check."""
+        return result
+
+
+def _scales_step(n: int, eps: float, variables: tuple[str, ...]) -> PrivateScalesStep:
+    p = len(variables)
+    costs = scale_costs(variables, eps / p)
+    cost = compose(costs, released=f"private scales ({p})")
+    return PrivateScalesStep(eps, p, cost, n)
+
+
+@dataclass(frozen=True, eq=False)
+class PCAPlan(Composite):
+    """A priced private PCA: its steps, their tight total and what it estimates.
+
+    Built by :func:`plan_pca` from public quantities only and run by
+    :func:`dppca.releases.engine.execute`; :func:`dppca.dp_pca` is exactly that.
+    """
+
+    settings: PCASettings | None = None
+    shares: Mapping[str, float] = dataclasses.field(default_factory=dict)
+    stretch: float = 1.0
+    notes: tuple[str, ...] = ()
+    kind: str = "pca"
+
+    @property
+    def analysis(self) -> str:
+        """``"standardized"``, ``"units"`` or ``"scaled"``."""
+        assert self.settings is not None
+        return self.settings.analysis
+
+    @property
+    def estimates(self) -> str:
+        """What the fit estimates, in one sentence (before any data are read)."""
+        return ESTIMATES[self.analysis]
+
+    def check_input(self, X: Any) -> CheckedData:
+        """Check the table once (4 rows and 2 columns at least, in memory)."""
+        if isinstance(X, CheckedData):
+            return X
+        return CheckedData(*check_data(X, min_rows=4, min_cols=2))
+
+    def feed(self, name: str, data: CheckedData, drawn: Mapping[str, Any]) -> CheckedData:
+        """The table each step reads: raw, divided by public or private scales."""
+        from .release import feed_step
+
+        return feed_step(self, name, data, drawn)
+
+    def assemble(self, data: CheckedData, drawn: Mapping[str, Any]) -> Any:
+        """The fit's result from its steps' results."""
+        from .release import assemble_fit
+
+        return assemble_fit(self, data, drawn)
+
+    def draw_step(
+        self,
+        name: str,
+        plan: Any,
+        data: CheckedData,
+        drawn: Mapping[str, Any],
+        rng: np.random.Generator,
+    ) -> Any:
+        """Draw a step; a score step with a derived frame reads the fit's variances."""
+        from .release import axis_sds
+
+        if isinstance(plan, FitFrameScore):
+            return plan.draw(data, rng, sds=axis_sds(self, drawn))
+        return plan.draw(data, rng)
+
+    def review(self, result: Any) -> Any:
+        """The steps' post-release checks, then the frame's check against the variances."""
+        from .release import review_fit
+
+        return review_fit(self, result)
+
+
+def _check_scales(scales: object, p: int) -> NDArray[np.float64]:
+    """Public scales: p finite values > 0."""
+    try:
+        values = np.array(scales, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"scales must be an array of p = {p} positive numbers; got {type(scales).__name__}."
+        ) from None
+    if values.shape != (p,) or not np.all(np.isfinite(values) & (values > 0)):
+        raise ValueError(
+            f"scales must hold p = {p} finite numbers > 0 (public scales of the columns, "
+            "from a codebook, never from the data)."
+        )
+    return values
+
+
+def check_settings(
+    p: int,
+    *,
+    standardize: object,
+    k: object,
+    components: object,
+    score: object,
+    compare: object,
+    bounds: object,
+    scales: object,
+    variables: tuple[str, ...],
+    accuracy: object,
+    calibration: str,
+    bins: object,
+    debias: object,
+) -> PCASettings:
+    """Every setting of a fit, checked once; the analysis chosen from them."""
+    standardize = check_bool(standardize, "standardize")
+    components = check_components(components, p)
+    score = True if score is None else check_bool(score, "score")
+    compare = check_bool(compare, "compare")
+    accuracy = check_accuracy(accuracy)
+    debias = check_bool(debias, "debias")
+    box = check_bounds(bounds, variables)
+    public = None if scales is None else _check_scales(scales, p)
+    if standardize:
+        analysis = "standardized"
+        source = None
+        if public is not None:
+            source = "public"
+        elif box is not None:
+            public, source = box[1] - box[0], "bounds"
+        elif score:
+            source = "private"
+        if public is not None and not np.all(public > 0):
+            raise ValueError("bounds must have upper > lower in every column.")
+    elif public is not None:
+        analysis, source = "scaled", "public"
+    else:
+        analysis, source = "units", None
+    default_k = p if analysis == "standardized" else min(p, max(3, max(components)))
+    k = max(check_k(k, p) if k is not None else default_k, max(components))
+    return PCASettings(
+        analysis=analysis,
+        k=k,
+        components=components,
+        score=score,
+        compare=compare,
+        variables=variables,
+        box=box,
+        scales=public,
+        scale_source=source,
+        accuracy=accuracy,
+        calibration=calibration,
+        bins=bins,
+        debias=debias,
+    )
+
+
+def plan_pca(
+    n: int,
+    p: int,
+    *,
+    eps: float,
+    delta: float,
+    standardize: bool = True,
+    k: int | None = None,
+    components: tuple[int, int] = (1, 2),
+    score: bool | None = None,
+    bins: Any = None,
+    bounds: Any = None,
+    scales: Any = None,
+    split: PCASplit | Mapping[str, float] | None = None,
+    compare: bool = False,
+    calibration: str = "analytic",
+    debias: bool = True,
+    variables: tuple[str, ...] | None = None,
+    accuracy: str = "warn",
+    allow_large_delta: bool = False,
+) -> PCAPlan:
+    """Price and forecast a :func:`dppca.dp_pca` fit without any data.
+
+    Parameters are those of :func:`dppca.dp_pca` with the data replaced by its
+    public shape ``n`` x ``p`` (``variables`` name the columns, ``V1 .. Vp``
+    by default). The plan's ``estimates`` says what the fit estimates and its
+    ``cost`` is what the fit records: exactly ``(eps, delta)``.
+
+    Examples
+    --------
+    >>> plan = plan_pca(392, 6, eps=1.0, delta=1e-6)
+    >>> plan.analysis, [name for name, _ in plan.steps], round(plan.cost.eps, 6)
+    ('standardized', ['directions'], 1.0)
+    >>> plan.notes[0][:16]  # private scales would not serve at 392 rows
+    'no score plot: t'
+    >>> [name for name, _ in plan_pca(5000, 6, eps=1.0, delta=1e-6).steps]
+    ['scales', 'directions', 'score']
+    >>> plan_pca(392, 6, eps=1.0, delta=1e-6, standardize=False).estimates[:33]
+    'the PCA of the table in the units'
+    """
+    n, p = check_positive_int(n, "n"), check_positive_int(p, "p")
+    eps = check_eps(eps)
+    delta = check_delta_for_n(
+        check_delta(delta), n, check_bool(allow_large_delta, "allow_large_delta")
+    )
+    names = variables if variables is not None else tuple(f"V{j + 1}" for j in range(p))
+    if len(names) != p:
+        raise ValueError(f"variables must name p = {p} columns; got {len(names)}.")
+    settings = check_settings(
+        p,
+        standardize=standardize,
+        k=k,
+        components=components,
+        score=score,
+        compare=compare,
+        bounds=bounds,
+        scales=scales,
+        variables=names,
+        accuracy=accuracy,
+        calibration=calibration,
+        bins=bins,
+        debias=debias,
+    )
+    notes: tuple[str, ...] = ()
+    weights = check_pca_split(split)
+    if score is None and settings.scale_source == "private":
+        share = weights.shares(_used_parts(settings), settings.analysis)["scales"]
+        fail = scale_failure(n, p, eps * share)
+        if fail > SCALE_FAILURE_LIMIT:
+            settings = dataclasses.replace(settings, score=False, scale_source=None)
+            notes = (
+                "no score plot: the standardised score plot needs the columns on comparable "
+                f"scales, and private scales at n={n} with this budget would fail with "
+                f"probability up to {fail:.2g} (data-free bound). Give public scales= or "
+                "bounds= (a codebook's) for a score plot, or score=True to release it "
+                "with private scales anyway; the budget goes to the other parts.",
+            )
+    used = _used_parts(settings)
+    shares = weights.shares(used, settings.analysis)
+    gaussian = [name for name in used if name not in ("scales", "frame")]
+    delta_of = {name: delta * shares[name] / sum(shares[g] for g in gaussian) for name in gaussian}
+
+    def build(t: float) -> dict[str, Any]:
+        return _steps(n, p, t * eps, shares, delta_of, settings)
+
+    def costs_of(steps: Mapping[str, Any]) -> list[PrivacyCost]:
+        return [plan.cost for plan in steps.values()]
+
+    stretch, steps = largest_stretch(build, costs_of, eps, delta)
+    costs = costs_of(steps)
+    cost = composed_cost(
+        costs, eps, delta, f"dppca private PCA ({settings.analysis}; {', '.join(steps)})"
+    )
+    return PCAPlan(
+        n,
+        p,
+        eps,
+        delta,
+        tuple(steps.items()),
+        cost,
+        joint_forecast("pca", n, p, eps, delta, steps),
+        settings.accuracy,
+        settings=settings,
+        shares=shares,
+        stretch=stretch,
+        notes=notes,
+    )
+
+
+def _used_parts(settings: PCASettings) -> tuple[str, ...]:
+    """The parts of the fit that spend, in draw order."""
+    used: list[str] = []
+    if settings.scale_source == "private":
+        used.append("scales")
+    used.append("directions")
+    if settings.analysis != "standardized":
+        used.append("scree")
+    if settings.score:
+        if settings.box is None:
+            used.append("frame")
+        used.append("score")
+    return tuple(used)
+
+
+def _box_in_units(settings: PCASettings) -> NDArray[np.float64] | None:
+    """The public bounds in the units the score and scree read (scaled when scaled)."""
+    if settings.box is None:
+        return None
+    box = np.column_stack(settings.box)
+    if settings.scales is not None:
+        box = box / settings.scales[:, None]
+    return box
+
+
+def _steps(
+    n: int,
+    p: int,
+    eps: float,
+    shares: Mapping[str, float],
+    delta_of: Mapping[str, float],
+    s: PCASettings,
+) -> dict[str, Any]:
+    """The steps' plans at a total eps (before the stretch is solved, ``t eps``)."""
+    steps: dict[str, Any] = {}
+    common: dict[str, Any] = {
+        "calibration": s.calibration,
+        "accuracy": s.accuracy,
+        "allow_large_delta": True,
+    }
+    if "scales" in shares:
+        steps["scales"] = _scales_step(n, eps * shares["scales"], s.variables)
+    scaled_box = _box_in_units(s)
+    raw_box = None if s.box is None else np.column_stack(s.box)
+    steps["directions"] = plan_pc_dir(
+        n,
+        p,
+        s.k,
+        eps=eps * shares["directions"],
+        delta=delta_of["directions"],
+        estimator="tau" if s.analysis == "standardized" else "kendall",
+        bounds=raw_box if s.analysis == "standardized" else scaled_box,
+        **common,
+    )
+    if "scree" in shares:
+        steps["scree"] = plan_scree(
+            n,
+            p,
+            s.k,
+            eps=eps * shares["scree"],
+            delta=delta_of["scree"],
+            directions_given=True,
+            compare=s.compare,
+            bounds=scaled_box,
+            **common,
+        )
+    if "score" in shares:
+        score = plan_score(
+            n,
+            p,
+            eps=eps * shares["score"],
+            delta=delta_of["score"],
+            bins=s.bins,
+            components=s.components,
+            directions_given=True,
+            compare=s.compare,
+            bounds=scaled_box,
+            frame_given="frame" in shares,
+            **common,
+        )
+        if "frame" in shares:
+            steps["score"] = fit_frame_score(score, eps * shares["frame"], s.components)
+        else:
+            steps["score"] = score
+    return steps
+
+
+assert set(ANALYSES) == {"standardized", "units", "scaled"}
+
+# Release files and pickles name the public path.
+PCAPlan.__module__ = "dppca.releases.pca"
