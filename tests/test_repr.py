@@ -106,3 +106,18 @@ def test_misspelt_keywords_get_a_suggestion(small_data, directions):
 def test_a_cost_without_noise_fields_still_has_a_sentence():
     cost = PrivacyCost(1.0, 1e-6, "generic", "x")
     assert "at most" in attacker_sentence(cost)
+
+
+def test_a_fit_shows_its_picture_cost_meaning_and_notes():
+    import warnings
+
+    from dppca import AccuracyWarning, dp_pca
+    from dppca.datasets import load_wine
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", AccuracyWarning)
+        fit = dp_pca(load_wine(), eps=2.0, delta=1e-6, random_state=0)
+    page = fit._repr_html_()
+    assert "data:image/png;base64," in page
+    assert attacker_sentence(fit.cost) in page
+    assert fit.notes and all(n.replace("'", "&#x27;") in page for n in fit.notes)

@@ -62,6 +62,9 @@ def _notes(result: Any) -> list[str]:
     note = getattr(result, "scale_note", None)
     if note:
         notes.append(str(note))
+    extra = getattr(result, "notes", ())  # a fit's own remarks (tuple of str)
+    if isinstance(extra, tuple):
+        notes.extend(str(x) for x in extra)
     return notes
 
 
