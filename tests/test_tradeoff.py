@@ -180,3 +180,21 @@ def test_curve_refuses_rates_outside_the_unit_interval():
         tradeoff_curve(pure(1.0), [0.5, 1.5])
     with pytest.raises(TypeError, match="PrivacyCost"):
         tradeoff_curve([pure(1.0), 3.0], [0.5])
+
+
+def test_the_drawn_curve_is_the_computed_one():
+    import matplotlib.pyplot as plt
+
+    from dppca.plotting import plot_tradeoff
+    from dppca.plotting._caption import find_caption
+
+    cost = gaussian(1.0, 1.0)
+    _, ax = plt.subplots()
+    assert plot_tradeoff(cost, ax=ax, n=100) is ax
+    coin, curve, point = ax.lines
+    np.testing.assert_allclose(curve.get_ydata(), tradeoff_curve(cost, curve.get_xdata()))
+    np.testing.assert_allclose(coin.get_ydata(), coin.get_xdata())
+    assert point.get_ydata()[0] == pytest.approx(stats.norm.cdf(stats.norm.ppf(0.01) + 1.0))
+    assert find_caption(ax).get_text() == "eps=1, delta=1e-06, n=100"
+    with pytest.raises(TypeError, match="xlim"):
+        plot_tradeoff(cost, ax=ax, xlim=(0, 1))

@@ -248,7 +248,7 @@ def _meaning_html(budget: Budget, n: int) -> list[str]:
     from .plotting.tradeoff import plot_tradeoff
 
     costs = list(budget.ledger)
-    ax = plot_tradeoff(costs, n=n)
+    ax = plot_tradeoff(costs, n=n, total=budget.spent_tight)
     png = _figure_png(ax.figure)
     return [
         "<h2>What the privacy guarantee means</h2>",

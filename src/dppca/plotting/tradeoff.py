@@ -11,7 +11,7 @@ import numpy as np
 from matplotlib.axes import Axes
 
 from ..privacy.accounting import PrivacyCost
-from ..privacy.tradeoff import attacker_power, tradeoff_curve
+from ..privacy.tradeoff import _percent, attacker_power, tradeoff_curve
 from ._caption import add_privacy_caption
 from ._kwargs import check_artist_kwargs
 
@@ -24,6 +24,7 @@ def plot_tradeoff(
     ax: Axes | None = None,
     alpha: float = 0.01,
     n: int | None = None,
+    total: tuple[float, float] | None = None,
     title: str | None = "What the privacy guarantee means",
     **kwargs: Any,
 ) -> Axes:
@@ -40,6 +41,9 @@ def plot_tradeoff(
         :func:`dppca.attacker_sentence`).
     n : int, optional
         The number of rows, for the caption.
+    total : (float, float), optional
+        The (eps, delta) of several costs composed, for the caption (one
+        cost's own are used by default).
     title : str or None
         Title of the panel.
     **kwargs
@@ -80,9 +84,10 @@ def plot_tradeoff(
     at = attacker_power(costs, alpha)
     ax.plot([alpha], [at], marker="o", color=line_kws["color"], ms=5)
     ax.annotate(
-        f"{100 * alpha:g}% false alarms:\nat most {100 * at:.3g}% detected",
+        f"{_percent(alpha, up=False)} false alarms:\nat most {_percent(at, up=True)} detected",
         xy=(alpha, at),
-        xytext=(8, 6),
+        xytext=(-4, 14),
+        ha="right",
         textcoords="offset points",
         fontsize=8,
         color="0.2",
@@ -92,12 +97,12 @@ def plot_tradeoff(
     ax.set_ylim(0.0, 1.02)
     ax.set_xlabel("false-alarm rate (type I error)")
     ax.set_ylabel("detection rate (power)")
-    ax.legend(loc="lower right", fontsize=8)
+    ax.legend(loc="upper left", fontsize=8, frameon=False)
     if title:
         ax.set_title(title)
-    total = costs[0] if len(costs) == 1 else None
-    eps = None if total is None else total.eps
-    delta = None if total is None else total.delta
-    if eps is not None:
+    if total is None and len(costs) == 1:
+        total = (costs[0].eps, costs[0].delta)
+    if total is not None:
+        eps, delta = total
         add_privacy_caption(ax, SimpleNamespace(eps=eps, delta=delta, n=n, private=True))
     return ax
