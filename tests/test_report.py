@@ -298,6 +298,7 @@ def test_cli_report_dry_run_prints_the_plan_and_spends_nothing(tmp_path, capsys)
     assert main(argv) == 0
     text = capsys.readouterr().out
     assert "privacy cost (not spent): (eps=1, delta=1e-05)" in text
+    assert "what it would mean: An attacker testing whether" in text
     assert not out.exists()
 
 

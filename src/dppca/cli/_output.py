@@ -234,7 +234,10 @@ def save_release_file(
 
 def print_plan(plan: ReleasePlan) -> int:
     """``--dry-run``: the cost and the forecast on stdout; nothing was released."""
+    from ..privacy.tradeoff import attacker_sentence
+
     print(f"privacy cost (not spent): {plan.cost}")
+    print(f"what it would mean: {attacker_sentence(plan.cost)}")
     print(plan.cost.to_frame().to_string(index=False))
     print(plan.forecast.summary())
     return 0
