@@ -221,3 +221,16 @@ def test_a_fit_draws_from_released_values_only(layer):
     assert len(before[0]) == X.shape[1]
     for x, y in zip(before[0] + before[1], after[0] + after[1], strict=True):
         np.testing.assert_array_equal(x, y)
+
+
+def test_joint_regions_widen_every_arrow_region(rng):
+    fit = _stand_in(rng)
+    widths = {}
+    for joint in (False, True):
+        _, ax = plt.subplots()
+        plot_biplot(fit, ax=ax, joint=joint, random_state=0)
+        widths[joint] = np.array([p.width for p in ax.patches if type(p) is Ellipse])
+    # four arrows: level 1 - 0.05 / 4
+    np.testing.assert_allclose(
+        widths[True] / widths[False], np.sqrt(np.log(0.0125) / np.log(0.05)), rtol=1e-12
+    )

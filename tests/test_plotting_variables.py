@@ -163,3 +163,20 @@ def test_a_fit_draws_from_released_values_only(ax):
     R = np.asarray(fit.correlation_matrix)
     assert fit.correlation_matrix is not None
     np.testing.assert_allclose(r, correlations_from_matrix(R, V))
+
+
+def test_joint_regions_are_the_bonferroni_widening(rng):
+    # Same draws, level 1 - 0.05 / 5 for five arrows: every ellipse grows by
+    # sqrt(log(0.05 / 5) / log(0.05)) (radius sqrt(-2 log(1 - level))).
+    import matplotlib.pyplot as plt
+
+    fit = _stand_in(rng)
+    sizes = {}
+    for joint in (False, True):
+        _, ax = plt.subplots()
+        plot_correlation_circle(fit, ax=ax, joint=joint, random_state=0)
+        sizes[joint] = np.array([p.width for p in ax.patches if type(p) is Ellipse])
+        assert ("joint 95%" in find_caption(ax).get_text()) is joint
+    np.testing.assert_allclose(
+        sizes[True] / sizes[False], np.sqrt(np.log(0.01) / np.log(0.05)), rtol=1e-12
+    )

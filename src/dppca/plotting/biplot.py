@@ -207,6 +207,7 @@ def plot_biplot(
     noise_regions: bool = True,
     draws: int = 200,
     level: float = 0.95,
+    joint: bool = False,
     random_state: RandomStateLike = None,
     multiplier: float | None = None,
     color: str = _POINT_COLOR,
@@ -244,6 +245,11 @@ def plot_biplot(
         re-perturbations of the released matrix (as the loading plot's).
     draws : int, default=200
     level : float, default=0.95
+        Coverage of each region (of a normal fit to the re-perturbations).
+    joint : bool, default=False
+        Widen every region to ``1 - (1 - level) / m`` for the m arrows drawn
+        (Bonferroni), so that the regions hold all arrows at once with
+        probability at least about ``level``; the caption says so.
     random_state : None, int or numpy.random.Generator, default=None
         Source of the synthetic points and the re-perturbations (kept apart
         from the release's noise stream).
@@ -297,6 +303,7 @@ def plot_biplot(
     if layer not in ("histogram", "points"):
         raise ValueError(f"layer must be 'histogram' or 'points'; got {layer!r}.")
     level = check_open_unit(level, "level")
+    shown_level = f"joint {level:.0%}" if joint else f"{level:.0%}"
     v = np.asarray(fit.directions.directions, dtype=np.float64)
     variances = np.asarray(fit.variances, dtype=np.float64)
     a, b = check_components(
@@ -310,6 +317,8 @@ def plot_biplot(
             f"{(a, b)} has no score layer. Pass components={tuple(score.components)}."
         )
     cols = [a - 1, b - 1]
+    if joint:
+        level = 1.0 - (1.0 - level) / v.shape[0]
     scale = biplot_scale(variances[cols], int(fit.n), float(alpha))
     arrows = biplot_arrows(v[:, cols], scale)
     if ax is None:
@@ -373,7 +382,7 @@ def plot_biplot(
         spread = m * sens.coordinate_samples(a, b) * scale
         _draw_uncertainty(ax, spread, style="ellipse", level=level, color=arrow_color)
         extent.append(np.quantile(spread.reshape(-1, 2), [0.01, 0.99], axis=0))
-        note.append(f"shaded: {level:.0%} privacy-noise regions of the arrows")
+        note.append(f"shaded: {shown_level} privacy-noise regions of the arrows")
     arrow_kws = {
         "color": arrow_color,
         "width": 0.004,

@@ -192,6 +192,10 @@ def reperturbed_correlations(
     return correlation_coordinates(samples[:, :, :kv], np.asarray(fit.variances)[:kv])
 
 
+def _level_text(level: float, joint: bool) -> str:
+    return f"joint {level:.0%}" if joint else f"{level:.0%}"
+
+
 def _axis_label(fit: Any, pc: int) -> str:
     pve = getattr(fit, "pve", None)
     if pve is not None and pc <= len(pve):
@@ -208,6 +212,7 @@ def plot_correlation_circle(
     noise_regions: bool = True,
     draws: int = DEFAULT_DRAWS,
     level: float = 0.95,
+    joint: bool = False,
     random_state: RandomStateLike = None,
     variables: Sequence[str] | None = None,
     color: str = _COLOR,
@@ -236,6 +241,11 @@ def plot_correlation_circle(
         released matrix (:func:`reperturbed_correlations`).
     draws : int, default=200
     level : float, default=0.95
+        Coverage of each region (of a normal fit to the re-perturbations).
+    joint : bool, default=False
+        Widen every region to ``1 - (1 - level) / m`` for the m arrows drawn
+        (Bonferroni), so that the regions hold all arrows at once with
+        probability at least about ``level``; the caption says so.
     random_state : None, int or numpy.random.Generator, default=None
         Source of the re-perturbations (a post-processing stream; a fixed
         value makes the picture repeatable).
@@ -295,6 +305,9 @@ def plot_correlation_circle(
             raise ValueError(f"variables must be among the fit's {names!r}; got {unknown!r}.")
         rows = [names.index(v) for v in variables]
     level = check_open_unit(level, "level")
+    shown_level = level
+    if joint:
+        level = 1.0 - (1.0 - level) / len(rows)
     coords = r_all[np.ix_(rows, [a - 1, b - 1])]
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 6.4))
@@ -311,7 +324,8 @@ def plot_correlation_circle(
             ax, spread[:, rows][:, :, [a - 1, b - 1]], style="ellipse", level=level, color=color
         )
         note = (
-            f"shaded: {level:.0%} privacy-noise regions ({draws} re-perturbations), not confidence"
+            f"shaded: {_level_text(shown_level, joint)} privacy-noise regions "
+            f"({draws} re-perturbations), not confidence"
         )
     if kind == "vector":
         arrow_kws = {
