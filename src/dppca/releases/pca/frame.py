@@ -15,7 +15,8 @@ centres instead, per axis in two exponential-mechanism steps:
 2. the bin holding the median on a uniform ladder of step ``sqrt(v) / 4``
    spanning the first bin widened by 4 ``sqrt(v)`` on each side (built from
    released values only), so the centre is exact to a quarter of a standard
-   deviation wherever the scores sit, even far from zero.
+   deviation wherever the scores sit, up to about 3000 sds from zero (the
+   ladder has at most 4096 bins; beyond that its step grows).
 
 When a variance was released as 0 there is no width to derive: that axis
 spends its two parts as the score plot's private frame does (a centre and a
@@ -47,6 +48,9 @@ _Z = NormalDist().inv_cdf(0.9975)
 # The fine ladder: its step and its margin around the coarse bin, in sds.
 _FINE_STEP = 0.25
 _FINE_MARGIN = 4.0
+# At most this many fine bins: past about 3000 sds from zero the fine step grows
+# beyond a quarter sd (a table shifted that far needs public bounds for its frame).
+_FINE_BINS = 4096
 # The coarse ladder: uniform out to this many sds, then bins growing by 20 %.
 _UNIFORM_SDS = 4.0
 _GROWTH = 1.5
@@ -156,9 +160,10 @@ def derived_frame(
         ladder = coarse_ladder(bound, sd) if usable else _centre_ladder(bound)
         lo, hi = em_quantile(x, ladder, q=0.5, eps=coarse_eps, rng=rng)
         if usable:
-            step = _FINE_STEP * sd
+            span = hi - lo + 2 * _FINE_MARGIN * sd
+            step = max(_FINE_STEP * sd, span / _FINE_BINS)
             start = lo - _FINE_MARGIN * sd
-            count = max(2, math.ceil((hi - lo + 2 * _FINE_MARGIN * sd) / step))
+            count = max(2, math.ceil(span / step))
             fine = start + step * np.arange(count + 1, dtype=np.float64)
             flo, fhi = em_quantile(x, fine, q=0.5, eps=fine_eps, rng=rng)
             centre = 0.5 * (flo + fhi)

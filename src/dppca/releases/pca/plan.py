@@ -44,30 +44,13 @@ from ..forecast import Forecast
 from ..scaled import scale_table
 from ..score import plan_score
 from ..scree import plan_scree
+from .draw import assemble_fit, axis_sds, feed_step, review_fit
 from .frame import FitFrameScore, fit_frame_score
 from .result import ANALYSES, ESTIMATES
+from .settings import PCASettings
 from .split import PCASplit, check_pca_split
 
 __all__ = ["PCAPlan", "PCASettings", "PrivateScalesStep", "plan_pca"]
-
-
-@dataclass(frozen=True)
-class PCASettings:
-    """The checked, public settings of a fit (no data, no budget)."""
-
-    analysis: str
-    k: int
-    components: tuple[int, int]
-    score: bool
-    compare: bool
-    variables: tuple[str, ...]
-    box: tuple[NDArray[np.float64], NDArray[np.float64]] | None
-    scales: NDArray[np.float64] | None
-    scale_source: str | None
-    accuracy: str
-    calibration: str
-    bins: Any
-    debias: bool
 
 
 #: A fit's private scales whose failure bound exceeds this are a forecast problem.
@@ -104,7 +87,7 @@ class PrivateScalesStep:
     def forecast(self) -> Forecast:
         """The scales' failure bound, and a problem when it is large (data-free)."""
         fail = scale_failure(self.n, self.p, self.eps)
-        problems = ()
+        problems: tuple[str, ...] = ()
         if fail > SCALE_FAILURE_LIMIT:
             problems = (
                 f"the {self.p} private scales may fail with probability up to {fail:.2g} "
@@ -167,22 +150,23 @@ class PCAPlan(Composite):
         """What the fit estimates, in one sentence (before any data are read)."""
         return ESTIMATES[self.analysis]
 
-    def check_input(self, X: Any) -> CheckedData:
-        """Check the table once (4 rows and 2 columns at least, in memory)."""
+    def check_input(self, X: Any, **inputs: Any) -> CheckedData:
+        """Check the table once (4 rows and 2 columns at least, in memory).
+
+        A fit reads nothing but the table: any other input is refused.
+        """
+        if inputs:
+            raise TypeError(f"a PCA fit reads only the table; got {sorted(inputs)!r}.")
         if isinstance(X, CheckedData):
             return X
         return CheckedData(*check_data(X, min_rows=4, min_cols=2))
 
     def feed(self, name: str, data: CheckedData, drawn: Mapping[str, Any]) -> CheckedData:
         """The table each step reads: raw, divided by public or private scales."""
-        from .release import feed_step
-
         return feed_step(self, name, data, drawn)
 
     def assemble(self, data: CheckedData, drawn: Mapping[str, Any]) -> Any:
         """The fit's result from its steps' results."""
-        from .release import assemble_fit
-
         return assemble_fit(self, data, drawn)
 
     def draw_step(
@@ -194,16 +178,12 @@ class PCAPlan(Composite):
         rng: np.random.Generator,
     ) -> Any:
         """Draw a step; a score step with a derived frame reads the fit's variances."""
-        from .release import axis_sds
-
         if isinstance(plan, FitFrameScore):
             return plan.draw(data, rng, sds=axis_sds(self, drawn))
         return plan.draw(data, rng)
 
     def review(self, result: Any) -> Any:
         """The steps' post-release checks, then the frame's check against the variances."""
-        from .release import review_fit
-
         return review_fit(self, result)
 
 
@@ -345,20 +325,8 @@ def plan_pca(
         bins=bins,
         debias=debias,
     )
-    notes: tuple[str, ...] = ()
     weights = check_pca_split(split)
-    if score is None and settings.scale_source == "private":
-        share = weights.shares(_used_parts(settings), settings.analysis)["scales"]
-        fail = scale_failure(n, p, eps * share)
-        if fail > SCALE_FAILURE_LIMIT:
-            settings = dataclasses.replace(settings, score=False, scale_source=None)
-            notes = (
-                "no score plot: the standardised score plot needs the columns on comparable "
-                f"scales, and private scales at n={n} with this budget would fail with "
-                f"probability up to {fail:.2g} (data-free bound). Give public scales= or "
-                "bounds= (a codebook's) for a score plot, or score=True to release it "
-                "with private scales anyway; the budget goes to the other parts.",
-            )
+    settings, notes = _auto_score(settings, weights, n, eps, auto=score is None)
     used = _used_parts(settings)
     shares = weights.shares(used, settings.analysis)
     gaussian = [name for name in used if name not in ("scales", "frame")]
@@ -389,6 +357,30 @@ def plan_pca(
         stretch=stretch,
         notes=notes,
     )
+
+
+def _auto_score(
+    settings: PCASettings, weights: PCASplit, n: int, eps: float, *, auto: bool
+) -> tuple[PCASettings, tuple[str, ...]]:
+    """The settings without a score plot when its private scales are forecast to fail.
+
+    Only with ``score=None`` (auto) and a standardised fit that would need
+    private scales; data-free (n, p, eps and the split).
+    """
+    if not auto or settings.scale_source != "private":
+        return settings, ()
+    share = weights.shares(_used_parts(settings), settings.analysis)["scales"]
+    fail = scale_failure(n, len(settings.variables), eps * share)
+    if fail <= SCALE_FAILURE_LIMIT:
+        return settings, ()
+    note = (
+        "no score plot: the standardised score plot needs the columns on comparable "
+        f"scales, and private scales at n={n} with this budget would fail with "
+        f"probability up to {fail:.2g} (data-free bound). Give public scales= or "
+        "bounds= (a codebook's) for a score plot, or score=True to release it "
+        "with private scales anyway; the budget goes to the other parts."
+    )
+    return dataclasses.replace(settings, score=False, scale_source=None), (note,)
 
 
 def _used_parts(settings: PCASettings) -> tuple[str, ...]:
