@@ -121,3 +121,15 @@ def test_a_fit_shows_its_picture_cost_meaning_and_notes():
     assert "data:image/png;base64," in page
     assert attacker_sentence(fit.cost) in page
     assert fit.notes and all(n.replace("'", "&#x27;") in page for n in fit.notes)
+
+
+def test_a_fit_summary_states_the_attacker_sentence():
+    import warnings
+
+    from dppca import AccuracyWarning, dp_pca
+    from dppca.datasets import load_wine
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", AccuracyWarning)
+        fit = dp_pca(load_wine(), eps=2.0, delta=1e-6, score=False, random_state=0)
+    assert attacker_sentence(fit.cost) in str(fit.summary())
