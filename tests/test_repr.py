@@ -133,3 +133,18 @@ def test_a_fit_summary_states_the_attacker_sentence():
         warnings.simplefilter("ignore", AccuracyWarning)
         fit = dp_pca(load_wine(), eps=2.0, delta=1e-6, score=False, random_state=0)
     assert attacker_sentence(fit.cost) in str(fit.summary())
+
+
+def test_reprs_round_a_stretched_share(small_data, directions):
+    # a tight stretch leaves shares such as 0.28991673; reprs show 4 and 3 digits
+    from dataclasses import replace
+
+    cost = PrivacyCost(0.28991673, 2.3076923e-7, "gaussian", "x")
+    for res in _results(small_data, directions).values():
+        field = "directions" if isinstance(res, LoadingResult) else None
+        shown = (
+            replace(res, directions=replace(res.directions, cost=cost))
+            if field
+            else (replace(res, cost=cost))
+        )
+        assert "eps=0.2899, delta=2.31e-07" in repr(shown), type(res).__name__

@@ -82,7 +82,7 @@ class Report:
 
     def __repr__(self) -> str:
         d = self.directions
-        return f"Report(n={d.n}, p={d.p}, eps={self.cost.eps:g}, delta={self.cost.delta:g})"
+        return f"Report(n={d.n}, p={d.p}, eps={self.cost.eps:.4g}, delta={self.cost.delta:.3g})"
 
 
 def report(

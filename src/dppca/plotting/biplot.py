@@ -30,7 +30,7 @@ from ..core.validation import check_components, check_open_unit, check_positive_
 from ._caption import add_privacy_caption
 from ._kwargs import check_artist_kwargs
 from ._labels import place_labels
-from ._loading_panels import _draw_uncertainty
+from ._loading_panels import draw_uncertainty
 
 __all__ = [
     "arrow_multiplier",
@@ -380,7 +380,7 @@ def plot_biplot(
             check_positive_int(draws, "draws"), random_state=random_state
         )
         spread = m * sens.coordinate_samples(a, b) * scale
-        _draw_uncertainty(ax, spread, style="ellipse", level=level, color=arrow_color)
+        draw_uncertainty(ax, spread, style="ellipse", level=level, color=arrow_color)
         extent.append(np.quantile(spread.reshape(-1, 2), [0.01, 0.99], axis=0))
         note.append(f"shaded: {shown_level} privacy-noise regions of the arrows")
     arrow_kws = {

@@ -11,7 +11,7 @@ import numpy as np
 from matplotlib.axes import Axes
 
 from ..privacy.accounting import PrivacyCost
-from ..privacy.tradeoff import _percent, attacker_power, tradeoff_curve
+from ..privacy.tradeoff import attacker_power, percent_text, tradeoff_curve
 from ._caption import add_privacy_caption
 from ._kwargs import check_artist_kwargs
 
@@ -84,7 +84,8 @@ def plot_tradeoff(
     at = attacker_power(costs, alpha)
     ax.plot([alpha], [at], marker="o", color=line_kws["color"], ms=5)
     ax.annotate(
-        f"{_percent(alpha, up=False)} false alarms:\nat most {_percent(at, up=True)} detected",
+        f"{percent_text(alpha, up=False)} false alarms:\n"
+        f"at most {percent_text(at, up=True)} detected",
         xy=(alpha, at),
         xytext=(-4, 14),
         ha="right",

@@ -43,7 +43,7 @@ from ..privacy.mechanisms import reperturbed_matrices
 from ._caption import add_privacy_caption
 from ._kwargs import check_artist_kwargs
 from ._labels import place_labels
-from ._loading_panels import LIMITS, _draw_uncertainty
+from ._loading_panels import LIMITS, draw_uncertainty
 
 __all__ = [
     "correlation_coordinates",
@@ -320,7 +320,7 @@ def plot_correlation_circle(
     note = None
     if noise_regions:
         spread = reperturbed_correlations(fit, draws, random_state=random_state)
-        _draw_uncertainty(
+        draw_uncertainty(
             ax, spread[:, rows][:, :, [a - 1, b - 1]], style="ellipse", level=level, color=color
         )
         note = (

@@ -48,7 +48,13 @@ from .composition import (
 )
 from .cost import PrivacyCost
 
-__all__ = ["attacker_power", "attacker_sentence", "privacy_profile", "tradeoff_curve"]
+__all__ = [
+    "attacker_power",
+    "attacker_sentence",
+    "percent_text",
+    "privacy_profile",
+    "tradeoff_curve",
+]
 
 Profile = Callable[[NDArray[np.float64]], NDArray[np.float64]]
 
@@ -299,7 +305,7 @@ def attacker_power(cost: PrivacyCost | Iterable[PrivacyCost], alpha: float = 0.0
     return float(power)
 
 
-def _percent(x: float, *, up: bool) -> str:
+def percent_text(x: float, *, up: bool) -> str:
     """``x`` as a percentage with three significant digits, rounded up or to nearest."""
     v = 100.0 * x
     if v == 0:
@@ -349,6 +355,6 @@ detects them at most 9.24% of the time (100% would mean no protection).'
     power = attacker_power(cost, alpha)
     return (
         "An attacker testing whether a given person is in the table, at a "
-        f"{_percent(alpha, up=False)} false-alarm rate, detects them at most "
-        f"{_percent(power, up=True)} of the time (100% would mean no protection)."
+        f"{percent_text(alpha, up=False)} false-alarm rate, detects them at most "
+        f"{percent_text(power, up=True)} of the time (100% would mean no protection)."
     )
