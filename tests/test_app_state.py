@@ -657,3 +657,11 @@ def test_private_scales_with_public_bounds_are_a_directions_choice(state: AppSta
     preview = state.preview("directions", eps=0.6, delta=1e-5, scale="private")
     assert preview.cost is not None
     assert sum("private scale of" in leaf.released for leaf in preview.cost.leaves()) == 5
+
+
+def test_the_budget_panel_says_what_the_releases_so_far_mean(state: AppState) -> None:
+    from dppca import attacker_sentence
+
+    assert state.spent_meaning() == ""
+    rel = state.release("directions", eps=0.3, delta=1e-5)
+    assert state.spent_meaning() == "Releases so far: " + attacker_sentence(rel.cost)

@@ -20,9 +20,12 @@ def test_caption_of_private_and_nonprivate_directions(small_data):
     assert privacy_caption(dp, private=False) == "non-private, n=200"
 
 
-def test_caption_formats_with_g_and_skips_missing_attributes():
+def test_caption_formats_at_readable_precision_and_skips_missing_attributes():
     res = SimpleNamespace(eps=0.123456789, delta=2.5e-7, n=1234)
-    assert privacy_caption(res) == "eps=0.123457, delta=2.5e-07, n=1234"
+    assert privacy_caption(res) == "eps=0.123, delta=2.5e-07, n=1234"
+    # a tight total a hair under its target reads as the target
+    tight = SimpleNamespace(eps=0.9999999997, delta=1.0000000001e-5)
+    assert privacy_caption(tight) == "eps=1, delta=1e-05"
     assert privacy_caption(SimpleNamespace(eps=1.0, delta=1e-6)) == "eps=1, delta=1e-06"
     # claiming privacy without (eps, delta) is impossible
     assert privacy_caption(SimpleNamespace(n=10), private=True) == "non-private, n=10"

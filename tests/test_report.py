@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import html
 import io
 import math
 from html.parser import HTMLParser
@@ -11,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dppca import AccuracyWarning, Budget, BudgetExceededError, dp_pc_dir, report
+from dppca import AccuracyWarning, Budget, BudgetExceededError, DataWarning, dp_pc_dir, report
 from dppca.cli import main
 from dppca.datasets import load_gau, load_gau_g, load_wine
 from dppca.privacy.accounting import tight_total
@@ -69,7 +70,7 @@ class Page(HTMLParser):
 
 def _check_page(text: str, eps: float, delta: float) -> Page:
     page = Page(text)
-    assert len(page.images) == 3
+    assert len(page.images) == 4  # loading, scree, score, privacy trade-off curve
     assert all(src.startswith("data:image/png;base64,") for src in page.images)
     for src in page.images:  # not even an address hidden in the image metadata
         assert b"http" not in base64.b64decode(src.split(",", 1)[1])
@@ -92,6 +93,7 @@ def _check_page(text: str, eps: float, delta: float) -> Page:
     body = " ".join(page.text)
     assert all(ref in body for ref in REFERENCES)
     assert "sha256" not in text and "seed" not in body.lower()
+    assert "tradeoff" in text and "An attacker testing whether" in body
     return page
 
 
@@ -204,6 +206,11 @@ def test_cli_report_on_bundled_data(dataset, tmp_path, capsys):
     cost_line = next(ln for ln in captured.err.splitlines() if ln.startswith("privacy cost:"))
     assert cost_line.startswith("privacy cost: (eps=1, delta=")
     assert float(cost_line.split("delta=")[1].split(")")[0]) <= 1e-5
+    assert "what this means: An attacker testing" in captured.err
+    # the Methods quote the command, without its seed and with the file's base name only
+    methods = out.read_text().split("<h2>Methods</h2>", 1)[1]
+    assert f"dppca report --dataset {dataset} --eps 1" in methods
+    assert "--seed" not in methods and str(tmp_path) not in methods
 
 
 def test_cli_report_checks_its_output_first(tmp_path, capsys):
@@ -291,6 +298,7 @@ def test_cli_report_dry_run_prints_the_plan_and_spends_nothing(tmp_path, capsys)
     assert main(argv) == 0
     text = capsys.readouterr().out
     assert "privacy cost (not spent): (eps=1, delta=1e-05)" in text
+    assert "what it would mean: An attacker testing whether" in text
     assert not out.exists()
 
 
@@ -359,3 +367,34 @@ def test_report_scales_need_their_own_directions_and_no_bounds():
     earlier = dp_pc_dir(X, eps=1.0, delta=1e-5, random_state=0, accuracy="ignore")
     with pytest.raises(ValueError, match="directions"):
         report(X, eps=1.0, delta=1e-5, scale="private", directions=earlier)
+
+
+def test_report_methods_say_what_the_run_did(small_frame):
+    # bounds set the frame and clip the data; nothing is said about quantiles
+    # of the scores or private scales, and the attacker sentence is that of
+    # the page's own ledger
+    bounds = (-20.0, 20.0)
+    rep = report(small_frame, eps=2.0, delta=1e-5, bounds=bounds, random_state=1)
+    assert rep.score.frame_source == "bounds"
+    methods = rep.html.split("<h2>Methods</h2>", 1)[1].split("<h2>", 1)[0]
+    assert "clipped to public bounds" in methods
+    assert "range the scores can take over the public bounds" in methods
+    assert "pure-DP quantiles of the scores" not in methods
+    assert "divided by a privately released robust scale" not in methods
+    assert "no missing values" in methods
+    assert "dppca.report(X, eps=2.0, delta=1e-05, bounds=...)" in methods
+    from dppca import __version__, attacker_sentence
+
+    assert f"dppca {__version__}" in methods
+    assert html.escape(attacker_sentence(list(rep.budget.ledger))) in rep.html
+
+
+def test_report_methods_name_dropped_rows_and_own_units(small_frame):
+    frame = small_frame.copy()
+    frame.iloc[3, 1] = np.nan
+    with pytest.warns(DataWarning):
+        rep = report(frame, eps=2.0, delta=1e-5, dropna=True, random_state=1)
+    methods = rep.html.split("<h2>Methods</h2>", 1)[1]
+    assert "Rows holding a missing value were dropped" in methods
+    assert "in their own units, with no clipping bounds" in methods
+    assert "frame was set by pure-DP quantiles of the scores" in methods

@@ -24,6 +24,7 @@ from .privacy.accounting import (
     compose_tight,
     tight_total,
 )
+from .privacy.tradeoff import attacker_sentence, tradeoff_curve
 from .release_io import load_release, save_release
 from .releases.directions import DirectionsResult, dp_pc_dir, pc_dir, plan_pc_dir
 from .releases.loading import LoadingResult, dp_loading, plan_loading
@@ -63,6 +64,7 @@ __all__ = [
     "ScreeSplit",
     "TiedRowsError",
     "__version__",
+    "attacker_sentence",
     "calibrate_noise",
     "compose",
     "compose_tight",
@@ -84,6 +86,7 @@ __all__ = [
     "save_release",
     "spherical_kendall",
     "tight_total",
+    "tradeoff_curve",
 ]
 
 

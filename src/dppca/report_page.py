@@ -12,17 +12,26 @@ import base64
 import html
 import io
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from ._version import __version__
 from .core.lazy import pandas as pd
 from .privacy.accounting import Budget
+from .privacy.tradeoff import attacker_sentence
 from .releases.directions import DirectionsResult
 from .releases.loading import LoadingResult
 from .releases.report import DEFAULT_SHARES
 from .releases.score import ScoreResult
 from .releases.scree import ScreeResult
 
-__all__ = ["REFERENCES", "render_html"]
+__all__ = ["REFERENCES", "RunFacts", "render_html"]
+
+#: Re-perturbations behind the loading plot's privacy-noise regions, and the
+#: fixed seed of that post-processing draw (the released matrix and its sigma
+#: are public; a fixed seed makes the same report draw the same picture).
+NOISE_REGION_DRAWS = 200
+_NOISE_REGION_SEED = 20240601
 
 REFERENCES = (
     "Kim, M. and Jung, S. (2025). Robust and differentially private principal component "
@@ -34,7 +43,26 @@ REFERENCES = (
     "Advances in Neural Information Processing Systems 36 (NeurIPS).",
     "Dwork, C. and Roth, A. (2014). The algorithmic foundations of differential privacy. "
     "Foundations and Trends in Theoretical Computer Science, 9(3-4), 211-407.",
+    "Dong, J., Roth, A. and Su, W. J. (2022). Gaussian differential privacy. Journal of the "
+    "Royal Statistical Society Series B, 84(1), 3-37.",
 )
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """What the run did, as the Methods paragraph states it (all public choices).
+
+    Attributes
+    ----------
+    missing_zero : bool
+        Missing cells were allowed (``missing="zero"``): each adds nothing to
+        the sums it is part of, and n stays the table's row count.
+    command : str or None
+        The call or command line that made the page, without any seed.
+    """
+
+    missing_zero: bool = False
+    command: str | None = None
 
 
 def _figure_png(fig: Any) -> str:
@@ -52,8 +80,11 @@ def _figure_png(fig: Any) -> str:
 
 
 def _figures(loading: LoadingResult, scree: ScreeResult, score: ScoreResult) -> list[str]:
+    regions: dict[str, Any] = {}
+    if loading.directions.noisy_matrix is not None and loading.directions.sigma:
+        regions = {"uncertainty": NOISE_REGION_DRAWS, "random_state": _NOISE_REGION_SEED}
     drawn = [
-        loading.plot(kind="vector"),
+        loading.plot(kind="vector", **regions),
         scree.plot(kind="pve"),
         score.plot("groups", variances=scree)
         if score.groups is not None
@@ -124,6 +155,36 @@ def _forecast_html(results: Mapping[str, Any]) -> str:
     return "<h2>Forecast accuracy</h2>" + "".join(parts)
 
 
+def _analysis_sentence(directions: DirectionsResult) -> str:
+    """How the table entered the releases: its own units, public bounds or private scales."""
+    if directions.scales is not None:
+        note = f" {directions.scale_note}" if directions.scale_note else ""
+        return (
+            "Each column was first divided by a privately released robust scale (shown "
+            "above), so that columns in unrelated units weigh alike; every release below "
+            f"uses the scaled table.{note}"
+        )
+    if directions.bounds is not None:
+        return (
+            "The data were clipped to public bounds given per variable (a data domain "
+            "stated before the analysis, not read from the data) and analysed in their own "
+            "units."
+        )
+    return "The data were analysed in their own units, with no clipping bounds."
+
+
+def _frame_sentence(score: ScoreResult) -> str:
+    source = getattr(score, "frame_source", "private")
+    if source == "bounds":
+        return (
+            "the frame is the range the scores can take over the public bounds (free, "
+            "nothing estimated)"
+        )
+    if source == "public":
+        return "the frame was given by the analyst as public"
+    return "the frame was set by pure-DP quantiles of the scores [3]"
+
+
 def _methods_paragraph(
     directions: DirectionsResult,
     scree: ScreeResult,
@@ -131,7 +192,10 @@ def _methods_paragraph(
     budget: Budget,
     calibration: str,
     shares: Mapping[str, float],
+    facts: RunFacts | None = None,
+    names: Sequence[str] = ("directions", "scree", "score"),
 ) -> str:
+    facts = facts or RunFacts()
     eps, delta = budget.spent_tight
     gaussian = (
         "the analytic Gaussian mechanism [2]"
@@ -144,22 +208,57 @@ def _methods_paragraph(
         groups = " Group sizes were " + (
             "taken as public." if score.groups_public else "released with Laplace noise."
         )
+    missing = (
+        "Missing cells were allowed: a missing cell adds nothing to the sums it is part "
+        "of, no row was dropped, and n is the table's row count."
+        if facts.missing_zero
+        else "The analysed columns held no missing values (a table with any is refused "
+        "unless missing cells are allowed with missing='zero')."
+    )
+    reused = (
+        "the directions were released once"
+        if "directions" in names
+        else "an earlier private direction release was reused"
+    )
+    command = f" Command: <code>{html.escape(facts.command)}</code>." if facts.command else ""
     return (
-        f"<p>Principal component directions of the n = {directions.n} rows and "
+        f"<p>{html.escape(_analysis_sentence(directions))} {missing} "
+        f"Principal component directions of the n = {directions.n} rows and "
         f"p = {directions.p} variables were released with g-DPPCA [1]: the spherical "
         f"Kendall matrix, perturbed by symmetric Gaussian noise calibrated with {gaussian} "
         f"(noise scale {directions.sigma:.3g}); the loading plot shows entries of its "
-        "leading eigenvectors. Variances along these directions (scree and proportion of "
-        "variance explained) were estimated from paired differences of the rows with "
-        f"clipped means and a private total variance whose clipping level comes from a "
-        f"pure-DP quantile [3]. The score plot shows noisy two-dimensional histograms of "
-        f"the scores in a frame set by pure-DP quantiles [3].{groups} The directions were "
-        f"released once and reused by the loading, scree and score plots. The total "
-        f"privacy budget (eps = {eps:.4g}, delta = {delta:.3g}) was split {share}, and "
-        "every share scaled up until the tight composition of all the parts is that total "
-        "[4]; neighbouring datasets differ in one "
-        "replaced row, with n public. Computed with the Python package dppca.</p>"
+        "leading eigenvectors, with privacy-noise regions (the directions recomputed after "
+        "adding fresh noise of the same size to the released matrix; post-processing). "
+        "Variances along these directions (scree and proportion of variance explained) "
+        "were estimated from paired differences of the rows with clipped means and a "
+        "private total variance whose clipping level comes from a pure-DP quantile [3]. "
+        f"The score plot shows noisy two-dimensional histograms of the scores; "
+        f"{_frame_sentence(score)}.{groups} For the loading, scree and score plots, "
+        f"{reused} and shared. The total privacy budget (eps = {eps:.3g}, "
+        f"delta = {delta:.2g}) was split {share}, and every share scaled up until the tight "
+        "composition of all the parts is that total [4]; neighbouring datasets differ in "
+        "one replaced row, with n public. What the total means to an attacker is computed "
+        f"from the trade-off function of the composed noise [5]. Computed with the Python "
+        f"package dppca {html.escape(__version__)}.{command}</p>"
     )
+
+
+def _meaning_html(budget: Budget, n: int) -> list[str]:
+    """The attacker sentence and the trade-off curve of everything the page released."""
+    from .plotting.tradeoff import plot_tradeoff
+
+    costs = list(budget.ledger)
+    ax = plot_tradeoff(costs, n=n, total=budget.spent_tight)
+    png = _figure_png(ax.figure)
+    return [
+        "<h2>What the privacy guarantee means</h2>",
+        f"<p class='attacker'>{html.escape(attacker_sentence(costs))}</p>",
+        "<p>The curve gives, for every false-alarm rate, the most often any test can tell "
+        "whether a given person's row is in the table, whatever else the attacker knows; "
+        "the dashed diagonal is a test that learns nothing.</p>",
+        f"<figure class='plot' id='tradeoff'><img alt='privacy trade-off curve' "
+        f"src='data:image/png;base64,{png}'></figure>",
+    ]
 
 
 def _scales_html(directions: DirectionsResult) -> list[str]:
@@ -189,6 +288,7 @@ def render_html(
     calibration: str = "analytic",
     shares: Mapping[str, float] = DEFAULT_SHARES,
     names: Sequence[str] = ("directions", "scree", "score"),
+    facts: RunFacts | None = None,
 ) -> str:
     """The report page for released results (post-processing only)."""
     loading_png, scree_png, score_png = _figures(loading, scree, score)
@@ -206,7 +306,8 @@ def render_html(
         "</head><body>",
         f"<h1>{html.escape(title)}</h1>",
         f"<p>n = {directions.n} rows, p = {directions.p} variables; total privacy cost "
-        f"<b>eps = {eps:.6g}, delta = {delta:.6g}</b>.</p>",
+        f"<b>eps = {eps:.3g}, delta = {delta:.2g}</b>. "
+        f"{html.escape(attacker_sentence(list(budget.ledger)))}</p>",
         *_scales_html(directions),
         "<h2>Loading plot</h2>",
         f"<figure class='plot' id='loading'><img alt='DP loading plot' "
@@ -228,6 +329,7 @@ def render_html(
         "</details>",
         "<h2>Privacy ledger</h2>",
         _table(_ledger_frame(budget, names), "Privacy ledger", css="ledger", index=False),
+        *_meaning_html(budget, directions.n),
         _forecast_html({"directions": directions, "scree": scree, "score": score}),
     ]
     if notes:
@@ -236,7 +338,7 @@ def render_html(
         pieces.append("</ul>")
     pieces += [
         "<h2>Methods</h2>",
-        _methods_paragraph(directions, scree, score, budget, calibration, shares),
+        _methods_paragraph(directions, scree, score, budget, calibration, shares, facts, names),
         "<h2>References</h2><ol>",
         *(f"<li>{html.escape(ref)}</li>" for ref in REFERENCES),
         "</ol></body></html>",

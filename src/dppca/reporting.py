@@ -38,7 +38,7 @@ from .releases.report import (
 from .releases.score import ScoreResult
 from .releases.score.groups import _resolve_groups, resolve_group_codes
 from .releases.scree import ScreeResult
-from .report_page import render_html
+from .report_page import RunFacts, render_html
 
 __all__ = ["Report", "report"]
 
@@ -83,7 +83,7 @@ class Report:
 
     def __repr__(self) -> str:
         d = self.directions
-        return f"Report(n={d.n}, p={d.p}, eps={self.cost.eps:g}, delta={self.cost.delta:g})"
+        return f"Report(n={d.n}, p={d.p}, eps={self.cost.eps:.4g}, delta={self.cost.delta:.3g})"
 
 
 @document_missing
@@ -112,6 +112,7 @@ def report(
     scale_share: float = SCALE_SHARE,
     missing: MissingRule = "refuse",
     dropna: bool = False,
+    command: str | None = None,
 ) -> Report:
     """Release private directions, loading, scree and score plots; write them as one page.
 
@@ -172,6 +173,10 @@ def report(
         %(missing)s
     dropna : bool, default=False
         The old spelling of ``missing="zero"`` (see ``missing``).
+    command : str, optional
+        The command line to quote in the page's Methods (the command line
+        passes its own, without the seed); by default the Python call with
+        the options that differ from their defaults (never the seed).
 
     Returns
     -------
@@ -185,8 +190,8 @@ def report(
     Warns
     -----
     AccuracyWarning, PrivacyWarning, DataWarning
-        As raised by the releases and the table's rule (columns left out,
-        rows dropped); they are also listed on the page.
+        As raised by the releases and the table's rule (columns left out);
+        they are also listed on the page.
 
     Notes
     -----
@@ -239,7 +244,21 @@ def report(
     )
     checked = CheckedData(data, variables, ReportInputs(directions, public_levels, levels, codes))
     releases, notes = _execute_noting(plan, checked, budget, random_state, table_notes)
-    result = _page(plan, releases, notes, title, calibration)
+    if command is None:
+        command = _python_call(
+            eps=eps,
+            delta=delta,
+            k=k,
+            components=components,
+            groups=groups if isinstance(groups, str) else None if groups is None else "...",
+            groups_public=groups_public,
+            calibration=calibration,
+            bounds=None if bounds is None else "...",
+            scale=scale,
+            missing=check_missing(missing, dropna),
+        )
+    facts = RunFacts(missing_zero=check_missing(missing, dropna) == "zero", command=command)
+    result = _page(plan, releases, notes, title, calibration, facts)
     if out is not None:
         result.save(out)
     return result
@@ -251,6 +270,7 @@ def _page(
     notes: tuple[str, ...],
     title: str | None,
     calibration: str,
+    facts: RunFacts | None = None,
 ) -> Report:
     """The report of the released results: its page, its own ledger and its cost."""
     page_ledger, names = _page_ledger(plan)
@@ -265,6 +285,7 @@ def _page(
         calibration=calibration,
         shares=plan.shares,
         names=names,
+        facts=facts,
     )
     return Report(
         page,
@@ -276,6 +297,31 @@ def _page(
         plan.cost,
         notes,
     )
+
+
+_CALL_DEFAULTS: dict[str, Any] = {
+    "k": None,
+    "components": (1, 2),
+    "groups": None,
+    "groups_public": False,
+    "calibration": "analytic",
+    "bounds": None,
+    "scale": None,
+    "missing": "refuse",
+}
+
+
+def _python_call(**options: Any) -> str:
+    """``dppca.report(X, ...)`` with the options that differ from their defaults.
+
+    Only public choices are listed; the seed and the budget never are, and
+    values that stand for data (bounds, a label array) are shown as ``...``.
+    """
+    shown = [f"eps={options.pop('eps')!r}", f"delta={options.pop('delta')!r}"]
+    for name, value in options.items():
+        if value != _CALL_DEFAULTS[name]:
+            shown.append(f"{name}={value}" if value == "..." else f"{name}={value!r}")
+    return f"dppca.report(X, {', '.join(shown)})"
 
 
 def _check_reused(

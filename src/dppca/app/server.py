@@ -340,7 +340,8 @@ class Session:
         def budget_summary() -> str:
             self.tick()
             try:
-                return state.budget_summary()
+                meaning = state.spent_meaning()
+                return state.budget_summary() + (f" {meaning}" if meaning else "")
             except LedgerError as exc:
                 return str(exc)
 

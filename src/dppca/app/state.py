@@ -477,6 +477,17 @@ class AppState:
             return pd.DataFrame(columns=["release", "kind", "eps", "delta"])
         return self.ledger.releases(self.budget.fp)[["release", "kind", "eps", "delta"]]
 
+    def spent_meaning(self) -> str:
+        """What the releases made so far mean to a membership attacker; "" before any."""
+        if self.budget is None:
+            return ""
+        costs = list(self.budget.ledger)
+        if not costs:
+            return ""
+        from ..privacy.tradeoff import attacker_sentence
+
+        return "Releases so far: " + attacker_sentence(costs)
+
     def budget_summary(self) -> str:
         """One line: total, spent and remaining (eps, delta)."""
         if self.budget is None:

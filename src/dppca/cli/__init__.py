@@ -95,7 +95,9 @@ def _option_strings(parser: argparse.ArgumentParser, command: str | None) -> set
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     parser = build_parser()
-    args = parser.parse_args(join_signed_values(sys.argv[1:] if argv is None else argv))
+    words = join_signed_values(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(words)
+    args.argv = list(words)  # for a report's Methods (command_line drops the seed)
     _OPTIONS.clear()
     _OPTIONS.update(_option_strings(parser, getattr(args, "command", None)))
     try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -30,10 +31,12 @@ __all__ = [
     "check_figure_path",
     "check_release_path",
     "check_table_path",
+    "command_line",
     "emit_table",
     "forecast_line",
     "info",
     "load_directions",
+    "meaning_line",
     "note",
     "print_plan",
     "report_cost",
@@ -233,7 +236,10 @@ def save_release_file(
 
 def print_plan(plan: ReleasePlan) -> int:
     """``--dry-run``: the cost and the forecast on stdout; nothing was released."""
+    from ..privacy.tradeoff import attacker_sentence
+
     print(f"privacy cost (not spent): {plan.cost}")
+    print(f"what it would mean: {attacker_sentence(plan.cost)}")
     print(plan.cost.to_frame().to_string(index=False))
     print(plan.forecast.summary())
     for line in time_lines(plan):  # data-free: n, p and the settings
@@ -254,9 +260,37 @@ def forecast_line(args: argparse.Namespace, result: Any) -> None:
         info("the forecast made before this release found it likely inaccurate (see above)")
 
 
+def meaning_line(cost: Any) -> None:
+    """What the cost means to a membership attacker, on stderr (one sentence)."""
+    from ..privacy.tradeoff import attacker_sentence
+
+    info(f"what this means: {attacker_sentence(cost)}")
+
+
+def command_line(args: argparse.Namespace) -> str | None:
+    """The command as typed, for a report's Methods: no seed, input files by base name."""
+    argv = getattr(args, "argv", None)
+    if argv is None:
+        return None
+    shown: list[str] = []
+    skip = False
+    for word in argv:
+        if skip:
+            skip = False
+            continue
+        if word == "--seed":
+            skip = True
+            continue
+        if word.startswith("--seed="):
+            continue
+        shown.append(os.path.basename(word) if os.sep in word else word)
+    return " ".join(["dppca", *map(shlex.quote, shown)])
+
+
 def report_cost(args: argparse.Namespace, result: Any, reused: Any) -> None:
-    """The release's cost on stderr: the total, whether directions were reused, the parts."""
+    """The release's cost on stderr: the total, what it means, reuse, the parts."""
     info(f"privacy cost: {result.cost}")
+    meaning_line(result.cost)
     if reused is not None:
         info(f"(directions reused from {args.directions}: no new direction cost)")
     info(result.cost.to_frame().to_string(index=False))

@@ -22,6 +22,7 @@ from ._common import (
     emit_table,
     forecast_line,
     info,
+    meaning_line,
     print_plan,
     private_scale,
     progress_for,
@@ -117,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
     emit_table(args, result.to_frame().rename_axis("variable"))
     assert result.cost is not None  # dp_pc_dir always releases privately
     info(f"privacy cost: {result.cost} ({result.cost.mechanism}, sigma={result.sigma:.4g})")
+    meaning_line(result.cost)
     if result.scales is not None:
         shown = ", ".join(f"{v}={s:.4g}" for v, s in zip(variables, result.scales, strict=True))
         info(f"private scales: {shown}")

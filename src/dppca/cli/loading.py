@@ -28,6 +28,7 @@ from ._common import (
     forecast_line,
     info,
     load_directions,
+    meaning_line,
     parse_int_list,
     print_plan,
     private_scale,
@@ -240,6 +241,7 @@ def _report_cost(args: argparse.Namespace, result: LoadingResult, *, reused: boo
             f"privacy cost: {cost} ({cost.mechanism}, sigma={result.directions.sigma:.4g}); "
             "the table and figure are post-processing of that one release"
         )
+        meaning_line(cost)
     if args.compare:
         info(
             "warning: the nonprivate_* columns and the non-private panel are computed without "

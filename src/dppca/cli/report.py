@@ -14,9 +14,11 @@ from ._common import (
     add_table_argument,
     add_ties_argument,
     check_table_path,
+    command_line,
     emit_table,
     info,
     load_directions,
+    meaning_line,
     parse_int_list,
     print_plan,
     private_scale,
@@ -173,10 +175,12 @@ def run(args: argparse.Namespace) -> int:
         random_state=args.seed,
         budget=budget,
         scale=private_scale(args),
+        command=command_line(args),
     )
     report_spending(budget)
     emit_table(args, result.budget.to_frame(), index=False)
     reused_note = "directions reused" if reused is not None else "directions once"
     info(f"privacy cost: {result.cost} ({reused_note}, reused by loading, scree and score)")
+    meaning_line(result.cost)
     info(f"wrote {args.out}")
     return 0

@@ -13,6 +13,7 @@ seed, so a figure is reproducible).
 
 from . import drawers  # noqa: F401  (registers every result's plot() drawer)
 from ._caption import add_privacy_caption, privacy_caption
+from .biplot import plot_biplot
 from .loading import (
     plot_loading,
     plot_loading_heatmap,
@@ -21,10 +22,14 @@ from .loading import (
 )
 from .score import group_color_map, plot_score, plot_score_groups, plot_score_panels
 from .scree import plot_scree
+from .tradeoff import plot_tradeoff
+from .variables import plot_correlation_circle
 
 __all__ = [
     "add_privacy_caption",
     "group_color_map",
+    "plot_biplot",
+    "plot_correlation_circle",
     "plot_loading",
     "plot_loading_heatmap",
     "plot_loading_point",
@@ -33,5 +38,6 @@ __all__ = [
     "plot_score_groups",
     "plot_score_panels",
     "plot_scree",
+    "plot_tradeoff",
     "privacy_caption",
 ]

@@ -90,7 +90,9 @@ def privacy_caption(result: Any, *, private: bool | None = None) -> str:
     eps = getattr(result, "eps", None)
     delta = getattr(result, "delta", None)
     if private and eps is not None and delta is not None:
-        parts = [f"eps={float(eps):g}", f"delta={float(delta):g}"]
+        # three significant digits of eps and two of delta: a tight total such
+        # as 0.9999999 reads as 1, and a stretched share as 0.333, not 0.333333
+        parts = [f"eps={float(eps):.3g}", f"delta={float(delta):.2g}"]
     else:
         parts = ["non-private"]
     n = getattr(result, "n", None)

@@ -28,6 +28,7 @@ __all__ = [
     "LIMITS",
     "axes_for",
     "draw_plane",
+    "draw_uncertainty",
     "plot_heatmaps",
     "privacy_tag",
     "select_rows",
@@ -89,7 +90,7 @@ def axes_for(
     return axes
 
 
-def _draw_uncertainty(
+def draw_uncertainty(
     ax: Axes,
     samples: NDArray[np.float64],
     *,
@@ -152,7 +153,7 @@ def draw_plane(
     if unit_circle:
         ax.add_patch(Circle((0.0, 0.0), 1.0, fill=False, color="0.6", lw=0.7, ls="--", zorder=0))
     if spread is not None:
-        _draw_uncertainty(ax, spread, style=spread_style, level=spread_level, color=color)
+        draw_uncertainty(ax, spread, style=spread_style, level=spread_level, color=color)
     if kind == "vector":
         arrow_kws = {
             "color": color,

@@ -20,6 +20,7 @@ from ..core.types import LoadingKind, RandomStateLike
 from ..core.validation import check_choice, check_compare, check_components, check_open_unit
 from ..releases.loading import LoadingResult, NoiseSensitivity
 from ._caption import add_privacy_caption, add_resolvability_note
+from ._kwargs import check_artist_kwargs
 from ._loading_panels import CLIM as CLIM
 from ._loading_panels import LIMITS as LIMITS
 from ._loading_panels import axes_for, draw_plane, plot_heatmaps, select_rows
@@ -119,7 +120,7 @@ def plot_loading(
     uncertainty : int or NoiseSensitivity, optional
         Vector and point plots: the number B of re-perturbations of the
         released matrix (or a precomputed :class:`~dppca.releases.loading.NoiseSensitivity`),
-        drawn as the spread of each variable's coordinates. See Notes.
+        drawn as each variable's privacy-noise region. See Notes.
     uncertainty_style : {"ellipse", "cloud"}, default="ellipse"
         An ellipse covering ``uncertainty_level`` of a normal fit to the
         re-perturbed coordinates, or the points themselves.
@@ -132,7 +133,8 @@ def plot_loading(
     **kwargs
         Passed to the main artist call: ``Axes.arrow`` (vector), ``Axes.scatter``
         (point) or ``Axes.imshow`` (heatmap), for the DP panel and the
-        comparison panel alike (except the colour).
+        comparison panel alike (except the colour). Other names are refused
+        with the list of valid ones, before anything is drawn.
 
     Returns
     -------
@@ -172,6 +174,9 @@ def plot_loading(
     >>> plt.close("all")
     """
     kind = check_choice(kind, "kind", ("vector", "point", "heatmap"))
+    check_artist_kwargs(
+        kwargs, "plot_loading", {"vector": "arrow", "point": "scatter", "heatmap": "imshow"}[kind]
+    )
     if not isinstance(result, LoadingResult):
         raise TypeError(f"result must be a LoadingResult; got {type(result).__name__}.")
     show_compare = check_compare(
@@ -301,12 +306,11 @@ def _plane_spread(
 
 def _note_uncertainty(ax: Axes, sens: NoiseSensitivity, style: str, level: float) -> None:
     """Say under the DP panel what the shaded regions are, and what they are not."""
-    what = "ellipses" if style == "ellipse" else "clouds"
-    extent = f"{level:.0%} regions of " if style == "ellipse" else ""
+    what = f"{level:.0%} privacy-noise regions" if style == "ellipse" else "privacy-noise clouds"
     ax.annotate(
-        f"Shaded {what}: {extent}loadings recomputed after adding fresh noise of the\n"
+        f"Shaded: {what}, the loadings recomputed after adding fresh noise of the\n"
         f"mechanism's size (sigma={sens.sigma:.3g}, B={sens.draws}) to the released "
-        "matrix.\nThey show sensitivity to the privacy noise, not sampling variability.",
+        "matrix.\nNot confidence regions: they show the privacy noise, not sampling variability.",
         xy=(0.0, -0.11),
         xycoords="axes fraction",
         va="top",

@@ -23,6 +23,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
 from ._caption import add_privacy_caption, add_resolvability_note
+from ._kwargs import check_artist_kwargs
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -280,6 +281,9 @@ def plot_score(
     released values only.
     """
     method = _check_panel(result, kind, method, sample)
+    check_artist_kwargs(
+        kwargs, "plot_score", "polys" if kind in ("histogram", "nonprivate") else "scatter"
+    )
     if ax is None:
         _, ax = plt.subplots()
     grouped = result.groups is not None

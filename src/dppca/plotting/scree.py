@@ -15,6 +15,7 @@ from scipy.optimize import isotonic_regression
 from ..core.validation import check_bool, check_choice, check_compare, check_open_unit
 from ..releases.scree._result import INTERVAL_SDS
 from ._caption import add_privacy_caption
+from ._kwargs import check_artist_kwargs
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -284,6 +285,7 @@ def plot_scree(
     )
     if interval is not None:
         interval = check_open_unit(interval, "interval")
+    check_artist_kwargs(kwargs, "plot_scree", "plot")
     if ax is None:
         _, ax = plt.subplots()
     if getattr(result, "problems", ()):  # values that are not estimates are never drawn as such
@@ -331,7 +333,7 @@ def plot_scree(
     ax.legend(**legend_kws)
     notes = []
     if bands is not None:
-        notes.append(f"shaded: central {interval:.0%} of the privacy noise")
+        notes.append(f"shaded: central {interval:.0%} privacy-noise region (not confidence)")
     if compare:
         notes.append("dashed: non-private, do not publish")
     if getattr(result, "order_note", None) is not None:

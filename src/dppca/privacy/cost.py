@@ -36,7 +36,7 @@ def _owner(name: str) -> str:
 _REL_SLACK = 1e-9
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class PrivacyCost:
     """The (eps, delta) price of one release.
 
@@ -171,6 +171,15 @@ class PrivacyCost:
 
     def __str__(self) -> str:
         return f"(eps={self.eps:.6g}, delta={self.delta:.6g})"
+
+    def __repr__(self) -> str:
+        # One readable line (the generated repr lists every field of every part):
+        # what a notebook shows for ``res.cost``.
+        parts = f", parts={len(self.leaves())}" if self.parts else ""
+        return (
+            f"PrivacyCost(eps={self.eps:.6g}, delta={self.delta:.6g}, "
+            f"mechanism={self.mechanism!r}{parts})"
+        )
 
 
 def compose(

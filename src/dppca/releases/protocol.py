@@ -36,6 +36,7 @@ __all__ = [
     "check_directions_source",
     "drawer",
     "first_panel",
+    "html_view",
     "register_drawer",
 ]
 
@@ -76,6 +77,15 @@ def drawer(result: object) -> Callable[..., Any]:
         return _DRAWERS[name]
     except KeyError:
         raise TypeError(f"no drawer is registered for {name}.") from None
+
+
+def html_view(result: object) -> str:
+    """The notebook view of ``result`` (``_repr_html_``): picture, cost, what eps means.
+
+    Loads :mod:`dppca.plotting.notebook` on first use (it needs matplotlib).
+    """
+    module = importlib.import_module(_PLOTTING + ".notebook")
+    return str(module.result_html(result))
 
 
 @runtime_checkable
@@ -154,6 +164,20 @@ class ResultMixin:
         :meth:`nonprivate_parts` names what makes it False.
         """
         return not self.nonprivate_parts()
+
+    def privacy_sentence(self, alpha: float = 0.01) -> str:
+        """What this result's privacy cost means to a membership attacker, in one sentence.
+
+        See :func:`dppca.attacker_sentence` (``alpha`` is the attacker's
+        false-alarm rate). For a result with no cost it says it is not private.
+        """
+        from ..privacy.tradeoff import attacker_sentence
+
+        return attacker_sentence(getattr(self, "cost", None), alpha)
+
+    def _repr_html_(self) -> str:
+        """The notebook view: the default picture, the cost, what eps means, warnings."""
+        return html_view(self)
 
 
 def check_directions_source(value: object) -> str:

@@ -159,7 +159,7 @@ class DirectionsResult(ResultMixin):
         head = f"DirectionsResult(p={self.p}, k={self.k}, n={self.n}"
         if self.cost is None:
             return head + ", non-private)"
-        return head + f", eps={self.cost.eps:g}, delta={self.cost.delta:g})"
+        return head + f", eps={self.cost.eps:.4g}, delta={self.cost.delta:.3g})"
 
 
 def orient_signs(vectors: NDArray[np.float64]) -> NDArray[np.float64]:

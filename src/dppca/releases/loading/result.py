@@ -345,7 +345,7 @@ class LoadingResult(ResultMixin):
         if self.cost is None:
             head += ", non-private"
         else:
-            head += f", eps={self.eps:g}, delta={self.delta:g}"
+            head += f", eps={self.eps:.4g}, delta={self.delta:.3g}"
         if self.nonprivate is not None:
             head += ", with non-private comparison"
         return head + ")"

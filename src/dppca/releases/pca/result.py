@@ -289,7 +289,7 @@ class PCAResult(ResultMixin):
             importance=self.to_frame(),
             budget=self.budget_frame(),
             analysis=f"{self.analysis}: {self.estimates}",
-            header=repr(self),
+            header=f"{self!r}\n{self.privacy_sentence()}",
         )
 
     # ------------------------------------------------------------------ pictures

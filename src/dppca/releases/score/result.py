@@ -309,8 +309,8 @@ class ScoreResult(ResultMixin):
         groups = "" if self.groups is None else f", groups={len(self.groups)}"
         return (
             f"ScoreResult(n={self.n}, components={self.components}, bins={self.bins}, "
-            f"methods={self.methods}{groups}, eps={self.cost.eps:g}, "
-            f"delta={self.cost.delta:g})"
+            f"methods={self.methods}{groups}, eps={self.cost.eps:.4g}, "
+            f"delta={self.cost.delta:.3g})"
         )
 
 

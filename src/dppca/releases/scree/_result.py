@@ -338,7 +338,7 @@ class ScreeResult(ResultMixin):
     def __repr__(self) -> str:
         text = (
             f"ScreeResult(p={self.p}, k={self.k}, n={self.n}, methods={self.methods!r}, "
-            f"eps={self.cost.eps:g}, delta={self.cost.delta:g}"
+            f"eps={self.cost.eps:.4g}, delta={self.cost.delta:.3g}"
         )
         if self.has_comparison:
             text += ", with non-private comparison"
