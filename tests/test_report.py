@@ -389,12 +389,12 @@ def test_report_methods_say_what_the_run_did(small_frame):
     assert html.escape(attacker_sentence(list(rep.budget.ledger))) in rep.html
 
 
-def test_report_methods_name_dropped_rows_and_own_units(small_frame):
+def test_report_methods_name_the_missing_rule_and_own_units(small_frame):
     frame = small_frame.copy()
     frame.iloc[3, 1] = np.nan
-    with pytest.warns(DataWarning):
-        rep = report(frame, eps=2.0, delta=1e-5, dropna=True, random_state=1)
+    rep = report(frame, eps=2.0, delta=1e-5, missing="zero", random_state=1)
     methods = rep.html.split("<h2>Methods</h2>", 1)[1]
-    assert "Rows holding a missing value were dropped" in methods
+    assert "no row was dropped, and n is the table's row count" in methods
+    assert html.escape("missing='zero'") in methods
     assert "in their own units, with no clipping bounds" in methods
     assert "frame was set by pure-DP quantiles of the scores" in methods
