@@ -413,3 +413,33 @@ def test_failed_private_scales_are_reported_after_the_release(rng):
     if np.any(fit.scales == 1.0):  # a column left unscaled
         assert any("own units" in m for m in messages)
         assert any("own units" in note for note in fit.notes)
+
+
+@pytest.mark.parametrize("standardize", [True, False])
+def test_a_missing_cell_changes_no_public_quantity_of_the_fit(standardize):
+    # Replace-one: the neighbour's row 7 gains a missing cell. Under missing="zero"
+    # n, every sigma and the cost are public and must not move; both fits run.
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((200, 4)) @ np.diag([1.0, 10.0, 100.0, 0.1])
+    Y = X.copy()
+    Y[7, 2] = np.nan
+    fits = [
+        dp_pca(
+            Z,
+            eps=1.0,
+            delta=1e-6,
+            standardize=standardize,
+            missing="zero",
+            accuracy="ignore",
+            random_state=3,
+        )
+        for Z in (X, Y)
+    ]
+    a, b = fits
+    assert a.n == b.n == 200
+    assert a.directions.sigma == b.directions.sigma
+    assert [(c.eps, c.delta) for c in a.cost.leaves()] == [
+        (c.eps, c.delta) for c in b.cost.leaves()
+    ]
+    with pytest.raises(ValueError, match="missing='zero'"):
+        dp_pca(Y, eps=1.0, delta=1e-6, standardize=standardize, random_state=3)

@@ -122,6 +122,7 @@ def derived_frame(
     bound: float,
     inflate: float,
     rng: np.random.Generator,
+    present: NDArray[np.bool_] | None = None,
 ) -> tuple[tuple[float, float], tuple[float, float]]:
     """The frame of a fit's score plot (internal): see the module's description.
 
@@ -158,21 +159,24 @@ def derived_frame(
         sd = float(sds[a])
         usable = sd > 0 and math.isfinite(sd) and sd < bound
         ladder = coarse_ladder(bound, sd) if usable else _centre_ladder(bound)
-        lo, hi = em_quantile(x, ladder, q=0.5, eps=coarse_eps, rng=rng)
+        lo, hi = em_quantile(x, ladder, q=0.5, eps=coarse_eps, rng=rng, present=present)
         if usable:
             span = hi - lo + 2 * _FINE_MARGIN * sd
             step = max(_FINE_STEP * sd, span / _FINE_BINS)
             start = lo - _FINE_MARGIN * sd
             count = max(2, math.ceil(span / step))
             fine = start + step * np.arange(count + 1, dtype=np.float64)
-            flo, fhi = em_quantile(x, fine, q=0.5, eps=fine_eps, rng=rng)
+            flo, fhi = em_quantile(x, fine, q=0.5, eps=fine_eps, rng=rng, present=present)
             centre = 0.5 * (flo + fhi)
             half = _Z * sd * (1.0 + inflate)
         else:
             centre = 0.5 * (lo + hi)
             level = frame_level(n, 2 * eps)  # the score plot's level at this width eps
+            distances = frame_distances(x, centre)
+            if present is not None:  # a row without a score counts at distance 0
+                distances = np.where(present, distances, 0.0)
             width = ladder_quantile(
-                frame_distances(x, centre),
+                distances,
                 _width_ladder(bound),
                 q=level,
                 eps1=fine_eps / 2,
@@ -240,6 +244,7 @@ class FitFrameScore:
             bound=settings.bound,
             inflate=settings.inflate,
             rng=rng,
+            present=~np.isnan(values).any(axis=1),  # rows with a missing cell have no score
         )
         plan = dataclasses.replace(
             self.inner, settings=dataclasses.replace(settings, public_frame=frame)

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ...core.tables import MissingRule, check_missing
 from ...core.validation import (
     check_accuracy,
     check_bool,
@@ -159,7 +160,8 @@ class PCAPlan(Composite):
             raise TypeError(f"a PCA fit reads only the table; got {sorted(inputs)!r}.")
         if isinstance(X, CheckedData):
             return X
-        return CheckedData(*check_data(X, min_rows=4, min_cols=2))
+        missing = "refuse" if self.settings is None else self.settings.missing
+        return CheckedData(*check_data(X, min_rows=4, min_cols=2, missing=missing))
 
     def feed(self, name: str, data: CheckedData, drawn: Mapping[str, Any]) -> CheckedData:
         """The table each step reads: raw, divided by public or private scales."""
@@ -218,6 +220,7 @@ def check_settings(
     calibration: str,
     bins: object,
     debias: object,
+    missing: object = "refuse",
 ) -> PCASettings:
     """Every setting of a fit, checked once; the analysis chosen from them."""
     standardize = check_bool(standardize, "standardize")
@@ -259,6 +262,7 @@ def check_settings(
         calibration=calibration,
         bins=bins,
         debias=debias,
+        missing=check_missing(missing),
     )
 
 
@@ -282,6 +286,7 @@ def plan_pca(
     variables: tuple[str, ...] | None = None,
     accuracy: str = "warn",
     allow_large_delta: bool = False,
+    missing: MissingRule = "refuse",
 ) -> PCAPlan:
     """Price and forecast a :func:`dppca.dp_pca` fit without any data.
 
@@ -324,6 +329,7 @@ def plan_pca(
         calibration=calibration,
         bins=bins,
         debias=debias,
+        missing=missing,
     )
     weights = check_pca_split(split)
     settings, notes = _auto_score(settings, weights, n, eps, auto=score is None)
@@ -422,6 +428,7 @@ def _steps(
         "calibration": s.calibration,
         "accuracy": s.accuracy,
         "allow_large_delta": True,
+        "missing": s.missing,
     }
     if "scales" in shares:
         steps["scales"] = _scales_step(n, eps * shares["scales"], s.variables)

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ...core.exceptions import AccuracyWarning
+from ...core.tables import MissingRule, check_missing, document_missing
 from ...core.types import RandomStateLike
 from ...core.validation import check_data
 from ..engine import CheckedData, execute
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = ["dp_pca"]
 
 
+@document_missing
 def dp_pca(
     X: Any,
     *,
@@ -47,6 +49,7 @@ def dp_pca(
     budget: Budget | None = None,
     random_state: RandomStateLike = None,
     allow_large_delta: bool = False,
+    missing: MissingRule = "refuse",
 ) -> PCAResult:
     """One private PCA of a table: directions, variances and score plot from one budget.
 
@@ -122,6 +125,8 @@ def dp_pca(
         The noise stream (None: fresh OS entropy). A seed is a secret.
     allow_large_delta : bool, default=False
         Accept ``delta >= 1/n``.
+    missing : {"refuse", "zero"}, default="refuse"
+        %(missing)s
 
     Returns
     -------
@@ -172,7 +177,8 @@ def dp_pca(
     >>> fit.summary().importance.columns.tolist()
     ['variance', 'pve', 'cumulative_pve']
     """
-    values, variables = check_data(X, min_rows=4, min_cols=2, copy=False)
+    missing = check_missing(missing)
+    values, variables = check_data(X, min_rows=4, min_cols=2, copy=False, missing=missing)
     n, p = values.shape
     plan = plan_pca(
         n,
@@ -193,6 +199,7 @@ def dp_pca(
         variables=variables,
         accuracy=accuracy,
         allow_large_delta=allow_large_delta,
+        missing=missing,
     )
     if plan.notes and plan.accuracy != "ignore":
         for note in plan.notes:

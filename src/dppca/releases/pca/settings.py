@@ -28,3 +28,4 @@ class PCASettings:
     calibration: str
     bins: Any
     debias: bool
+    missing: str = "refuse"
