@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 from ..core.validation import check_delta, check_eps, post_processing_rng
 from ..datasets import DATASETS, load_dataset
 from ..privacy.accounting import Budget, PrivacyCost
-from ..privacy.ledger import Ledger, LedgerBudget, LedgerError, fingerprint
+from ..privacy.ledger import Ledger, LedgerBudget, LedgerError
 from ..releases.directions import DirectionsResult
 from ..releases.engine import execute
 from .data import (
@@ -165,8 +165,8 @@ class AppState:
             raise DataError(str(exc)) from None
         if not numeric_columns(frame):
             raise DataError(f"{name!r} has no numeric columns.")
-        fp = fingerprint(frame)
         try:
+            fp = self.ledger.key(frame, str(name))  # an earlier version's record moved on
             delta = default_delta(int(frame.shape[0]))
             self.ledger.ensure_total(fp, DEFAULT_EPS, delta, name=name)
         except LedgerError as exc:

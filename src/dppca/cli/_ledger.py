@@ -102,10 +102,14 @@ ADVICE = (
 )
 
 
-def _source_key(args: argparse.Namespace) -> tuple[str, str, int]:
-    """(fingerprint, name, n) of the table the command reads: all its numeric columns."""
+def _source_key(args: argparse.Namespace, ledger: Ledger) -> tuple[str, str, int]:
+    """(fingerprint, name, n) of the table the command reads: all its numeric columns.
+
+    The key is :meth:`Ledger.key`'s: what an earlier dppca recorded under
+    the table's old key is moved onto it first.
+    """
     from ..datasets import load_dataset
-    from ..privacy.ledger import fingerprint
+    from ..privacy.ledger import LedgerError
 
     if args.data is None:
         name = args.dataset or args.default_dataset
@@ -114,7 +118,11 @@ def _source_key(args: argparse.Namespace) -> tuple[str, str, int]:
         path = Path(args.data)
         name = path.name
         frame = read_table(path, args)
-    return fingerprint(frame), name, int(frame.shape[0])
+    try:
+        fp = ledger.key(frame, name)
+    except LedgerError as exc:
+        raise CLIError(str(exc)) from None
+    return fp, name, int(frame.shape[0])
 
 
 def read_table(path: Path, args: argparse.Namespace) -> Any:
@@ -147,8 +155,8 @@ def ledger_budget(args: argparse.Namespace, data: Any, variables: Any = None, *,
     from ..app.state import default_delta
     from ..privacy.ledger import LedgerError
 
-    fp, name, n = _source_key(args)
     ledger = Ledger(ledger_location(args))
+    fp, name, n = _source_key(args, ledger)
     given_eps = getattr(args, "budget_eps", None)
     given_delta = getattr(args, "budget_delta", None)
     if (given_eps is None) != (given_delta is None):
@@ -262,6 +270,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="PATH",
         help="the ledger file (default $DPPCA_LEDGER or ~/.local/state/dppca/ledger.sqlite)",
     )
+    parser.add_argument(
+        "--adopt",
+        default=None,
+        metavar="PREFIX",
+        help="move the record kept under this fingerprint prefix (one 'dppca ledger' "
+        "lists) onto DATA.csv: for a table an earlier dppca recorded under another key",
+    )
     from ..core.reading import add_csv_arguments
 
     add_csv_arguments(parser)
@@ -286,7 +301,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.data is not None and not Path(args.data).is_file():
         raise CLIError(f"data file {args.data!r} does not exist or is not a file.")
-    fp, name, _ = _source_key(args)
+    if getattr(args, "adopt", None):
+        _adopt(args, ledger)
+    fp, name, _ = _source_key(args, ledger)
     total = ledger.total(fp)
     if total is None:
         print(f"{name}: no budget in the ledger yet (nothing was released from these data).")
@@ -300,6 +317,24 @@ def run(args: argparse.Namespace) -> int:
     if ledger.is_public(fp):
         print(f"{name} is a bundled, public dataset: its releases are practice, never refused.")
     return 0
+
+
+def _adopt(args: argparse.Namespace, ledger: Ledger) -> None:
+    """``--adopt PREFIX``: the record under PREFIX is this table's; move it onto its key."""
+    from ..datasets import load_dataset
+    from ..privacy.ledger import LedgerError, fingerprint
+
+    if args.data is None and args.dataset is None:
+        raise CLIError("--adopt needs the table: give DATA.csv (or --dataset).")
+    if args.data is None:
+        name, frame = args.dataset, load_dataset(args.dataset)
+    else:
+        name, frame = Path(args.data).name, read_table(Path(args.data), args)
+    try:
+        ledger.adopt(fingerprint(frame), args.adopt)
+    except LedgerError as exc:
+        raise CLIError(str(exc)) from None
+    print(f"dppca: ledger: the record {args.adopt} now counts against {name}.", file=sys.stderr)
 
 
 def _rounded(frame: pd.DataFrame) -> pd.DataFrame:

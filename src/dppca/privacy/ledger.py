@@ -35,14 +35,17 @@ import datetime as _dt
 import functools
 import math
 import os
+from typing import Any
 
 from ..core.exceptions import BudgetExceededError
 from ..core.lazy import pandas as pd
-from .accounting import Budget, PrivacyCost, _fits, _refusal, _remaining, _spent_tight
-from .accounting import basic_total as _basic_total
-from .fingerprint import fingerprint, payload_hash
-from .ledger_store import LedgerError, _check_fp, default_ledger_path
+from .accounting import Budget, PrivacyCost, _left, _refusal
+from .fingerprint import fingerprint, legacy_fingerprints, payload_hash
+from .headroom import Headroom, headroom
+from .ledger_store import LedgerError, _check_fp, _digest, _stored, default_ledger_path
+from .ledger_store import ledger_timeout as ledger_timeout
 from .ledger_tables import _LedgerTables
+from .tally import Tally
 
 __all__ = [
     "Ledger",
@@ -50,6 +53,8 @@ __all__ = [
     "LedgerError",
     "default_ledger_path",
     "fingerprint",
+    "ledger_timeout",
+    "legacy_fingerprints",
 ]
 
 
@@ -128,8 +133,10 @@ class Ledger(_LedgerTables):
     (0.6, 6e-06)
     """
 
-    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
-        self._open(path)
+    def __init__(
+        self, path: str | os.PathLike[str] | None = None, *, timeout: float | None = None
+    ) -> None:
+        self._open(path, timeout)
 
     def is_public(self, fp: str) -> bool:
         """Whether ``fp`` is a bundled, public dataset (its releases are never refused)."""
@@ -145,16 +152,17 @@ class Ledger(_LedgerTables):
         """What has been spent on the dataset so far by basic composition, the upper bound
         (``(0.0, 0.0)`` if nothing); see :meth:`spent_tight` for the total that counts."""
         with self._connect() as con:
-            costs = self._costs(con, _check_fp(fp))
-        return _basic_total(costs)
+            tally = self._tally(con, _check_fp(fp))
+        return tally.basic_eps, tally.basic_delta
 
     def spent_tight(self, fp: str) -> tuple[float, float]:
         """The tight total of the dataset's releases, at its total delta (``(0.0, 0.0)`` if
         nothing was spent or no total is set)."""
         with self._connect() as con:
-            total = self._total(con, _check_fp(fp))
-            costs = self._costs(con, fp)
-        return (0.0, 0.0) if total is None else _spent_tight(costs, total[1])
+            row = self._row(con, _check_fp(fp))
+        if row is None or not row[2].charges:
+            return (0.0, 0.0)
+        return row[2].tight_eps(row[0][1]), row[0][1]
 
     def remaining(self, fp: str) -> tuple[float, float]:
         """The (eps, delta) still available, never negative: eps left by the tight total,
@@ -163,17 +171,148 @@ class Ledger(_LedgerTables):
         Raises :class:`LedgerError` if the dataset has no total.
         """
         with self._connect() as con:
-            total = self._total(con, _check_fp(fp))
-            costs = self._costs(con, fp)
-        if total is None:
+            row = self._row(con, _check_fp(fp))
+        if row is None:
             raise LedgerError("this dataset has no total budget in the ledger yet; set one.")
-        return _remaining(costs, total)
+        return _left(row[2], row[0])
+
+    def headroom(
+        self, fp: str, *, like: PrivacyCost | None = None, delta: float | None = None
+    ) -> Headroom:
+        """What still fits in the dataset's budget (see :meth:`dppca.Budget.headroom`).
+
+        ``like`` defaults to the dataset's last release. Raises
+        :class:`LedgerError` if the dataset has no total.
+        """
+        fp = _check_fp(fp)
+        with self._connect() as con:
+            row = self._row(con, fp)
+            if row is None:
+                raise LedgerError("this dataset has no total budget in the ledger yet; set one.")
+            if like is None:
+                like = self._last_cost(con, fp)
+        return headroom(row[2], row[0], like=like, delta=delta)
+
+    def _last_cost(self, con: Any, fp: str) -> PrivacyCost | None:
+        head = con.execute(
+            "SELECT id, eps, delta FROM charges WHERE fp = ? ORDER BY id DESC LIMIT 1", (fp,)
+        ).fetchone()
+        if head is None:
+            return None
+        return _stored(con, head[0], PrivacyCost(float(head[1]), float(head[2]), "", ""))
+
+    def verify(self, fp: str | None = None) -> None:
+        """Walk every charge's digest chain and check each dataset's summary against a
+        full recomputation (``fp=None``: every dataset). Raises :class:`LedgerError` if
+        anything was changed. Linear in the number of charges; every other use of the
+        ledger checks the seals in constant time."""
+        with self._connect() as con:
+            fps = (
+                [_check_fp(fp)]
+                if fp is not None
+                else [r[0] for r in con.execute("SELECT fp FROM datasets").fetchall()]
+            )
+            for key in fps:
+                self._costs(con, key)
 
     def name(self, fp: str) -> str | None:
         """The name the dataset was registered under, if any."""
         with self._connect() as con:
             row = con.execute("SELECT name FROM datasets WHERE fp = ?", (fp,)).fetchone()
         return None if row is None else row[0]
+
+    # -- keys of earlier versions ------------------------------------------------------
+    def key(self, data: Any, name: str | None = None) -> str:
+        """The ledger key of a table, with the spending earlier versions recorded on it.
+
+        Returns :func:`fingerprint` of ``data``. A record an earlier dppca
+        kept under the same table's old key (:func:`legacy_fingerprints`) is
+        first moved onto it (:meth:`adopt`), so no spending is forgotten
+        across versions. If the current key has no record and a record of the
+        first ledger (schema 1) under the same ``name`` matches neither key
+        (the table was changed or reordered since, or is another table with
+        that name), :class:`LedgerError` is raised with the ways to go on:
+        nothing is spent from a fresh budget while an older one may be this
+        table's.
+        """
+        fp = fingerprint(data)
+        old = [k for k in legacy_fingerprints(data) if k != fp]
+        with self._connect() as con:
+            held = "SELECT 1 FROM datasets WHERE fp = ?"
+            found = [k for k in old if con.execute(held, (k,)).fetchone()]
+            mine = con.execute("SELECT 1 FROM datasets WHERE fp = ?", (fp,)).fetchone()
+            stale = []
+            if not found and mine is None and name is not None:
+                stale = con.execute(
+                    "SELECT fp FROM datasets WHERE keyrule = 1 AND name = ?", (str(name),)
+                ).fetchall()
+        for k in found:
+            self.adopt(fp, k)
+        if stale:
+            prefix = stale[0][0][:12]
+            raise LedgerError(
+                f"the ledger {str(self.path)!r} holds spending on {name!r} recorded by an "
+                "earlier dppca (ledger schema 1, which keyed a table by its rows in file "
+                "order), and it does not match these data: the table was changed or "
+                "reordered since, or it is another table with the same name. Nothing was "
+                "released. If it is this table, move that record onto it with "
+                f"'dppca ledger {name} --adopt {prefix}' (Ledger.adopt); if it is another "
+                "table, give this file another name."
+            )
+        return fp
+
+    def adopt(self, fp: str, old: str) -> None:
+        """Move the record kept under key ``old`` onto key ``fp``: the same table's spending.
+
+        ``old`` may be a unique prefix of a key. Every charge of ``old``
+        becomes a charge of ``fp`` (in the order they were made, the chain of
+        digests rebuilt), so all of them count against one total: ``fp``'s
+        total if it has one (the smaller eps and the smaller delta of the two,
+        if both had one), else ``old``'s. Raises :class:`LedgerError` for an
+        unknown or ambiguous key.
+        """
+        fp = _check_fp(fp)
+        with self._write() as con:
+            keys = [
+                r[0]
+                for r in con.execute(
+                    "SELECT fp FROM datasets WHERE substr(fp, 1, ?) = ?", (len(old), old)
+                ).fetchall()
+            ]
+            if len(keys) != 1:
+                raise LedgerError(
+                    f"{old!r} names {'no' if not keys else 'more than one'} dataset in the "
+                    "ledger; give the fingerprint prefix 'dppca ledger' prints."
+                )
+            (old,) = keys
+            if old == fp:
+                return
+            was = self._row(con, old)
+            now = self._row(con, fp)
+            assert was is not None
+            self._costs(con, old)  # the old chain must be intact
+            if now is not None:
+                self._costs(con, fp)
+                total = (min(was[0][0], now[0][0]), min(was[0][1], now[0][1]))
+                con.execute(
+                    "UPDATE datasets SET name = COALESCE(name, (SELECT name FROM datasets"
+                    " WHERE fp = ?)), created = min(created, (SELECT created FROM datasets"
+                    " WHERE fp = ?)), keyrule = 2 WHERE fp = ?",
+                    (old, old, fp),
+                )
+                con.execute("DELETE FROM datasets WHERE fp = ?", (old,))
+            else:
+                total = was[0]
+                con.execute("UPDATE datasets SET fp = ?, keyrule = 2 WHERE fp = ?", (fp, old))
+            con.execute("UPDATE charges SET fp = ? WHERE fp = ?", (fp, old))
+            last = ""
+            for (charge,) in con.execute(
+                "SELECT id FROM charges WHERE fp = ? ORDER BY id", (fp,)
+            ).fetchall():
+                last = _digest(last, *self._charge_record(con, charge))
+                con.execute("UPDATE charges SET digest = ? WHERE id = ?", (last, charge))
+            costs, last = self._walk(con, fp)
+            self._seal(con, fp, total, last, Tally.of(costs))
 
     # -- writing -----------------------------------------------------------------------
     def set_total(self, fp: str, eps: float, delta: float, *, name: str | None = None) -> None:
@@ -198,7 +337,7 @@ class Ledger(_LedgerTables):
                 )
             if _same(total, (eps, delta)):
                 return
-            if self._costs(con, fp):
+            if self._tally(con, fp).charges:
                 raise LedgerError(
                     f"the total budget of this dataset is fixed at (eps={total[0]:g}, "
                     f"delta={total[1]:g}) because releases have been made from it; "
@@ -274,19 +413,19 @@ class Ledger(_LedgerTables):
         content = None if payload is None else payload_hash(payload)
         public = self.is_public(fp)
         with self._write() as con:
-            total = self._total(con, fp)
-            if total is None:
+            row = self._row(con, fp)
+            if row is None:
                 raise LedgerError(
                     "this dataset has no total budget in the ledger; set one first "
                     "(Ledger.set_total, or --budget-eps/--budget-delta on the command line)."
                 )
-            costs = self._costs(con, fp)
-            if not public and not _fits(costs, cost, total):
-                raise BudgetExceededError(_refusal(cost, costs, total, advice))
+            total, _, tally = row
+            if not public and not tally.fits(cost, total):
+                raise BudgetExceededError(_refusal(cost, tally, total, advice))
             self._insert_charge(
                 con, fp, cost, time=_now(), kind=kind, name=name, content=content, payload=payload
             )
-            return len(costs) + 1
+            return tally.charges + 1
 
     def attach(self, fp: str, release: int, *, content: str, payload: str | None = None) -> None:
         """Record the content hash (and the file text) of the dataset's release ``release``.
@@ -341,12 +480,11 @@ class Ledger(_LedgerTables):
     def _check(self, fp: str, cost: PrivacyCost, *, advice: str) -> None:
         fp = _check_fp(fp)
         with self._connect() as con:
-            total = self._total(con, fp)
-            costs = self._costs(con, fp)
-        if total is None:
+            row = self._row(con, fp)
+        if row is None:
             raise LedgerError("this dataset has no total budget in the ledger; set one first.")
-        if not self.is_public(fp) and not _fits(costs, cost, total):
-            raise BudgetExceededError(_refusal(cost, costs, total, advice))
+        if not self.is_public(fp) and not row[2].fits(cost, row[0]):
+            raise BudgetExceededError(_refusal(cost, row[2], row[0], advice))
 
     def budget(self, fp: str, *, kind: str = "release", name: str | None = None) -> LedgerBudget:
         """A :class:`~dppca.Budget`-like view of one dataset, for ``budget=`` parameters."""
@@ -395,6 +533,14 @@ class LedgerBudget(Budget):
     def _spent_costs(self) -> list[PrivacyCost]:
         with self._ledger_db._connect() as con:
             return self._ledger_db._costs(con, self.fp)
+
+    def _tally(self) -> Tally:
+        with self._ledger_db._connect() as con:
+            return self._ledger_db._tally(con, self.fp)
+
+    def _last_cost(self) -> PrivacyCost | None:
+        with self._ledger_db._connect() as con:
+            return self._ledger_db._last_cost(con, self.fp)
 
     def _record(self, cost: PrivacyCost) -> None:
         self.last_release = self._ledger_db._charge(

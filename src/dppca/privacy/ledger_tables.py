@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.lazy import pandas as pd
-from .accounting import _spent_tight, basic_total
 from .ledger_store import _check_fp, _LedgerFile
 
 __all__: list[str] = []
@@ -92,8 +91,7 @@ class _LedgerTables(_LedgerFile):
             ).fetchall()
             out = []
             for fp, name, eps, delta, created in rows:
-                costs = self._costs(con, fp)
-                basic = basic_total(costs)
+                tally = self._tally(con, fp)
                 out.append(
                     {
                         "fingerprint": fp,
@@ -101,10 +99,10 @@ class _LedgerTables(_LedgerFile):
                         "created": created,
                         "total_eps": float(eps),
                         "total_delta": float(delta),
-                        "spent_eps": _spent_tight(costs, float(delta))[0],
-                        "spent_delta": basic[1],
-                        "basic_eps": basic[0],
-                        "releases": len(costs),
+                        "spent_eps": tally.tight_eps(float(delta)),
+                        "spent_delta": tally.basic_delta,
+                        "basic_eps": tally.basic_eps,
+                        "releases": tally.charges,
                     }
                 )
         columns = [
