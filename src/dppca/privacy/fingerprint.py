@@ -18,7 +18,7 @@ import numpy as np
 
 from ..core.lazy import pandas as pd
 
-__all__ = ["content_hash", "fingerprint", "legacy_fingerprints", "payload_hash"]
+__all__ = ["content_hash", "fingerprint", "legacy_fingerprints", "payload_hash", "table_digest"]
 
 
 def fingerprint(data: Any, columns: Sequence[str] | None = None) -> str:
@@ -100,6 +100,34 @@ def fingerprint(data: Any, columns: Sequence[str] | None = None) -> str:
     h.update(np.asarray(values.shape, dtype="<i8").tobytes())
     h.update(values.data.cast("B"))
     return h.hexdigest()
+
+
+def table_digest(frame: Any) -> str:
+    """A SHA-256 of a whole table: every column (numbers, booleans and text), rows in any order.
+
+    Unlike :func:`fingerprint`, which keys a budget by the numeric columns,
+    this digest sees text and label columns too; it decides whether a table is
+    exactly a bundled, public one (:func:`dppca.datasets.bundled_name`).
+    """
+    from ..core.tables import column_kind
+
+    columns = [str(c) for c in frame.columns]
+    if len(set(columns)) != len(columns):
+        return ""
+    order = sorted(range(len(columns)), key=lambda j: columns[j])
+    parts = []
+    for j in order:
+        col = frame.iloc[:, j]
+        if column_kind(col) != "other":
+            if col.dtype == object:
+                col = col.astype("boolean")
+            values = col.to_numpy(dtype=np.float64, na_value=np.nan) + 0.0
+            parts.append([None if v != v else float(v) for v in values.tolist()])
+        else:
+            parts.append([None if v is None or v != v else str(v) for v in col.tolist()])
+    rows = sorted(zip(*parts, strict=True), key=repr) if parts else []
+    text = json.dumps([[columns[j] for j in order], rows], ensure_ascii=False)
+    return hashlib.sha256(b"dppca-table-v1\0" + text.encode("utf-8")).hexdigest()
 
 
 def legacy_fingerprints(data: Any) -> tuple[str, ...]:

@@ -21,7 +21,9 @@ writer in at a time, so processes and threads that charge the same ledger at
 once are serialised and together can never spend more than the total.
 
 Bundled datasets (:mod:`dppca.datasets`) are public: their releases are
-recorded as practice and never refused.
+recorded as practice and never refused. Only an exact bundled table is: every
+column, text and labels included (a bundled table with a label changed or a
+column added is private), as :meth:`Ledger.key` finds when it keys the table.
 
 The dataset keys, the file's default place and the SQLite store are in
 :mod:`dppca.privacy.fingerprint` and :mod:`dppca.privacy.ledger_store`, the tables shown
@@ -32,7 +34,6 @@ public names.
 from __future__ import annotations
 
 import datetime as _dt
-import functools
 import math
 import os
 from typing import Any
@@ -74,13 +75,6 @@ def _check_total(eps: object, delta: object) -> tuple[float, float]:
     from ..core.validation import check_delta, check_eps
 
     return check_eps(eps, "total eps"), check_delta(delta, "total delta")
-
-
-@functools.lru_cache(maxsize=1)
-def _public() -> frozenset[str]:
-    from ..datasets import public_fingerprints
-
-    return public_fingerprints()
 
 
 # --------------------------------------------------------------------------- ledger
@@ -137,10 +131,14 @@ class Ledger(_LedgerTables):
         self, path: str | os.PathLike[str] | None = None, *, timeout: float | None = None
     ) -> None:
         self._open(path, timeout)
+        self._written_total: tuple[float, float] | None = None  # by the last first charge
+        self._public_keys: set[str] = set()  # keys of exact bundled tables seen by key()
 
     def is_public(self, fp: str) -> bool:
-        """Whether ``fp`` is a bundled, public dataset (its releases are never refused)."""
-        return _check_fp(fp) in _public()
+        """Whether ``fp`` is the key of a bundled, public table (its releases are never
+        refused): one this ledger keyed with :meth:`key` and found to be exactly a bundled
+        table, every column included (:func:`dppca.datasets.bundled_name`)."""
+        return _check_fp(fp) in self._public_keys
 
     # -- reading -----------------------------------------------------------------------
     def total(self, fp: str) -> tuple[float, float] | None:
@@ -201,12 +199,18 @@ class Ledger(_LedgerTables):
             return None
         return _stored(con, head[0], PrivacyCost(float(head[1]), float(head[2]), "", ""))
 
-    def verify(self, fp: str | None = None) -> None:
-        """Walk every charge's digest chain and check each dataset's summary against a
-        full recomputation (``fp=None``: every dataset). Raises :class:`LedgerError` if
-        anything was changed. Linear in the number of charges; every other use of the
-        ledger checks the seals in constant time."""
+    def _tally_of(self, fp: str) -> Tally:
         with self._connect() as con:
+            return self._tally(con, _check_fp(fp))
+
+    def verify(self, fp: str | None = None) -> None:
+        """Check the whole file: SQLite's full integrity check, every charge's digest
+        chain, and each dataset's summary against a full recomputation (``fp=None``:
+        every dataset). Raises :class:`LedgerError` if anything was changed. Linear in
+        the size of the ledger; opening a large ledger checks its size, marks and seals
+        in constant time only (``dppca ledger --verify`` runs this)."""
+        with self._connect() as con:
+            self._integrity(con)
             fps = (
                 [_check_fp(fp)]
                 if fp is not None
@@ -225,7 +229,9 @@ class Ledger(_LedgerTables):
     def key(self, data: Any, name: str | None = None) -> str:
         """The ledger key of a table, with the spending earlier versions recorded on it.
 
-        Returns :func:`fingerprint` of ``data``. A record an earlier dppca
+        Returns :func:`fingerprint` of ``data``; if ``data`` is exactly a bundled
+        table (every column), the key is marked public (:meth:`is_public`) for
+        this ledger object. A record an earlier dppca
         kept under the same table's old key (:func:`legacy_fingerprints`) is
         first moved onto it (:meth:`adopt`), so no spending is forgotten
         across versions. If the current key has no record and a record of the
@@ -235,7 +241,11 @@ class Ledger(_LedgerTables):
         nothing is spent from a fresh budget while an older one may be this
         table's.
         """
+        from ..datasets import bundled_name
+
         fp = fingerprint(data)
+        if bundled_name(data) is not None:
+            self._public_keys.add(fp)
         old = [k for k in legacy_fingerprints(data) if k != fp]
         with self._connect() as con:
             held = "SELECT 1 FROM datasets WHERE fp = ?"
@@ -404,7 +414,12 @@ class Ledger(_LedgerTables):
         name: str | None,
         advice: str,
         payload: str | None = None,
+        total: tuple[float, float] | None = None,
+        declared: bool = False,
     ) -> int:
+        """:meth:`charge`; with ``total``, the total to write if the dataset has none, in the
+        same transaction (``declared=True``: the user's, and a different total in force is
+        refused naming it; it replaces one only while nothing was spent)."""
         fp = _check_fp(fp)
         if not isinstance(cost, PrivacyCost):
             raise TypeError(f"cost must be a PrivacyCost; got {type(cost).__name__}.")
@@ -414,6 +429,8 @@ class Ledger(_LedgerTables):
         public = self.is_public(fp)
         with self._write() as con:
             row = self._row(con, fp)
+            if total is not None:
+                row = self._first_total(con, fp, row, total, declared=declared, name=name)
             if row is None:
                 raise LedgerError(
                     "this dataset has no total budget in the ledger; set one first "
@@ -426,6 +443,34 @@ class Ledger(_LedgerTables):
                 con, fp, cost, time=_now(), kind=kind, name=name, content=content, payload=payload
             )
             return tally.charges + 1
+
+    def _first_total(
+        self,
+        con: Any,
+        fp: str,
+        row: tuple[tuple[float, float], str, Tally] | None,
+        total: tuple[float, float],
+        *,
+        declared: bool,
+        name: str | None,
+    ) -> tuple[tuple[float, float], str, Tally] | None:
+        eps, delta = _check_total(*total)
+        if row is None:
+            self._put_total(con, fp, eps, delta, name=name, created=_now())
+            self._written_total = (eps, delta)
+        elif declared and not _same(row[0], (eps, delta)):
+            if row[2].charges:
+                raise LedgerError(
+                    f"the total budget of this dataset is already (eps={row[0][0]:g}, "
+                    f"delta={row[0][1]:g}), recorded with its {row[2].charges} release(s); "
+                    f"the total (eps={eps:g}, delta={delta:g}) asked for was refused and "
+                    "nothing was released. Keep the recorded total (leave out "
+                    "--budget-eps/--budget-delta), or keep another budget in another ledger "
+                    "file."
+                )
+            self._put_total(con, fp, eps, delta)
+            self._written_total = (eps, delta)
+        return self._row(con, fp)
 
     def attach(self, fp: str, release: int, *, content: str, payload: str | None = None) -> None:
         """Record the content hash (and the file text) of the dataset's release ``release``.

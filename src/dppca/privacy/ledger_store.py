@@ -30,6 +30,10 @@ __all__ = ["LedgerError", "default_ledger_path", "ledger_timeout"]
 # 3: a composed summary (tally) and the last digest per dataset, parts indexed.
 _SCHEMA_VERSION = 3
 _DEFAULT_TIMEOUT = 10.0
+# Files up to this size get SQLite's full integrity check each time they are
+# opened (about 0.1 s per 8 MB); larger ones the constant-time checks (size,
+# marks, seals), and the full one through Ledger.verify / dppca ledger --verify.
+_FULL_CHECK_BYTES = 8_000_000
 
 
 def ledger_timeout() -> float:
@@ -264,9 +268,22 @@ class _LedgerFile:
         elif version != _SCHEMA_VERSION or not _TABLES <= tables:
             raise self._refuse(f"has an unknown layout (schema {version})")
         if verify:
-            self._integrity(con)
+            self._pages(con)
+            if not isinstance(self.path, Path) or self.path.stat().st_size <= _FULL_CHECK_BYTES:
+                self._integrity(con)
             for (fp,) in con.execute("SELECT fp FROM datasets").fetchall():
-                self._row(con, fp)
+                self._row(con, fp, count=True)
+
+    def _pages(self, con: sqlite3.Connection) -> None:
+        """A file cut short or grown by a few bytes is seen at once (size against pages)."""
+        if not isinstance(self.path, Path):
+            return
+        size = con.execute("PRAGMA page_size").fetchone()[0]
+        count = con.execute("PRAGMA page_count").fetchone()[0]
+        if self.path.stat().st_size != size * count:
+            raise self._refuse(
+                f"is damaged (its size is not a whole number of its {size}-byte pages)"
+            )
 
     def _integrity(self, con: sqlite3.Connection) -> None:
         try:
@@ -406,12 +423,14 @@ class _LedgerFile:
 
     # -- rows --------------------------------------------------------------------------
     def _row(
-        self, con: sqlite3.Connection, fp: str
+        self, con: sqlite3.Connection, fp: str, *, count: bool = False
     ) -> tuple[tuple[float, float], str, Tally] | None:
         """A dataset's total, last digest and summary, checked: None if it has no row.
 
-        Constant time: the seal covers the total, last digest and summary;
-        the last charge's digest and the number of charges must match them.
+        Constant time: the seal covers the total, last digest and summary,
+        and the last charge's digest must match them. ``count=True`` (when a
+        ledger is opened) also counts the dataset's charges against the
+        summary (one index scan).
         """
         row = con.execute(
             "SELECT eps, delta, seal, last, tally FROM datasets WHERE fp = ?", (fp,)
@@ -431,9 +450,9 @@ class _LedgerFile:
             tally = Tally.from_json(row[4]) if row[4] else Tally()
         except (ValueError, KeyError, TypeError):
             raise damaged from None
-        if tally.charges:
-            (count,) = con.execute("SELECT COUNT(*) FROM charges WHERE fp = ?", (fp,)).fetchone()
-            if count != tally.charges:
+        if count and tally.charges:
+            (held,) = con.execute("SELECT COUNT(*) FROM charges WHERE fp = ?", (fp,)).fetchone()
+            if held != tally.charges:
                 raise damaged
         return total, row[3], tally
 
