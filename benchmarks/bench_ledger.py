@@ -9,7 +9,10 @@ of ``--repeat`` runs, wall seconds):
 - one new charge to the big table: ``dppca directions big.csv`` and, for the
   ledger's part alone, ``Ledger(path).charge(...)`` in a fresh process;
 - one charge to the unrelated table (same two ways);
-- the app's budget panel: ``LedgerBudget.headroom().describe()``.
+- the app's budget panel: ``LedgerBudget.headroom().describe()``;
+
+then the same operations inside one process with the imports done (wall and
+CPU seconds), which is the ledger's own share, and ``Ledger.verify()``.
 
 Also compares with ``dppca directions`` against an empty ledger, so the
 ledger's own share is visible as a difference in one run. Usage::
@@ -117,9 +120,50 @@ def main() -> None:
              [py, "-c", panel, str(path), str(d / "big.csv")]),
             ("python -c 'import dppca' (reference)", [py, "-c", "import dppca"]),
         ]  # fmt: skip
-        print(f"{'command':<52} {'best wall s':>11}")
+        print(f"{'command (whole process)':<52} {'best wall s':>11}")
         for label, command in rows:
             print(f"{label:<52} {_time(command, args.repeat, env):>11.3f}")
+        _in_process(path, d, args.repeat)
+
+
+def _in_process(path: Path, d: Path, repeat: int) -> None:
+    """The same operations inside one process, imports done: the ledger's own share."""
+    import contextlib
+    import io
+
+    from dppca.cli import main as cli
+
+    big, small = pd.read_csv(d / "big.csv"), pd.read_csv(d / "small.csv")
+    cost = plan_pc_dir(200, 4, eps=1e-3, delta=1e-9).cost
+    small_cost = plan_pc_dir(200, 3, eps=1e-3, delta=1e-9).cost
+    quiet = io.StringIO()
+
+    def run(*argv: str) -> None:
+        with contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):
+            assert cli(list(argv)) == 0
+
+    cases = {
+        "dppca ledger": lambda: run("ledger", "--ledger", str(path)),
+        "dppca ledger big.csv": lambda: run("ledger", str(d / "big.csv"), "--ledger", str(path)),
+        "open + key + charge, big table": lambda: (led := Ledger(path)).charge(
+            led.key(big), cost, kind="directions"
+        ),
+        "open + key + charge, unrelated table": lambda: (led := Ledger(path)).charge(
+            led.key(small), small_cost, kind="directions"
+        ),
+        "open + budget panel text, big table": lambda: (
+            Ledger(path).budget(fingerprint(big)).headroom().describe()
+        ),
+        "Ledger.verify() (every record, linear)": lambda: Ledger(path).verify(),
+    }
+    print(f"{'in one process, imports done':<52} {'best wall s':>11} {'cpu s':>7}")
+    for label, call in cases.items():
+        best = (float("inf"), float("inf"))
+        for _ in range(repeat):
+            wall, cpu = time.perf_counter(), time.process_time()
+            call()
+            best = min(best, (time.perf_counter() - wall, time.process_time() - cpu))
+        print(f"{label:<52} {best[0]:>11.3f} {best[1]:>7.3f}")
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from .core.exceptions import (
 from .kernels.kendall import spherical_kendall
 from .privacy.accounting import (
     Budget,
+    Headroom,
     PrivacyCost,
     calibrate_noise,
     compose,
@@ -44,6 +45,7 @@ __all__ = [
     "AccuracyWarning",
     "Budget",
     "BudgetExceededError",
+    "Headroom",
     "ClippedControl",
     "DataWarning",
     "DirectionsResult",

@@ -267,7 +267,7 @@ class _CLIBudget(LedgerBudget):
         if self.declared:
             first.advice = ADVICE
             first.check(cost)
-        raise BudgetExceededError(_first_use_refusal(self.name, cost, self.first_total))
+        raise BudgetExceededError(_first_use_refusal(str(self.name), cost, self.first_total))
 
     def _record(self, cost: Any) -> None:
         db = self._ledger_db

@@ -115,7 +115,7 @@ def table_digest(frame: Any) -> str:
     if len(set(columns)) != len(columns):
         return ""
     order = sorted(range(len(columns)), key=lambda j: columns[j])
-    parts = []
+    parts: list[list[Any]] = []
     for j in order:
         col = frame.iloc[:, j]
         if column_kind(col) != "other":
@@ -176,7 +176,7 @@ def legacy_fingerprints(data: Any) -> tuple[str, ...]:
     h = hashlib.sha256(b"dppca-fingerprint-v1\0")
     h.update(json.dumps(names, ensure_ascii=False).encode("utf-8") + b"\0")
     h.update(np.asarray(values.shape, dtype="<i8").tobytes())
-    h.update(memoryview(values).cast("B"))
+    h.update(values.tobytes())
     return (h.hexdigest(),)
 
 

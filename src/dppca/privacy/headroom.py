@@ -52,6 +52,9 @@ class Headroom:
         How the numbers are composed.
     """
 
+    # The public home, as for PrivacyCost.
+    __module__ = "dppca.privacy.accounting"
+
     total_eps: float
     total_delta: float
     spent_eps: float
