@@ -206,82 +206,40 @@ def _check_total(eps: float, delta: float, n: int) -> tuple[float, float]:
 class _CLIBudget(LedgerBudget):
     """A dataset's budget in the ledger whose refusals say how to go on from the shell.
 
-    ``total`` is written with the first charge if the dataset has none (in
-    the charge's transaction, so concurrent first commands agree on one
-    total); ``declared`` marks it as the user's (``--budget-eps``/
-    ``--budget-delta``): a different total in force is then refused, named.
+    A first release the default total cannot pay is refused with the line
+    that declares a total (the release's eps never becomes the total).
     """
 
     advice = ADVICE
-
-    def __init__(
-        self,
-        ledger: Ledger,
-        fp: str,
-        *,
-        kind: str,
-        name: str,
-        total: tuple[float, float],
-        declared: bool = False,
-    ) -> None:
-        super().__init__(ledger, fp, kind=kind, name=name)
-        self.first_total = total
-        self.declared = declared
-        self.new_total: tuple[float, float] | None = None
 
     def check_total(self) -> None:
         """Refuse, before any work, a declared total that contradicts the one in force."""
         from ..privacy.ledger import LedgerError
 
         recorded = self._ledger_db.total(self.fp)
-        if self.declared and recorded is not None and recorded != self.first_total:
-            if self.releases:
-                raise LedgerError(
-                    f"the total budget of {self.name} is already (eps={recorded[0]:g}, "
-                    f"delta={recorded[1]:g}); the total (eps={self.first_total[0]:g}, "
-                    f"delta={self.first_total[1]:g}) asked for was refused and nothing was "
-                    "released. Keep the recorded total (leave out --budget-eps/"
-                    "--budget-delta)."
-                )
-
-    def _totals(self) -> tuple[float, float]:
-        recorded = self._ledger_db.total(self.fp)
-        if recorded is None or (self.declared and not self.releases):
-            return self.first_total
-        return recorded
+        wanted = self.first_total
+        if self.declared and wanted and recorded not in (None, wanted) and self.releases:
+            assert recorded is not None
+            raise LedgerError(
+                f"the total budget of {self.name} is already (eps={recorded[0]:g}, "
+                f"delta={recorded[1]:g}); the total (eps={wanted[0]:g}, "
+                f"delta={wanted[1]:g}) asked for was refused and nothing was "
+                "released. Keep the recorded total (leave out --budget-eps/"
+                "--budget-delta)."
+            )
 
     def check(self, cost: Any) -> None:
-        if self.public:
-            return
-        if self._ledger_db.total(self.fp) is not None and not (
-            self.declared and not self.releases
-        ):
-            super().check(cost)
-            return
         from ..core.exceptions import BudgetExceededError
-        from ..privacy.accounting import Budget
 
-        first = Budget(*self.first_total)
-        if first.can_afford(cost):
-            return
-        if self.declared:
-            first.advice = ADVICE
-            first.check(cost)
-        raise BudgetExceededError(_first_use_refusal(str(self.name), cost, self.first_total))
-
-    def _record(self, cost: Any) -> None:
-        db = self._ledger_db
-        db._written_total = None
-        self.last_release = db._charge(
-            self.fp,
-            cost,
-            kind=self.kind,
-            name=self.name,
-            advice=self.advice,
-            total=self.first_total,
-            declared=self.declared,
-        )
-        self.new_total = None if self.declared else db._written_total
+        if (
+            not self.declared
+            and self.first_total is not None
+            and self._pending()
+            and not self.public
+            and not self.can_afford(cost)
+        ):
+            raise BudgetExceededError(_first_use_refusal(str(self.name), cost, self.first_total))
+        super().check(cost)
 
 
 def _first_use_refusal(name: str, cost: Any, total: tuple[float, float]) -> str:

@@ -381,8 +381,17 @@ class Ledger(_LedgerTables):
         kind: str,
         name: str | None = None,
         payload: str | None = None,
+        total: tuple[float, float] | None = None,
+        declared: bool = False,
     ) -> int:
         """Record a release's cost, refusing it if the budget cannot pay.
+
+        ``total`` (eps, delta), if given, is written in the same transaction
+        when the dataset has no total yet, so that concurrent first releases
+        agree on one total; with ``declared=True`` it is the user's, and a
+        different total already recorded with releases is refused with
+        :class:`LedgerError` naming it (one recorded without releases is
+        replaced).
 
         ``payload``, the release's file text (:func:`dppca.release_io.release_text`),
         is stored with the charge together with its content hash, so that the
@@ -403,7 +412,16 @@ class Ledger(_LedgerTables):
         LedgerError
             If the dataset has no total budget.
         """
-        return self._charge(fp, cost, kind=kind, name=name, advice=_ADVICE, payload=payload)
+        return self._charge(
+            fp,
+            cost,
+            kind=kind,
+            name=name,
+            advice=_ADVICE,
+            payload=payload,
+            total=total,
+            declared=declared,
+        )
 
     def _charge(
         self,
@@ -552,17 +570,45 @@ class LedgerBudget(Budget):
     in one transaction, so a release that passed ``check`` is still refused
     if another process spent the budget meanwhile). Every spend is recorded
     with ``kind`` and ``name``.
+
+    ``total`` (eps, delta) is the total to write with the first charge if the
+    dataset has none (until then the budget checks against it);
+    ``declared=True`` marks it as the user's: a different total in force is
+    then refused (:meth:`Ledger.charge`). ``new_total`` is the total the last
+    spend wrote, if it wrote one.
     """
 
     advice = _ADVICE
 
-    def __init__(self, ledger: Ledger, fp: str, *, kind: str = "release", name: str | None = None):
-        # Budget.__init__ is not called: the totals live in the ledger.
+    def __init__(
+        self,
+        ledger: Ledger,
+        fp: str,
+        *,
+        kind: str = "release",
+        name: str | None = None,
+        total: tuple[float, float] | None = None,
+        declared: bool = False,
+    ):
+        # Budget.__init__ is not called: the totals and costs live in the ledger.
         self._ledger_db = ledger
         self.fp = _check_fp(fp)
         self.kind = kind
         self.name = name
+        self.first_total = None if total is None else _check_total(*total)
+        self.declared = bool(declared) and total is not None
+        self.new_total: tuple[float, float] | None = None
         self.last_release: int | None = None  # number of the latest release charged here
+
+    def _pending(self) -> bool:
+        """Whether the charge will write ``first_total`` (none recorded, or a declared
+        one replacing a total recorded without releases)."""
+        if self.first_total is None:
+            return False
+        recorded = self._ledger_db.total(self.fp)
+        if recorded is None:
+            return True
+        return self.declared and not _same(recorded, self.first_total) and not self.releases
 
     @property
     def public(self) -> bool:
@@ -571,6 +617,8 @@ class LedgerBudget(Budget):
 
     def _totals(self) -> tuple[float, float]:
         total = self._ledger_db.total(self.fp)
+        if self.first_total is not None and self._pending():
+            return self.first_total
         if total is None:
             raise LedgerError("this dataset has no total budget in the ledger; set one first.")
         return total
@@ -588,9 +636,18 @@ class LedgerBudget(Budget):
             return self._ledger_db._last_cost(con, self.fp)
 
     def _record(self, cost: PrivacyCost) -> None:
-        self.last_release = self._ledger_db._charge(
-            self.fp, cost, kind=self.kind, name=self.name, advice=self.advice
+        db = self._ledger_db
+        db._written_total = None
+        self.last_release = db._charge(
+            self.fp,
+            cost,
+            kind=self.kind,
+            name=self.name,
+            advice=self.advice,
+            total=self.first_total,
+            declared=self.declared,
         )
+        self.new_total = db._written_total
 
     def can_afford(self, cost: PrivacyCost) -> bool:
         return self.public or super().can_afford(cost)
@@ -605,6 +662,10 @@ class LedgerBudget(Budget):
         return self._ledger_db.holds(self.fp, content)
 
     def check(self, cost: PrivacyCost) -> None:
+        if self.first_total is not None and self._pending():
+            if not self.public:
+                super().check(cost)  # against the total the charge will write
+            return
         self._ledger_db._check(self.fp, cost, advice=self.advice)
 
     def to_frame(self) -> pd.DataFrame:
