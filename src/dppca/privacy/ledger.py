@@ -33,20 +33,17 @@ public names.
 
 from __future__ import annotations
 
-import datetime as _dt
-import math
 import os
 from typing import Any
 
 from ..core.exceptions import BudgetExceededError
-from ..core.lazy import pandas as pd
-from .accounting import Budget, PrivacyCost, _left, _refusal
+from .accounting import PrivacyCost, _left, _refusal
 from .fingerprint import fingerprint, legacy_fingerprints, payload_hash
 from .headroom import Headroom, headroom
-from .ledger_store import LedgerError, _check_fp, _digest, _stored, default_ledger_path
+from .ledger_budget import _ADVICE, LedgerBudget
+from .ledger_keys import _check_total, _LedgerKeys, _now, _same
+from .ledger_store import LedgerError, _check_fp, _stored, default_ledger_path
 from .ledger_store import ledger_timeout as ledger_timeout
-from .ledger_tables import _LedgerTables
-from .tally import Tally
 
 __all__ = [
     "Ledger",
@@ -59,28 +56,10 @@ __all__ = [
 ]
 
 
-#: Advice that ends every refusal of a ledger.
-_ADVICE = (
-    "Reuse an existing release (drawing from it again is free) or lower this release's "
-    "cost; a dataset's total is fixed once it has releases, so a fresh budget needs "
-    "another ledger file."
-)
-
-
-def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-
-
-def _check_total(eps: object, delta: object) -> tuple[float, float]:
-    from ..core.validation import check_delta, check_eps
-
-    return check_eps(eps, "total eps"), check_delta(delta, "total delta")
-
-
 # --------------------------------------------------------------------------- ledger
 
 
-class Ledger(_LedgerTables):
+class Ledger(_LedgerKeys):
     """A persistent privacy ledger: one total budget and a list of releases per dataset.
 
     Parameters
@@ -199,130 +178,11 @@ class Ledger(_LedgerTables):
             return None
         return _stored(con, head[0], PrivacyCost(float(head[1]), float(head[2]), "", ""))
 
-    def _tally_of(self, fp: str) -> Tally:
-        with self._connect() as con:
-            return self._tally(con, _check_fp(fp))
-
-    def verify(self, fp: str | None = None) -> None:
-        """Check the whole file: SQLite's full integrity check, every charge's digest
-        chain, and each dataset's summary against a full recomputation (``fp=None``:
-        every dataset). Raises :class:`LedgerError` if anything was changed. Linear in
-        the size of the ledger; opening a large ledger checks its size, marks and seals
-        in constant time only (``dppca ledger --verify`` runs this)."""
-        with self._connect() as con:
-            self._integrity(con)
-            fps = (
-                [_check_fp(fp)]
-                if fp is not None
-                else [r[0] for r in con.execute("SELECT fp FROM datasets").fetchall()]
-            )
-            for key in fps:
-                self._costs(con, key)
-
     def name(self, fp: str) -> str | None:
         """The name the dataset was registered under, if any."""
         with self._connect() as con:
             row = con.execute("SELECT name FROM datasets WHERE fp = ?", (fp,)).fetchone()
         return None if row is None else row[0]
-
-    # -- keys of earlier versions ------------------------------------------------------
-    def key(self, data: Any, name: str | None = None) -> str:
-        """The ledger key of a table, with the spending earlier versions recorded on it.
-
-        Returns :func:`fingerprint` of ``data``; if ``data`` is exactly a bundled
-        table (every column), the key is marked public (:meth:`is_public`) for
-        this ledger object. A record an earlier dppca
-        kept under the same table's old key (:func:`legacy_fingerprints`) is
-        first moved onto it (:meth:`adopt`), so no spending is forgotten
-        across versions. If the current key has no record and a record of the
-        first ledger (schema 1) under the same ``name`` matches neither key
-        (the table was changed or reordered since, or is another table with
-        that name), :class:`LedgerError` is raised with the ways to go on:
-        nothing is spent from a fresh budget while an older one may be this
-        table's.
-        """
-        from ..datasets import bundled_name
-
-        fp = fingerprint(data)
-        if bundled_name(data) is not None:
-            self._public_keys.add(fp)
-        old = [k for k in legacy_fingerprints(data) if k != fp]
-        with self._connect() as con:
-            held = "SELECT 1 FROM datasets WHERE fp = ?"
-            found = [k for k in old if con.execute(held, (k,)).fetchone()]
-            mine = con.execute("SELECT 1 FROM datasets WHERE fp = ?", (fp,)).fetchone()
-            stale = []
-            if not found and mine is None and name is not None:
-                stale = con.execute(
-                    "SELECT fp FROM datasets WHERE keyrule = 1 AND name = ?", (str(name),)
-                ).fetchall()
-        for k in found:
-            self.adopt(fp, k)
-        if stale:
-            prefix = stale[0][0][:12]
-            raise LedgerError(
-                f"the ledger {str(self.path)!r} holds spending on {name!r} recorded by an "
-                "earlier dppca (ledger schema 1, which keyed a table by its rows in file "
-                "order), and it does not match these data: the table was changed or "
-                "reordered since, or it is another table with the same name. Nothing was "
-                "released. If it is this table, move that record onto it with "
-                f"'dppca ledger {name} --adopt {prefix}' (Ledger.adopt); if it is another "
-                "table, give this file another name."
-            )
-        return fp
-
-    def adopt(self, fp: str, old: str) -> None:
-        """Move the record kept under key ``old`` onto key ``fp``: the same table's spending.
-
-        ``old`` may be a unique prefix of a key. Every charge of ``old``
-        becomes a charge of ``fp`` (in the order they were made, the chain of
-        digests rebuilt), so all of them count against one total: ``fp``'s
-        total if it has one (the smaller eps and the smaller delta of the two,
-        if both had one), else ``old``'s. Raises :class:`LedgerError` for an
-        unknown or ambiguous key.
-        """
-        fp = _check_fp(fp)
-        with self._write() as con:
-            keys = [
-                r[0]
-                for r in con.execute(
-                    "SELECT fp FROM datasets WHERE substr(fp, 1, ?) = ?", (len(old), old)
-                ).fetchall()
-            ]
-            if len(keys) != 1:
-                raise LedgerError(
-                    f"{old!r} names {'no' if not keys else 'more than one'} dataset in the "
-                    "ledger; give the fingerprint prefix 'dppca ledger' prints."
-                )
-            (old,) = keys
-            if old == fp:
-                return
-            was = self._row(con, old)
-            now = self._row(con, fp)
-            assert was is not None
-            self._costs(con, old)  # the old chain must be intact
-            if now is not None:
-                self._costs(con, fp)
-                total = (min(was[0][0], now[0][0]), min(was[0][1], now[0][1]))
-                con.execute(
-                    "UPDATE datasets SET name = COALESCE(name, (SELECT name FROM datasets"
-                    " WHERE fp = ?)), created = min(created, (SELECT created FROM datasets"
-                    " WHERE fp = ?)), keyrule = 2 WHERE fp = ?",
-                    (old, old, fp),
-                )
-                con.execute("DELETE FROM datasets WHERE fp = ?", (old,))
-            else:
-                total = was[0]
-                con.execute("UPDATE datasets SET fp = ?, keyrule = 2 WHERE fp = ?", (fp, old))
-            con.execute("UPDATE charges SET fp = ? WHERE fp = ?", (fp, old))
-            last = ""
-            for (charge,) in con.execute(
-                "SELECT id FROM charges WHERE fp = ? ORDER BY id", (fp,)
-            ).fetchall():
-                last = _digest(last, *self._charge_record(con, charge))
-                con.execute("UPDATE charges SET digest = ? WHERE id = ?", (last, charge))
-            costs, last = self._walk(con, fp)
-            self._seal(con, fp, total, last, Tally.of(costs))
 
     # -- writing -----------------------------------------------------------------------
     def set_total(self, fp: str, eps: float, delta: float, *, name: str | None = None) -> None:
@@ -462,34 +322,6 @@ class Ledger(_LedgerTables):
             )
             return tally.charges + 1
 
-    def _first_total(
-        self,
-        con: Any,
-        fp: str,
-        row: tuple[tuple[float, float], str, Tally] | None,
-        total: tuple[float, float],
-        *,
-        declared: bool,
-        name: str | None,
-    ) -> tuple[tuple[float, float], str, Tally] | None:
-        eps, delta = _check_total(*total)
-        if row is None:
-            self._put_total(con, fp, eps, delta, name=name, created=_now())
-            self._written_total = (eps, delta)
-        elif declared and not _same(row[0], (eps, delta)):
-            if row[2].charges:
-                raise LedgerError(
-                    f"the total budget of this dataset is already (eps={row[0][0]:g}, "
-                    f"delta={row[0][1]:g}), recorded with its {row[2].charges} release(s); "
-                    f"the total (eps={eps:g}, delta={delta:g}) asked for was refused and "
-                    "nothing was released. Keep the recorded total (leave out "
-                    "--budget-eps/--budget-delta), or keep another budget in another ledger "
-                    "file."
-                )
-            self._put_total(con, fp, eps, delta)
-            self._written_total = (eps, delta)
-        return self._row(con, fp)
-
     def attach(self, fp: str, release: int, *, content: str, payload: str | None = None) -> None:
         """Record the content hash (and the file text) of the dataset's release ``release``.
 
@@ -555,128 +387,3 @@ class Ledger(_LedgerTables):
 
     def __repr__(self) -> str:
         return f"Ledger({str(self.path)!r})"
-
-
-def _same(a: tuple[float, float], b: tuple[float, float]) -> bool:
-    return math.isclose(a[0], b[0], rel_tol=1e-12) and math.isclose(a[1], b[1], rel_tol=1e-12)
-
-
-class LedgerBudget(Budget):
-    """One dataset's budget in a :class:`Ledger`: the accountant with its costs on disk.
-
-    The same accountant as :class:`~dppca.privacy.accounting.Budget` (the same
-    checks, totals and messages), whose costs and total live in the ledger
-    file: ``check`` asks the ledger; ``spend`` charges it (check and record
-    in one transaction, so a release that passed ``check`` is still refused
-    if another process spent the budget meanwhile). Every spend is recorded
-    with ``kind`` and ``name``.
-
-    ``total`` (eps, delta) is the total to write with the first charge if the
-    dataset has none (until then the budget checks against it);
-    ``declared=True`` marks it as the user's: a different total in force is
-    then refused (:meth:`Ledger.charge`). ``new_total`` is the total the last
-    spend wrote, if it wrote one.
-    """
-
-    advice = _ADVICE
-
-    def __init__(
-        self,
-        ledger: Ledger,
-        fp: str,
-        *,
-        kind: str = "release",
-        name: str | None = None,
-        total: tuple[float, float] | None = None,
-        declared: bool = False,
-    ):
-        # Budget.__init__ is not called: the totals and costs live in the ledger.
-        self._ledger_db = ledger
-        self.fp = _check_fp(fp)
-        self.kind = kind
-        self.name = name
-        self.first_total = None if total is None else _check_total(*total)
-        self.declared = bool(declared) and total is not None
-        self.new_total: tuple[float, float] | None = None
-        self.last_release: int | None = None  # number of the latest release charged here
-
-    def _pending(self) -> bool:
-        """Whether the charge will write ``first_total`` (none recorded, or a declared
-        one replacing a total recorded without releases)."""
-        if self.first_total is None:
-            return False
-        recorded = self._ledger_db.total(self.fp)
-        if recorded is None:
-            return True
-        return self.declared and not _same(recorded, self.first_total) and not self.releases
-
-    @property
-    def public(self) -> bool:
-        """Whether the data are a bundled, public dataset (releases never refused)."""
-        return self._ledger_db.is_public(self.fp)
-
-    def _totals(self) -> tuple[float, float]:
-        total = self._ledger_db.total(self.fp)
-        if self.first_total is not None and self._pending():
-            return self.first_total
-        if total is None:
-            raise LedgerError("this dataset has no total budget in the ledger; set one first.")
-        return total
-
-    def _spent_costs(self) -> list[PrivacyCost]:
-        with self._ledger_db._connect() as con:
-            return self._ledger_db._costs(con, self.fp)
-
-    def _tally(self) -> Tally:
-        with self._ledger_db._connect() as con:
-            return self._ledger_db._tally(con, self.fp)
-
-    def _last_cost(self) -> PrivacyCost | None:
-        with self._ledger_db._connect() as con:
-            return self._ledger_db._last_cost(con, self.fp)
-
-    def _record(self, cost: PrivacyCost) -> None:
-        db = self._ledger_db
-        db._written_total = None
-        self.last_release = db._charge(
-            self.fp,
-            cost,
-            kind=self.kind,
-            name=self.name,
-            advice=self.advice,
-            total=self.first_total,
-            declared=self.declared,
-        )
-        self.new_total = db._written_total
-
-    def can_afford(self, cost: PrivacyCost) -> bool:
-        return self.public or super().can_afford(cost)
-
-    def record(self, content: str, payload: str | None = None) -> None:
-        """Attach a release's content hash (and file text) to the latest charge made here."""
-        if self.last_release is None:
-            raise ValueError("record follows a spend made through this budget; none was made.")
-        self._ledger_db.attach(self.fp, self.last_release, content=content, payload=payload)
-
-    def holds(self, content: str) -> bool:
-        return self._ledger_db.holds(self.fp, content)
-
-    def check(self, cost: PrivacyCost) -> None:
-        if self.first_total is not None and self._pending():
-            if not self.public:
-                super().check(cost)  # against the total the charge will write
-            return
-        self._ledger_db._check(self.fp, cost, advice=self.advice)
-
-    def to_frame(self) -> pd.DataFrame:
-        """The dataset's ledger (see :meth:`Ledger.entries`)."""
-        return self._ledger_db.entries(self.fp)
-
-    def __repr__(self) -> str:
-        total = self._ledger_db.total(self.fp)
-        eps_spent, delta_spent = self.spent
-        shown = "unset" if total is None else f"eps={total[0]:g}, delta={total[1]:g}"
-        return (
-            f"LedgerBudget({shown}, spent_eps={eps_spent:.6g}, spent_delta={delta_spent:.6g}, "
-            f"fp={self.fp[:12]})"
-        )
