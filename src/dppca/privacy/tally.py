@@ -26,7 +26,7 @@ __all__: list[str] = []
 # Above this many non-Gaussian events the PLD accountant composes each kind
 # of event once and self-composes it (constant time in the count); below it
 # the events go one by one through the exact mixture or the PLD, as always.
-_EXPAND_MAX = 8
+_EXPAND_MAX = 64
 
 
 def _event(leaf: PrivacyCost) -> tuple[Any, ...] | None:
