@@ -159,7 +159,7 @@ def page(browser, app_url, ledger_file):
     pg = context.new_page()
     pg.goto(app_url)
     expect(pg.locator("#data_message")).to_contain_text("Loaded gau_g", timeout=WAIT)
-    expect(pg.locator("#budget_summary")).to_contain_text("remaining eps = 1", timeout=WAIT)
+    expect(pg.locator("#budget_summary")).to_contain_text("spent eps=0 at", timeout=WAIT)
     yield pg
     context.close()
 
@@ -172,7 +172,7 @@ def private_page(browser, private_url, private_ledger):
     pg = context.new_page()
     pg.goto(private_url)
     expect(pg.locator("#data_message")).to_contain_text("Loaded mine.csv", timeout=WAIT)
-    expect(pg.locator("#budget_summary")).to_contain_text("remaining eps = 1", timeout=WAIT)
+    expect(pg.locator("#budget_summary")).to_contain_text("spent eps=0 at", timeout=WAIT)
     yield pg
     context.close()
 
@@ -219,7 +219,7 @@ def test_load_a_bundled_dataset_and_make_a_private_loading_release(page, shots) 
     _run_directions(page)
     ledger = page.inner_text("#ledger")
     assert "noisy spherical Kendall matrix (20 x 20)" in ledger
-    expect(page.locator("#budget_summary")).to_contain_text("remaining eps = 0.6")
+    expect(page.locator("#budget_summary")).to_contain_text(re.compile(r"spent eps=0\.38[67]"))
     expect(page.locator("#loading_note")).to_contain_text("spends nothing")
     page.screenshot(path=str(shots / "app_loading.png"), full_page=True)
 
@@ -267,7 +267,7 @@ def test_a_bundled_dataset_is_practice_and_never_refused(page) -> None:
 
 def test_a_release_that_would_overspend_is_refused(private_page, shots) -> None:
     page = private_page
-    _run_directions(page)  # spends eps 0.4 of 1 (0.367 by tight composition)
+    _run_directions(page)  # spends eps 0.4 of 1 (0.387 by tight composition at 2e-7)
     ledger = page.inner_text("#ledger")
     page.click("text=Scree / PVE")
     _set_number(page, "#scree_eps", "0.9")
@@ -275,7 +275,7 @@ def test_a_release_that_would_overspend_is_refused(private_page, shots) -> None:
     page.click("#run_scree")
     expect(page.locator("#scree_status")).to_contain_text("Refused", timeout=WAIT)
     assert page.inner_text("#ledger") == ledger
-    expect(page.locator("#budget_summary")).to_contain_text("remaining eps = 0.633")
+    expect(page.locator("#budget_summary")).to_contain_text(re.compile(r"spent eps=0\.38[67]"))
     page.screenshot(path=str(shots / "app_refused.png"), full_page=True)
     # Raising the total after a release is refused too.
     _set_number(page, "#total_eps", "5")
@@ -409,7 +409,7 @@ def test_dppca_app_with_a_csv_file_starts_on_that_file(browser, tmp_path) -> Non
         )
         expect(pg.locator("input[name=source][value=provided]")).to_be_checked()
         expect(pg.locator("#budget_summary")).to_contain_text(
-            "Total eps = 1, delta = 0.01;"  # 60 ** -1.1 = 0.011, rounded down
+            "Total eps = 1, delta = 1e-06;"  # min(1e-6, 1 / (10 * 60 ** 1.5))
         )
         context.close()
 
@@ -436,17 +436,23 @@ def test_a_second_session_sees_the_first_sessions_spending(browser, private_url,
     _run_directions(a)  # eps 0.4 of 1
     second, b = _session(browser, private_url, "mine.csv")
     expect(b.locator("#data_message")).to_contain_text("already holds 1 release", timeout=WAIT)
-    expect(b.locator("#budget_summary")).to_contain_text("remaining eps = 0.633", timeout=WAIT)
+    expect(b.locator("#budget_summary")).to_contain_text(
+        re.compile(r"spent eps=0\.38[67]"), timeout=WAIT
+    )
     expect(b.locator("#ledger")).to_contain_text("noisy spherical Kendall matrix")
     # The second session spends too; the first sees it without reloading.
     _set_number(b, "#directions_eps", "0.5")
     b.click("#run_directions")
     expect(b.locator("#directions_status")).to_contain_text("Release #2 made", timeout=WAIT)
-    expect(a.locator("#budget_summary")).to_contain_text("remaining eps = 0.387", timeout=WAIT)
+    expect(a.locator("#budget_summary")).to_contain_text(
+        re.compile(r"spent eps=0\.63[23]"), timeout=WAIT
+    )
     # A reload keeps the spending.
     a.reload()
     expect(a.locator("#data_message")).to_contain_text("already holds 2 release", timeout=WAIT)
-    expect(a.locator("#budget_summary")).to_contain_text("remaining eps = 0.387", timeout=WAIT)
+    expect(a.locator("#budget_summary")).to_contain_text(
+        re.compile(r"spent eps=0\.63[23]"), timeout=WAIT
+    )
     # The total cannot be raised now, and the box shows the total in force again.
     _set_number(a, "#total_eps", "5")
     a.click("#set_budget")
@@ -484,7 +490,9 @@ def test_the_ledger_survives_a_restart_of_the_app(browser, tmp_path):
     assert "serving on http://127.0.0.1:" in (tmp_path / "app.log").read_text()
     with _serve(["--ledger", str(ledger)], tmp_path) as url:
         context, pg = _session(browser, url)
-        expect(pg.locator("#budget_summary")).to_contain_text("spent eps = 0.4", timeout=WAIT)
+        expect(pg.locator("#budget_summary")).to_contain_text(
+            re.compile(r"spent eps=0\.38[67]"), timeout=WAIT
+        )
         expect(pg.locator("#ledger")).to_contain_text("gau_g")
         context.close()
 
@@ -629,7 +637,9 @@ def test_a_second_sessions_preview_answers_while_a_long_release_runs(browser, mo
         still_running = not finish.is_set()
         finish.set()
         expect(a.locator("#directions_status")).to_contain_text("Release #1 made", timeout=WAIT)
-        expect(b.locator("#budget_summary")).to_contain_text("remaining eps = 0.6", timeout=WAIT)
+        expect(b.locator("#budget_summary")).to_contain_text(
+            re.compile(r"spent eps=0\.38[67]"), timeout=WAIT
+        )
         first.close()
         second.close()
     # Before the release moved off the reactive graph, the preview waited for it (20 s).
@@ -658,7 +668,7 @@ def test_a_reload_shows_the_release_paid_for_again(browser, tmp_path):
         expect(pg.locator("#data_message")).to_contain_text("shown again", timeout=WAIT)
         expect(pg.locator("#loading_note")).to_contain_text("Showing release #1", timeout=WAIT)
         expect(pg.locator("#loading_plot img")).to_be_visible(timeout=WAIT)
-        expect(pg.locator("#budget_summary")).to_contain_text("remaining eps = 0.6")
+        expect(pg.locator("#budget_summary")).to_contain_text(re.compile(r"spent eps=0\.38[67]"))
         _wait_idle(pg)
         assert pg.inner_text("#ledger") == before  # re-drawn, not paid again
         context.close()

@@ -44,10 +44,11 @@ def state(frame: pd.DataFrame, rng: np.random.Generator) -> AppState:
 
 
 @pytest.mark.parametrize("n", [2, 3, 10, 99, 100, 1000, 5000, 32561, 10**7])
-def test_default_delta_is_below_n_to_the_minus_1_1_within_a_digit(n: int) -> None:
+def test_default_delta_is_far_below_one_over_n(n: int) -> None:
     value = default_delta(n)
-    assert value <= n**-1.1 < 1 / n
-    assert value > n**-1.1 / 10  # rounded down to one significant digit, not further
+    rule = min(1e-6, 1 / (10 * n**1.5))
+    assert value <= rule and n * value <= 0.1 / n**0.5  # n delta far below 1
+    assert value > rule / 10  # rounded down to one significant digit, not further
 
 
 def test_csv_upload_reads_a_good_file(tmp_path, frame: pd.DataFrame) -> None:
@@ -177,9 +178,9 @@ def test_invalid_settings_give_a_message_not_a_cost(state: AppState) -> None:
 
 def test_scree_and_score_reuse_the_directions_without_paying_twice(state: AppState) -> None:
     state.select(["a", "b", "c", "d", "e"], group="label", groups_public=False)
-    state.release("directions", eps=0.3, delta=1e-5)
-    scree = state.release("scree", eps=0.3, delta=1e-5, k=3, methods=("clipped", "pmwm"))
-    score = state.release("score", eps=0.3, delta=1e-5, use_groups=True)
+    state.release("directions", eps=0.3, delta=1e-7)
+    scree = state.release("scree", eps=0.3, delta=1e-7, k=3, methods=("clipped", "pmwm"))
+    score = state.release("score", eps=0.3, delta=1e-7, use_groups=True)
     for rel in (scree, score):
         assert not any("Kendall" in leaf.released for leaf in rel.cost.leaves())
     assert any("group sizes" in leaf.released for leaf in score.cost.leaves())
@@ -187,7 +188,7 @@ def test_scree_and_score_reuse_the_directions_without_paying_twice(state: AppSta
     # Without reuse the scree releases its own directions and pays for them.
     own = state.preview("scree", eps=0.2, delta=1e-6, k=3, reuse_directions=False)
     assert any("Kendall" in leaf.released for leaf in own.cost.leaves())
-    assert state.budget.spent == pytest.approx((0.9, 3e-5))
+    assert state.budget.spent == pytest.approx((0.9, 3e-7))
 
 
 def test_directions_of_other_columns_are_not_reused(state: AppState) -> None:
@@ -229,9 +230,9 @@ def test_release_warnings_are_kept_for_the_page(state: AppState) -> None:
 
 def test_figures_and_tables_of_a_release_cost_nothing(state: AppState) -> None:
     state.select(["a", "b", "c", "d", "e"], group="label", groups_public=True)
-    state.release("directions", eps=0.3, delta=1e-5)
-    state.release("scree", eps=0.3, delta=1e-5, k=3)
-    state.release("score", eps=0.3, delta=1e-5, methods=("add", "sparse"))
+    state.release("directions", eps=0.3, delta=1e-7)
+    state.release("scree", eps=0.3, delta=1e-7, k=3)
+    state.release("score", eps=0.3, delta=1e-7, methods=("add", "sparse"))
     spent = state.budget.spent
     ledger = state.ledger_frame()
     d, s, c = (state.latest(k) for k in ("directions", "scree", "score"))

@@ -111,7 +111,7 @@ def test_load_message_counts_earlier_releases_of_the_same_data(state):
     state.release("directions", eps=0.2, delta=1e-6, calibration="analytic")
     text = views.load_message(state, "toy")
     assert text.startswith("Loaded toy: 300 rows, 5 columns.")
-    assert "already holds 1 release(s)" in text and "eps = 0.2" in text
+    assert "already holds 1 release(s)" in text and "tight composition" in text
 
 
 def test_refusal_says_what_remains_and_that_nothing_was_spent():

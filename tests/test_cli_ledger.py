@@ -55,7 +55,7 @@ def test_commands_share_one_budget_and_the_last_one_is_refused(csv, ledger_path,
         "ignore",
     ]  # the forecast is not what this test is about
     assert main(["scree", str(csv), *argv[2:], "--eps", "0.4"]) == 0
-    assert "remaining (eps=" in capsys.readouterr().err
+    assert "still fits (tight composition" in capsys.readouterr().err
     before = Ledger(ledger_path).entries(fingerprint(pd.read_csv(csv)))
     assert main(["loading", str(csv), *argv]) == 2
     err = capsys.readouterr().err.strip()
@@ -100,7 +100,9 @@ def test_budget_total_is_set_once(csv, ledger_path, capsys):
     assert _directions(csv, ledger_path, "2.5", "--calibration", "analytic", *total) == 0
     assert _directions(csv, ledger_path, "0.4", "--budget-eps", "5", "--budget-delta", "1e-4") == 2
     err = capsys.readouterr().err
-    assert "fixed" in err and "--ledger PATH" in err and "--no-ledger" in err
+    assert (
+        "already (eps=3, delta=0.0001)" in err and "--ledger PATH" in err and "--no-ledger" in err
+    )
     assert _directions(csv, ledger_path, "0.4", "--budget-eps", "5") == 2
     assert "both --budget-eps and --budget-delta" in capsys.readouterr().err
     assert Ledger(ledger_path).total(fingerprint(pd.read_csv(csv))) == (3.0, 1e-4)
@@ -134,7 +136,7 @@ def test_ledger_command_shows_datasets_and_releases(csv, ledger_path, capsys):
     assert fp[:8] not in out and "fingerprint" not in out and "#1" in out
     assert main(["ledger", str(csv), "--ledger", str(ledger_path)]) == 0
     out = capsys.readouterr().out
-    assert "noisy spherical Kendall matrix" in out and "remaining (eps=0.8" in out
+    assert "noisy spherical Kendall matrix" in out and "more release(s) like the last" in out
     assert main(["ledger", "--dataset", "wine", "--ledger", str(ledger_path)]) == 0
     assert "no budget in the ledger yet" in capsys.readouterr().out
 

@@ -149,3 +149,15 @@ def test_small_tables_are_available_to_the_command_line(capsys):
     ]
     assert main(args) == 0
     assert "petal_length" in capsys.readouterr().out
+
+
+def test_the_bundled_keys_are_the_tables_fingerprints():
+    from dppca.datasets import _KEYS, DATASETS, bundled_name
+    from dppca.privacy.fingerprint import fingerprint
+
+    found: dict[str, list[str]] = {}
+    for name, loader in DATASETS.items():
+        frame = loader()
+        found.setdefault(fingerprint(frame), []).append(name)
+        assert bundled_name(frame) == name
+    assert {k: tuple(v) for k, v in found.items()} == _KEYS

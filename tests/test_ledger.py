@@ -280,7 +280,7 @@ def test_bundled_datasets_are_public_and_never_refused(path):
     from dppca.datasets import DATASETS, load_wine
 
     led = Ledger(path)
-    fp = fingerprint(load_wine())
+    fp = led.key(load_wine())
     assert led.is_public(fp) and not led.is_public("fp")
     assert fingerprint(DATASETS["wine_g"]()) == fp  # the labels are not numeric
     led.set_total(fp, 1.0, 1e-5)
@@ -313,3 +313,25 @@ def test_a_scree_reusing_directions_counts_its_delta_in_the_ledger(path, small_f
     assert Ledger(path).spent(fp) == pytest.approx(memory.spent, rel=1e-12)
     assert Ledger(path).spent(fp)[1] == pytest.approx(2e-6)
     assert Ledger(path).spent_tight(fp) == pytest.approx(memory.spent_tight, rel=1e-12)
+
+
+def test_only_an_exact_bundled_table_is_public(path):
+    # issue 29 item 4: the labels of iris_g replaced by private ones, or a text
+    # column added, make a private table, refused once its budget is spent.
+    from dppca.datasets import bundled_name, load_iris_g
+
+    exact = load_iris_g().sample(frac=1.0, random_state=3)  # rows in another order
+    assert bundled_name(exact) == "iris_g"
+    relabelled = exact.assign(species=np.where(exact["species"] == "setosa", "HIV+", "HIV-"))
+    added = exact.assign(note="kept private")
+    for table in (relabelled, added):
+        assert bundled_name(table) is None
+        led = Ledger(path)
+        fp = led.key(table)
+        assert fp == fingerprint(exact)  # the same numeric key, but not public
+        assert not led.is_public(fp)
+        led.set_total(fp, 1.0, 1e-5)
+        budget = led.budget(fp, kind="directions")
+        with pytest.raises(BudgetExceededError):
+            for _ in range(3):
+                budget.spend(_gaussian(0.9))

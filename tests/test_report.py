@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dppca import AccuracyWarning, Budget, BudgetExceededError, DataWarning, dp_pc_dir, report
+from dppca import AccuracyWarning, Budget, BudgetExceededError, dp_pc_dir, report
 from dppca.cli import main
 from dppca.datasets import load_gau, load_gau_g, load_wine
 from dppca.privacy.accounting import tight_total

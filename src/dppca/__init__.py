@@ -18,6 +18,7 @@ from .core.exceptions import (
 from .kernels.kendall import spherical_kendall
 from .privacy.accounting import (
     Budget,
+    Headroom,
     PrivacyCost,
     calibrate_noise,
     compose,
@@ -49,6 +50,7 @@ __all__ = [
     "ClippedControl",
     "DataWarning",
     "DirectionsResult",
+    "Headroom",
     "HuberControl",
     "InaccurateReleaseError",
     "LoadingResult",

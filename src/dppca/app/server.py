@@ -428,7 +428,7 @@ class Session:
             status.set((preview.message, "danger"))
             return None
         if not preview.affordable and state.budget is not None:
-            status.set((refusal_message(preview.cost, state.budget.remaining), "danger"))
+            status.set((refusal_message(preview.cost, state.budget.headroom()), "danger"))
             return None
         status.set((f"Computing the private {kind} release...", "info"))
         self.notifications[kind] = ui.notification_show(

@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 from ..core.validation import check_delta, check_eps, post_processing_rng
 from ..datasets import DATASETS, load_dataset
 from ..privacy.accounting import Budget, PrivacyCost
-from ..privacy.ledger import Ledger, LedgerBudget, LedgerError, fingerprint
+from ..privacy.ledger import Ledger, LedgerBudget, LedgerError
 from ..releases.directions import DirectionsResult
 from ..releases.engine import execute
 from ..releases.forecast import time_lines
@@ -166,8 +166,8 @@ class AppState:
             raise DataError(str(exc)) from None
         if not numeric_columns(frame):
             raise DataError(f"{name!r} has no numeric columns.")
-        fp = fingerprint(frame)
         try:
+            fp = self.ledger.key(frame, str(name))  # an earlier version's record moved on
             delta = default_delta(int(frame.shape[0]))
             self.ledger.ensure_total(fp, DEFAULT_EPS, delta, name=name)
         except LedgerError as exc:
@@ -376,20 +376,17 @@ class AppState:
                 "private); give the public list of labels in the data panel to avoid that.",
             )
         notes += time_lines(req.plan)  # data-free: n, p and the settings
-        eps_left, delta_left = self.budget.remaining
+        room = self.budget.headroom(delta=cost.delta or None)
         extra: dict[str, Any] = {
             "forecast": req.plan.forecast,
             "bounds_given": req.bounds is not None,
         }
         if self.budget.can_afford(cost):
-            message = (
-                f"This release will cost {_fmt_cost(cost)}. Remaining before it: "
-                f"eps = {eps_left:.4g}, delta = {delta_left:.3g}."
-            )
+            message = f"This release will cost {_fmt_cost(cost)}. Before it, {room.fits_text()}"
             return Preview(kind, cost, True, message, notes, **extra)
         message = (
-            f"This release would cost {_fmt_cost(cost)}, but only eps = {eps_left:.4g}, "
-            f"delta = {delta_left:.3g} remain: it will be refused. Lower its eps/delta"
+            f"This release would cost {_fmt_cost(cost)}, more than remains: it will be "
+            f"refused ({room.fits_text()}) Lower its eps/delta"
             + (" or re-draw an existing release (free)." if self.releases else ".")
         )
         return Preview(kind, cost, False, message, notes, **extra)
@@ -489,16 +486,16 @@ class AppState:
         return "Releases so far: " + attacker_sentence(costs)
 
     def budget_summary(self) -> str:
-        """One line: total, spent and remaining (eps, delta)."""
+        """The budget panel: the total, what was spent and what still fits.
+
+        The accountant's one text (:meth:`dppca.privacy.headroom.Headroom.describe`,
+        as on the command line) after the total.
+        """
         if self.budget is None:
             return "No dataset loaded."
-        total_eps, total_delta = self.ledger.total(self.budget.fp) or (0.0, 0.0)
-        eps_spent, delta_spent = self.budget.spent
-        eps_left, delta_left = self.budget.remaining
+        room = self.budget.headroom()
         return (
-            f"Total eps = {total_eps:.4g}, delta = {total_delta:.3g}; "
-            f"spent eps = {eps_spent:.4g}, delta = {delta_spent:.3g}; "
-            f"remaining eps = {eps_left:.4g}, delta = {delta_left:.3g}."
+            f"Total eps = {room.total_eps:.4g}, delta = {room.total_delta:.3g}; {room.describe()}"
         )
 
 

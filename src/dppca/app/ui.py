@@ -37,7 +37,7 @@ def _release_inputs(prefix: str) -> list[Any]:
         ui.layout_columns(
             ui.input_numeric(f"{prefix}_eps", "eps of this release", value=0.3, min=0, step=0.05),
             ui.input_numeric(
-                f"{prefix}_delta", "delta of this release", value=1e-5, min=0, step=1e-6
+                f"{prefix}_delta", "delta of this release", value=1e-7, min=0, step=1e-7
             ),
             ui.input_select(f"{prefix}_calibration", "Gaussian calibration", _CALIBRATIONS),
             ui.input_select(f"{prefix}_scale", "column scales", _SCALES),
@@ -126,7 +126,7 @@ def build_ui(provided: str | None = None, *, max_upload: int = MAX_UPLOAD_BYTES)
         ui.h5("Privacy budget of this dataset (kept in the ledger)"),
         ui.layout_columns(
             ui.input_numeric("total_eps", "Total eps", value=DEFAULT_EPS, min=0, step=0.1),
-            ui.input_numeric("total_delta", "Total delta", value=1e-5, min=0, step=1e-6),
+            ui.input_numeric("total_delta", "Total delta", value=1e-6, min=0, step=1e-7),
         ),
         ui.input_action_button("set_budget", "Set budget"),
         ui.output_ui("budget_message"),

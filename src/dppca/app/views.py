@@ -19,6 +19,7 @@ import pandas as pd
 
 from ..core.exceptions import BudgetExceededError, TiedRowsError
 from ..core.validation import MAX_BINS
+from ..privacy.headroom import Headroom
 from .data import DataError, Selection, parse_labels
 
 if TYPE_CHECKING:
@@ -166,11 +167,11 @@ def load_message(state: AppState, name: str) -> str:
     text = f"Loaded {name}: {frame.shape[0]} rows, {frame.shape[1]} columns. "
     releases = state.ledger_version()[0]
     if releases and state.budget is not None:
-        eps, delta = state.budget.spent
+        room = state.budget.headroom()
         text += (
             f"The ledger already holds {releases} release(s) of these data "
-            f"(eps = {eps:.4g}, delta = {delta:.3g} spent); they count against "
-            "its budget."
+            f"(eps = {room.spent_eps:.4g} spent at delta = {room.total_delta:.3g}, "
+            f"{room.rule}); they count against its budget."
         )
         if state.releases:
             text += (
@@ -182,8 +183,14 @@ def load_message(state: AppState, name: str) -> str:
     return text + table_notes(state.selection)
 
 
-def refusal_message(cost: PrivacyCost, remaining: tuple[float, float]) -> str:
-    """Why a release the budget cannot afford is not run."""
+def refusal_message(cost: PrivacyCost, remaining: tuple[float, float] | Headroom) -> str:
+    """Why a release the budget cannot afford is not run (and, given the budget's
+    :class:`~dppca.privacy.headroom.Headroom`, what still fits)."""
+    if isinstance(remaining, Headroom):
+        return (
+            f"Refused: this release would cost {cost}, more than remains: "
+            f"{remaining.fits_text()} Nothing was computed or spent."
+        )
     eps_left, delta_left = remaining
     return (
         f"Refused: this release would cost {cost}, but only "

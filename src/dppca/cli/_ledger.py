@@ -9,8 +9,17 @@ The total of a dataset is set once:
 - explicitly, with ``--budget-eps`` and ``--budget-delta`` (accepted again
   later only with the same values, or while nothing has been spent);
 - otherwise, by the first command on the data, to the app's default for a
-  new dataset, ``eps = 1`` and ``delta = default_delta(n)`` (below ``1/n``),
-  or to the command's own cost where that is larger. A note on stderr says so.
+  new dataset, ``eps = 1`` and ``delta = default_delta(n)``
+  (``min(1e-6, 1/(10 n^1.5))`` rounded down), or the command's own delta
+  where that is larger (a release's delta is checked below ``1/n``). A note
+  on stderr says so. A first release this default cannot pay (eps above 1)
+  is refused with the one line that declares a total: a release's own eps
+  never becomes the total unasked.
+
+A total is written with the first charge, in its transaction: of concurrent
+first commands declaring different totals, the first charged wins and the
+others are refused with the recorded total named. ``--budget-delta`` must be
+below ``1/n``.
 
 A dataset is identified by the fingerprint of the rows over all numeric
 columns of the table (:func:`dppca.privacy.ledger.fingerprint`), whatever is
@@ -69,16 +78,15 @@ def add_budget_arguments(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=None,
         metavar="E",
-        help="total eps of these data in the ledger (set once; default on first use: "
-        "1, or this command's eps if larger)",
+        help="total eps of these data in the ledger (set once; default on first use: 1)",
     )
     parser.add_argument(
         "--budget-delta",
         type=float,
         default=None,
         metavar="D",
-        help="total delta of these data in the ledger (set once; default on first use: "
-        "n ** -1.1 rounded down, or this command's delta if larger)",
+        help="total delta of these data in the ledger, below 1/n (set once; default on "
+        "first use: min(1e-6, 1/(10 n^1.5)) rounded down)",
     )
 
 
@@ -102,10 +110,14 @@ ADVICE = (
 )
 
 
-def _source_key(args: argparse.Namespace) -> tuple[str, str, int]:
-    """(fingerprint, name, n) of the table the command reads: all its numeric columns."""
+def _source_key(args: argparse.Namespace, ledger: Ledger) -> tuple[str, str, int]:
+    """(fingerprint, name, n) of the table the command reads: all its numeric columns.
+
+    The key is :meth:`Ledger.key`'s: what an earlier dppca recorded under
+    the table's old key is moved onto it first.
+    """
     from ..datasets import load_dataset
-    from ..privacy.ledger import fingerprint
+    from ..privacy.ledger import LedgerError
 
     if args.data is None:
         name = args.dataset or args.default_dataset
@@ -114,7 +126,11 @@ def _source_key(args: argparse.Namespace) -> tuple[str, str, int]:
         path = Path(args.data)
         name = path.name
         frame = read_table(path, args)
-    return fingerprint(frame), name, int(frame.shape[0])
+    try:
+        fp = ledger.key(frame, name)
+    except LedgerError as exc:
+        raise CLIError(str(exc)) from None
+    return fp, name, int(frame.shape[0])
 
 
 def read_table(path: Path, args: argparse.Namespace) -> Any:
@@ -147,23 +163,29 @@ def ledger_budget(args: argparse.Namespace, data: Any, variables: Any = None, *,
     from ..privacy.defaults import default_delta
     from ..privacy.ledger import LedgerError
 
-    fp, name, n = _source_key(args)
     ledger = Ledger(ledger_location(args))
+    fp, name, n = _source_key(args, ledger)
     given_eps = getattr(args, "budget_eps", None)
     given_delta = getattr(args, "budget_delta", None)
     if (given_eps is None) != (given_delta is None):
         raise CLIError("give both --budget-eps and --budget-delta, or neither.")
-    budget: _CLIBudget = _CLIBudget(ledger, fp, kind=kind, name=name)
+    if given_eps is not None:
+        assert given_delta is not None  # both or neither, checked above
+        try:
+            total = _check_total(given_eps, given_delta, n)
+        except ValueError as exc:
+            raise CLIError(str(exc)) from None
+        budget = _CLIBudget(ledger, fp, kind=kind, name=name, total=total, declared=True)
+    else:
+        # The default total of a new table, written with its first charge (a
+        # failed command leaves the ledger as it was); a release it cannot pay
+        # is refused with the line that declares a total.
+        # Its delta is the command's own where that is larger (a release's delta,
+        # checked below 1/n, is the user's choice); its eps is never the command's.
+        delta = max(default_delta(n), float(getattr(args, "delta", None) or 0.0))
+        budget = _CLIBudget(ledger, fp, kind=kind, name=name, total=(1.0, delta))
     try:
-        if given_eps is not None:
-            assert given_delta is not None  # both or neither, checked above
-            ledger.set_total(fp, given_eps, given_delta, name=name)
-        elif ledger.total(fp) is None:
-            # Written only when the release is charged, so a failed command
-            # leaves the ledger as it was.
-            eps = max(1.0, float(getattr(args, "eps", None) or 0.0))
-            delta = max(default_delta(max(n, 2)), float(getattr(args, "delta", None) or 0.0))
-            budget = _FirstUseBudget(ledger, fp, kind=kind, name=name, total=(eps, delta))
+        budget.check_total()
     except LedgerError as exc:
         raise CLIError(f"{exc} {ADVICE}") from None
     # --save-release records the release's content hash with the charge it paid.
@@ -171,37 +193,67 @@ def ledger_budget(args: argparse.Namespace, data: Any, variables: Any = None, *,
     return budget
 
 
+def _check_total(eps: float, delta: float, n: int) -> tuple[float, float]:
+    from ..core.validation import check_delta, check_delta_for_n, check_eps
+
+    eps = check_eps(eps, "--budget-eps")
+    delta = check_delta(delta, "--budget-delta")
+    if delta >= 1.0 / n:
+        check_delta_for_n(delta, n)
+    return eps, delta
+
+
 class _CLIBudget(LedgerBudget):
-    """A dataset's budget in the ledger whose refusals say how to go on from the shell."""
+    """A dataset's budget in the ledger whose refusals say how to go on from the shell.
+
+    A first release the default total cannot pay is refused with the line
+    that declares a total (the release's eps never becomes the total).
+    """
 
     advice = ADVICE
-    new_total: tuple[float, float] | None = None
 
+    def check_total(self) -> None:
+        """Refuse, before any work, a declared total that contradicts the one in force."""
+        from ..privacy.ledger import LedgerError
 
-class _FirstUseBudget(_CLIBudget):
-    """A dataset's budget whose total is written to the ledger with its first charge."""
-
-    def __init__(
-        self, ledger: Ledger, fp: str, *, kind: str, name: str, total: tuple[float, float]
-    ) -> None:
-        super().__init__(ledger, fp, kind=kind, name=name)
-        self.first_total = total
+        recorded = self._ledger_db.total(self.fp)
+        wanted = self.first_total
+        if self.declared and wanted and recorded not in (None, wanted) and self.releases:
+            assert recorded is not None
+            raise LedgerError(
+                f"the total budget of {self.name} is already (eps={recorded[0]:g}, "
+                f"delta={recorded[1]:g}); the total (eps={wanted[0]:g}, "
+                f"delta={wanted[1]:g}) asked for was refused and nothing was "
+                "released. Keep the recorded total (leave out --budget-eps/"
+                "--budget-delta)."
+            )
 
     def check(self, cost: Any) -> None:
-        if self.public:
-            return
-        if self._ledger_db.total(self.fp) is not None:
-            super().check(cost)
-            return
-        from ..privacy.accounting import Budget
+        from ..core.exceptions import BudgetExceededError
 
-        first = Budget(*self.first_total)
-        first.advice = ADVICE
-        first.check(cost)
+        if (
+            not self.declared
+            and self.first_total is not None
+            and self._pending()
+            and not self.public
+            and not self.can_afford(cost)
+        ):
+            raise BudgetExceededError(_first_use_refusal(str(self.name), cost, self.first_total))
+        super().check(cost)
 
-    def spend(self, cost: Any) -> None:
-        self.new_total = self._ledger_db.ensure_total(self.fp, *self.first_total, name=self.name)
-        super().spend(cost)
+
+def _first_use_refusal(name: str, cost: Any, total: tuple[float, float]) -> str:
+    """A first release the default total cannot pay: the line that declares a total."""
+    eps = max(1.0, float(cost.eps))
+    delta = total[1]
+    return (
+        f"{name} has no total budget in the ledger yet, and this release's cost {cost} does "
+        f"not fit in the default total of a new table (eps={total[0]:g}, delta={total[1]:g}: "
+        "eps 1, and delta min(1e-6, 1/(10 n^1.5)) rounded down or the release's own if "
+        "larger). The total is the data holder's "
+        "decision, made once and never raised; to declare one, add to this command: "
+        f"--budget-eps {eps:g} --budget-delta {delta:.3g}"
+    )
 
 
 def report_spending(budget: Any) -> None:
@@ -216,9 +268,7 @@ def report_spending(budget: Any) -> None:
             "--budget-eps/--budget-delta with the first release to choose another).",
             file=sys.stderr,
         )
-    print(
-        f"dppca: ledger: {_spending(budget.ledger, (budget.eps, budget.delta))}", file=sys.stderr
-    )
+    print(f"dppca: ledger: {budget_text(budget)}", file=sys.stderr)
     if budget.public:
         print(
             f"dppca: ledger: {budget.name} is a bundled, public dataset: its releases are "
@@ -227,19 +277,10 @@ def report_spending(budget: Any) -> None:
         )
 
 
-def _spending(costs: Any, total: tuple[float, float]) -> str:
-    """What was spent (tight total, basic bound) and what remains, in one sentence."""
-    from ..privacy.accounting import _remaining, _spent_tight, basic_total
-
-    eps_tight, _ = _spent_tight(costs, total[1])
-    eps_basic, delta_spent = basic_total(costs)
-    eps_left, delta_left = _remaining(costs, total)
-    return (
-        f"spent eps={eps_tight:.6g} at delta={total[1]:g} by tight composition of "
-        f"{len(costs)} release(s) (basic bound eps={eps_basic:.6g}, delta={delta_spent:.3g}) "
-        f"of (eps={total[0]:g}, delta={total[1]:g}); remaining (eps={eps_left:.6g}, "
-        f"delta={delta_left:.3g})."
-    )
+def budget_text(budget: Any) -> str:
+    """What the dataset spent and what still fits: the accountant's one text
+    (:meth:`dppca.privacy.headroom.Headroom.describe`), the same in the app."""
+    return str(budget.headroom().describe())
 
 
 # ------------------------------------------------------------------- dppca ledger
@@ -262,6 +303,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="PATH",
         help="the ledger file (default $DPPCA_LEDGER or ~/.local/state/dppca/ledger.sqlite)",
     )
+    parser.add_argument(
+        "--verify",
+        action="store_true",
+        help="check the whole ledger file (integrity, every charge's digest, every "
+        "summary); opening a large ledger checks it in constant time only",
+    )
+    parser.add_argument(
+        "--adopt",
+        default=None,
+        metavar="PREFIX",
+        help="move the record kept under this fingerprint prefix (one 'dppca ledger' "
+        "lists) onto DATA.csv: for a table an earlier dppca recorded under another key",
+    )
     from ..core.reading import add_csv_arguments
 
     add_csv_arguments(parser)
@@ -274,6 +328,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"dppca: ledger {path} does not exist yet (nothing was released).", file=sys.stderr)
         return 0
     ledger = Ledger(path)
+    if getattr(args, "verify", False):
+        from ..privacy.ledger import LedgerError
+
+        try:
+            ledger.verify()
+        except LedgerError as exc:
+            raise CLIError(str(exc)) from None
+        print(f"dppca: ledger {path}: every record checked, intact.", file=sys.stderr)
     if args.data is not None and args.dataset is not None:
         raise CLIError("give either DATA.csv or --dataset, not both.")
     if args.data is None and args.dataset is None:
@@ -287,20 +349,45 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.data is not None and not Path(args.data).is_file():
         raise CLIError(f"data file {args.data!r} does not exist or is not a file.")
-    fp, name, _ = _source_key(args)
+    if getattr(args, "adopt", None):
+        _adopt(args, ledger)
+    fp, name, _ = _source_key(args, ledger)
     total = ledger.total(fp)
     if total is None:
         print(f"{name}: no budget in the ledger yet (nothing was released from these data).")
         return 0
-    entries = ledger.entries(fp)
+    entries = ledger.entries(fp, last=_SHOWN)
     if not entries.empty:
+        first = int(entries["release"].iloc[0])
+        if first > 1:
+            print(f"({first - 1:,} earlier release(s) not shown)")
         print(_rounded(entries).to_string(index=False))
-    with ledger._connect() as con:
-        costs = ledger._costs(con, fp)
-    print(f"{name}: {_spending(costs, total)}")
+    print(f"{name}: {ledger.headroom(fp).describe()}")
     if ledger.is_public(fp):
         print(f"{name} is a bundled, public dataset: its releases are practice, never refused.")
     return 0
+
+
+def _adopt(args: argparse.Namespace, ledger: Ledger) -> None:
+    """``--adopt PREFIX``: the record under PREFIX is this table's; move it onto its key."""
+    from ..datasets import load_dataset
+    from ..privacy.ledger import LedgerError, fingerprint
+
+    if args.data is None and args.dataset is None:
+        raise CLIError("--adopt needs the table: give DATA.csv (or --dataset).")
+    if args.data is None:
+        name, frame = args.dataset, load_dataset(args.dataset)
+    else:
+        name, frame = Path(args.data).name, read_table(Path(args.data), args)
+    try:
+        ledger.adopt(fingerprint(frame), args.adopt)
+    except LedgerError as exc:
+        raise CLIError(str(exc)) from None
+    print(f"dppca: ledger: the record {args.adopt} now counts against {name}.", file=sys.stderr)
+
+
+#: How many of a dataset's latest releases ``dppca ledger DATA`` lists.
+_SHOWN = 50
 
 
 def _rounded(frame: pd.DataFrame) -> pd.DataFrame:

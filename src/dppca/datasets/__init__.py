@@ -33,6 +33,7 @@ from ..core.lazy import pandas as pd
 
 __all__ = [
     "DATASETS",
+    "bundled_name",
     "load_breast_cancer",
     "load_breast_cancer_g",
     "load_dataset",
@@ -266,15 +267,50 @@ def load_dataset(name: str) -> pd.DataFrame:
     return DATASETS[name]()
 
 
+#: The :func:`~dppca.privacy.ledger.fingerprint` (numeric columns) of the bundled
+#: tables, and which tables share it (a ``_g`` table adds a text label column).
+#: Kept as constants so that no command reads every bundled table to price a
+#: release; tests/test_datasets.py recomputes them.
+_KEYS: dict[str, tuple[str, ...]] = {
+    "457bc1a94bc67b481544a1bb1bee399ec1c6f62954aa901c361f9f89f697d43e": ("gau", "gau_g"),
+    "a68d7ce28820a11d59809d10137a4acb544f9872cbfbcedbf3eda3724bd472b7": ("wine", "wine_g"),
+    "a2a9477731893754ffe57fd105a189468fd07eda76bd5823c4885c6e6bb7b2fa": ("iris", "iris_g"),
+    "f03651406a3519f31606ec8a7d0b3654acfeecbad6bf47c5ce78ed8ffd4c0637": (
+        "breast_cancer",
+        "breast_cancer_g",
+    ),
+}
+
+
 def public_fingerprints() -> frozenset[str]:
     """The :func:`~dppca.privacy.ledger.fingerprint` of every bundled dataset.
 
+    A fingerprint covers the numeric columns only, so it does not decide
+    what is public: :func:`bundled_name` does, on the whole table.
+    """
+    return frozenset(_KEYS)
+
+
+def bundled_name(data: object) -> str | None:
+    """The bundled dataset that ``data`` is exactly, every column included, or None.
+
     The bundled tables are public: a release made from them protects no one,
     so the ledger records it as practice and never refuses it (the quick
-    start of the README runs as often as one likes). A table whose rows are
-    those of a bundled one, read from a file, has the same fingerprint and
-    counts as public too.
+    start of the README runs as often as one likes). A table read from a file
+    is public only if it holds exactly a bundled table's rows (in any order)
+    over exactly its columns, text and label columns included: a bundled
+    table with a label changed or a text column added holds something private
+    and is charged like any other table.
     """
-    from ..privacy.fingerprint import fingerprint
+    if not isinstance(data, pd.DataFrame):
+        return None
+    from ..privacy.fingerprint import fingerprint, table_digest
 
-    return frozenset(fingerprint(loader()) for loader in DATASETS.values())
+    names = _KEYS.get(fingerprint(data), ())
+    if not names:
+        return None
+    digest = table_digest(data)
+    for name in names:
+        if table_digest(load_dataset(name)) == digest:
+            return name
+    return None

@@ -35,11 +35,14 @@ from .calibration import CalibratedPart, NoisePart, calibrate_noise, scale_to_ti
 from .composition import _exact_eps as _exact_eps  # tests and benchmarks import these
 from .composition import _tight_eps as _tight_eps
 from .composition import compose_tight, tight_total
-from .cost import _REL_SLACK, PrivacyCost, basic_total, compose
+from .cost import PrivacyCost, basic_total, compose
+from .headroom import Headroom, headroom
+from .tally import Tally
 
 __all__ = [
     "Budget",
     "CalibratedPart",
+    "Headroom",
     "NoisePart",
     "PrivacyCost",
     "basic_total",
@@ -63,36 +66,42 @@ def _fits(spent: Sequence[PrivacyCost], cost: PrivacyCost, total: tuple[float, f
     """Whether the tight total of ``spent`` and ``cost`` at ``total[1]`` is within ``total[0]``.
 
     The one decision of every store: the composition of all releases of the
-    data, by :func:`tight_total` at the total's delta, must not exceed the
+    data, by the tight accountant at the total's delta, must not exceed the
     total's eps. (The parts' own deltas are inside the tight total: where
     they exceed the total delta it is infinite.)
     """
-    eps_total, _ = tight_total([*spent, cost], total[1])
-    return eps_total <= total[0] * (1 + _REL_SLACK)
+    return Tally.of(spent).fits(cost, total)
 
 
 def _spent_tight(spent: Sequence[PrivacyCost], delta: float) -> tuple[float, float]:
-    return tight_total(spent, delta) if spent else (0.0, 0.0)
+    return (Tally.of(spent).tight_eps(delta), delta) if spent else (0.0, 0.0)
 
 
 def _remaining(spent: Sequence[PrivacyCost], total: tuple[float, float]) -> tuple[float, float]:
     """Eps left by the tight total and delta left by basic composition (never negative)."""
-    eps_spent = _spent_tight(spent, total[1])[0]
-    delta_spent = basic_total(spent)[1]
-    return max(total[0] - eps_spent, 0.0), max(total[1] - delta_spent, 0.0)
+    tally = Tally.of(spent)
+    return _left(tally, total)
+
+
+def _left(tally: Tally, total: tuple[float, float]) -> tuple[float, float]:
+    eps_spent = tally.tight_eps(total[1]) if tally.charges else 0.0
+    return max(total[0] - eps_spent, 0.0), max(total[1] - tally.basic_delta, 0.0)
 
 
 def _refusal(
-    cost: PrivacyCost, spent: Sequence[PrivacyCost], total: tuple[float, float], advice: str
+    cost: PrivacyCost,
+    spent: Sequence[PrivacyCost] | Tally,
+    total: tuple[float, float],
+    advice: str,
 ) -> str:
-    """The one-line message of a refused release: what it costs, what is left, how to go on."""
-    eps_left, delta_left = _remaining(spent, total)
-    eps_with, _ = tight_total([*spent, cost], total[1])
+    """The one-line message of a refused release: what it costs, what still fits, how to go on."""
+    tally = spent if isinstance(spent, Tally) else Tally.of(spent)
+    eps_with = tally.plus(cost).tight_eps(total[1])
+    room = headroom(tally, total)
     return (
-        f"this release costs {cost} but only (eps={eps_left:.6g}, delta={delta_left:.6g}) "
-        f"remains of the budget (eps={total[0]:g}, delta={total[1]:g}); with it the tight "
-        f"total of the {len(spent) + 1} releases would be eps={eps_with:.6g} at "
-        f"delta={total[1]:g}. {advice}"
+        f"this release costs {cost}, more than remains of the budget (eps={total[0]:g}, "
+        f"delta={total[1]:g}): with it the tight total of the {tally.charges + 1} releases "
+        f"would be eps={eps_with:.6g} at delta={total[1]:g}; {room.fits_text()} {advice}"
     )
 
 
@@ -120,8 +129,10 @@ class Budget:
     when the tight total with it stays within ``eps``, so a budget may hold
     more than basic composition would allow: two Gaussian releases at (0.5,
     1e-6) under a total of (1, 1e-5) leave room for a third at eps 0.2.
-    :attr:`remaining` gives eps left by the tight total and delta left by
-    basic composition: a cost within both always fits.
+    :meth:`headroom` says what still fits (the largest Gaussian release, and
+    how many more releases like the last); :attr:`remaining` (eps left by the
+    tight total, delta left by basic composition) is kept for compatibility
+    but is not a plan: a cost over it may still fit.
 
     Examples
     --------
@@ -142,6 +153,7 @@ class Budget:
         self._total_delta = check_delta(delta)
         self._ledger: list[PrivacyCost] = []
         self._held: dict[str, str | None] = {}
+        self._kept_tally: Tally | None = None
 
     # -- the store: what is spent and the total (a subclass keeps them elsewhere) -------
     def _totals(self) -> tuple[float, float]:
@@ -149,6 +161,16 @@ class Budget:
 
     def _spent_costs(self) -> list[PrivacyCost]:
         return list(self._ledger)
+
+    def _tally(self) -> Tally:
+        """What the accountant needs of the costs spent (a store may keep it ready)."""
+        tally = self._kept_tally
+        if tally is None or tally.charges != len(self._ledger):
+            tally = self._kept_tally = Tally.of(self._ledger)
+        return tally
+
+    def _last_cost(self) -> PrivacyCost | None:
+        return self._ledger[-1] if self._ledger else None
 
     def _record(self, cost: PrivacyCost) -> None:
         """Check ``cost`` and record it, as one step."""
@@ -172,29 +194,63 @@ class Budget:
         return tuple(self._spent_costs())
 
     @property
+    def releases(self) -> int:
+        """How many costs were spent."""
+        return self._tally().charges
+
+    @property
     def spent(self) -> tuple[float, float]:
         """Total (eps, delta) spent so far by basic composition (the upper bound)."""
-        return basic_total(self._spent_costs())
+        tally = self._tally()
+        return tally.basic_eps, tally.basic_delta
 
     @property
     def spent_tight(self) -> tuple[float, float]:
         """Tight total (eps, delta) spent so far, at the budget's delta ((0, 0) when empty)."""
-        return _spent_tight(self._spent_costs(), self._totals()[1])
+        tally, total = self._tally(), self._totals()
+        return (tally.tight_eps(total[1]), total[1]) if tally.charges else (0.0, 0.0)
 
     @property
     def remaining(self) -> tuple[float, float]:
-        """Eps left by the tight total and delta left by basic composition (never negative)."""
-        return _remaining(self._spent_costs(), self._totals())
+        """Eps left by the tight total and delta left by basic composition (never negative).
+
+        Not what can be planned with: under tight composition the next
+        release's price depends on what was spent; see :meth:`headroom`.
+        """
+        return _left(self._tally(), self._totals())
+
+    def headroom(self, *, like: PrivacyCost | None = None, delta: float | None = None) -> Headroom:
+        """What still fits, by the accountant's own rule (see :class:`Headroom`).
+
+        Parameters
+        ----------
+        like : PrivacyCost, optional
+            Count how many more releases of this cost fit; default the last
+            release spent (none if nothing was spent).
+        delta : float, optional
+            The delta of the Gaussian release asked about; default that of
+            ``like``, else the total delta.
+
+        Returns
+        -------
+        Headroom
+            The spent tight total, the basic bound, the largest Gaussian
+            release that still fits and how many more like ``like`` fit;
+            :meth:`Headroom.describe` says it in words, the same on every face.
+        """
+        if like is None:
+            like = self._last_cost()
+        return headroom(self._tally(), self._totals(), like=like, delta=delta)
 
     def can_afford(self, cost: PrivacyCost) -> bool:
         """Whether the tight total with ``cost`` added stays within the budget."""
-        return _fits(self._spent_costs(), cost, self._totals())
+        return self._tally().fits(cost, self._totals())
 
     def check(self, cost: PrivacyCost) -> None:
         """Raise ``BudgetExceededError`` if ``cost`` does not fit in what remains."""
-        spent, total = self._spent_costs(), self._totals()
-        if not _fits(spent, cost, total):
-            raise BudgetExceededError(_refusal(cost, spent, total, self.advice))
+        tally, total = self._tally(), self._totals()
+        if not tally.fits(cost, total):
+            raise BudgetExceededError(_refusal(cost, tally, total, self.advice))
 
     def spend(self, cost: PrivacyCost) -> None:
         """Record ``cost``, refusing it if it would overspend."""
@@ -226,5 +282,5 @@ class Budget:
         return (
             f"Budget(eps={self.eps:g}, delta={self.delta:g}, spent_eps={eps_spent:.6g}, "
             f"spent_delta={delta_spent:.6g}, spent_eps_tight={self.spent_tight[0]:.6g}, "
-            f"releases={len(self._ledger)})"
+            f"releases={self.releases})"
         )

@@ -19,7 +19,7 @@ from typing import Any
 from ..core.lazy import scipy_optimize as optimize
 from ..core.lazy import scipy_special as special
 from ..core.validation import check_delta
-from .cost import _REL_SLACK, PrivacyCost, basic_total
+from .cost import _REL_SLACK, PrivacyCost
 from .mechanisms import _analytic_delta
 
 __all__ = ["compose_tight", "tight_total"]
@@ -314,15 +314,12 @@ def tight_total(costs: Iterable[PrivacyCost], delta: float) -> tuple[float, floa
     >>> round(eps, 4)  # basic composition: 2.0 at delta 4e-6
     0.8142
     """
+    from .tally import Tally
+
     delta = check_delta(delta)
-    costs = tuple(costs)
-    leaves = [leaf for c in costs for leaf in c.leaves()]
-    events = tuple(sorted((e for e in map(_event, leaves) if e is not None), key=repr))
-    eps = _tight_eps(events, delta) if events else 0.0
-    basic_eps, basic_delta = basic_total(costs)
-    if basic_delta <= delta * (1 + _REL_SLACK) and all(map(_claim_holds, leaves)):
-        eps = min(eps, basic_eps)
-    return eps, delta
+    # Through the running summary the budgets keep, so that a split calibrated
+    # to a total here is accepted by every budget to the last digit.
+    return Tally.of(costs).tight_eps(delta), delta
 
 
 def compose_tight(

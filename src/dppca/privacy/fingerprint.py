@@ -18,7 +18,7 @@ import numpy as np
 
 from ..core.lazy import pandas as pd
 
-__all__ = ["content_hash", "fingerprint", "payload_hash"]
+__all__ = ["content_hash", "fingerprint", "legacy_fingerprints", "payload_hash", "table_digest"]
 
 
 def fingerprint(data: Any, columns: Sequence[str] | None = None) -> str:
@@ -96,6 +96,84 @@ def fingerprint(data: Any, columns: Sequence[str] | None = None) -> str:
     h.update(np.asarray(values.shape, dtype="<i8").tobytes())
     h.update(values.data.cast("B"))
     return h.hexdigest()
+
+
+def table_digest(frame: Any) -> str:
+    """A SHA-256 of a whole table: every column (numbers, booleans and text), rows in any order.
+
+    Unlike :func:`fingerprint`, which keys a budget by the numeric columns,
+    this digest sees text and label columns too; it decides whether a table is
+    exactly a bundled, public one (:func:`dppca.datasets.bundled_name`).
+    """
+    from ..core.tables import column_kind
+
+    columns = [str(c) for c in frame.columns]
+    if len(set(columns)) != len(columns):
+        return ""
+    order = sorted(range(len(columns)), key=lambda j: columns[j])
+    parts: list[list[Any]] = []
+    for j in order:
+        col = frame.iloc[:, j]
+        if column_kind(col) != "other":
+            if col.dtype == object:
+                col = col.astype("boolean")
+            values = col.to_numpy(dtype=np.float64, na_value=np.nan) + 0.0
+            parts.append([None if v != v else float(v) for v in values.tolist()])
+        else:
+            parts.append([None if v is None or v != v else str(v) for v in col.tolist()])
+    rows = sorted(zip(*parts, strict=True), key=repr) if parts else []
+    text = json.dumps([[columns[j] for j in order], rows], ensure_ascii=False)
+    return hashlib.sha256(b"dppca-table-v1\0" + text.encode("utf-8")).hexdigest()
+
+
+def legacy_fingerprints(data: Any) -> tuple[str, ...]:
+    """The keys earlier dppca versions gave the same table, for ledgers they wrote.
+
+    The first ledger (schema 1) keyed a table by rule v1: a SHA-256 of its
+    integer and float columns (booleans and text left out) in file order,
+    their names, the shape and the values row by row, rows in file order.
+    :func:`fingerprint` (rule v2) replaced it, so a ledger of that version
+    holds its spending under a key the current rule never produces;
+    :meth:`dppca.privacy.ledger.Ledger.key` looks these keys up and moves what
+    they recorded onto the current key, so no spending is forgotten.
+
+    Parameters
+    ----------
+    data : DataFrame or array-like of shape (n, p)
+        The table as read (an array counts as all numeric, named ``V1..Vp``).
+
+    Returns
+    -------
+    tuple of str
+        The v1 key (one today; a later change of rule adds its own).
+    """
+    if isinstance(data, pd.DataFrame):
+        numeric = [
+            c
+            for c in data.columns
+            if pd.api.types.is_numeric_dtype(data[c].dtype)
+            and not pd.api.types.is_bool_dtype(data[c].dtype)
+            and not pd.api.types.is_complex_dtype(data[c].dtype)
+        ]
+        names = [str(c) for c in numeric]
+        try:
+            arr = data[numeric].to_numpy(dtype=np.float64, na_value=np.nan)
+        except (TypeError, ValueError):
+            return ()
+    else:
+        try:
+            arr = np.asarray(data, dtype=np.float64)
+        except (TypeError, ValueError):
+            return ()
+        if arr.ndim != 2:
+            return ()
+        names = [f"V{j + 1}" for j in range(arr.shape[1])]
+    values = np.ascontiguousarray(arr, dtype="<f8") + 0.0  # one bit pattern for zero
+    h = hashlib.sha256(b"dppca-fingerprint-v1\0")
+    h.update(json.dumps(names, ensure_ascii=False).encode("utf-8") + b"\0")
+    h.update(np.asarray(values.shape, dtype="<i8").tobytes())
+    h.update(values.tobytes())
+    return (h.hexdigest(),)
 
 
 def content_hash(encoded: Any) -> str:

@@ -21,7 +21,9 @@ writer in at a time, so processes and threads that charge the same ledger at
 once are serialised and together can never spend more than the total.
 
 Bundled datasets (:mod:`dppca.datasets`) are public: their releases are
-recorded as practice and never refused.
+recorded as practice and never refused. Only an exact bundled table is: every
+column, text and labels included (a bundled table with a label changed or a
+column added is private), as :meth:`Ledger.key` finds when it keys the table.
 
 The dataset keys, the file's default place and the SQLite store are in
 :mod:`dppca.privacy.fingerprint` and :mod:`dppca.privacy.ledger_store`, the tables shown
@@ -31,18 +33,17 @@ public names.
 
 from __future__ import annotations
 
-import datetime as _dt
-import functools
-import math
 import os
+from typing import Any
 
 from ..core.exceptions import BudgetExceededError
-from ..core.lazy import pandas as pd
-from .accounting import Budget, PrivacyCost, _fits, _refusal, _remaining, _spent_tight
-from .accounting import basic_total as _basic_total
-from .fingerprint import fingerprint, payload_hash
-from .ledger_store import LedgerError, _check_fp, default_ledger_path
-from .ledger_tables import _LedgerTables
+from .accounting import PrivacyCost, _left, _refusal
+from .fingerprint import fingerprint, legacy_fingerprints, payload_hash
+from .headroom import Headroom, headroom
+from .ledger_budget import _ADVICE, LedgerBudget
+from .ledger_keys import _check_total, _LedgerKeys, _now, _same
+from .ledger_store import LedgerError, _check_fp, _stored, default_ledger_path
+from .ledger_store import ledger_timeout as ledger_timeout
 
 __all__ = [
     "Ledger",
@@ -50,38 +51,15 @@ __all__ = [
     "LedgerError",
     "default_ledger_path",
     "fingerprint",
+    "ledger_timeout",
+    "legacy_fingerprints",
 ]
-
-
-#: Advice that ends every refusal of a ledger.
-_ADVICE = (
-    "Reuse an existing release (drawing from it again is free) or lower this release's "
-    "cost; a dataset's total is fixed once it has releases, so a fresh budget needs "
-    "another ledger file."
-)
-
-
-def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-
-
-def _check_total(eps: object, delta: object) -> tuple[float, float]:
-    from ..core.validation import check_delta, check_eps
-
-    return check_eps(eps, "total eps"), check_delta(delta, "total delta")
-
-
-@functools.lru_cache(maxsize=1)
-def _public() -> frozenset[str]:
-    from ..datasets import public_fingerprints
-
-    return public_fingerprints()
 
 
 # --------------------------------------------------------------------------- ledger
 
 
-class Ledger(_LedgerTables):
+class Ledger(_LedgerKeys):
     """A persistent privacy ledger: one total budget and a list of releases per dataset.
 
     Parameters
@@ -128,12 +106,18 @@ class Ledger(_LedgerTables):
     (0.6, 6e-06)
     """
 
-    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
-        self._open(path)
+    def __init__(
+        self, path: str | os.PathLike[str] | None = None, *, timeout: float | None = None
+    ) -> None:
+        self._open(path, timeout)
+        self._written_total: tuple[float, float] | None = None  # by the last first charge
+        self._public_keys: set[str] = set()  # keys of exact bundled tables seen by key()
 
     def is_public(self, fp: str) -> bool:
-        """Whether ``fp`` is a bundled, public dataset (its releases are never refused)."""
-        return _check_fp(fp) in _public()
+        """Whether ``fp`` is the key of a bundled, public table (its releases are never
+        refused): one this ledger keyed with :meth:`key` and found to be exactly a bundled
+        table, every column included (:func:`dppca.datasets.bundled_name`)."""
+        return _check_fp(fp) in self._public_keys
 
     # -- reading -----------------------------------------------------------------------
     def total(self, fp: str) -> tuple[float, float] | None:
@@ -145,16 +129,17 @@ class Ledger(_LedgerTables):
         """What has been spent on the dataset so far by basic composition, the upper bound
         (``(0.0, 0.0)`` if nothing); see :meth:`spent_tight` for the total that counts."""
         with self._connect() as con:
-            costs = self._costs(con, _check_fp(fp))
-        return _basic_total(costs)
+            tally = self._tally(con, _check_fp(fp))
+        return tally.basic_eps, tally.basic_delta
 
     def spent_tight(self, fp: str) -> tuple[float, float]:
         """The tight total of the dataset's releases, at its total delta (``(0.0, 0.0)`` if
         nothing was spent or no total is set)."""
         with self._connect() as con:
-            total = self._total(con, _check_fp(fp))
-            costs = self._costs(con, fp)
-        return (0.0, 0.0) if total is None else _spent_tight(costs, total[1])
+            row = self._row(con, _check_fp(fp))
+        if row is None or not row[2].charges:
+            return (0.0, 0.0)
+        return row[2].tight_eps(row[0][1]), row[0][1]
 
     def remaining(self, fp: str) -> tuple[float, float]:
         """The (eps, delta) still available, never negative: eps left by the tight total,
@@ -163,11 +148,35 @@ class Ledger(_LedgerTables):
         Raises :class:`LedgerError` if the dataset has no total.
         """
         with self._connect() as con:
-            total = self._total(con, _check_fp(fp))
-            costs = self._costs(con, fp)
-        if total is None:
+            row = self._row(con, _check_fp(fp))
+        if row is None:
             raise LedgerError("this dataset has no total budget in the ledger yet; set one.")
-        return _remaining(costs, total)
+        return _left(row[2], row[0])
+
+    def headroom(
+        self, fp: str, *, like: PrivacyCost | None = None, delta: float | None = None
+    ) -> Headroom:
+        """What still fits in the dataset's budget (see :meth:`dppca.Budget.headroom`).
+
+        ``like`` defaults to the dataset's last release. Raises
+        :class:`LedgerError` if the dataset has no total.
+        """
+        fp = _check_fp(fp)
+        with self._connect() as con:
+            row = self._row(con, fp)
+            if row is None:
+                raise LedgerError("this dataset has no total budget in the ledger yet; set one.")
+            if like is None:
+                like = self._last_cost(con, fp)
+        return headroom(row[2], row[0], like=like, delta=delta)
+
+    def _last_cost(self, con: Any, fp: str) -> PrivacyCost | None:
+        head = con.execute(
+            "SELECT id, eps, delta FROM charges WHERE fp = ? ORDER BY id DESC LIMIT 1", (fp,)
+        ).fetchone()
+        if head is None:
+            return None
+        return _stored(con, head[0], PrivacyCost(float(head[1]), float(head[2]), "", ""))
 
     def name(self, fp: str) -> str | None:
         """The name the dataset was registered under, if any."""
@@ -198,7 +207,7 @@ class Ledger(_LedgerTables):
                 )
             if _same(total, (eps, delta)):
                 return
-            if self._costs(con, fp):
+            if self._tally(con, fp).charges:
                 raise LedgerError(
                     f"the total budget of this dataset is fixed at (eps={total[0]:g}, "
                     f"delta={total[1]:g}) because releases have been made from it; "
@@ -232,8 +241,17 @@ class Ledger(_LedgerTables):
         kind: str,
         name: str | None = None,
         payload: str | None = None,
+        total: tuple[float, float] | None = None,
+        declared: bool = False,
     ) -> int:
         """Record a release's cost, refusing it if the budget cannot pay.
+
+        ``total`` (eps, delta), if given, is written in the same transaction
+        when the dataset has no total yet, so that concurrent first releases
+        agree on one total; with ``declared=True`` it is the user's, and a
+        different total already recorded with releases is refused with
+        :class:`LedgerError` naming it (one recorded without releases is
+        replaced).
 
         ``payload``, the release's file text (:func:`dppca.release_io.release_text`),
         is stored with the charge together with its content hash, so that the
@@ -254,7 +272,16 @@ class Ledger(_LedgerTables):
         LedgerError
             If the dataset has no total budget.
         """
-        return self._charge(fp, cost, kind=kind, name=name, advice=_ADVICE, payload=payload)
+        return self._charge(
+            fp,
+            cost,
+            kind=kind,
+            name=name,
+            advice=_ADVICE,
+            payload=payload,
+            total=total,
+            declared=declared,
+        )
 
     def _charge(
         self,
@@ -265,7 +292,12 @@ class Ledger(_LedgerTables):
         name: str | None,
         advice: str,
         payload: str | None = None,
+        total: tuple[float, float] | None = None,
+        declared: bool = False,
     ) -> int:
+        """:meth:`charge`; with ``total``, the total to write if the dataset has none, in the
+        same transaction (``declared=True``: the user's, and a different total in force is
+        refused naming it; it replaces one only while nothing was spent)."""
         fp = _check_fp(fp)
         if not isinstance(cost, PrivacyCost):
             raise TypeError(f"cost must be a PrivacyCost; got {type(cost).__name__}.")
@@ -274,19 +306,21 @@ class Ledger(_LedgerTables):
         content = None if payload is None else payload_hash(payload)
         public = self.is_public(fp)
         with self._write() as con:
-            total = self._total(con, fp)
-            if total is None:
+            row = self._row(con, fp)
+            if total is not None:
+                row = self._first_total(con, fp, row, total, declared=declared, name=name)
+            if row is None:
                 raise LedgerError(
                     "this dataset has no total budget in the ledger; set one first "
                     "(Ledger.set_total, or --budget-eps/--budget-delta on the command line)."
                 )
-            costs = self._costs(con, fp)
-            if not public and not _fits(costs, cost, total):
-                raise BudgetExceededError(_refusal(cost, costs, total, advice))
+            total, _, tally = row
+            if not public and not tally.fits(cost, total):
+                raise BudgetExceededError(_refusal(cost, tally, total, advice))
             self._insert_charge(
                 con, fp, cost, time=_now(), kind=kind, name=name, content=content, payload=payload
             )
-            return len(costs) + 1
+            return tally.charges + 1
 
     def attach(self, fp: str, release: int, *, content: str, payload: str | None = None) -> None:
         """Record the content hash (and the file text) of the dataset's release ``release``.
@@ -341,12 +375,11 @@ class Ledger(_LedgerTables):
     def _check(self, fp: str, cost: PrivacyCost, *, advice: str) -> None:
         fp = _check_fp(fp)
         with self._connect() as con:
-            total = self._total(con, fp)
-            costs = self._costs(con, fp)
-        if total is None:
+            row = self._row(con, fp)
+        if row is None:
             raise LedgerError("this dataset has no total budget in the ledger; set one first.")
-        if not self.is_public(fp) and not _fits(costs, cost, total):
-            raise BudgetExceededError(_refusal(cost, costs, total, advice))
+        if not self.is_public(fp) and not row[2].fits(cost, row[0]):
+            raise BudgetExceededError(_refusal(cost, row[2], row[0], advice))
 
     def budget(self, fp: str, *, kind: str = "release", name: str | None = None) -> LedgerBudget:
         """A :class:`~dppca.Budget`-like view of one dataset, for ``budget=`` parameters."""
@@ -354,77 +387,3 @@ class Ledger(_LedgerTables):
 
     def __repr__(self) -> str:
         return f"Ledger({str(self.path)!r})"
-
-
-def _same(a: tuple[float, float], b: tuple[float, float]) -> bool:
-    return math.isclose(a[0], b[0], rel_tol=1e-12) and math.isclose(a[1], b[1], rel_tol=1e-12)
-
-
-class LedgerBudget(Budget):
-    """One dataset's budget in a :class:`Ledger`: the accountant with its costs on disk.
-
-    The same accountant as :class:`~dppca.privacy.accounting.Budget` (the same
-    checks, totals and messages), whose costs and total live in the ledger
-    file: ``check`` asks the ledger; ``spend`` charges it (check and record
-    in one transaction, so a release that passed ``check`` is still refused
-    if another process spent the budget meanwhile). Every spend is recorded
-    with ``kind`` and ``name``.
-    """
-
-    advice = _ADVICE
-
-    def __init__(self, ledger: Ledger, fp: str, *, kind: str = "release", name: str | None = None):
-        # Budget.__init__ is not called: the totals live in the ledger.
-        self._ledger_db = ledger
-        self.fp = _check_fp(fp)
-        self.kind = kind
-        self.name = name
-        self.last_release: int | None = None  # number of the latest release charged here
-
-    @property
-    def public(self) -> bool:
-        """Whether the data are a bundled, public dataset (releases never refused)."""
-        return self._ledger_db.is_public(self.fp)
-
-    def _totals(self) -> tuple[float, float]:
-        total = self._ledger_db.total(self.fp)
-        if total is None:
-            raise LedgerError("this dataset has no total budget in the ledger; set one first.")
-        return total
-
-    def _spent_costs(self) -> list[PrivacyCost]:
-        with self._ledger_db._connect() as con:
-            return self._ledger_db._costs(con, self.fp)
-
-    def _record(self, cost: PrivacyCost) -> None:
-        self.last_release = self._ledger_db._charge(
-            self.fp, cost, kind=self.kind, name=self.name, advice=self.advice
-        )
-
-    def can_afford(self, cost: PrivacyCost) -> bool:
-        return self.public or super().can_afford(cost)
-
-    def record(self, content: str, payload: str | None = None) -> None:
-        """Attach a release's content hash (and file text) to the latest charge made here."""
-        if self.last_release is None:
-            raise ValueError("record follows a spend made through this budget; none was made.")
-        self._ledger_db.attach(self.fp, self.last_release, content=content, payload=payload)
-
-    def holds(self, content: str) -> bool:
-        return self._ledger_db.holds(self.fp, content)
-
-    def check(self, cost: PrivacyCost) -> None:
-        self._ledger_db._check(self.fp, cost, advice=self.advice)
-
-    def to_frame(self) -> pd.DataFrame:
-        """The dataset's ledger (see :meth:`Ledger.entries`)."""
-        return self._ledger_db.entries(self.fp)
-
-    def __repr__(self) -> str:
-        total = self._ledger_db.total(self.fp)
-        eps_spent, delta_spent = self.spent
-        shown = "unset" if total is None else f"eps={total[0]:g}, delta={total[1]:g}"
-        return (
-            f"LedgerBudget({shown}, spent_eps={eps_spent:.6g}, spent_delta={delta_spent:.6g}, "
-            f"fp={self.fp[:12]})"
-        )

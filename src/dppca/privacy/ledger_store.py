@@ -11,9 +11,6 @@ home of every public name here.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import hashlib
-import json
 import os
 import sqlite3
 import threading
@@ -22,11 +19,49 @@ from pathlib import Path
 from typing import Any
 
 from .accounting import PrivacyCost
+from .ledger_rows import (
+    _APPLICATION_ID,
+    _SCHEMA,
+    _SCHEMA_VERSION,
+    _TABLES,
+    RECOVERY,
+    _busy,
+    _detail,
+    _digest,
+    _leaf,
+    _stored,
+    _Upgrades,
+)
+from .tally import Tally
 
-__all__ = ["LedgerError", "default_ledger_path"]
+__all__ = ["LedgerError", "default_ledger_path", "ledger_timeout"]
 
-_SCHEMA_VERSION = 2
-_TIMEOUT = 60.0  # seconds a writer waits for another one before giving up
+_DEFAULT_TIMEOUT = 10.0
+# Files up to this size get SQLite's full integrity check each time they are
+# opened (about 0.1 s per 8 MB); larger ones the constant-time checks (size,
+# marks, seals), and the full one through Ledger.verify / dppca ledger --verify.
+_FULL_CHECK_BYTES = 8_000_000
+
+
+def ledger_timeout() -> float:
+    """Seconds a command waits for a ledger another process is writing: 10 by default.
+
+    ``$DPPCA_LEDGER_TIMEOUT`` sets another wait (a number of seconds >= 0).
+    After the wait the command stops with a message that the ledger is busy;
+    nothing is recorded or released.
+    """
+    text = os.environ.get("DPPCA_LEDGER_TIMEOUT", "")
+    if not text:
+        return _DEFAULT_TIMEOUT
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not (value >= 0 and value < 1e6):
+        raise LedgerError(
+            f"DPPCA_LEDGER_TIMEOUT must be a number of seconds in [0, 1e6); got {text!r}."
+        )
+    return value
 
 
 class LedgerError(ValueError):
@@ -56,86 +91,31 @@ def _check_fp(fp: object) -> str:
     return fp
 
 
-_BASIC_FIELDS = ("eps", "delta", "mechanism", "released", "parts")
-
-
-def _detail(leaf: PrivacyCost) -> str | None:
-    """The noise fields of a cost (kind, sensitivity, sigma, scale, multiplier), as JSON."""
-    extra = {
-        f.name: getattr(leaf, f.name)
-        for f in dataclasses.fields(leaf)
-        if f.name not in _BASIC_FIELDS
-    }
-    if not extra:
-        return None
-    return json.dumps(extra, default=repr)
-
-
-def _leaf(
-    eps: float, delta: float, mechanism: str, released: str, detail: str | None
-) -> PrivacyCost:
-    known = {f.name for f in dataclasses.fields(PrivacyCost)}
-    extra = {k: v for k, v in json.loads(detail).items() if k in known} if detail else {}
-    try:
-        return PrivacyCost(float(eps), float(delta), mechanism, released, **extra)
-    except (TypeError, ValueError):  # a field of another version: keep the basic cost
-        return PrivacyCost(float(eps), float(delta), mechanism, released)
-
-
-# The file's marks: SQLite's application id (the bytes "dPPc") and schema version.
-_APPLICATION_ID = 0x64505063
-_SCHEMA = (
-    "CREATE TABLE datasets ("
-    " fp TEXT PRIMARY KEY, name TEXT, eps REAL NOT NULL,"
-    " delta REAL NOT NULL, created TEXT NOT NULL, seal TEXT NOT NULL)",
-    "CREATE TABLE charges ("
-    " id INTEGER PRIMARY KEY AUTOINCREMENT, fp TEXT NOT NULL"
-    " REFERENCES datasets(fp), time TEXT NOT NULL, name TEXT,"
-    " kind TEXT NOT NULL, eps REAL NOT NULL, delta REAL NOT NULL,"
-    " content TEXT, payload TEXT, digest TEXT NOT NULL)",
-    "CREATE TABLE parts ("
-    " charge INTEGER NOT NULL REFERENCES charges(id), released TEXT,"
-    " mechanism TEXT, eps REAL NOT NULL, delta REAL NOT NULL, detail TEXT)",
-    "CREATE INDEX charges_fp ON charges(fp)",
-    "CREATE INDEX charges_content ON charges(fp, content)",
-)
-_TABLES = {"datasets", "charges", "parts"}
-
-#: How to recover from a damaged or foreign ledger file (quoted in every such error).
-RECOVERY = (
-    "Nothing was released. Recovery: keep the file for inspection and restore the "
-    "ledger from a backup; or, accepting that its record of what was spent is lost, "
-    "move it away (a new ledger is then created) and set each dataset's total to what "
-    "remains of its budget by your own records (Ledger.set_total, or --budget-eps/"
-    "--budget-delta with the first release); or name another ledger file."
-)
-
-
-def _digest(*items: Any) -> str:
-    """SHA-256 of a canonical JSON text of ``items`` (floats by their exact repr)."""
-    text = json.dumps(items, ensure_ascii=False, separators=(",", ":"), default=repr)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-class _LedgerFile:
+class _LedgerFile(_Upgrades):
     """The SQLite file of a ledger: opening and checking it, the schema, the stored rows.
 
     A file is used only if it carries the ledger's application id and a
-    known schema version (or was written by the first dppca ledger schema),
-    passes ``PRAGMA integrity_check`` and its records are intact: each
-    charge's row holds a digest chained over the dataset's charges, and each
-    dataset's row a seal over its total and the last digest, so a changed,
-    removed or added record is seen, not only a broken page. A file that
-    does not exist is created (atomically: the schema is written to a
-    temporary file, then linked into place). An empty, foreign or damaged
-    file is refused with :class:`LedgerError`, never re-initialised.
+    known schema version (older schemas are upgraded in place, in one
+    transaction), passes SQLite's integrity check and its records are
+    intact: each charge's row holds a digest chained over the dataset's
+    charges, and each dataset's row its last digest, a composed summary of
+    its charges (:class:`~dppca.privacy.tally.Tally`, what the accountant
+    reads) and a seal over the total, the last digest and the summary. A
+    changed total or summary, or a removed or added charge, is seen in
+    constant time on every use; :meth:`verify` walks every chain and checks
+    each summary against a full recomputation. A file that does not exist
+    is created (atomically: the schema is written to a temporary file, then
+    linked into place). An empty, foreign or damaged file is refused with
+    :class:`LedgerError`, never re-initialised.
     """
 
     path: Path | str
+    timeout: float
 
-    def _open(self, path: str | os.PathLike[str] | None) -> None:
+    def _open(self, path: str | os.PathLike[str] | None, timeout: float | None = None) -> None:
         if path is None:
             path = default_ledger_path()
+        self.timeout = ledger_timeout() if timeout is None else float(timeout)
         self.path = ":memory:" if str(path) == ":memory:" else Path(path).expanduser()
         self._memory: sqlite3.Connection | None = None
         self._memory_lock = threading.RLock()  # one shared connection: one user at a time
@@ -198,7 +178,9 @@ class _LedgerFile:
     def _check_file(self, con: sqlite3.Connection, *, verify: bool = False) -> None:
         """Refuse a file that is empty, foreign, damaged or from a newer dppca.
 
-        ``verify=True`` also checks every dataset's chain of charges.
+        A file of an older schema is upgraded in place. ``verify=True`` also
+        checks every dataset's seal, last charge and count (constant time
+        each; :meth:`verify` walks the chains).
         """
         if isinstance(self.path, Path) and self.path.stat().st_size == 0:
             raise self._refuse("is an empty file (zero bytes), not a dppca ledger")
@@ -208,58 +190,55 @@ class _LedgerFile:
             tables = {
                 r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
             }
+        except sqlite3.OperationalError as exc:
+            if _busy(exc):
+                raise self._failure(exc) from None
+            raise self._refuse(f"is not a dppca ledger, or is damaged ({exc})") from None
         except sqlite3.DatabaseError as exc:
             raise self._refuse(f"is not a dppca ledger, or is damaged ({exc})") from None
         if app_id == 0 and version == 1 and _TABLES <= tables:
-            self._upgrade_v1(con)
+            self._upgrade(con, 1)
         elif app_id != _APPLICATION_ID:
             raise self._refuse("is another program's SQLite file, not a dppca ledger")
         elif version > _SCHEMA_VERSION:
             raise LedgerError(
                 f"the ledger {str(self.path)!r} was written by a newer dppca (schema "
-                f"{version}); upgrade dppca to use it."
+                f"{version}; this dppca reads schemas 1 to {_SCHEMA_VERSION}); upgrade dppca "
+                "to use it. Nothing was recorded or released."
             )
+        elif version == 2 and _TABLES <= tables:
+            self._upgrade(con, 2)
         elif version != _SCHEMA_VERSION or not _TABLES <= tables:
             raise self._refuse(f"has an unknown layout (schema {version})")
-        self._integrity(con)
         if verify:
+            self._pages(con)
+            if not isinstance(self.path, Path) or self.path.stat().st_size <= _FULL_CHECK_BYTES:
+                self._integrity(con)
             for (fp,) in con.execute("SELECT fp FROM datasets").fetchall():
-                self._costs(con, fp)
+                self._row(con, fp, count=True)
+
+    def _pages(self, con: sqlite3.Connection) -> None:
+        """A file cut short or grown by a few bytes is seen at once (size against pages)."""
+        if not isinstance(self.path, Path):
+            return
+        size = con.execute("PRAGMA page_size").fetchone()[0]
+        count = con.execute("PRAGMA page_count").fetchone()[0]
+        if self.path.stat().st_size != size * count:
+            raise self._refuse(
+                f"is damaged (its size is not a whole number of its {size}-byte pages)"
+            )
 
     def _integrity(self, con: sqlite3.Connection) -> None:
         try:
             rows = con.execute("PRAGMA integrity_check").fetchall()
+        except sqlite3.OperationalError as exc:
+            if _busy(exc):
+                raise self._failure(exc) from None
+            raise self._refuse(f"is damaged ({exc})") from None
         except sqlite3.DatabaseError as exc:
             raise self._refuse(f"is damaged ({exc})") from None
         if rows != [("ok",)]:
             raise self._refuse(f"is damaged (integrity check: {rows[0][0]})")
-
-    def _upgrade_v1(self, con: sqlite3.Connection) -> None:
-        """Add the marks, digests and seals to a ledger of the first schema, in place."""
-        self._integrity(con)
-        con.execute("BEGIN IMMEDIATE")
-        try:
-            con.execute("ALTER TABLE datasets ADD COLUMN seal TEXT NOT NULL DEFAULT ''")
-            for column in ("content TEXT", "payload TEXT", "digest TEXT NOT NULL DEFAULT ''"):
-                con.execute(f"ALTER TABLE charges ADD COLUMN {column}")
-            con.execute("CREATE INDEX charges_content ON charges(fp, content)")
-            for fp, eps, delta in con.execute("SELECT fp, eps, delta FROM datasets").fetchall():
-                last = ""
-                ids = con.execute("SELECT id FROM charges WHERE fp = ? ORDER BY id", (fp,))
-                for (charge,) in ids.fetchall():
-                    last = _digest(last, *self._charge_record(con, charge))
-                    con.execute("UPDATE charges SET digest = ? WHERE id = ?", (last, charge))
-                con.execute(
-                    "UPDATE datasets SET seal = ? WHERE fp = ?",
-                    (_digest(fp, float(eps), float(delta), last), fp),
-                )
-            con.execute(f"PRAGMA application_id = {_APPLICATION_ID}")
-            con.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
-            con.execute("COMMIT")
-        except BaseException:
-            if con.in_transaction:
-                con.execute("ROLLBACK")
-            raise
 
     # -- connections -------------------------------------------------------------------
     @contextlib.contextmanager
@@ -274,7 +253,7 @@ class _LedgerFile:
             return
         try:
             uri = self.path.absolute().as_uri() + "?mode=rw"  # type: ignore[union-attr]
-            con = sqlite3.connect(uri, uri=True, timeout=_TIMEOUT, isolation_level=None)
+            con = sqlite3.connect(uri, uri=True, timeout=self.timeout, isolation_level=None)
         except sqlite3.Error as exc:
             raise self._refuse(f"cannot be opened ({exc})") from None
         try:
@@ -291,16 +270,21 @@ class _LedgerFile:
                 f"the disk under the ledger {str(self.path)!r} is full ({text}); nothing was "
                 "recorded or released. Free some space and run the command again."
             )
-        if isinstance(exc, sqlite3.OperationalError) and "locked" in text:
+        if _busy(exc):
             return LedgerError(
-                f"the ledger {str(self.path)!r} is busy (another process held it for more "
-                f"than {_TIMEOUT:g} s); nothing was recorded. Try again."
+                f"the ledger {str(self.path)!r} is busy: another process has held it for "
+                f"more than {self.timeout:g} s (the wait, set by DPPCA_LEDGER_TIMEOUT); "
+                "nothing was recorded or released. Run the command again when the other "
+                "one has finished."
             )
         return self._refuse(f"cannot be used ({text})")
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        """One IMMEDIATE transaction on a checked file: the lock is taken before any read."""
+        """One IMMEDIATE transaction on a checked file: the lock is taken before any read.
+
+        Held for a few row reads and writes only: no release computes inside it.
+        """
         with self._connect() as con:
             con.execute("BEGIN IMMEDIATE")
             try:
@@ -315,17 +299,61 @@ class _LedgerFile:
                 raise
 
     # -- rows --------------------------------------------------------------------------
-    def _total(self, con: sqlite3.Connection, fp: str) -> tuple[float, float] | None:
-        row = con.execute("SELECT eps, delta, seal FROM datasets WHERE fp = ?", (fp,)).fetchone()
+    def _row(
+        self, con: sqlite3.Connection, fp: str, *, count: bool = False
+    ) -> tuple[tuple[float, float], str, Tally] | None:
+        """A dataset's total, last digest and summary, checked: None if it has no row.
+
+        Constant time: the seal covers the total, last digest and summary,
+        and the last charge's digest must match them. ``count=True`` (when a
+        ledger is opened) also counts the dataset's charges against the
+        summary (one index scan).
+        """
+        row = con.execute(
+            "SELECT eps, delta, seal, last, tally FROM datasets WHERE fp = ?", (fp,)
+        ).fetchone()
         if row is None:
             return None
-        last = con.execute(
+        total = (float(row[0]), float(row[1]))
+        damaged = self._refuse("is damaged (a dataset's total or its last charge was changed)")
+        if row[2] != _digest(fp, *total, row[3], row[4]):
+            raise damaged
+        head = con.execute(
             "SELECT digest FROM charges WHERE fp = ? ORDER BY id DESC LIMIT 1", (fp,)
         ).fetchone()
-        total = (float(row[0]), float(row[1]))
-        if row[2] != _digest(fp, *total, "" if last is None else last[0]):
-            raise self._refuse("is damaged (a dataset's total or its last charge was changed)")
-        return total
+        if ("" if head is None else head[0]) != row[3]:
+            raise damaged
+        try:
+            tally = Tally.from_json(row[4]) if row[4] else Tally()
+        except (ValueError, KeyError, TypeError):
+            raise damaged from None
+        if count and tally.charges:
+            (held,) = con.execute("SELECT COUNT(*) FROM charges WHERE fp = ?", (fp,)).fetchone()
+            if held != tally.charges:
+                raise damaged
+        return total, row[3], tally
+
+    def _total(self, con: sqlite3.Connection, fp: str) -> tuple[float, float] | None:
+        row = self._row(con, fp)
+        return None if row is None else row[0]
+
+    def _tally(self, con: sqlite3.Connection, fp: str) -> Tally:
+        row = self._row(con, fp)
+        return Tally() if row is None else row[2]
+
+    def _seal(
+        self,
+        con: sqlite3.Connection,
+        fp: str,
+        total: tuple[float, float],
+        last: str,
+        tally: Tally,
+    ) -> None:
+        text = tally.to_json()
+        con.execute(
+            "UPDATE datasets SET eps = ?, delta = ?, last = ?, tally = ?, seal = ? WHERE fp = ?",
+            (total[0], total[1], last, text, _digest(fp, *total, last, text), fp),
+        )
 
     @staticmethod
     def _charge_record(con: sqlite3.Connection, charge: int) -> list[Any]:
@@ -347,25 +375,35 @@ class _LedgerFile:
         ).fetchall()
         return [list(head), [list(p) for p in parts]]
 
-    def _costs(self, con: sqlite3.Connection, fp: str) -> list[PrivacyCost]:
-        """The dataset's charges in order, each as the cost it was charged with.
+    def _walk(self, con: sqlite3.Connection, fp: str) -> tuple[list[PrivacyCost], str]:
+        """The dataset's charges in order, each as the cost it was charged with, and the
+        last digest; the chain of digests is checked on the way (a damaged record raises).
 
         Every part comes back with the noise fields it was recorded with, so
         the accountant composes the charges as tightly as the releases did.
-        The chain of digests is checked on the way (a damaged record raises).
+        Two queries in all, whatever the number of charges.
         """
-        rows = con.execute(
-            "SELECT id, eps, delta, digest FROM charges WHERE fp = ? ORDER BY id", (fp,)
+        heads = con.execute(
+            "SELECT id, fp, time, name, kind, eps, delta, digest FROM charges WHERE fp = ?"
+            " ORDER BY id",
+            (fp,),
         ).fetchall()
+        parts: dict[int, list[list[Any]]] = {}
+        for charge, *part in con.execute(
+            "SELECT p.charge, p.released, p.mechanism, p.eps, p.delta, p.detail FROM parts p"
+            " JOIN charges c ON c.id = p.charge WHERE c.fp = ? ORDER BY p.rowid",
+            (fp,),
+        ):
+            parts.setdefault(charge, []).append(part)
         costs: list[PrivacyCost] = []
         last = ""
-        for charge, c_eps, c_delta, digest in rows:
-            record = self._charge_record(con, charge)
+        for charge, *head, digest in heads:
+            record = [head, parts.get(charge, [])]
             last = _digest(last, *record)
             if digest != last or not record[1]:
                 raise self._refuse("is damaged (a charge's record was changed)")
             leaves = [_leaf(p[2], p[3], p[1], p[0], p[4]) for p in record[1]]
-            claim = (float(c_eps), float(c_delta))
+            claim = (float(head[4]), float(head[5]))
             # A charge claims exactly the (eps, delta) it was charged: a release
             # composed tightly claims one valid pair, which mixing the smaller
             # eps and the smaller delta of two statements would not be.
@@ -381,16 +419,15 @@ class _LedgerFile:
                         kind="composed",
                     )
                 )
-        if rows:
-            self._total(con, fp)  # the seal covers the last digest
-        return costs
+        return costs, last
 
-    @staticmethod
-    def _last_digest(con: sqlite3.Connection, fp: str) -> str:
-        row = con.execute(
-            "SELECT digest FROM charges WHERE fp = ? ORDER BY id DESC LIMIT 1", (fp,)
-        ).fetchone()
-        return "" if row is None else str(row[0])
+    def _costs(self, con: sqlite3.Connection, fp: str) -> list[PrivacyCost]:
+        """The dataset's charges as costs, the chain and the summary checked (linear time)."""
+        costs, last = self._walk(con, fp)
+        row = self._row(con, fp)
+        if row is not None and (row[1] != last or not row[2].agrees(Tally.of(costs))):
+            raise self._refuse("is damaged (a charge's record was changed)")
+        return costs
 
     def _put_total(
         self,
@@ -403,18 +440,17 @@ class _LedgerFile:
         created: str | None = None,
     ) -> None:
         """Insert (with ``created``) or update a dataset's total, sealed."""
-        seal = _digest(fp, eps, delta, self._last_digest(con, fp))
         if created is not None:
             con.execute(
                 "INSERT INTO datasets (fp, name, eps, delta, created, seal)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                (fp, name, eps, delta, created, seal),
+                " VALUES (?, ?, ?, ?, ?, '')",
+                (fp, name, eps, delta, created),
             )
-        else:
-            con.execute(
-                "UPDATE datasets SET eps = ?, delta = ?, seal = ? WHERE fp = ?",
-                (eps, delta, seal, fp),
-            )
+            self._seal(con, fp, (eps, delta), "", Tally())
+            return
+        row = self._row(con, fp)
+        assert row is not None  # the caller checked
+        self._seal(con, fp, (eps, delta), row[1], row[2])
 
     def _insert_charge(
         self,
@@ -428,8 +464,9 @@ class _LedgerFile:
         content: str | None = None,
         payload: str | None = None,
     ) -> int:
-        total = self._total(con, fp)
-        assert total is not None  # the caller checked
+        row = self._row(con, fp)
+        assert row is not None  # the caller checked
+        total, last, tally = row
         cur = con.execute(
             "INSERT INTO charges (fp, time, name, kind, eps, delta, content, payload, digest)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, '')",
@@ -444,13 +481,7 @@ class _LedgerFile:
                 for c in cost.leaves()
             ],
         )
-        previous = con.execute(
-            "SELECT digest FROM charges WHERE fp = ? AND id < ? ORDER BY id DESC LIMIT 1",
-            (fp, charge_id),
-        ).fetchone()
-        digest = _digest(
-            "" if previous is None else previous[0], *self._charge_record(con, charge_id)
-        )
+        digest = _digest(last, *self._charge_record(con, charge_id))
         con.execute("UPDATE charges SET digest = ? WHERE id = ?", (digest, charge_id))
-        self._put_total(con, fp, *total)
+        self._seal(con, fp, total, digest, tally.plus(_stored(con, charge_id, cost)))
         return charge_id

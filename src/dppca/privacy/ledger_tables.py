@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.lazy import pandas as pd
-from .accounting import _spent_tight, basic_total
 from .ledger_store import _check_fp, _LedgerFile
 
 __all__: list[str] = []
@@ -30,12 +29,13 @@ _ENTRY_COLUMNS = [
 class _LedgerTables(_LedgerFile):
     """Tables of what a ledger holds (every dataset, or one)."""
 
-    def entries(self, fp: str | None = None) -> pd.DataFrame:
+    def entries(self, fp: str | None = None, *, last: int | None = None) -> pd.DataFrame:
         """The releases charged, one row per elementary part, oldest first.
 
         Columns: ``release`` (its number in the dataset's ledger), ``time``
         (UTC, ISO 8601), ``dataset`` (name), ``kind``, ``released``,
         ``mechanism``, ``eps``, ``delta``. ``fp=None`` lists every dataset.
+        ``last=N`` (with ``fp``) keeps the dataset's N latest releases only.
         """
         query = (
             "SELECT c.id, c.fp, c.time, COALESCE(c.name, d.name), c.kind, p.released,"
@@ -43,17 +43,28 @@ class _LedgerTables(_LedgerFile):
             " LEFT JOIN datasets d ON d.fp = c.fp"
         )
         params: tuple[Any, ...] = ()
-        if fp is not None:
-            query += " WHERE c.fp = ?"
-            params = (_check_fp(fp),)
+        skipped = 0
         with self._connect() as con:
+            if fp is not None:
+                params = (_check_fp(fp),)
+                query += " WHERE c.fp = ?"
+                if last is not None:
+                    (count,) = con.execute(
+                        "SELECT COUNT(*) FROM charges WHERE fp = ?", params
+                    ).fetchone()
+                    skipped = max(int(count) - int(last), 0)
+                    query += (
+                        " AND c.id IN (SELECT id FROM charges WHERE fp = ? ORDER BY id DESC"
+                        " LIMIT ?)"
+                    )
+                    params = (*params, params[0], int(last))
             rows = con.execute(query + " ORDER BY c.id, p.rowid", params).fetchall()
         frame = pd.DataFrame(rows, columns=["id", "fp", *_ENTRY_COLUMNS[1:]]).astype(
             {"eps": float, "delta": float}
         )
         # Number the releases within each dataset: 1, 2, ... in charge order.
         ids = frame[["fp", "id"]].drop_duplicates()
-        ids["release"] = ids.groupby("fp").cumcount() + 1
+        ids["release"] = ids.groupby("fp").cumcount() + 1 + skipped
         frame = frame.merge(ids, on=["fp", "id"], how="left")
         return frame[_ENTRY_COLUMNS].reset_index(drop=True)
 
@@ -92,8 +103,7 @@ class _LedgerTables(_LedgerFile):
             ).fetchall()
             out = []
             for fp, name, eps, delta, created in rows:
-                costs = self._costs(con, fp)
-                basic = basic_total(costs)
+                tally = self._tally(con, fp)
                 out.append(
                     {
                         "fingerprint": fp,
@@ -101,10 +111,10 @@ class _LedgerTables(_LedgerFile):
                         "created": created,
                         "total_eps": float(eps),
                         "total_delta": float(delta),
-                        "spent_eps": _spent_tight(costs, float(delta))[0],
-                        "spent_delta": basic[1],
-                        "basic_eps": basic[0],
-                        "releases": len(costs),
+                        "spent_eps": tally.tight_eps(float(delta)),
+                        "spent_delta": tally.basic_delta,
+                        "basic_eps": tally.basic_eps,
+                        "releases": tally.charges,
                     }
                 )
         columns = [

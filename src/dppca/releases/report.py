@@ -25,6 +25,7 @@ from ..core.validation import (
     check_components,
     check_data,
     check_delta,
+    check_delta_for_n,
     check_eps,
     check_positive_int,
 )
@@ -261,6 +262,8 @@ def plan_report(
     """
     n, p = check_positive_int(n, "n"), check_positive_int(p, "p")
     eps, delta = check_eps(eps), check_delta(delta)
+    # As every release: a delta of 1/n or more lets a mechanism publish a row.
+    delta = check_delta_for_n(delta, n)
     accuracy = check_accuracy(accuracy)
     options = _check_settings(ReportSettings(**settings), p)
     keys = ("scree", "score") if options.directions_given else ("directions", "scree", "score")

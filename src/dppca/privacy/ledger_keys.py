@@ -1,0 +1,189 @@
+"""The ledger's keys across versions, its full check and a first total.
+
+:class:`_LedgerKeys` gives :class:`dppca.privacy.ledger.Ledger` what ties a
+table to its record: ``key`` (the current fingerprint, with the record of an
+earlier version's key moved onto it), ``adopt``, the full check ``verify``
+and the total written with a first charge.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+from typing import Any
+
+from .fingerprint import fingerprint, legacy_fingerprints
+from .ledger_rows import _digest
+from .ledger_store import LedgerError, _check_fp
+from .ledger_tables import _LedgerTables
+from .tally import Tally
+
+__all__: list[str] = []
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def _check_total(eps: object, delta: object) -> tuple[float, float]:
+    from ..core.validation import check_delta, check_eps
+
+    return check_eps(eps, "total eps"), check_delta(delta, "total delta")
+
+
+def _same(a: tuple[float, float], b: tuple[float, float]) -> bool:
+    return math.isclose(a[0], b[0], rel_tol=1e-12) and math.isclose(a[1], b[1], rel_tol=1e-12)
+
+
+class _LedgerKeys(_LedgerTables):
+    """Keys of earlier versions, the full check and a first total (mixed into Ledger)."""
+
+    _public_keys: set[str]
+    _written_total: tuple[float, float] | None
+
+    def _tally_of(self, fp: str) -> Tally:
+        with self._connect() as con:
+            return self._tally(con, _check_fp(fp))
+
+    def verify(self, fp: str | None = None) -> None:
+        """Check the whole file: SQLite's full integrity check, every charge's digest
+        chain, and each dataset's summary against a full recomputation (``fp=None``:
+        every dataset). Raises :class:`LedgerError` if anything was changed. Linear in
+        the size of the ledger; opening a large ledger checks its size, marks and seals
+        in constant time only (``dppca ledger --verify`` runs this)."""
+        with self._connect() as con:
+            self._integrity(con)
+            fps = (
+                [_check_fp(fp)]
+                if fp is not None
+                else [r[0] for r in con.execute("SELECT fp FROM datasets").fetchall()]
+            )
+            for key in fps:
+                self._costs(con, key)
+
+    # -- keys of earlier versions ------------------------------------------------------
+    def key(self, data: Any, name: str | None = None) -> str:
+        """The ledger key of a table, with the spending earlier versions recorded on it.
+
+        Returns :func:`fingerprint` of ``data``; if ``data`` is exactly a bundled
+        table (every column), the key is marked public (:meth:`is_public`) for
+        this ledger object. A record an earlier dppca
+        kept under the same table's old key (:func:`legacy_fingerprints`) is
+        first moved onto it (:meth:`adopt`), so no spending is forgotten
+        across versions. If the current key has no record and a record of the
+        first ledger (schema 1) under the same ``name`` matches neither key
+        (the table was changed or reordered since, or is another table with
+        that name), :class:`LedgerError` is raised with the ways to go on:
+        nothing is spent from a fresh budget while an older one may be this
+        table's.
+        """
+        from ..datasets import bundled_name
+
+        fp = fingerprint(data)
+        if bundled_name(data) is not None:
+            self._public_keys.add(fp)
+        old = [k for k in legacy_fingerprints(data) if k != fp]
+        with self._connect() as con:
+            held = "SELECT 1 FROM datasets WHERE fp = ?"
+            found = [k for k in old if con.execute(held, (k,)).fetchone()]
+            mine = con.execute("SELECT 1 FROM datasets WHERE fp = ?", (fp,)).fetchone()
+            stale = []
+            if not found and mine is None and name is not None:
+                stale = con.execute(
+                    "SELECT fp FROM datasets WHERE keyrule = 1 AND name = ?", (str(name),)
+                ).fetchall()
+        for k in found:
+            self.adopt(fp, k)
+        if stale:
+            prefix = stale[0][0][:12]
+            raise LedgerError(
+                f"the ledger {str(self.path)!r} holds spending on {name!r} recorded by an "
+                "earlier dppca (ledger schema 1, which keyed a table by its rows in file "
+                "order), and it does not match these data: the table was changed or "
+                "reordered since, or it is another table with the same name. Nothing was "
+                "released. If it is this table, move that record onto it with "
+                f"'dppca ledger {name} --adopt {prefix}' (Ledger.adopt); if it is another "
+                "table, give this file another name."
+            )
+        return fp
+
+    def adopt(self, fp: str, old: str) -> None:
+        """Move the record kept under key ``old`` onto key ``fp``: the same table's spending.
+
+        ``old`` may be a unique prefix of a key. Every charge of ``old``
+        becomes a charge of ``fp`` (in the order they were made, the chain of
+        digests rebuilt), so all of them count against one total: ``fp``'s
+        total if it has one (the smaller eps and the smaller delta of the two,
+        if both had one), else ``old``'s. Raises :class:`LedgerError` for an
+        unknown or ambiguous key.
+        """
+        fp = _check_fp(fp)
+        with self._write() as con:
+            keys = [
+                r[0]
+                for r in con.execute(
+                    "SELECT fp FROM datasets WHERE substr(fp, 1, ?) = ?", (len(old), old)
+                ).fetchall()
+            ]
+            if len(keys) != 1:
+                raise LedgerError(
+                    f"{old!r} names {'no' if not keys else 'more than one'} dataset in the "
+                    "ledger; give the fingerprint prefix 'dppca ledger' prints."
+                )
+            (old,) = keys
+            if old == fp:
+                return
+            was = self._row(con, old)
+            now = self._row(con, fp)
+            assert was is not None
+            self._costs(con, old)  # the old chain must be intact
+            if now is not None:
+                self._costs(con, fp)
+                total = (min(was[0][0], now[0][0]), min(was[0][1], now[0][1]))
+                con.execute(
+                    "UPDATE datasets SET name = COALESCE(name, (SELECT name FROM datasets"
+                    " WHERE fp = ?)), created = min(created, (SELECT created FROM datasets"
+                    " WHERE fp = ?)), keyrule = 2 WHERE fp = ?",
+                    (old, old, fp),
+                )
+                con.execute("DELETE FROM datasets WHERE fp = ?", (old,))
+            else:
+                total = was[0]
+                con.execute("UPDATE datasets SET fp = ?, keyrule = 2 WHERE fp = ?", (fp, old))
+            con.execute("UPDATE charges SET fp = ? WHERE fp = ?", (fp, old))
+            last = ""
+            for (charge,) in con.execute(
+                "SELECT id FROM charges WHERE fp = ? ORDER BY id", (fp,)
+            ).fetchall():
+                last = _digest(last, *self._charge_record(con, charge))
+                con.execute("UPDATE charges SET digest = ? WHERE id = ?", (last, charge))
+            costs, last = self._walk(con, fp)
+            self._seal(con, fp, total, last, Tally.of(costs))
+
+    def _first_total(
+        self,
+        con: Any,
+        fp: str,
+        row: tuple[tuple[float, float], str, Tally] | None,
+        total: tuple[float, float],
+        *,
+        declared: bool,
+        name: str | None,
+    ) -> tuple[tuple[float, float], str, Tally] | None:
+        eps, delta = _check_total(*total)
+        if row is None:
+            self._put_total(con, fp, eps, delta, name=name, created=_now())
+            self._written_total = (eps, delta)
+        elif declared and not _same(row[0], (eps, delta)):
+            if row[2].charges:
+                raise LedgerError(
+                    f"the total budget of this dataset is already (eps={row[0][0]:g}, "
+                    f"delta={row[0][1]:g}), recorded with its {row[2].charges} release(s); "
+                    f"the total (eps={eps:g}, delta={delta:g}) asked for was refused and "
+                    "nothing was released. Keep the recorded total (leave out "
+                    "--budget-eps/--budget-delta), or keep another budget in another ledger "
+                    "file."
+                )
+            self._put_total(con, fp, eps, delta)
+            self._written_total = (eps, delta)
+        return self._row(con, fp)
