@@ -333,38 +333,15 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                 variables=variables,
             )
             directions = execute(plan, frame, budget=self.budget, random_state=self.random_state)
-            scree, cost, scale = None, directions.cost, None
+            scree, cost, scale, analysis = None, directions.cost, None, "units"
             self._explained_variance: NDArray[np.float64] | None = None
             self._explained_variance_ratio: NDArray[np.float64] | None = None
-            analysis = "units"
         else:
-            if self.ties != "zero":
-                raise ValueError(
-                    f"ties={self.ties!r} applies to the directions-only release "
-                    "(standardize=False, variances=False); a fit uses ties='zero'."
-                )
-            fit = dp_pca(
-                frame,
-                eps=self.eps,
-                delta=self.delta,
-                standardize=self.standardize,
-                k=max(keep, 2),
-                # a standardised fit without public scales gets its private scales
-                # with its score plot; otherwise the score plot is not needed here
-                score=self.standardize and self.scales is None and self.bounds is None,
-                bounds=self.bounds,
-                scales=self.scales,
-                split=self.split,
-                calibration=self.calibration,
-                accuracy=self.accuracy,
-                budget=self.budget,
-                random_state=self.random_state,
-            )
-            directions, scree, cost = fit.directions, fit.scree, fit.cost
+            fit = self._fit_pca(frame, keep)
+            directions, scree, cost, analysis = fit.directions, fit.scree, fit.cost, fit.analysis
             scale = None if fit.scales is None else np.array(fit.scales, dtype=np.float64)
             self._explained_variance = np.array(fit.variances[:keep], dtype=np.float64)
             self._explained_variance_ratio = np.array(fit.pve[:keep], dtype=np.float64)
-            analysis = fit.analysis
         assert isinstance(directions, DirectionsResult)
         self.pca_: PCAResult | None = fit
         self.analysis_: str = analysis
@@ -375,6 +352,31 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.n_components_ = int(self.components_.shape[0])
         self.cost_: PrivacyCost | None = cost
         return self
+
+    def _fit_pca(self, frame: Any, keep: int) -> PCAResult:
+        """The one private PCA of ``frame`` (see the class docstring)."""
+        if self.ties != "zero":
+            raise ValueError(
+                f"ties={self.ties!r} applies to the directions-only release "
+                "(standardize=False, variances=False); a fit uses ties='zero'."
+            )
+        return dp_pca(
+            frame,
+            eps=self.eps,
+            delta=self.delta,
+            standardize=self.standardize,
+            k=max(keep, 2),
+            # a standardised fit without public scales gets its private scales with its
+            # score plot; otherwise the score plot is not needed here
+            score=self.standardize and self.scales is None and self.bounds is None,
+            bounds=self.bounds,
+            scales=self.scales,
+            split=self.split,
+            calibration=self.calibration,
+            accuracy=self.accuracy,
+            budget=self.budget,
+            random_state=self.random_state,
+        )
 
     @property
     def _n_features_out(self) -> int:

@@ -38,6 +38,7 @@ from ._common import (
     save_release_file,
 )
 from ._ledger import add_budget_arguments, ledger_budget, report_spending
+from .pca import add_standardize_argument, standardized_release
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -102,6 +103,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_ties_argument(parser)
     add_scale_argument(parser)
+    add_standardize_argument(parser, default=False)
     add_table_argument(parser)
     add_output_argument(
         parser,
@@ -126,6 +128,13 @@ def run(args: argparse.Namespace) -> int:
     check_table_path(args)
     check_release_path(args)
     frame, features, variables = _read_input(args)
+    if args.standardize:  # the score plot of one private PCA fit (as 'dppca pca')
+        refused = {"--method": methods != ["add"], "--groups": args.groups}
+        refused |= {"--directions": args.directions, "--scale": args.scale}
+        result = standardized_release(
+            args, "score", features, variables, refused=refused, components=components, bins=bins
+        )
+        return 0 if result is None else _emit(args, result, None, features, variables)
     reused = load_directions(args, features, variables)
     data, group_labels = _with_groups(args, frame, features)
     bounds = read_bounds(args, variables)
@@ -170,6 +179,17 @@ def run(args: argparse.Namespace) -> int:
     )
     report_spending(budget)
     forecast_line(args, result)
+    return _emit(args, result, reused, features, variables)
+
+
+def _emit(
+    args: argparse.Namespace,
+    result: ScoreResult,
+    reused: Any,
+    features: Any,
+    variables: tuple[str, ...],
+) -> int:
+    """The released table, figure, frame, cost and release file of a score release."""
     samples = _samples(args, result)
     emit_table(args, result.to_frame(), index=False)
     if args.out is not None:

@@ -131,6 +131,7 @@ def dp_loading(
     scale_share: float = SCALE_SHARE,
     estimator: Estimator = "kendall",
     dropna: bool = False,
+    standardize: bool = False,
 ) -> LoadingResult:
     """Private loading coordinates of the PC directions, for loading plots.
 
@@ -199,6 +200,15 @@ def dp_loading(
         count of complete rows is treated as public (it is the n of the
         release). Either way booleans are analysed as 0/1 and non-numeric
         columns are left out with a ``DataWarning`` (:mod:`dppca.core.tables`).
+    standardize : bool, default=False
+        True: the loadings of the standardised (correlation) PCA, the same in
+        any units of the columns, as one private PCA fit
+        (:func:`dppca.dp_pca` with ``standardize=True`` and no score plot):
+        Kendall's tau directions, exactly those whose scree
+        ``dp_scree(..., standardize=True)`` shows. ``compare=True`` compares
+        with the NON-private correlation PCA. The options the fit decides
+        itself (``directions``, ``design``, ``m``, ``sensitivity``, ``scale``,
+        ``estimator``) keep their defaults.
 
     Returns
     -------
@@ -254,6 +264,11 @@ def dp_loading(
     compare = check_bool(compare, "compare")
     sign_reference = check_choice(sign_reference, "sign_reference", ("private", "nonprivate"))
     design = check_design(design)
+    if check_bool(standardize, "standardize"):  # one private PCA fit decides the analysis
+        from ..standardized import standardized_release
+
+        fixed = "directions design m sensitivity scale estimator"
+        return standardized_release(dp_loading, "loading", locals(), fixed)
     if directions is not None:
         return _from_given(
             X, directions, eps, delta, k, components, compare, sign_reference, design, dropna

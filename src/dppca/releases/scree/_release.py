@@ -42,6 +42,7 @@ def dp_scree(
     scale: Literal["private"] | None = None,
     scale_share: float = SCALE_SHARE,
     dropna: bool = False,
+    standardize: bool = False,
 ) -> ScreeResult:
     """Private variances (scree values) and PVE along PC directions.
 
@@ -132,6 +133,16 @@ def dp_scree(
         count of complete rows is treated as public (it is the n of the
         release). Either way booleans are analysed as 0/1 and non-numeric
         columns are left out with a ``DataWarning`` (:mod:`dppca.core.tables`).
+    standardize : bool, default=False
+        True: the standardised (correlation) PCA, the same in any units of
+        the columns, as one private PCA fit (:func:`dppca.dp_pca` with
+        ``standardize=True`` and no score plot): Kendall's tau directions and
+        the scree from the same release at no extra cost (the correlation
+        estimate ``sin(pi tau / 2)`` along the released directions;
+        ``pve_total`` is the share of p). The result records the fit's cost.
+        The options the fit decides itself (``method``, ``control``,
+        ``directions``, ``split``, ``pairing``, ``mono``, ``scale``) keep
+        their defaults.
 
     Returns
     -------
@@ -253,6 +264,11 @@ def dp_scree(
     >>> res.to_frame().shape
     (3, 3)
     """
+    if check_bool(standardize, "standardize"):  # one private PCA fit decides the analysis
+        from ..standardized import standardized_release
+
+        fixed = "method control directions public_directions split pairing mono scale"
+        return standardized_release(dp_scree, "scree", locals(), fixed)
     data, variables = check_data(X, min_rows=4, dropna=dropna)
     n, p = data.shape
     k = check_k(k, p)
