@@ -25,6 +25,7 @@ from .privacy.accounting import PrivacyCost
 from .releases.directions import DirectionsResult
 from .releases.forecast import Forecast
 from .releases.loading import LoadingResult
+from .releases.pca import PCAResult
 from .releases.resolvability import Resolvability
 from .releases.score import ScoreResult
 from .releases.scree import ScreeResult
@@ -38,6 +39,7 @@ _TYPES: dict[str, type] = {
     "dppca.releases.loading:LoadingResult": LoadingResult,
     "dppca.releases.scree:ScreeResult": ScreeResult,
     "dppca.releases.score:ScoreResult": ScoreResult,
+    "dppca.releases.pca:PCAResult": PCAResult,
     "dppca.privacy.accounting:PrivacyCost": PrivacyCost,
     "dppca.releases.forecast:Forecast": Forecast,
     "dppca.releases.resolvability:Resolvability": Resolvability,

@@ -56,6 +56,7 @@ from .privacy.fingerprint import content_hash
 from .privacy.fingerprint import fingerprint as _dataset_fingerprint
 from .releases.directions import DirectionsResult
 from .releases.loading import LoadingResult
+from .releases.pca import PCAResult
 from .releases.score import ScoreResult
 from .releases.scree import ScreeResult
 
@@ -75,11 +76,14 @@ FORMAT = "dppca-release"
 #: Version of the file layout; a reader refuses files from a newer schema.
 SCHEMA_VERSION = 1
 
-_KINDS: dict[str, type[DirectionsResult | LoadingResult | ScreeResult | ScoreResult]] = {
+_KINDS: dict[
+    str, type[DirectionsResult | LoadingResult | ScreeResult | ScoreResult | PCAResult]
+] = {
     "DirectionsResult": DirectionsResult,
     "LoadingResult": LoadingResult,
     "ScreeResult": ScreeResult,
     "ScoreResult": ScoreResult,
+    "PCAResult": PCAResult,
 }
 
 
@@ -91,7 +95,9 @@ def _data_fingerprint(data: Any, columns: Any) -> str:
 # --------------------------------------------------------------------------- content hash
 
 
-def release_hash(result: DirectionsResult | LoadingResult | ScreeResult | ScoreResult) -> str:
+def release_hash(
+    result: DirectionsResult | LoadingResult | ScreeResult | ScoreResult | PCAResult,
+) -> str:
     """The SHA-256 of a release's canonical released values (as a release file holds them).
 
     The privacy ledger records it with each release saved to a file, so that
@@ -107,6 +113,8 @@ def release_hash(result: DirectionsResult | LoadingResult | ScreeResult | ScoreR
 
 def _nonprivate_fields(result: Any) -> list[str]:
     """Fields of ``result`` that hold something computed without noise."""
+    if isinstance(result, PCAResult):  # a fit: its own comparison and its parts'
+        return list(result.nonprivate_parts())
     found = []
     for f in dataclasses.fields(result):
         if f.name.startswith("nonprivate") and getattr(result, f.name) is not None:
@@ -115,6 +123,8 @@ def _nonprivate_fields(result: Any) -> list[str]:
 
 
 def _strip_nonprivate(result: Any) -> Any:
+    if isinstance(result, PCAResult):
+        return result.without_nonprivate() if result.nonprivate_parts() else result
     changes = {name: None for name in _nonprivate_fields(result)}
     return dataclasses.replace(result, **changes) if changes else result
 
@@ -136,7 +146,7 @@ def _result_facts(result: Any) -> tuple[int, tuple[str, ...]]:
 
 
 def save_release(
-    result: DirectionsResult | LoadingResult | ScreeResult | ScoreResult,
+    result: DirectionsResult | LoadingResult | ScreeResult | ScoreResult | PCAResult,
     path: str | os.PathLike[str],
     *,
     data: Any = None,
@@ -149,7 +159,7 @@ def save_release(
 
     Parameters
     ----------
-    result : DirectionsResult, LoadingResult, ScreeResult or ScoreResult
+    result : DirectionsResult, LoadingResult, ScreeResult, ScoreResult or PCAResult
         A private result.
     path : str or path-like
         Target file (``.json`` by convention). Written atomically: a
@@ -224,7 +234,7 @@ def save_release(
 
 
 def release_text(
-    result: DirectionsResult | LoadingResult | ScreeResult | ScoreResult,
+    result: DirectionsResult | LoadingResult | ScreeResult | ScoreResult | PCAResult,
     *,
     data: Any = None,
     columns: Any = None,
@@ -240,7 +250,8 @@ def release_text(
     kind = type(result).__name__
     if kind not in _KINDS or not isinstance(result, _KINDS[kind]):
         raise TypeError(
-            "result must be a DirectionsResult, LoadingResult, ScreeResult or ScoreResult; "
+            "result must be a DirectionsResult, LoadingResult, ScreeResult, ScoreResult or "
+            "PCAResult; "
             f"got {type(result).__name__}."
         )
     if not isinstance(drop_nonprivate, bool):
@@ -336,7 +347,7 @@ def load_release(
     data: Any = None,
     columns: Any = None,
     budget: Any = None,
-) -> DirectionsResult | LoadingResult | ScreeResult | ScoreResult:
+) -> DirectionsResult | LoadingResult | ScreeResult | ScoreResult | PCAResult:
     """Read a release file written by :func:`save_release`, checking every value.
 
     Parameters
@@ -361,7 +372,7 @@ def load_release(
 
     Returns
     -------
-    DirectionsResult, LoadingResult, ScreeResult or ScoreResult
+    DirectionsResult, LoadingResult, ScreeResult, ScoreResult or PCAResult
         Equal, field by field, to the saved result.
 
     Raises
@@ -415,7 +426,7 @@ def load_release(
 
 
 def account_reuse(
-    result: DirectionsResult | LoadingResult | ScreeResult | ScoreResult,
+    result: DirectionsResult | LoadingResult | ScreeResult | ScoreResult | PCAResult,
     budget: Any,
     *,
     source: str = "the file",

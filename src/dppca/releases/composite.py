@@ -202,8 +202,19 @@ class Composite:
         """Draw every step in order from the one noise stream; assemble the result."""
         drawn: dict[str, Any] = {}
         for name, plan in self.steps:
-            drawn[name] = plan.draw(self.feed(name, data, drawn), rng)
+            drawn[name] = self.draw_step(name, plan, self.feed(name, data, drawn), drawn, rng)
         return self.assemble(data, drawn)
+
+    def draw_step(
+        self,
+        name: str,
+        plan: Any,
+        data: CheckedData,
+        drawn: Mapping[str, Any],
+        rng: np.random.Generator,
+    ) -> Any:
+        """Draw one step from what it reads (by default ``plan.draw(data, rng)``)."""
+        return plan.draw(data, rng)
 
     def review(self, result: Any) -> Any:
         """Nothing to check, by default (a subclass runs its steps' reviews)."""

@@ -35,37 +35,43 @@ from ...core.validation import (
     check_positive_int,
 )
 from ...privacy.accounting import PrivacyCost, compose
+from ...privacy.quantiles import ladder_failure_bound
 from ..composite import Composite, composed_cost, joint_forecast, largest_stretch
 from ..directions import plan_pc_dir
-from ..directions.scales import scale_costs
+from ..directions.scales import SCALE_QUANTILE, scale_costs, scale_ladder
 from ..engine import CheckedData
 from ..forecast import Forecast
 from ..scaled import scale_table
 from ..score import plan_score
 from ..scree import plan_scree
+from .draw import assemble_fit, axis_sds, feed_step, review_fit
+from .frame import FitFrameScore, fit_frame_score
 from .result import ANALYSES, ESTIMATES
+from .settings import PCASettings
 from .split import PCASplit, check_pca_split
 
 __all__ = ["PCAPlan", "PCASettings", "PrivateScalesStep", "plan_pca"]
 
 
-@dataclass(frozen=True)
-class PCASettings:
-    """The checked, public settings of a fit (no data, no budget)."""
+#: A fit's private scales whose failure bound exceeds this are a forecast problem.
+SCALE_FAILURE_LIMIT = 0.1
 
-    analysis: str
-    k: int
-    components: tuple[int, int]
-    score: bool
-    compare: bool
-    variables: tuple[str, ...]
-    box: tuple[NDArray[np.float64], NDArray[np.float64]] | None
-    scales: NDArray[np.float64] | None
-    scale_source: str | None
-    accuracy: str
-    calibration: str
-    bins: Any
-    debias: bool
+
+def scale_failure(n: int, p: int, eps: float) -> float:
+    """Data-free bound on the chance that a private scale stops far below its column.
+
+    Each column's scale is a noisy scan up the public ladder
+    (:func:`dppca.releases.directions.scales.scale_ladder`) with ``eps / p``
+    (half for the target, half for the scan) over ``m = n // 2`` pair
+    differences; each candidate below the differences stops it with
+    probability at most ``exp(-eps_2 q m)``
+    (:func:`dppca.privacy.quantiles.ladder_failure_bound`). Assumed: the
+    column's scale is at least 1 in its own units, so the candidates below it
+    are those below 1. Summed over the p columns.
+    """
+    below = int(np.sum(scale_ladder() < 1.0))
+    eps2 = eps / p / 2
+    return min(1.0, p * ladder_failure_bound(below, n // 2, SCALE_QUANTILE, eps2))
 
 
 @dataclass(frozen=True, eq=False)
@@ -75,7 +81,33 @@ class PrivateScalesStep:
     eps: float
     p: int
     cost: PrivacyCost
-    forecast: Forecast | None = None
+    n: int = 0
+
+    @property
+    def forecast(self) -> Forecast:
+        """The scales' failure bound, and a problem when it is large (data-free)."""
+        fail = scale_failure(self.n, self.p, self.eps)
+        problems: tuple[str, ...] = ()
+        if fail > SCALE_FAILURE_LIMIT:
+            problems = (
+                f"the {self.p} private scales may fail with probability up to {fail:.2g} "
+                f"(eps {self.eps:.3g} for n={self.n}: a scale far below its column leaves "
+                "the score plot in the wrong units); give public scales= or bounds= "
+                "(a codebook's), or score=False.",
+            )
+        return Forecast(
+            "scales",
+            self.n,
+            self.p,
+            self.eps,
+            0.0,
+            quantities={"scale_failure": fail},
+            descriptions={
+                "scale_failure": "bound on the chance that a private scale stops far "
+                "below its column (assuming scales of at least 1 unit)"
+            },
+            problems=problems,
+        )
 
     def draw(self, data: CheckedData, rng: np.random.Generator) -> tuple[CheckedData, dict]:
         """Release the scales; the table divided by them (post-processing)."""
@@ -86,11 +118,11 @@ class PrivateScalesStep:
         return result
 
 
-def _scales_step(eps: float, variables: tuple[str, ...]) -> PrivateScalesStep:
+def _scales_step(n: int, eps: float, variables: tuple[str, ...]) -> PrivateScalesStep:
     p = len(variables)
     costs = scale_costs(variables, eps / p)
     cost = compose(costs, released=f"private scales ({p})")
-    return PrivateScalesStep(eps, p, cost)
+    return PrivateScalesStep(eps, p, cost, n)
 
 
 @dataclass(frozen=True, eq=False)
@@ -104,6 +136,7 @@ class PCAPlan(Composite):
     settings: PCASettings | None = None
     shares: Mapping[str, float] = dataclasses.field(default_factory=dict)
     stretch: float = 1.0
+    notes: tuple[str, ...] = ()
     kind: str = "pca"
 
     @property
@@ -117,28 +150,40 @@ class PCAPlan(Composite):
         """What the fit estimates, in one sentence (before any data are read)."""
         return ESTIMATES[self.analysis]
 
-    def check_input(self, X: Any) -> CheckedData:
-        """Check the table once (4 rows and 2 columns at least, in memory)."""
+    def check_input(self, X: Any, **inputs: Any) -> CheckedData:
+        """Check the table once (4 rows and 2 columns at least, in memory).
+
+        A fit reads nothing but the table: any other input is refused.
+        """
+        if inputs:
+            raise TypeError(f"a PCA fit reads only the table; got {sorted(inputs)!r}.")
         if isinstance(X, CheckedData):
             return X
         return CheckedData(*check_data(X, min_rows=4, min_cols=2))
 
     def feed(self, name: str, data: CheckedData, drawn: Mapping[str, Any]) -> CheckedData:
         """The table each step reads: raw, divided by public or private scales."""
-        from .release import feed_step
-
         return feed_step(self, name, data, drawn)
 
     def assemble(self, data: CheckedData, drawn: Mapping[str, Any]) -> Any:
         """The fit's result from its steps' results."""
-        from .release import assemble_fit
-
         return assemble_fit(self, data, drawn)
+
+    def draw_step(
+        self,
+        name: str,
+        plan: Any,
+        data: CheckedData,
+        drawn: Mapping[str, Any],
+        rng: np.random.Generator,
+    ) -> Any:
+        """Draw a step; a score step with a derived frame reads the fit's variances."""
+        if isinstance(plan, FitFrameScore):
+            return plan.draw(data, rng, sds=axis_sds(self, drawn))
+        return plan.draw(data, rng)
 
     def review(self, result: Any) -> Any:
         """The steps' post-release checks, then the frame's check against the variances."""
-        from .release import review_fit
-
         return review_fit(self, result)
 
 
@@ -177,7 +222,7 @@ def check_settings(
     """Every setting of a fit, checked once; the analysis chosen from them."""
     standardize = check_bool(standardize, "standardize")
     components = check_components(components, p)
-    score = check_bool(score, "score")
+    score = True if score is None else check_bool(score, "score")
     compare = check_bool(compare, "compare")
     accuracy = check_accuracy(accuracy)
     debias = check_bool(debias, "debias")
@@ -226,14 +271,14 @@ def plan_pca(
     standardize: bool = True,
     k: int | None = None,
     components: tuple[int, int] = (1, 2),
-    score: bool = True,
+    score: bool | None = None,
     bins: Any = None,
     bounds: Any = None,
     scales: Any = None,
     split: PCASplit | Mapping[str, float] | None = None,
     compare: bool = False,
     calibration: str = "analytic",
-    debias: bool = False,
+    debias: bool = True,
     variables: tuple[str, ...] | None = None,
     accuracy: str = "warn",
     allow_large_delta: bool = False,
@@ -249,7 +294,11 @@ def plan_pca(
     --------
     >>> plan = plan_pca(392, 6, eps=1.0, delta=1e-6)
     >>> plan.analysis, [name for name, _ in plan.steps], round(plan.cost.eps, 6)
-    ('standardized', ['scales', 'directions', 'score'], 1.0)
+    ('standardized', ['directions'], 1.0)
+    >>> plan.notes[0][:16]  # private scales would not serve at 392 rows
+    'no score plot: t'
+    >>> [name for name, _ in plan_pca(5000, 6, eps=1.0, delta=1e-6).steps]
+    ['scales', 'directions', 'score']
     >>> plan_pca(392, 6, eps=1.0, delta=1e-6, standardize=False).estimates[:33]
     'the PCA of the table in the units'
     """
@@ -276,9 +325,11 @@ def plan_pca(
         bins=bins,
         debias=debias,
     )
+    weights = check_pca_split(split)
+    settings, notes = _auto_score(settings, weights, n, eps, auto=score is None)
     used = _used_parts(settings)
-    shares = check_pca_split(split).shares(used, settings.analysis)
-    gaussian = [name for name in used if name != "scales"]
+    shares = weights.shares(used, settings.analysis)
+    gaussian = [name for name in used if name not in ("scales", "frame")]
     delta_of = {name: delta * shares[name] / sum(shares[g] for g in gaussian) for name in gaussian}
 
     def build(t: float) -> dict[str, Any]:
@@ -304,7 +355,32 @@ def plan_pca(
         settings=settings,
         shares=shares,
         stretch=stretch,
+        notes=notes,
     )
+
+
+def _auto_score(
+    settings: PCASettings, weights: PCASplit, n: int, eps: float, *, auto: bool
+) -> tuple[PCASettings, tuple[str, ...]]:
+    """The settings without a score plot when its private scales are forecast to fail.
+
+    Only with ``score=None`` (auto) and a standardised fit that would need
+    private scales; data-free (n, p, eps and the split).
+    """
+    if not auto or settings.scale_source != "private":
+        return settings, ()
+    share = weights.shares(_used_parts(settings), settings.analysis)["scales"]
+    fail = scale_failure(n, len(settings.variables), eps * share)
+    if fail <= SCALE_FAILURE_LIMIT:
+        return settings, ()
+    note = (
+        "no score plot: the standardised score plot needs the columns on comparable "
+        f"scales, and private scales at n={n} with this budget would fail with "
+        f"probability up to {fail:.2g} (data-free bound). Give public scales= or "
+        "bounds= (a codebook's) for a score plot, or score=True to release it "
+        "with private scales anyway; the budget goes to the other parts."
+    )
+    return dataclasses.replace(settings, score=False, scale_source=None), (note,)
 
 
 def _used_parts(settings: PCASettings) -> tuple[str, ...]:
@@ -316,6 +392,8 @@ def _used_parts(settings: PCASettings) -> tuple[str, ...]:
     if settings.analysis != "standardized":
         used.append("scree")
     if settings.score:
+        if settings.box is None:
+            used.append("frame")
         used.append("score")
     return tuple(used)
 
@@ -346,7 +424,7 @@ def _steps(
         "allow_large_delta": True,
     }
     if "scales" in shares:
-        steps["scales"] = _scales_step(eps * shares["scales"], s.variables)
+        steps["scales"] = _scales_step(n, eps * shares["scales"], s.variables)
     scaled_box = _box_in_units(s)
     raw_box = None if s.box is None else np.column_stack(s.box)
     steps["directions"] = plan_pc_dir(
@@ -372,7 +450,7 @@ def _steps(
             **common,
         )
     if "score" in shares:
-        steps["score"] = plan_score(
+        score = plan_score(
             n,
             p,
             eps=eps * shares["score"],
@@ -382,8 +460,13 @@ def _steps(
             directions_given=True,
             compare=s.compare,
             bounds=scaled_box,
+            frame_given="frame" in shares,
             **common,
         )
+        if "frame" in shares:
+            steps["score"] = fit_frame_score(score, eps * shares["frame"], s.components)
+        else:
+            steps["score"] = score
     return steps
 
 

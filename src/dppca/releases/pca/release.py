@@ -1,46 +1,30 @@
-"""One private PCA of a table: :func:`dp_pca`, and how its plan draws and checks.
+"""One private PCA of a table: :func:`dp_pca`.
 
 :func:`dp_pca` checks the table, builds the fit's plan
 (:func:`~dppca.releases.pca.plan.plan_pca`) and runs it through the one
 executor: budget checked once, every step drawn from one noise stream,
-charged once with exactly ``(eps, delta)``, then reviewed.
+charged once with exactly ``(eps, delta)``, then reviewed
+(:mod:`dppca.releases.pca.draw`).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import math
 import warnings
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-from numpy.typing import NDArray
-
-from ...core.exceptions import AccuracyWarning, InaccurateReleaseError
+from ...core.exceptions import AccuracyWarning
 from ...core.types import RandomStateLike
 from ...core.validation import check_data
-from ...core.warnings import _user_stacklevel
-from ...privacy.accounting import PrivacyCost
-from ..directions import DirectionsResult, resolve_directions
 from ..engine import CheckedData, execute
-from ..score.draw import ScoreInputs
-from ..scree import ScreeResult
-from .correlation import correlation_from_tau, standardized_variances
+from .plan import plan_pca
 from .result import PCAResult
 from .split import PCASplit
 
 if TYPE_CHECKING:
     from ...privacy.accounting import Budget
-    from .plan import PCAPlan
 
-__all__ = ["FRAME_LIMIT", "dp_pca"]
-
-#: A score frame more than this many times wider (or narrower) than the
-#: central 99 % range the fit's private variances give is not drawn as right.
-FRAME_LIMIT = 10.0
-# The central 99 % range of a normal variable, in standard deviations.
-_RANGE99 = 2.0 * 2.5758293035489004
+__all__ = ["dp_pca"]
 
 
 def dp_pca(
@@ -51,13 +35,14 @@ def dp_pca(
     standardize: bool = True,
     k: int | None = None,
     components: tuple[int, int] = (1, 2),
-    score: bool = True,
+    score: bool | None = None,
     bins: Any = None,
     bounds: Any = None,
     scales: Any = None,
     split: PCASplit | Mapping[str, float] | None = None,
     compare: bool = False,
     calibration: str = "analytic",
+    debias: bool = True,
     accuracy: str = "warn",
     budget: Budget | None = None,
     random_state: RandomStateLike = None,
@@ -96,8 +81,14 @@ def dp_pca(
         otherwise).
     components : tuple of (int, int), default=(1, 2)
         The PCs of the score plot, loading plot and biplot (1-based).
-    score : bool, default=True
-        Whether to release the score plot (its frame and histogram).
+    score : bool, optional
+        Whether to release the score plot (its frame and histogram). By
+        default it is released unless it would need private scales that the
+        data-free forecast says fail at this n and budget (below about 2,000
+        rows at eps 1): the standardised score plot needs its columns on
+        comparable scales, so without public ``scales`` or ``bounds`` the fit
+        then leaves it out, says why (a warning before any data are read and
+        a note on the result) and gives its budget to the other parts.
     bins : int, str or (int, int), optional
         Bins of the score histogram (see :func:`dppca.dp_score`).
     bounds : optional
@@ -116,6 +107,11 @@ def dp_pca(
         and the parts' comparisons. Not private: the result is marked so.
     calibration : {"analytic", "classic"}, default="analytic"
         Gaussian noise calibration.
+    debias : bool, default=True
+        Standardised analysis only: subtract the noise's expected lift from
+        the top eigenvalues of the private correlation estimate
+        (:func:`dppca.releases.pca.correlation.correlation_eigen`; measured to
+        pay on every raw-unit table tried at eps <= 1.4). Post-processing.
     accuracy : {"warn", "error", "ignore"}, default="warn"
         What to do with a forecast problem (before spending) and with a
         post-release problem (after: the cost is recorded, and with
@@ -170,13 +166,12 @@ def dp_pca(
     Examples
     --------
     >>> from dppca.datasets import load_wine
-    >>> X = load_wine().data
-    >>> fit = dp_pca(X, eps=1.0, delta=1e-6, random_state=0, accuracy="ignore")
-    >>> fit.analysis, round(fit.cost.eps, 6), fit.directions.estimator
-    ('standardized', 1.0, 'tau')
+    >>> fit = dp_pca(load_wine(), eps=1.0, delta=1e-6, random_state=0, accuracy="ignore")
+    >>> fit.analysis, round(fit.cost.eps, 6), fit.directions.estimator, fit.score
+    ('standardized', 1.0, 'tau', None)
+    >>> fit.summary().importance.columns.tolist()
+    ['variance', 'pve', 'cumulative_pve']
     """
-    from .plan import plan_pca
-
     values, variables = check_data(X, min_rows=4, min_cols=2, copy=False)
     n, p = values.shape
     plan = plan_pca(
@@ -194,239 +189,15 @@ def dp_pca(
         split=split,
         compare=compare,
         calibration=calibration,
+        debias=debias,
         variables=variables,
         accuracy=accuracy,
         allow_large_delta=allow_large_delta,
     )
-    return execute(  # type: ignore[no-any-return]
+    if plan.notes and plan.accuracy != "ignore":
+        for note in plan.notes:
+            warnings.warn(note, AccuracyWarning, stacklevel=2)
+    fit: PCAResult = execute(
         plan, CheckedData(values, variables), budget=budget, random_state=random_state
     )
-
-
-# ---------------------------------------------------------------------- drawing
-
-
-def _divide(data: CheckedData, scales: NDArray[np.float64], extra: Any = None) -> CheckedData:
-    return CheckedData(np.asarray(data.values) / scales, data.variables, extra)
-
-
-def _score_table(plan: PCAPlan, data: CheckedData, drawn: Mapping[str, Any]) -> CheckedData:
-    """The table the score plot reads: scaled by the fit's scales (public or private)."""
-    s = plan.settings
-    assert s is not None
-    if "scales" in drawn:
-        return drawn["scales"][0]  # type: ignore[no-any-return]
-    if s.scales is not None:
-        return _divide(data, s.scales)
-    return data
-
-
-def feed_step(
-    plan: PCAPlan, name: str, data: CheckedData, drawn: Mapping[str, Any]
-) -> CheckedData:
-    """What step ``name`` of a fit draws from (see :meth:`PCAPlan.feed`)."""
-    s = plan.settings
-    assert s is not None
-    table = CheckedData(data.values, data.variables)
-    if name in ("scales",):
-        return table
-    if name == "directions":
-        if s.analysis == "scaled":
-            assert s.scales is not None
-            return _divide(table, s.scales)
-        return table
-    directions: DirectionsResult = drawn["directions"]
-    if name == "scree":
-        given, _ = resolve_directions(directions, p=plan.p, k=s.k)
-        base = (
-            _divide(table, s.scales) if s.analysis == "scaled" and s.scales is not None else table
-        )
-        return CheckedData(base.values, base.variables, (given, directions))
-    if name == "score":
-        base = _score_table(plan, table, drawn)
-        cols = [c - 1 for c in s.components]
-        matrix = np.ascontiguousarray(directions.directions[:, cols])
-        return CheckedData(base.values, base.variables, ScoreInputs(matrix, directions))
-    raise KeyError(name)  # pragma: no cover - the plan's steps are fixed
-
-
-def _standardized_scree(
-    plan: PCAPlan, directions: DirectionsResult
-) -> tuple[ScreeResult, NDArray[np.float64], tuple[str, ...]]:
-    """The free scree of a tau release: ``v' R v`` along the released directions."""
-    s = plan.settings
-    assert s is not None and directions.noisy_matrix is not None
-    corr = correlation_from_tau(np.asarray(directions.noisy_matrix))
-    vectors = np.asarray(directions.directions)[:, : s.k]
-    values = standardized_variances(corr, vectors)
-    notes: list[str] = []
-    eig = np.linalg.eigvalsh(corr)
-    if eig[0] < 0:
-        notes.append(
-            f"the private correlation estimate has {int(np.sum(eig < 0))} negative "
-            "eigenvalue(s) (noise); variances are measured along the released directions "
-            "and clipped at 0."
-        )
-    scree = ScreeResult(
-        methods=("sin-tau",),
-        values=values[None, :],
-        trace=float(plan.p),
-        directions=np.ascontiguousarray(vectors),
-        directions_source="private",
-        directions_release=directions,
-        n=plan.n,
-        n_pairs=plan.n // 2,
-        variables=directions.variables,
-        cost=directions.cost,  # type: ignore[arg-type]
-        calibration=directions.calibration or "analytic",
-        mono=False,
-    )
-    return scree, corr, tuple(notes)
-
-
-def _nonprivate(
-    plan: PCAPlan, data: CheckedData
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """The matching non-private analysis: top-k eigenvalues, their PVE, directions."""
-    s = plan.settings
-    assert s is not None
-    x = np.asarray(data.values, dtype=np.float64)
-    if s.analysis == "standardized":
-        matrix = np.corrcoef(x, rowvar=False)
-    else:
-        if s.scales is not None:
-            x = x / s.scales
-        matrix = np.cov(x, rowvar=False)
-    values, vectors = np.linalg.eigh(matrix)
-    values, vectors = values[::-1], vectors[:, ::-1]
-    total = float(np.trace(matrix))
-    top = values[: s.k]
-    return top, top / total if total > 0 else np.zeros_like(top), vectors[:, : s.k]
-
-
-def assemble_fit(plan: PCAPlan, data: CheckedData, drawn: Mapping[str, Any]) -> PCAResult:
-    """The fit's result from its steps' results (see :meth:`PCAPlan.assemble`)."""
-    s = plan.settings
-    assert s is not None
-    directions: DirectionsResult = drawn["directions"]
-    notes: tuple[str, ...] = ()
-    corr = None
-    if s.analysis == "standardized":
-        scree, corr, notes = _standardized_scree(plan, directions)
-    else:
-        scree = drawn["scree"]
-    score = drawn.get("score")
-    scales, source = s.scales, s.scale_source
-    if "scales" in drawn:
-        fields = drawn["scales"][1]
-        scales = fields["scales"]
-        if score is not None:
-            score = dataclasses.replace(score, **fields)
-    elif scales is not None and score is not None:
-        score = dataclasses.replace(score, scales=scales)
-    values = np.asarray(scree.scree, dtype=np.float64)
-    pve = np.asarray(scree.pve_total, dtype=np.float64)
-    comparison: dict[str, Any] = {}
-    if s.compare:
-        top, top_pve, vectors = _nonprivate(plan, data)
-        comparison = {
-            "nonprivate_variances": top,
-            "nonprivate_pve": top_pve,
-            "nonprivate_directions": vectors,
-        }
-        if s.analysis == "standardized":
-            scree = dataclasses.replace(
-                scree, nonprivate_values=top, nonprivate_trace=float(plan.p)
-            )
-    parts: dict[str, PrivacyCost] = {name: step.cost for name, step in plan.steps}
-    return PCAResult(
-        analysis=s.analysis,
-        directions=directions,
-        scree=scree,
-        score=score,
-        variances=values,
-        pve=pve,
-        correlation_matrix=corr,
-        n=plan.n,
-        variables=data.variables,
-        components=s.components,
-        cost=plan.cost,
-        parts=parts,
-        split=plan.shares,
-        scales=None if scales is None else np.asarray(scales, dtype=np.float64),
-        scale_source=source,
-        notes=notes,
-        forecast=plan.forecast,
-        **comparison,
-    )
-
-
-# ---------------------------------------------------------------------- checks
-
-
-def frame_ratio(fit: PCAResult) -> NDArray[np.float64] | None:
-    """Each score axis's width over the central 99 % range the private variances give.
-
-    The range of a normal score with the released variance ``v`` is
-    ``2 * 2.576 sqrt(v)``. None when the variances are not in the score's
-    units (a standardised fit whose scores are divided by bounds' widths).
-    Reads released values only (post-processing).
-    """
-    if fit.score is None or fit.scale_source == "bounds":
-        return None
-    spreads = []
-    for c in fit.components:
-        v = float(fit.variances[c - 1])
-        spreads.append(_RANGE99 * math.sqrt(v) if v > 0 else 0.0)
-    widths = (fit.score.xlim[1] - fit.score.xlim[0], fit.score.ylim[1] - fit.score.ylim[0])
-    with np.errstate(divide="ignore"):
-        return np.array(
-            [w / sp if sp > 0 else math.inf for w, sp in zip(widths, spreads, strict=True)]
-        )
-
-
-def _frame_problem(fit: PCAResult, ratio: NDArray[np.float64]) -> str | None:
-    axes = []
-    for c, r in zip(fit.components, ratio, strict=True):
-        if not math.isfinite(r):
-            axes.append(f"PC{c} (its released variance is 0)")
-        elif r > FRAME_LIMIT:
-            axes.append(f"PC{c} ({r:.3g} times wider than the released spread)")
-        elif r < 1.0 / FRAME_LIMIT:
-            axes.append(f"PC{c} ({1 / r:.3g} times narrower than the released spread)")
-    if not axes:
-        return None
-    return (
-        "the private score frame disagrees with the fit's private variances on "
-        + " and ".join(axes)
-        + "; the score plot is probably mostly empty or cut off. Public bounds "
-        "(bounds=...) make the frame exact and free; a larger eps or more rows help."
-    )
-
-
-def review_fit(plan: PCAPlan, fit: PCAResult) -> PCAResult:
-    """The steps' post-release checks, then the frame against the released spread."""
-    accuracy = plan.accuracy
-    steps = plan.plans
-    try:
-        steps["directions"].review(fit.directions)
-        if "scree" in steps:
-            steps["scree"].review(fit.scree)
-    except InaccurateReleaseError as exc:
-        raise InaccurateReleaseError(str(exc), result=fit) from None
-    ratio = frame_ratio(fit)
-    notes = list(fit.notes)
-    if ratio is not None:
-        problem = _frame_problem(fit, ratio)
-        if problem is not None:
-            notes.append(problem)
-        fit = dataclasses.replace(fit, frame_ratio=ratio, notes=tuple(notes))
-        if problem is not None and accuracy == "error":
-            raise InaccurateReleaseError(
-                problem + " The fit was made and its cost recorded; it is on this "
-                "error's `result`.",
-                result=fit,
-            )
-        if problem is not None and accuracy == "warn":
-            warnings.warn(problem, AccuracyWarning, stacklevel=_user_stacklevel())
     return fit

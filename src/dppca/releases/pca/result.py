@@ -273,12 +273,11 @@ class PCAResult(ResultMixin):
 
     def budget_frame(self) -> pd.DataFrame:
         """One row per part that spent and a ``total`` row: ``eps``, ``delta``, ``share``."""
+        # the score part holds the frame's centres and the histogram
+        shares = dict(self.split)
+        shares["score"] = shares.get("score", 0.0) + shares.pop("frame", 0.0)
         rows = {
-            name: {
-                "eps": cost.eps,
-                "delta": cost.delta,
-                "share": float(self.split.get(name, 0.0)),
-            }
+            name: {"eps": cost.eps, "delta": cost.delta, "share": float(shares.get(name, 0.0))}
             for name, cost in self.parts.items()
         }
         rows["total"] = {"eps": self.cost.eps, "delta": self.cost.delta, "share": 1.0}
@@ -332,7 +331,7 @@ class PCAResult(ResultMixin):
                     f"the {kind!r} picture needs {module}.{name}, which this installation "
                     "does not have yet."
                 ) from None
-            return function(self, ax=ax, **kwargs)  # type: ignore[no-any-return]
+            return function(self, ax=ax, **kwargs)
         raise ValueError(f"kind must be one of {PLOT_KINDS!r}; got {kind!r}.")
 
     def __repr__(self) -> str:

@@ -19,9 +19,15 @@ __all__ = ["DEFAULT_WEIGHTS", "PCASplit", "check_pca_split"]
 #: Default weights of the parts of a fit, by analysis. A standardised fit's
 #: scree is computed from its direction release and costs nothing.
 DEFAULT_WEIGHTS: dict[str, dict[str, float]] = {
-    "standardized": {"directions": 0.5, "scree": 0.0, "score": 0.35, "scales": 0.15},
-    "units": {"directions": 0.4, "scree": 0.3, "score": 0.3, "scales": 0.0},
-    "scaled": {"directions": 0.4, "scree": 0.3, "score": 0.3, "scales": 0.0},
+    "standardized": {
+        "directions": 0.5,
+        "scree": 0.0,
+        "frame": 0.2,
+        "score": 0.15,
+        "scales": 0.15,
+    },
+    "units": {"directions": 0.35, "scree": 0.25, "frame": 0.2, "score": 0.2, "scales": 0.0},
+    "scaled": {"directions": 0.35, "scree": 0.25, "frame": 0.2, "score": 0.2, "scales": 0.0},
 }
 
 
@@ -39,13 +45,16 @@ class PCASplit:
     Parameters
     ----------
     directions : float, optional
-        The direction release (default 0.5 standardised, 0.4 otherwise).
+        The direction release (default 0.5 standardised, 0.35 otherwise).
     scree : float, optional
-        The variance release of an analysis in units or public scales (0.3).
+        The variance release of an analysis in units or public scales (0.25).
+    frame : float, optional
+        The score plot's frame (0.2): two private centres per axis, the
+        widths following free from the fit's variances
+        (:mod:`dppca.releases.pca.frame`). Unused with public bounds, which
+        give the frame for free.
     score : float, optional
-        The score plot: its frame and histogram (0.35 standardised, 0.3
-        otherwise). Inside it the score release splits as
-        :func:`dppca.dp_score` does.
+        The score plot's histogram (0.15 standardised, 0.2 otherwise).
     scales : float, optional
         The private scales of a standardised fit's score plot (0.15).
 
@@ -58,11 +67,12 @@ class PCASplit:
     Examples
     --------
     >>> PCASplit(directions=0.6, score=0.4)
-    PCASplit(directions=0.6, scree=None, score=0.4, scales=None)
+    PCASplit(directions=0.6, scree=None, frame=None, score=0.4, scales=None)
     """
 
     directions: float | None = None
     scree: float | None = None
+    frame: float | None = None
     score: float | None = None
     scales: float | None = None
 
@@ -78,7 +88,7 @@ class PCASplit:
         weights = {}
         for name in used:
             given = getattr(self, name)
-            weights[name] = float(given) if given is not None else defaults[name] or 0.3
+            weights[name] = float(given) if given is not None else defaults[name]
         total = math.fsum(weights.values())
         return {name: w / total for name, w in weights.items()}
 
@@ -94,7 +104,7 @@ def check_pca_split(split: object) -> PCASplit:
         if unknown:
             raise ValueError(
                 f"split has unknown parts {sorted(unknown)!r}; use 'directions', 'scree', "
-                "'score' and 'scales'."
+                "'frame', 'score' and 'scales'."
             )
         return PCASplit(**split)
     raise TypeError(
