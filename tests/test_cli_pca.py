@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dppca import dp_pca
+from dppca import dp_pca, plan_pca
 from dppca.cli import main
 
 
@@ -69,7 +69,18 @@ def test_pictures_go_to_one_figure_and_to_a_directory(tmp_path, capsys):
     figure = tmp_path / "all.png"
     folder = tmp_path / "pictures"
     folder.mkdir()
-    argv = ["pca", path, *BASE, "--out", str(figure), "--out-dir", str(folder), "--format", "pdf"]
+    argv = [
+        "pca",
+        path,
+        *BASE,
+        "--out",
+        str(figure),
+        "--out-dir",
+        str(folder),
+        "--format",
+        "pdf",
+        "--score",
+    ]
     assert main(argv) == 0
     assert figure.stat().st_size > 0
     written = sorted(p.name for p in folder.iterdir())
@@ -114,5 +125,10 @@ def test_public_scales_and_split_reach_the_fit(tmp_path, capsys):
     assert main(["pca", path, *argv, "--split", "directions=0.6,scree=0.2,score=0.2"]) == 0
     err = capsys.readouterr().err
     assert "analysis: scaled" in err
+    split = {"directions": 0.6, "scree": 0.2, "score": 0.2}
+    kw = {"standardize": False, "scales": [1, 100, 0.01, 1e4]}
+    given = dict(plan_pca(300, 4, eps=2, delta=1e-6, split=split, **kw).steps)
+    default = dict(plan_pca(300, 4, eps=2, delta=1e-6, **kw).steps)
     budget = err.split("one fit")[1]
-    assert "0.6" in budget and "0.2" in budget
+    assert f"{given['directions'].cost.eps:.6f}" in budget
+    assert f"{default['directions'].cost.eps:.6f}" not in budget

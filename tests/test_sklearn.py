@@ -164,7 +164,7 @@ def _units_table(n: int = 300, seed: int = 5) -> np.ndarray:
 def test_standardized_fit_is_the_library_fit():
     X = _units_table()
     est = DPPCA(eps=1.0, delta=1e-6, random_state=8, public_transform=True).fit(X)
-    ref = dp_pca(X, eps=1.0, delta=1e-6, k=4, random_state=8)
+    ref = dp_pca(X, eps=1.0, delta=1e-6, k=4, score=True, random_state=8)
     assert est.analysis_ == ref.analysis == "standardized"
     np.testing.assert_array_equal(est.components_, ref.directions.directions.T)
     np.testing.assert_array_equal(est.explained_variance_ratio_, ref.pve)

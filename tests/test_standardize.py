@@ -37,7 +37,7 @@ def test_scree_is_the_fits_scree_and_records_its_cost():
 def test_score_is_the_fits_score_plot_on_its_scales():
     X = _table()
     score = dp_score(X, standardize=True, **KW)
-    fit = dp_pca(X, **KW)
+    fit = dp_pca(X, score=True, **KW)
     np.testing.assert_array_equal(score.probs["add"], fit.score.probs["add"])
     assert score.xlim == fit.score.xlim and score.ylim == fit.score.ylim
     np.testing.assert_array_equal(score.scales, fit.scales)  # the table's scaled scores
@@ -99,7 +99,7 @@ def test_cli_scree_gives_the_fits_scree(table_csv, capsys):
 def test_cli_score_gives_the_fits_score_plot(table_csv, capsys):
     assert main(["score", table_csv, *CLI]) == 0
     table = pd.read_csv(io.StringIO(capsys.readouterr().out))
-    fit = dp_pca(pd.read_csv(table_csv), **KW)
+    fit = dp_pca(pd.read_csv(table_csv), score=True, **KW)
     expected = fit.score.to_frame()
     np.testing.assert_allclose(table["prob"], expected["prob"], rtol=1e-12)
 

@@ -95,7 +95,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(for example directions=0.6,score=0.4); the fit still records exactly --eps",
     )
     parser.add_argument(
-        "--no-score", dest="score", action="store_false", help="no score plot (and no cost)"
+        "--score",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="release the score plot (--no-score: none, and no cost); by default the fit "
+        "leaves it out, saying why, when it would need private scales that the forecast "
+        "says fail at this n and budget",
     )
     parser.add_argument(
         "--compare",
