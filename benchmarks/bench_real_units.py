@@ -29,11 +29,13 @@ Per release:
 - PVE: the largest absolute error of the released proportions of PC1-3
   against the eigenvalues of that correlation matrix over p; *right* within
   0.10;
-- frame: the share of the released rows whose true scores (the rows as the
-  release saw them, times the released directions, no centring) fall inside
-  the private frame, and each axis's width over the central 99 % range
-  (quantiles 0.005 and 0.995) of those scores; *right* when both axes are
-  within 3x that range and at least 80 % of the rows are inside;
+- frame (when the release draws one; ``dp_pca`` leaves the score plot out,
+  with a warning, where its private scales would fail): the share of the
+  released rows whose true scores (the rows as the release saw them, times
+  the released directions, no centring) fall inside the private frame, and
+  each axis's width over the central 99 % range (quantiles 0.005 and 0.995)
+  of those scores; *right* when both axes are within 3x that range and at
+  least 80 % of the rows are inside;
 - honesty: a release *warned* when it raised an ``AccuracyWarning`` or a
   ``PrivacyWarning`` (recorded with ``warnings.catch_warnings``), or refused;
   it is *silently wrong* when one of its three pictures is wrong and it did
@@ -155,8 +157,8 @@ class Outcome:
 
     directions: np.ndarray  # (p, >= 2)
     pve: np.ndarray  # (3,)
-    xlim: tuple[float, float]
-    ylim: tuple[float, float]
+    xlim: tuple[float, float] | None  # None: no score plot (left out by the release)
+    ylim: tuple[float, float] | None
     scores: np.ndarray  # (n, 2), not private: for measuring the frame only
 
 
@@ -237,11 +239,12 @@ def _pca_outcome(plan, Y: np.ndarray, seed: int) -> Outcome:
     fit = execute(plan, CheckedData(Y, plan.settings.variables), random_state=seed)
     directions = np.asarray(fit.directions.directions)
     seen = Y if fit.scales is None else Y / np.asarray(fit.scales)  # public or private
+    score = fit.score  # None: the fit left the score plot out, saying why
     return Outcome(
         directions,
         np.asarray(fit.pve)[:3],
-        tuple(fit.score.xlim),
-        tuple(fit.score.ylim),
+        None if score is None else tuple(score.xlim),
+        None if score is None else tuple(score.ylim),
         seen @ directions[:, :2],
     )
 
@@ -276,19 +279,21 @@ class Tally:
             return
         sin = sin_theta(out.directions[:, :2], truth.directions)
         pve = float(np.max(np.abs(out.pve - truth.pve)))
-        s = out.scores
-        inside = np.ones(s.shape[0], dtype=bool)
-        ratio = []
-        for a, lim in enumerate((out.xlim, out.ylim)):
-            lo, hi = np.quantile(s[:, a], [0.005, 0.995])
-            ratio.append((lim[1] - lim[0]) / max(hi - lo, 1e-300))
-            inside &= (s[:, a] >= lim[0]) & (s[:, a] <= lim[1])
-        cover = float(inside.mean())
-        frame_ok = max(ratio) <= 3.0 and cover >= 0.8
+        cover, width, frame_ok = math.nan, math.nan, True  # no frame drawn: nothing wrong
+        if out.xlim is not None and out.ylim is not None:
+            s = out.scores
+            inside = np.ones(s.shape[0], dtype=bool)
+            ratio = []
+            for a, lim in enumerate((out.xlim, out.ylim)):
+                lo, hi = np.quantile(s[:, a], [0.005, 0.995])
+                ratio.append((lim[1] - lim[0]) / max(hi - lo, 1e-300))
+                inside &= (s[:, a] >= lim[0]) & (s[:, a] <= lim[1])
+            cover, width = float(inside.mean()), max(ratio)
+            frame_ok = width <= 3.0 and cover >= 0.8
         self.sin.append(sin)
         self.pve.append(pve)
         self.cover.append(cover)
-        self.width.append(max(ratio))
+        self.width.append(width)
         self.warned.append(warned)
         self.wrong.append(sin >= 0.5 or pve > 0.1 or not frame_ok)
 
@@ -301,8 +306,11 @@ class Tally:
         def share(mask: np.ndarray) -> str:
             return f"{mask.mean():.0%}" if mask.size else "-"
 
-        def med(x: np.ndarray) -> str:
-            return f"{np.median(x[drawn]):.2f}" if drawn.any() else "-"
+        def med(x: np.ndarray, fmt: str = ".2f") -> str:
+            seen = x[~np.isnan(x)]
+            return format(np.median(seen), fmt) if seen.size else "-"
+
+        framed = ~np.isnan(cover)
 
         return [
             med(sin),
@@ -310,7 +318,8 @@ class Tally:
             med(pve),
             share(drawn & (pve <= 0.1)),
             med(cover),
-            f"{np.median(width[drawn]):.3g}" if drawn.any() else "-",
+            med(width, ".3g"),
+            share(framed),
             share(warned),
             share(wrong & ~warned),
         ]
@@ -327,6 +336,7 @@ HEAD = [
     "PVE ok",
     "cover med",
     "width med",
+    "framed",
     "warned",
     "silent wrong",
 ]
@@ -400,7 +410,8 @@ def main() -> None:
     print(
         "\nsinT med: median sinTheta of the top-2 subspace; dirs ok: share under 0.5; "
         "PVE err: largest |error| over PC1-3; PVE ok: share within 0.10; cover: share of "
-        "rows inside the frame; width: the wider axis over the central 99% range; "
+        "rows inside the frame; width: the wider axis over the central 99% range; framed: "
+        "share of releases with a score plot (a fit may leave it out, saying why); "
         "warned: AccuracyWarning/PrivacyWarning or refused; silent wrong: a picture "
         "wrong (direction, PVE or frame) and no warning."
     )
