@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dppca import dp_loading, dp_pca, dp_score, dp_scree
+from dppca import dp_loading, dp_pca, dp_score, dp_scree, report
 from dppca.cli import main
 
 UNITS = np.array([1.0, 100.0, 0.01, 1e4])
@@ -131,3 +131,24 @@ def test_cli_refuses_options_the_fit_decides(table_csv, capsys, command, extra):
     err = captured.err.strip().splitlines()[-1]
     assert err.startswith("dppca: error: --standardize") and extra[0] in err
     assert "privacy cost" not in captured.out + captured.err
+
+
+def test_report_is_the_page_of_one_fit(tmp_path):
+    X = _table()
+    page = report(X, standardize=True, out=tmp_path / "page.html", **KW)
+    fit = dp_pca(X, score=True, **KW)
+    np.testing.assert_array_equal(page.scree.pve_total, fit.pve)
+    np.testing.assert_array_equal(page.score.probs["add"], fit.score.probs["add"])
+    assert page.cost.eps == 1.5 and len(page.budget.ledger) == len(fit.parts)
+    assert (tmp_path / "page.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    with pytest.raises(ValueError, match="shares"):
+        report(X, standardize=True, shares={"directions": 1, "scree": 1, "score": 1}, **KW)
+
+
+def test_cli_report_standardize_writes_the_fits_page(table_csv, tmp_path, capsys):
+    out = tmp_path / "page.html"
+    assert main(["report", table_csv, *CLI, "--out", str(out)]) == 0
+    assert "one private PCA fit, standardised" in capsys.readouterr().err
+    assert "sin-tau" in out.read_text(encoding="utf-8")
+    assert main(["report", table_csv, *CLI, "--out", str(out), "--shares", "1,1,1"]) == 2
+    assert "--shares" in capsys.readouterr().err

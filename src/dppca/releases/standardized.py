@@ -220,3 +220,43 @@ def _correlation_directions(data: np.ndarray, variables: tuple[str, ...]) -> Any
 
     sd = data.std(axis=0, ddof=1)
     return pc_dir_checked(data / np.where(sd > 0, sd, 1.0), variables)
+
+
+def standardized_report_releases(
+    X: Any,
+    *,
+    eps: float,
+    delta: float,
+    k: int | None = None,
+    components: tuple[int, int] = (1, 2),
+    bounds: Any = None,
+    calibration: str = "analytic",
+    accuracy: str = "warn",
+    budget: Budget | None = None,
+    random_state: Any = None,
+    dropna: bool = False,
+) -> Any:
+    """The fit behind ``report(..., standardize=True)``: every part, with its score plot.
+
+    The report shows all pictures, so the fit keeps its score plot (on the
+    widths of ``bounds`` or private scales) whatever the forecast says; the
+    forecast's warning and the frame check's note reach the page.
+    """
+    data, variables = check_data(X, min_rows=4, min_cols=2, dropna=dropna)
+    if not _FIT_PLANNER:  # pragma: no cover - filled when the package is imported
+        raise RuntimeError("no private PCA planner registered; import dppca first.")
+    plan = _FIT_PLANNER[0](
+        data.shape[0],
+        data.shape[1],
+        eps=eps,
+        delta=delta,
+        standardize=True,
+        k=k,
+        components=components,
+        score=True,
+        bounds=bounds,
+        calibration=calibration,
+        variables=variables,
+        accuracy=accuracy,
+    )
+    return execute(plan, CheckedData(data, variables), budget=budget, random_state=random_state)
