@@ -131,10 +131,10 @@ def run(args: argparse.Namespace) -> int:
     if args.standardize:  # the score plot of one private PCA fit (as 'dppca pca')
         refused = {"--method": methods != ["add"], "--groups": args.groups}
         refused |= {"--directions": args.directions, "--scale": args.scale}
-        result = standardized_release(
+        picture = standardized_release(
             args, "score", features, variables, refused=refused, components=components, bins=bins
         )
-        return 0 if result is None else _emit(args, result, None, features, variables)
+        return 0 if picture is None else _emit(args, picture, None, features, variables)
     reused = load_directions(args, features, variables)
     data, group_labels = _with_groups(args, frame, features)
     bounds = read_bounds(args, variables)

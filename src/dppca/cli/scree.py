@@ -113,8 +113,8 @@ def run(args: argparse.Namespace) -> int:
         refused = {"--method": args.method != "clipped", "--clip": args.clip}
         refused |= {"--no-mono": not args.mono, "--directions": args.directions}
         refused |= {"--scale": args.scale}
-        result = standardized_release(args, "scree", data, variables, refused=refused, k=args.k)
-        return 0 if result is None else _emit(args, result, None, data, variables)
+        picture = standardized_release(args, "scree", data, variables, refused=refused, k=args.k)
+        return 0 if picture is None else _emit(args, picture, None, data, variables)
     data = apply_scale(args, data, variables)
     reused = load_directions(args, data, variables)
     k = reused.k if (reused is not None and args.k is None) else args.k
