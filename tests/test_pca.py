@@ -386,3 +386,30 @@ def test_split_weights_are_checked():
         PCASplit(frame=0.0)
     shares = PCASplit(directions=3.0, score=1.0).shares(("directions", "score"), "units")
     assert shares == {"directions": 0.75, "score": 0.25}
+
+
+# --------------------------------------------------------------------------- the one solver
+
+
+@pytest.mark.parametrize("release", ["dp_scree", "dp_score", "dp_pc_dir"])
+def test_private_scales_releases_spend_their_eps(rng, release):
+    # with scale="private" the scales and the release are stretched together by the
+    # composites' solver: the recorded (tight) total is the eps asked (was 0.73-0.95)
+    X = rng.normal(size=(500, 4))
+    result = getattr(dppca, release)(
+        X, eps=1.0, delta=1e-6, scale="private", random_state=0, accuracy="ignore"
+    )
+    assert 0.99 <= dppca.tight_total([result.cost], 1e-6)[0] <= 1.0 + 1e-9
+
+
+def test_failed_private_scales_are_reported_after_the_release(rng):
+    # score=True forces private scales at 150 rows, where the data-free forecast warns
+    # first; columns whose scale came out as "about 0" are then named after the release.
+    X = rng.normal(size=(150, 6)) * np.logspace(-2, 3, 6)
+    with pytest.warns(AccuracyWarning) as record:
+        fit = dp_pca(X, eps=1.0, delta=1e-6, score=True, random_state=0)
+    messages = [str(w.message) for w in record]
+    assert any("private scales may fail" in m for m in messages)  # before spending
+    if np.any(fit.scales == 1.0):  # a column left unscaled
+        assert any("own units" in m for m in messages)
+        assert any("own units" in note for note in fit.notes)

@@ -18,7 +18,6 @@ from typing import Any
 
 import numpy as np
 
-from ..core.lazy import scipy_optimize as optimize
 from ..core.types import Calibration, Ties
 from ..core.validation import (
     check_accuracy,
@@ -28,7 +27,8 @@ from ..core.validation import (
     check_eps,
     check_positive_int,
 )
-from ..privacy.accounting import PrivacyCost, tight_total
+from ..privacy.accounting import PrivacyCost
+from .composite import largest_stretch
 from .directions import DirectionsPlan, DirectionsResult, plan_pc_dir, resolve_directions
 from .directions.plan import SCALE_SHARE, check_share
 from .directions.scales import scale_costs
@@ -239,8 +239,10 @@ def plan_report(
     -----
     The shares give a basic split of (eps, delta) over the releases (and,
     with ``scale="private"``, of eps over the p scales first); every eps
-    share is then multiplied by the largest factor (found by bisection) for
-    which the tight total of all the parts is at most eps at delta. Each
+    share is then multiplied by the largest factor for which the tight total
+    of all the parts is at most eps at delta
+    (:func:`dppca.releases.composite.largest_stretch`, the solver every
+    composite uses). Each
     release composes its own parts tightly within its share.
 
     Examples
@@ -259,13 +261,11 @@ def plan_report(
     weights = check_shares(shares, keys)
     scale_share = options.scale_share if options.scale == "private" else 0.0
 
-    def total(plans: dict[str, Any]) -> float:
-        return tight_total(_costs(plans), delta)[0]
-
-    factor, plans = _largest_factor(
+    factor, plans = largest_stretch(
         lambda t: _release_plans(n, p, t * eps, delta, weights, scale_share, options),
-        total,
+        _costs,
         eps,
+        delta,
     )
     costs = _costs(plans)
     scales = plans.pop("scales", None)
@@ -365,32 +365,6 @@ def _release_plans(
         **common,
     )
     return plans
-
-
-def _largest_factor(build: Any, total: Any, eps: float) -> tuple[float, dict[str, Any]]:
-    """The largest ``t`` (to a relative 1e-6) with ``total(build(t)) <= eps``, and ``build(t)``.
-
-    ``t = 1`` (the basic split) always fits: each release's tight total is at
-    most its share and tight composition never exceeds basic composition.
-    The total grows with ``t``, so a root finder on ``log t`` brackets it.
-    """
-    cache: dict[float, tuple[float, dict[str, Any]]] = {}
-
-    def gap(log_t: float) -> float:
-        if log_t not in cache:
-            plans = build(math.exp(log_t))
-            cache[log_t] = (total(plans) - eps, plans)
-        return cache[log_t][0]
-
-    if gap(0.0) > eps * 1e-9:  # pragma: no cover - guarded by the docstring
-        raise RuntimeError("the basic split of the report exceeds its eps.")
-    hi = math.log(2.0)
-    while gap(hi) <= 0:
-        hi *= 2
-    root = optimize.brentq(gap, 0.0, hi, xtol=1e-6)
-    while gap(root) > 0:
-        root -= 1e-6
-    return math.exp(root), cache[root][1]
 
 
 def _forecast(n: int, p: int, eps: float, delta: float, plans: Mapping[str, Any]) -> Forecast:

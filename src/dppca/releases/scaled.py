@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..privacy.accounting import PrivacyCost, compose_tight
+from .composite import largest_stretch
 from .directions.plan import SCALE_SHARE, check_scale_option, check_share
 from .directions.scales import draw_private_scales, scale_costs
 from .engine import CheckedData, Part, parts_of
@@ -152,12 +153,21 @@ def with_private_scales(
     """The plan ``build(eps)``; with ``scale="private"``, the scales come first.
 
     ``build`` makes the release's plan at a given eps. With ``scale="private"``
-    the release gets ``(1 - share) * eps`` and the p private scales
-    ``share * eps`` in all (:func:`scaled_plan`); ``scale`` must already be
-    checked (:func:`check_scale_settings`).
+    the basic split gives the release ``(1 - share) * eps`` and the p private
+    scales ``share * eps`` in all (:func:`scaled_plan`); both are then
+    stretched by the largest factor whose tight total is still ``eps``
+    (:func:`dppca.releases.composite.largest_stretch`), so the release records
+    and uses all of its eps (the basic split alone left about a fifth unused).
+    ``scale`` must already be checked (:func:`check_scale_settings`).
     """
     if scale != "private":
         return build(eps)
     share = check_share(share)
-    inner = build(eps * (1.0 - share))
-    return scaled_plan(inner, eps * share, inner.cost.delta, variables)
+    delta = build(eps * (1.0 - share)).cost.delta
+
+    def stretched(t: float) -> ScaledPlan:
+        inner = build(t * eps * (1.0 - share))
+        return scaled_plan(inner, t * eps * share, delta, variables)
+
+    _, plan = largest_stretch(stretched, lambda plan: [plan.cost], eps, delta)
+    return plan

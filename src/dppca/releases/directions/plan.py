@@ -11,7 +11,6 @@ the p private scales come first (:mod:`dppca.releases.directions.scales`).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,13 +39,14 @@ from ...core.validation import (
 from ...kernels.eigen import top_eigh
 from ...kernels.kendall import kendall_matrix, validate_kendall_input
 from ...kernels.tau import kendall_tau_matrix
-from ...privacy.accounting import PrivacyCost, compose_tight, tight_total
+from ...privacy.accounting import PrivacyCost, compose_tight
 from ...privacy.mechanisms import (
     kendall_sensitivity,
     kendall_sigma,
     random_pairing,
     symmetric_gaussian_noise,
 )
+from ..composite import largest_stretch
 from ..engine import CheckedData, Part, parts_of
 from ..forecast import Forecast, direction_noise_norm, direction_problem
 from ..resolvability import (
@@ -56,7 +56,7 @@ from ..resolvability import (
     warn_dominant_column,
 )
 from .result import DirectionsResult, orient_signs
-from .scales import draw_private_scales, scale_costs, stretch_shares
+from .scales import draw_private_scales, scale_costs
 from .tau import Estimator, check_estimator, released_text
 
 #: The share of the budget spent on private scales by default, chosen by
@@ -244,7 +244,8 @@ def plan_pc_dir(
     ``scale="private"`` a share ``scale_share`` of the budget buys the p
     private scales (p pure parts) and the rest the Kendall matrix, both
     stretched by the factor at which their tight composition at ``delta``
-    is ``eps`` (:func:`tight_stretch`); the recorded cost is that composition.
+    is ``eps`` (:func:`dppca.releases.composite.largest_stretch`); the recorded
+    cost is that composition.
     With ``estimator="tau"`` the matrix is Kendall's tau matrix over p, at the
     same noise scale (:func:`dppca.releases.directions.tau.tau_sensitivity`);
     ``scale`` must then be None, ``sensitivity`` ``"tight"`` and ``ties``
@@ -326,22 +327,17 @@ def private_scale_split(
 
     Both shares of ``eps`` are stretched by the largest factor at which the
     tight accountant composes the p pure scale parts and the Gaussian part
-    to at most ``eps`` at ``delta`` (:func:`tight_stretch`), starting from the
-    zCDP bound's factor (:func:`dppca.releases.directions.scales.stretch_shares`).
+    to at most ``eps`` at ``delta``
+    (:func:`dppca.releases.composite.largest_stretch`, the one solver of
+    every composite release).
     """
-    delta_s = kendall_sensitivity(n, sensitivity)
+    p = len(names)
 
-    def rho(e: float) -> float:
-        return (delta_s / kendall_sigma(n, e, delta, calibration, sensitivity)) ** 2 / 2
+    def parts(c: float) -> list[PrivacyCost]:
+        gaussian = _kendall_cost(n, c * (1 - share) * eps, delta, calibration, sensitivity, "")
+        return [*scale_costs(names, c * share * eps / p), gaussian]
 
-    c = tight_stretch(
-        eps,
-        delta,
-        share,
-        names,
-        stretch_shares(eps, delta, share, len(names), rho),
-        lambda e: _kendall_cost(n, e, delta, calibration, sensitivity, ""),
-    )
+    c, _ = largest_stretch(parts, lambda costs: costs, eps, delta)
     return c * share * eps, c * (1 - share) * eps
 
 
@@ -364,36 +360,6 @@ def _kendall_cost(
         sensitivity=kendall_sensitivity(n, sensitivity),
         sigma=sigma,
     )
-
-
-def tight_stretch(
-    eps: float,
-    delta: float,
-    share: float,
-    names: tuple[str, ...],
-    start: float,
-    gaussian: Callable[[float], PrivacyCost],
-    steps: int = 8,
-) -> float:
-    """The largest factor (to about 1%) whose p scale parts and Gaussian compose to eps.
-
-    ``start`` is a factor known to be affordable (1 by basic composition, or
-    the zCDP bound's); the tight accountant is monotone in the factor, so a
-    bisection over ``[start, 2 start]`` (doubling while affordable) finds it.
-    """
-    p = len(names)
-
-    def total(c: float) -> float:
-        costs = [*scale_costs(names, c * share * eps / p), gaussian(c * (1 - share) * eps)]
-        return tight_total(costs, delta)[0]
-
-    lo, hi = start, 2.0 * start
-    while total(hi) <= eps and hi < 64 * start:
-        lo, hi = hi, 2.0 * hi
-    for _ in range(steps):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if total(mid) <= eps else (lo, mid)
-    return lo
 
 
 def check_scale_option(scale: object) -> str | None:

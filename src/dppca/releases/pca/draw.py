@@ -256,6 +256,11 @@ def assemble_fit(plan: PCAPlan, data: CheckedData, drawn: Mapping[str, Any]) -> 
         scales = fields["scales"]
         if score is not None:
             score = dataclasses.replace(score, **fields)
+        if fields.get("scale_note"):
+            notes += (
+                str(fields["scale_note"]) + " The score plot mixes standardised and raw "
+                "units; give public scales= or bounds=.",
+            )
     elif scales is not None and score is not None:
         score = dataclasses.replace(score, scales=scales)
     values = np.asarray(scree.scree, dtype=np.float64)
@@ -369,6 +374,10 @@ def review_fit(plan: PCAPlan, fit: PCAResult) -> PCAResult:
             steps["scree"].review(fit.scree)
     except InaccurateReleaseError as exc:
         raise InaccurateReleaseError(str(exc), result=fit) from None
+    if accuracy != "ignore":
+        for note in fit.notes:
+            if "left in their own units" in note:  # the private scales failed somewhere
+                warnings.warn(note, AccuracyWarning, stacklevel=_user_stacklevel())
     ratio = frame_ratio(fit)
     notes = list(fit.notes)
     if ratio is not None:

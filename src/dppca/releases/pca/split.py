@@ -20,9 +20,9 @@ __all__ = ["DEFAULT_WEIGHTS", "PCASplit", "check_pca_split"]
 #: scree is computed from its direction release and costs nothing.
 DEFAULT_WEIGHTS: dict[str, dict[str, float]] = {
     "standardized": {
-        "directions": 0.5,
+        "directions": 0.6,
         "scree": 0.0,
-        "frame": 0.2,
+        "frame": 0.1,
         "score": 0.15,
         "scales": 0.15,
     },
@@ -45,11 +45,13 @@ class PCASplit:
     Parameters
     ----------
     directions : float, optional
-        The direction release (default 0.5 standardised, 0.35 otherwise).
+        The direction release (default 0.6 standardised, 0.35 otherwise).
     scree : float, optional
         The variance release of an analysis in units or public scales (0.25).
     frame : float, optional
-        The score plot's frame (0.2): two private centres per axis, the
+        The score plot's frame (0.1 standardised, 0.2 otherwise: in units a
+        PC's variance is more often within its noise, and its frame then
+        scans for its width): two private centres per axis, the
         widths following free from the fit's variances
         (:mod:`dppca.releases.pca.frame`). Unused with public bounds, which
         give the frame for free.
