@@ -3,14 +3,19 @@ From scikit-learn's PCA
 =======================
 
 With the ``sklearn`` extra, :class:`dppca.DPPCA` is a scikit-learn transformer:
-``fit`` releases private directions (and, with ``variances=True``, private
-variances), so it drops into a ``Pipeline`` where ``sklearn.decomposition.PCA``
+``fit`` is one private PCA (:func:`dppca.dp_pca`) that releases directions and
+variances, so it drops into a ``Pipeline`` where ``sklearn.decomposition.PCA``
 would go. Differences to keep in mind:
 
-* there is no centring and no ``whiten``; directions come from the spherical
-  Kendall matrix, which needs no mean;
+* ``standardize=True`` (the default) estimates the PCA of the standardised table
+  (``StandardScaler`` then ``PCA``) without sample means or standard deviations;
+  ``standardize=False`` estimates the PCA in the table's units (plain ``PCA``),
+  which is what this page compares, as the columns of ``gau_g`` share one unit;
+* there is no centring and no ``whiten``; directions come from Kendall matrices,
+  which need no mean;
 * every ``fit`` is a release that spends its (eps, delta); a grid search fits once
-  per candidate and fold plus the refit, and each of those fits counts;
+  per candidate and fold plus the refit, and each of those fits counts
+  (``budget=`` charges each to one accountant and refuses once it is spent);
 * ``transform`` projects rows on the private components, but each score is computed
   from its own row without noise: scores of private rows are **not** private (a
   ``PrivacyWarning`` says so unless ``public_transform=True`` declares the
@@ -32,7 +37,9 @@ from dppca.datasets import load_gau_g
 data = load_gau_g()
 Xs, y = data.drop(columns="group"), data["group"]
 
-private = DPPCA(n_components=2, eps=1.0, delta=1e-5, variances=True, random_state=2024)
+private = DPPCA(
+    n_components=2, eps=1.0, delta=1e-5, standardize=False, variances=True, random_state=2024
+)
 private.fit(Xs)
 ordinary = PCA(n_components=2).fit(Xs)
 print(private)
@@ -63,7 +70,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 
 pipe = make_pipeline(
-    DPPCA(n_components=2, eps=1.0, delta=1e-5, random_state=1), LogisticRegression()
+    DPPCA(n_components=2, eps=1.0, delta=1e-5, standardize=False, random_state=1),
+    LogisticRegression(),
 )
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
@@ -80,12 +88,12 @@ print({type(w.message).__name__ for w in caught})
 # ``sklearn.decomposition.PCA``    ``dppca.DPPCA``
 # ===============================  =============================================
 # ``components_``                  ``components_`` (private)
-# ``explained_variance_``          with ``variances=True`` (private)
-# ``explained_variance_ratio_``    with ``variances=True``: shares of the
-#                                  private **total** variance
+# ``explained_variance_``          private (in units: with ``variances=True``)
+# ``explained_variance_ratio_``    shares of the private **total** variance
 # ``mean_``                        none (nothing is centred)
 # ``whiten``, ``svd_solver``       none
-# (nothing)                        ``cost_``, ``directions_``, ``scree_``
+# (nothing)                        ``cost_``, ``pca_`` (the fit and its
+#                                  pictures), ``scale_``, ``analysis_``
 # ===============================  =============================================
 #
 # diffprivlib's ``PCA`` and OpenDP's PCA are compared on :doc:`/guide/coming_from`.

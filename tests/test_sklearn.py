@@ -25,7 +25,14 @@ from sklearn.pipeline import Pipeline  # noqa: E402
 from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
 import dppca  # noqa: E402
-from dppca import DPPCA, PrivacyWarning, dp_pc_dir, dp_scree  # noqa: E402
+from dppca import (  # noqa: E402
+    DPPCA,
+    Budget,
+    BudgetExceededError,
+    PrivacyWarning,
+    dp_pc_dir,
+    dp_pca,
+)
 from dppca.datasets import load_gau, load_gau_g  # noqa: E402
 
 
@@ -34,7 +41,8 @@ from dppca.datasets import load_gau, load_gau_g  # noqa: E402
 @parametrize_with_checks(
     [
         DPPCA(n_components=2, random_state=0, public_transform=True),
-        DPPCA(random_state=0, public_transform=True, variances=True),
+        DPPCA(n_components=2, random_state=0, public_transform=True, standardize=False),
+        DPPCA(random_state=0, public_transform=True, standardize=False, variances=True),
     ]
 )
 def test_scikit_learn_estimator_checks(estimator, check):
@@ -44,7 +52,13 @@ def test_scikit_learn_estimator_checks(estimator, check):
 def test_fit_releases_the_same_directions_as_the_library():
     X = load_gau()
     est = DPPCA(
-        n_components=3, eps=0.5, delta=1e-5, random_state=4, calibration="analytic", ties="zero"
+        n_components=3,
+        eps=0.5,
+        delta=1e-5,
+        standardize=False,
+        random_state=4,
+        calibration="analytic",
+        ties="zero",
     ).fit(X)
     ref = dp_pc_dir(X, 3, eps=0.5, delta=1e-5, random_state=4, calibration="analytic", ties="zero")
     np.testing.assert_array_equal(est.components_, ref.directions.T)
@@ -54,26 +68,22 @@ def test_fit_releases_the_same_directions_as_the_library():
     assert list(est.get_feature_names_out()) == ["dppca0", "dppca1", "dppca2"]
 
 
-def test_variances_share_the_budget_and_are_private():
+def test_variances_in_units_come_from_a_fit_in_units():
     X = load_gau()
     est = DPPCA(
-        n_components=4,
-        eps=0.8,
-        delta=1e-5,
-        random_state=2,
-        variances=True,
-        calibration="analytic",
-        ties="zero",
+        n_components=4, eps=0.8, delta=1e-5, random_state=2, standardize=False, variances=True
     ).fit(X)
-    ref = dp_scree(X, 4, eps=0.8, delta=1e-5, random_state=2, calibration="analytic", ties="zero")
-    np.testing.assert_array_equal(est.explained_variance_, ref.scree)
-    np.testing.assert_array_equal(est.explained_variance_ratio_, ref.pve_total)
-    np.testing.assert_array_equal(est.components_, ref.directions.T)
+    ref = dp_pca(X, eps=0.8, delta=1e-5, standardize=False, k=4, score=False, random_state=2)
+    np.testing.assert_array_equal(est.explained_variance_, ref.variances)
+    np.testing.assert_array_equal(est.explained_variance_ratio_, ref.pve)
+    np.testing.assert_array_equal(est.components_, ref.directions.directions.T)
     assert est.cost_.eps == pytest.approx(0.8) and est.cost_ == ref.cost
+    assert est.analysis_ == "units" and est.scale_ is None
 
 
-def test_variances_are_absent_without_variances_true():
-    est = DPPCA(n_components=2, random_state=0).fit(load_gau())
+def test_variances_are_absent_from_the_directions_only_release():
+    est = DPPCA(n_components=2, random_state=0, standardize=False).fit(load_gau())
+    assert est.pca_ is None
     with pytest.raises(AttributeError, match="variances=True"):
         _ = est.explained_variance_ratio_
     assert not hasattr(est, "explained_variance_")
@@ -81,7 +91,7 @@ def test_variances_are_absent_without_variances_true():
 
 
 def test_transform_warns_unless_the_data_are_declared_public(small_data):
-    est = DPPCA(n_components=2, random_state=0).fit(small_data)
+    est = DPPCA(n_components=2, random_state=0, standardize=False).fit(small_data)
     with pytest.warns(PrivacyWarning, match="public_transform=True"):
         scores = est.transform(small_data)
     np.testing.assert_allclose(scores, small_data @ est.components_.T)
@@ -93,8 +103,9 @@ def test_transform_warns_unless_the_data_are_declared_public(small_data):
 
 def test_bounds_are_passed_to_the_release():
     X = np.random.default_rng(0).normal(size=(50, 3))
-    est = DPPCA(eps=1.0, delta=1e-5, bounds=(-0.5, 0.5), random_state=0).fit(X)
-    clipped = DPPCA(eps=1.0, delta=1e-5, random_state=0).fit(np.clip(X, -0.5, 0.5))
+    kw = {"eps": 1.0, "delta": 1e-5, "random_state": 0, "standardize": False}
+    est = DPPCA(bounds=(-0.5, 0.5), **kw).fit(X)
+    clipped = DPPCA(**kw).fit(np.clip(X, -0.5, 0.5))
     np.testing.assert_array_equal(est.components_, clipped.components_)
 
 
@@ -112,7 +123,12 @@ def test_pipeline_and_grid_search_fit_once_per_candidate_and_fold(monkeypatch):
     monkeypatch.setattr(DPPCA, "fit", counting_fit)
     pipe = Pipeline(
         [
-            ("pca", DPPCA(eps=1.0, delta=1e-5, random_state=0, public_transform=True)),
+            (
+                "pca",
+                DPPCA(
+                    eps=1.0, delta=1e-5, random_state=0, public_transform=True, standardize=False
+                ),
+            ),
             ("clf", LogisticRegression(max_iter=500)),
         ]
     )
@@ -135,3 +151,97 @@ def test_estimator_pickles_without_a_generator(small_data):
 def test_bad_n_components_is_named(bad, small_data):
     with pytest.raises(ValueError, match="n_components"):
         DPPCA(n_components=bad, random_state=0).fit(small_data)
+
+
+def _units_table(n: int = 300, seed: int = 5) -> np.ndarray:
+    """Four correlated Gaussian columns written in units 1e-2 to 1e4 apart."""
+    rng = np.random.default_rng(seed)
+    cov = np.full((4, 4), 0.5) + 0.5 * np.eye(4)
+    z = rng.multivariate_normal(np.zeros(4), cov, size=n)
+    return z * np.array([1.0, 100.0, 0.01, 1e4])
+
+
+def test_standardized_fit_is_the_library_fit():
+    X = _units_table()
+    est = DPPCA(eps=1.0, delta=1e-6, random_state=8, public_transform=True).fit(X)
+    ref = dp_pca(X, eps=1.0, delta=1e-6, k=4, score=True, random_state=8)
+    assert est.analysis_ == ref.analysis == "standardized"
+    np.testing.assert_array_equal(est.components_, ref.directions.directions.T)
+    np.testing.assert_array_equal(est.explained_variance_ratio_, ref.pve)
+    np.testing.assert_array_equal(est.scale_, ref.scales)  # private scales, from the fit
+    assert est.pca_.score is not None
+    assert (est.cost_.eps, est.cost_.delta) == (ref.cost.eps, ref.cost.delta) == (1.0, 1e-6)
+    np.testing.assert_allclose(est.transform(X), (X / ref.scales) @ est.components_.T)
+
+
+def test_standardized_fit_with_public_scales_is_the_same_in_any_units():
+    X = _units_table()
+    units = np.array([3.0, 1e-3, 50.0, 7.0])
+    sd = np.array([1.0, 100.0, 0.01, 1e4])  # a codebook's scales, not the data's
+    kw = {"eps": 1.0, "delta": 1e-6, "random_state": 1, "public_transform": True}
+    a = DPPCA(scales=sd, **kw).fit(X)
+    b = DPPCA(scales=sd * units, **kw).fit(X * units)
+    assert a.pca_.score is None  # public scales: nothing spent on a score plot
+    np.testing.assert_allclose(a.components_, b.components_, atol=1e-12)
+    np.testing.assert_allclose(a.transform(X), b.transform(X * units), rtol=1e-9)
+    back = b.inverse_transform(b.transform(X * units))
+    np.testing.assert_allclose(b.transform(back), b.transform(X * units), rtol=1e-9)
+
+
+def test_budget_charges_each_fit_and_refuses_when_spent():
+    X = _units_table()
+    # one fit of (0.5, 1e-6) fits a total of (0.5, 1e-5); two Gaussian fits compose to
+    # more than eps 0.5 at delta 1e-5, so the second is refused before reading the data
+    budget = Budget(eps=0.5, delta=1e-5)
+    est = DPPCA(eps=0.5, delta=1e-6, budget=budget, random_state=0, scales=np.ones(4))
+    est.fit(X)
+    assert budget.ledger == (est.cost_,)
+    with pytest.raises(BudgetExceededError):
+        est.fit(X)
+    assert len(budget.ledger) == 1  # the refused fit charged nothing
+
+
+def test_clones_share_the_accountant_so_a_search_is_charged_per_fit():
+    data = load_gau_g()
+    X, y = data.drop(columns="group").iloc[::10], data["group"].iloc[::10]
+    budget = Budget(eps=100.0, delta=1e-3)
+    est = DPPCA(eps=1.0, delta=1e-6, budget=budget, public_transform=True, standardize=False)
+    assert sklearn.base.clone(est).budget is budget
+    pipe = Pipeline([("pca", est), ("clf", LogisticRegression(max_iter=500))])
+    GridSearchCV(pipe, {"pca__n_components": [2, 4]}, cv=3).fit(X, y)
+    assert len(budget.ledger) == 2 * 3 + 1  # each candidate and fold, and the refit
+    # a smaller total: the accountant allows `allowed` fits of this cost, fewer than 7
+    allowed, probe = 0, Budget(eps=2.0, delta=1e-5)
+    while probe.can_afford(budget.ledger[0]):
+        probe.spend(budget.ledger[0])
+        allowed += 1
+    small = Budget(eps=2.0, delta=1e-5)
+    grid = {"pca__n_components": [2, 4]}
+    search = GridSearchCV(pipe.set_params(pca__budget=small), grid, cv=3, error_score="raise")
+    with pytest.raises(BudgetExceededError):
+        search.fit(X, y)
+    assert len(small.ledger) == allowed < 7  # refused once the total is spent
+
+
+def test_standardized_fit_works_in_a_pipeline():
+    data = load_gau_g()
+    X, y = data.drop(columns="group").iloc[::5], data["group"].iloc[::5]
+    pipe = Pipeline(
+        [
+            (
+                "pca",
+                # public bounds (a codebook's) give the scales transform divides by
+                DPPCA(
+                    n_components=2, eps=2.0, delta=1e-6, bounds=(-20, 20), public_transform=True
+                ),
+            ),
+            ("clf", LogisticRegression(max_iter=500)),
+        ]
+    )
+    pipe.fit(X, y)
+    fitted = pipe.named_steps["pca"]
+    assert fitted.explained_variance_ratio_.shape == (2,) and fitted.analysis_ == "standardized"
+    np.testing.assert_array_equal(fitted.scale_, np.full(X.shape[1], 40.0))
+    assert pipe.score(X, y) > 0.5
+    assert pipe.get_params()["pca__standardize"] is True
+    assert sklearn.base.clone(pipe).get_params()["pca__eps"] == 2.0

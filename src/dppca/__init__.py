@@ -41,7 +41,11 @@ from .releases.scree import (
     plan_scree,
 )
 from .releases.splits import ScoreSplit, ScreeSplit
+from .releases.standardized import register_fit_planner as _register_fit_planner
 from .reporting import Report, report
+
+# dp_loading, dp_scree and dp_score with standardize=True run the one private PCA fit.
+_register_fit_planner(plan_pca)
 
 __all__ = [
     "AccuracyWarning",

@@ -10,6 +10,7 @@ itself.
 
 from __future__ import annotations
 
+import inspect
 import os
 import warnings
 from collections.abc import Mapping, Sequence
@@ -23,7 +24,7 @@ from .core.exceptions import AccuracyWarning, DataWarning, PrivacyWarning
 from .core.reading import write_text_atomically
 from .core.tables import MissingRule, check_missing, document_missing
 from .core.types import Accuracy, Calibration, Data, RandomStateLike, Ties
-from .core.validation import check_grouped_data
+from .core.validation import check_bool, check_grouped_data
 from .privacy.accounting import Budget, PrivacyCost, compose
 from .releases.directions import DirectionsResult, resolve_directions
 from .releases.directions.plan import SCALE_SHARE
@@ -113,6 +114,7 @@ def report(
     missing: MissingRule = "refuse",
     dropna: bool = False,
     command: str | None = None,
+    standardize: bool = False,
 ) -> Report:
     """Release private directions, loading, scree and score plots; write them as one page.
 
@@ -177,6 +179,13 @@ def report(
         The command line to quote in the page's Methods (the command line
         passes its own, without the seed); by default the Python call with
         the options that differ from their defaults (never the seed).
+    standardize : bool, default=False
+        True: the page of one private PCA fit (:func:`dppca.dp_pca` with
+        ``standardize=True``), the standardised (correlation) PCA, the same
+        in any units of the columns: Kendall's tau directions, the scree
+        from the same release, the score plot on the bounds' widths or
+        private scales. ``groups``, ``shares``, ``directions``, ``scale``
+        and ``score_range`` keep their defaults (the fit decides them).
 
     Returns
     -------
@@ -214,6 +223,8 @@ def report(
     >>> "<img" in rep.html
     True
     """
+    if check_bool(standardize, "standardize"):
+        return _standardized_report(locals())
     with warnings.catch_warnings(record=True) as table_notes:  # shown on the page as well
         warnings.simplefilter("always", DataWarning)
         data, variables, labels = check_grouped_data(
@@ -261,6 +272,44 @@ def report(
     result = _page(plan, releases, notes, title, calibration, facts)
     if out is not None:
         result.save(out)
+    return result
+
+
+def _standardized_report(arguments: dict[str, Any]) -> Report:
+    """``report(..., standardize=True)``: the page of one private PCA fit."""
+    from .releases.standardized import refuse_options, standardized_report_releases
+
+    fixed = ("groups", "group_labels", "shares", "directions", "scale", "score_range")
+    defaults = inspect.signature(report).parameters
+    refuse_options("report", {n: (arguments[n], defaults[n].default) for n in fixed})
+    names = ("eps", "delta", "k", "components", "bounds", "calibration", "accuracy")
+    settings = {n: arguments[n] for n in (*names, "budget", "random_state", "missing", "dropna")}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit = standardized_report_releases(arguments["X"], **settings)
+    notes = []
+    for w in caught:
+        if issubclass(w.category, AccuracyWarning | PrivacyWarning | DataWarning):
+            notes.append(str(w.message))
+        warnings.warn(w.message, w.category, stacklevel=3)
+    ledger = Budget(fit.eps, fit.delta)
+    for cost in fit.parts.values():
+        ledger.spend(cost)
+    page = render_html(
+        directions=fit.directions,
+        loading=fit.loading,
+        scree=fit.scree,
+        score=fit.score,
+        budget=ledger,
+        notes=(*notes, *fit.notes),
+        title=arguments["title"],
+        calibration=arguments["calibration"],
+        shares=fit.split,
+        names=tuple(fit.parts),
+    )
+    result = Report(page, fit.directions, fit.loading, fit.scree, fit.score, ledger, fit.cost)
+    if arguments["out"] is not None:
+        result.save(arguments["out"])
     return result
 
 

@@ -1,4 +1,4 @@
-"""A scikit-learn estimator for private PCA directions: :class:`DPPCA`.
+"""A scikit-learn estimator for one private PCA: :class:`DPPCA`.
 
 Written against scikit-learn's public API only (``BaseEstimator``,
 ``TransformerMixin``, ``ClassNamePrefixFeaturesOutMixin`` and the validation
@@ -9,8 +9,14 @@ class cannot break it. scikit-learn is an optional extra: ``pip install
 
 from __future__ import annotations
 
+import copy
+import copyreg
+import io
 import numbers
+import pickle
+import types
 import warnings
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -40,10 +46,11 @@ from .core.lazy import is_dataframe
 from .core.tables import check_missing, tidy_table
 from .core.types import Calibration, Ties
 from .core.validation import check_table
-from .privacy.accounting import PrivacyCost
+from .privacy.accounting import Budget, PrivacyCost
 from .releases.directions import DirectionsResult, plan_pc_dir
-from .releases.engine import ReleasePlan, execute
-from .releases.scree import ScreeResult, ScreeSplit, plan_scree
+from .releases.engine import execute
+from .releases.pca import PCAResult, PCASplit, dp_pca
+from .releases.scree import ScreeResult
 
 __all__ = ["DPPCA"]
 
@@ -83,47 +90,89 @@ _TRANSFORM_WARNING = (
 )
 
 
-class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
-    """Differentially private PCA directions as a scikit-learn transformer.
+class _PickledFit:
+    """A fit pickled by :func:`_dumps` (inside a pickled estimator)."""
 
-    ``fit`` releases private principal directions (g-DPPCA: the spherical
-    Kendall matrix with Gaussian noise, :func:`dppca.dp_pc_dir`) and, with
-    ``variances=True``, private variances along them (:func:`dppca.dp_scree`,
-    which then releases the directions itself and shares the budget).
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+
+def _read_only(mapping: dict[Any, Any]) -> Mapping[Any, Any]:
+    return types.MappingProxyType(mapping)
+
+
+def _dumps(obj: object) -> bytes:
+    """``pickle.dumps`` that also writes read-only mappings (as mappings rebuilt on load)."""
+    buffer = io.BytesIO()
+    pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.dispatch_table = {
+        **copyreg.dispatch_table,
+        types.MappingProxyType: lambda m: (_read_only, (dict(m),)),
+    }
+    pickler.dump(obj)
+    return buffer.getvalue()
+
+
+class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """One private PCA as a scikit-learn transformer.
+
+    ``fit`` is one private PCA of the table (:func:`dppca.dp_pca`): the
+    analysis is chosen by ``standardize`` before any data are read, and the
+    directions, the variances and (when the analysis needs them) the scales
+    that ``transform`` divides by all come from that one fit, which records
+    exactly ``(eps, delta)``.
 
     Parameters
     ----------
     n_components : int, default=None
-        Number of directions kept, in [1, n_features]; None keeps all. The
-        whole noisy matrix is released either way, so this does not change
-        the cost.
+        Number of directions kept, in [1, n_features]; None keeps all.
     eps : float, default=1.0
         Privacy parameter of each fit, > 0.
     delta : float, default=1e-5
         Privacy parameter of each fit, in (0, 1).
+    standardize : bool, default=True
+        True: the standardised (correlation) PCA, the same in any units of the
+        columns; the directions come from Kendall's tau and the variances from
+        the same release at no extra cost, and ``transform`` divides the rows
+        by the fit's scales (public ``scales``, else the widths of public
+        ``bounds``, else private scales released by the fit with its score
+        plot). False: the PCA of the table in its units (the spherical
+        Kendall directions, the seed's method), or of the table divided by
+        public ``scales``; see ``variances``.
+    scales : array-like of shape (n_features,), default=None
+        Public scales of the columns (a codebook's, never the data's); see
+        :func:`dppca.dp_pca`.
+    bounds : object, default=None
+        Public bounds of the columns (see :func:`dppca.dp_pca`); the data are
+        clipped to them.
+    split : PCASplit or dict, default=None
+        Weights of the parts of the fit (see :class:`dppca.PCASplit`).
+    variances : bool, default=False
+        Only with ``standardize=False`` and no ``scales``: False releases the
+        directions alone (:func:`dppca.dp_pc_dir`, the whole budget on them;
+        no ``explained_variance_``); True releases a fit with its private
+        variances. A standardised or scaled fit always has its variances.
+    budget : Budget, default=None
+        An accountant (:class:`dppca.Budget` or a ledger's budget): each fit
+        is checked against it before any data are read and charged
+        ``(eps, delta)``; a fit it cannot afford raises
+        ``BudgetExceededError``. The same accountant is shared by every
+        clone (``clone``, ``Pipeline``, ``GridSearchCV``), so every fit of a
+        search is charged to it.
+    accuracy : {"warn", "error", "ignore"}, default="warn"
+        What a fit does with a forecast or post-release accuracy problem.
     random_state : None, int or numpy.random.Generator, default=None
         Source of the noise. None (fresh entropy) for a release you publish;
         a known seed lets anyone remove the noise.
     calibration : {"classic", "analytic"}, default="analytic"
         Gaussian noise calibration.
     ties : {"error", "zero"}, default="zero"
-        Rows that (almost) coincide: ``"zero"`` lets such pairs contribute
-        nothing (no leak); ``"error"`` raises, which reveals they exist.
-    bounds : object, default=None
-        Public bounds on the data, passed to the library functions when they
-        accept a ``bounds`` argument (else a non-None value raises).
-    variances : bool, default=False
-        Also release private variances (``explained_variance_`` and
-        ``explained_variance_ratio_``), sharing (eps, delta) with the directions.
-    direction_share : float, default=0.35
-        With ``variances=True``, the share of (eps, delta) for the directions,
-        passed to :func:`dppca.dp_scree` as ``ScreeSplit(directions=...)`` (a
-        plain number here, as scikit-learn parameters are).
+        Rows that (almost) coincide in the directions-only release:
+        ``"zero"`` lets such pairs contribute nothing (no leak); ``"error"``
+        raises, which reveals they exist. The fit uses ``"zero"``.
     public_transform : bool, default=False
         The caller's declaration that the data passed to ``transform`` are
-        public (for example new public data, or a use where the row scores
-        are never shown). False: ``transform`` warns that the scores are not
-        private.
+        public. False: ``transform`` warns that the scores are not private.
     missing : {"refuse", "zero"}, default="refuse"
         Missing values in ``fit``: refused, or (``"zero"``) analysed with the
         zero-term rule of :func:`dppca.core.tables.check_missing` (n stays
@@ -139,15 +188,24 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     components_ : ndarray of shape (n_components, n_features)
         Private directions, one per row, PC1 first.
     explained_variance_ : ndarray of shape (n_components,)
-        Private variances along the directions (``variances=True`` only).
+        Private variances along the directions (of the standardised table
+        when standardised).
     explained_variance_ratio_ : ndarray of shape (n_components,)
-        Private proportions of the (private) total variance (``variances=True`` only).
+        Private proportions of the total variance.
+    scale_ : ndarray of shape (n_features,) or None
+        What ``transform`` divides the columns by (public or private scales);
+        None in the table's units.
+    analysis_ : str
+        ``"standardized"``, ``"units"`` or ``"scaled"``.
+    pca_ : PCAResult or None
+        The fit (``pca_.plot(kind)`` draws its pictures, ``pca_.summary()``
+        its tables); None for the directions-only release.
     cost_ : PrivacyCost
         What the last fit spent.
     directions_ : DirectionsResult
         The private directions release (save it with :func:`dppca.save_release`).
     scree_ : ScreeResult or None
-        The private variance release (``variances=True``).
+        The private variances (None for the directions-only release).
     n_components_ : int
     n_features_in_ : int
     feature_names_in_ : ndarray of str
@@ -160,19 +218,21 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     release costing (eps, delta) on the rows it sees. In a ``Pipeline`` that
     is one release per fit; in ``GridSearchCV`` or ``cross_val_score`` every
     fold and every parameter candidate is a separate fit, and the refit
-    another, so a row used in m fits has spent m * (eps, delta) by basic
-    composition: count them in your budget. Leave ``random_state=None`` there:
-    an integer seed gives every fit (every clone, every fold) the same noise
-    draw, and the difference of two such releases on overlapping rows cancels
-    the noise, so the guarantee above would not hold.
+    another: pass ``budget`` to have each one charged (and refused once the
+    total is spent). An in-memory :class:`dppca.Budget` is shared by clones
+    in one process; with ``n_jobs`` above 1 the workers get copies, so use a
+    ledger's budget (kept in its file) there. Leave ``random_state=None`` in
+    a search: an integer seed gives every fit the same noise draw, and the
+    difference of two such releases on overlapping rows cancels the noise.
 
-    ``transform(X)`` returns ``X @ components_.T``: the rows are not centred
-    (no mean is released; the spherical Kendall matrix needs none), so the
-    scores differ from centred PCA scores by a constant shift per component.
-    The components are private, but each score is a function of its own row,
-    computed without noise: scores of private data are not private, hence
-    the warning unless ``public_transform=True``. ``inverse_transform`` maps
-    scores back with ``Z @ components_`` (a projection through the origin).
+    ``transform(X)`` returns ``(X / scale_) @ components_.T`` (``X @
+    components_.T`` in the table's units): the rows are not centred (no mean
+    is released; neither Kendall matrix needs one), so the scores differ
+    from centred PCA scores by a constant shift per component. The
+    components and scales are private, but each score is a function of its
+    own row, computed without noise: scores of private data are not private,
+    hence the warning unless ``public_transform=True``. ``inverse_transform``
+    maps scores back with ``(Z @ components_) * scale_``.
 
     Scikit-learn's estimator checks pass with ``public_transform=True``
     (tests/test_sklearn.py lists the ones skipped and why).
@@ -182,8 +242,8 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     >>> from dppca import DPPCA
     >>> from dppca.datasets import load_gau
     >>> est = DPPCA(n_components=2, eps=0.5, delta=1e-5, random_state=0).fit(load_gau())
-    >>> est.components_.shape
-    (2, 20)
+    >>> est.components_.shape, est.analysis_
+    ((2, 20), 'standardized')
     >>> print(est.cost_)
     (eps=0.5, delta=1e-05)
     """
@@ -194,12 +254,16 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         *,
         eps: float = 1.0,
         delta: float = 1e-5,
+        standardize: bool = True,
+        scales: Any = None,
+        bounds: Any = None,
+        split: PCASplit | Mapping[str, float] | None = None,
+        variances: bool = False,
+        budget: Budget | None = None,
+        accuracy: str = "warn",
         random_state: Any = None,
         calibration: Calibration = "analytic",
         ties: Ties = "zero",
-        bounds: Any = None,
-        variances: bool = False,
-        direction_share: float = 0.35,
         public_transform: bool = False,
         missing: str = "refuse",
         dropna: bool = False,
@@ -207,32 +271,47 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.n_components = n_components
         self.eps = eps
         self.delta = delta
+        self.standardize = standardize
+        self.scales = scales
+        self.bounds = bounds
+        self.split = split
+        self.variances = variances
+        self.budget = budget
+        self.accuracy = accuracy
         self.random_state = random_state
         self.calibration = calibration
         self.ties = ties
-        self.bounds = bounds
-        self.variances = variances
-        self.direction_share = direction_share
         self.public_transform = public_transform
         self.missing = missing
         self.dropna = dropna
 
     # -- fitting ----------------------------------------------------------------------
-    def fit(self, X: Any, y: Any = None) -> DPPCA:
-        """Release private directions (and variances) of ``X``; ``y`` is ignored.
+    def _directions_only(self) -> bool:
+        """Whether ``fit`` releases the directions alone (the seed's release)."""
+        for name in ("standardize", "variances"):
+            if not isinstance(getattr(self, name), bool):
+                raise TypeError(f"{name} must be True or False; got {getattr(self, name)!r}.")
+        return not self.standardize and self.scales is None and not self.variances
 
-        Each call spends (eps, delta) on the rows of ``X``.
+    def fit(self, X: Any, y: Any = None) -> DPPCA:
+        """One private PCA of ``X`` (see the class docstring); ``y`` is ignored.
+
+        Each call spends (eps, delta) on the rows of ``X`` and charges ``budget``.
         """
-        if not isinstance(self.variances, bool):
-            raise TypeError(f"variances must be True or False; got {self.variances!r}.")
-        min_rows = 4 if self.variances else 2
+        alone = self._directions_only()
         missing = check_missing(self.missing, self.dropna)
         X = _messy_table_rule(X, missing=missing)
         finite: dict[str, Any] = {}
         if missing == "zero":  # NaN cells are the zero-term rule's; inf is still refused
             finite = {_FINITE_ARG: "allow-nan"}
         data = _validate_data(
-            self, X, dtype=np.float64, ensure_min_samples=min_rows, reset=True, **finite
+            self,
+            X,
+            dtype=np.float64,
+            ensure_min_samples=2 if alone else 4,
+            ensure_min_features=1 if alone else 2,  # a fit has a PC1-PC2 plane
+            reset=True,
+            **finite,
         )
         names = getattr(self, "feature_names_in_", None)
         variables = (
@@ -243,8 +322,8 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         import pandas as pd
 
         frame = pd.DataFrame(data, columns=list(variables), copy=False)
+        n, p = data.shape
         k = self.n_components
-        p = data.shape[1]
         if k is not None and (
             isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 1 <= k <= p
         ):
@@ -252,43 +331,68 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                 f"n_components must be None or an integer in [1, n_features] = [1, {p}]; "
                 f"got {k!r}."
             )
-        cost: PrivacyCost | None
-        n = data.shape[0]
-        common = {
-            "eps": self.eps,
-            "delta": self.delta,
-            "calibration": self.calibration,
-            "ties": self.ties,
-            "bounds": self.bounds,
-            "variables": variables,
-            "missing": missing,
-        }
-        if self.variances:
-            plan: ReleasePlan = plan_scree(
-                n, p, k, split=ScreeSplit(directions=self.direction_share), **common
+        keep = p if k is None else int(k)
+        fit: PCAResult | None = None
+        if alone:
+            plan = plan_pc_dir(
+                n,
+                p,
+                k,
+                eps=self.eps,
+                delta=self.delta,
+                calibration=self.calibration,
+                ties=self.ties,
+                bounds=self.bounds,
+                accuracy=self.accuracy,
+                variables=variables,
+                missing=missing,
             )
-            scree = execute(plan, frame, random_state=self.random_state)
-            directions = scree.directions_release
-            cost = scree.cost
-            self._explained_variance: NDArray[np.float64] | None = np.array(
-                scree.scree, dtype=np.float64
-            )
-            self._explained_variance_ratio: NDArray[np.float64] | None = np.array(
-                scree.pve_total, dtype=np.float64
-            )
+            directions = execute(plan, frame, budget=self.budget, random_state=self.random_state)
+            scree, cost, scale, analysis = None, directions.cost, None, "units"
+            self._explained_variance: NDArray[np.float64] | None = None
+            self._explained_variance_ratio: NDArray[np.float64] | None = None
         else:
-            plan = plan_pc_dir(n, p, k, **common)
-            directions = execute(plan, frame, random_state=self.random_state)
-            scree = None
-            cost = directions.cost
-            self._explained_variance = self._explained_variance_ratio = None
+            fit = self._fit_pca(frame, keep, missing)
+            directions, scree, cost, analysis = fit.directions, fit.scree, fit.cost, fit.analysis
+            scale = None if fit.scales is None else np.array(fit.scales, dtype=np.float64)
+            self._explained_variance = np.array(fit.variances[:keep], dtype=np.float64)
+            self._explained_variance_ratio = np.array(fit.pve[:keep], dtype=np.float64)
         assert isinstance(directions, DirectionsResult)
+        self.pca_: PCAResult | None = fit
+        self.analysis_: str = analysis
         self.directions_ = directions
         self.scree_: ScreeResult | None = scree
-        self.components_ = np.array(directions.directions.T, dtype=np.float64)
+        self.scale_: NDArray[np.float64] | None = scale
+        self.components_ = np.array(directions.directions[:, :keep].T, dtype=np.float64)
         self.n_components_ = int(self.components_.shape[0])
         self.cost_: PrivacyCost | None = cost
         return self
+
+    def _fit_pca(self, frame: Any, keep: int, missing: str) -> PCAResult:
+        """The one private PCA of ``frame`` (see the class docstring)."""
+        if self.ties != "zero":
+            raise ValueError(
+                f"ties={self.ties!r} applies to the directions-only release "
+                "(standardize=False, variances=False); a fit uses ties='zero'."
+            )
+        return dp_pca(
+            frame,
+            eps=self.eps,
+            delta=self.delta,
+            standardize=self.standardize,
+            k=max(keep, 2),
+            # a standardised fit without public scales gets its private scales with its
+            # score plot; otherwise the score plot is not needed here
+            score=self.standardize and self.scales is None and self.bounds is None,
+            bounds=self.bounds,
+            scales=self.scales,
+            split=self.split,
+            calibration=self.calibration,
+            accuracy=self.accuracy,
+            budget=self.budget,
+            random_state=self.random_state,
+            missing=missing,  # type: ignore[arg-type]
+        )
 
     @property
     def _n_features_out(self) -> int:
@@ -300,26 +404,27 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             raise AttributeError(f"{name} is set by fit; this DPPCA is not fitted yet.")
         if value is None:
             raise AttributeError(
-                f"{name} is released only with variances=True (private variances cost part "
-                "of the budget); refit with DPPCA(..., variances=True)."
+                f"{name} is not released by the directions-only release "
+                "(standardize=False, variances=False); refit with standardize=True (the "
+                "variances are free) or DPPCA(..., variances=True)."
             )
         return value
 
     @property
     def explained_variance_(self) -> NDArray[np.float64]:
-        """Private variances along the components (``variances=True`` only)."""
+        """Private variances along the components (not for the directions-only release)."""
         return self._variance("explained_variance_", getattr(self, "_explained_variance", None))
 
     @property
     def explained_variance_ratio_(self) -> NDArray[np.float64]:
-        """Private proportions of the total variance (``variances=True`` only)."""
+        """Private proportions of the total variance (not for the directions-only release)."""
         return self._variance(
             "explained_variance_ratio_", getattr(self, "_explained_variance_ratio", None)
         )
 
     # -- transforming -------------------------------------------------------------------
     def transform(self, X: Any) -> NDArray[np.float64]:
-        """Project ``X`` on the private components (no centring); see the class Notes.
+        """Project ``X`` (divided by ``scale_``) on the private components; no centring.
 
         Warns
         -----
@@ -332,6 +437,8 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         )
         if not self.public_transform:
             warnings.warn(_TRANSFORM_WARNING, PrivacyWarning, stacklevel=2)
+        if self.scale_ is not None:
+            data = data / self.scale_
         return data @ self.components_.T
 
     def fit_transform(self, X: Any, y: Any = None, **fit_params: Any) -> NDArray[np.float64]:
@@ -339,7 +446,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         return self.fit(X, y).transform(X)
 
     def inverse_transform(self, X: Any) -> NDArray[np.float64]:
-        """Map scores back to feature space: ``X @ components_`` (post-processing)."""
+        """Map scores back to feature space: ``(X @ components_) * scale_`` (post-processing)."""
         check_is_fitted(self, "components_")
         scores = np.asarray(X, dtype=np.float64)
         if scores.ndim != 2 or scores.shape[1] != self.n_components_:
@@ -347,7 +454,34 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                 f"X must have shape (n, {self.n_components_}) (one column per component); "
                 f"got {scores.shape}."
             )
-        return scores @ self.components_
+        back = scores @ self.components_
+        return back if self.scale_ is None else back * self.scale_
+
+    # -- scikit-learn protocol ----------------------------------------------------------
+    def __getstate__(self) -> dict[str, Any]:
+        # The fit's results hold read-only mappings, which the default pickler refuses:
+        # the fit travels as bytes from a pickler that knows them.
+        state: dict[str, Any] = super().__getstate__()
+        if isinstance(state.get("pca_"), PCAResult):
+            state["pca_"] = _PickledFit(_dumps(state["pca_"]))
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        if isinstance(state.get("pca_"), _PickledFit):
+            state = {**state, "pca_": pickle.loads(state["pca_"].data)}
+        super().__setstate__(state)
+
+    def __sklearn_clone__(self) -> DPPCA:
+        """A clone that shares this estimator's accountant (``budget``), never a copy.
+
+        scikit-learn deep-copies parameters that are not estimators; a copied
+        accountant would let each clone spend the whole total again.
+        """
+        shell = copy.copy(self)
+        shell.budget = None
+        new: DPPCA = BaseEstimator.__sklearn_clone__(shell)
+        new.budget = self.budget
+        return new
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()

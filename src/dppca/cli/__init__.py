@@ -17,12 +17,12 @@ from collections.abc import Sequence
 
 from .._version import __version__
 from ..core.exceptions import AccuracyWarning, DataWarning, PrivacyWarning
-from . import _ledger, _safety, app, directions, loading, report, score, scree
+from . import _ledger, _safety, app, directions, loading, pca, report, score, scree
 from ._common import CLIError, join_signed_values
 
 __all__ = ["main"]
 
-_SUBCOMMANDS = [directions, loading, scree, score, report, app, _ledger]
+_SUBCOMMANDS = [pca, directions, loading, scree, score, report, app, _ledger]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -40,6 +40,7 @@ from ._common import (
 )
 from ._ledger import add_budget_arguments, ledger_budget, report_spending
 from .directions import add_estimator_argument, check_estimator_scale
+from .pca import add_standardize_argument, standardized_release
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -86,6 +87,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "sampling variability)",
     )
     add_scale_argument(parser)
+    add_standardize_argument(parser, default=False)
     add_estimator_argument(parser)
     add_ties_argument(parser)
     add_design_arguments(parser)
@@ -130,6 +132,14 @@ def run(args: argparse.Namespace) -> int:
             compare=args.compare,
             missing=args.missing,
         )
+    elif args.standardize:  # the loadings of one private PCA fit (as 'dppca pca')
+        refused = {"--scale": args.scale, "--estimator": args.estimator != "kendall"}
+        refused |= {"--design": args.design != "exact", "--m": args.m}
+        result = standardized_release(
+            args, "loading", data, variables, refused=refused, components=pair
+        )
+        if result is None:
+            return 0
     else:
         assert data is not None  # a fresh release always reads the data
         # One plan: what --dry-run prints is what the release checks, draws and charges.
@@ -181,6 +191,11 @@ def _check_options(args: argparse.Namespace) -> tuple[int, ...] | None:
     if args.top is not None and args.top < 1:
         raise CLIError(f"--top must be a positive integer; got {args.top}.")
 
+    if args.standardize and args.directions is not None:
+        raise CLIError(
+            "--standardize releases the directions of one private PCA fit; drop --directions "
+            "or leave out --standardize."
+        )
     if args.directions is None and (args.eps is None or args.delta is None):
         raise CLIError("--eps and --delta are required (or reuse a release with --directions).")
     if args.directions is None:

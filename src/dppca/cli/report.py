@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from ._common import (
     CLIError,
@@ -26,6 +27,7 @@ from ._common import (
 )
 from ._groups import read_grouped_input, with_groups
 from ._ledger import add_budget_arguments, ledger_budget, report_spending
+from .pca import add_standardize_argument, print_pca_plan
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -90,6 +92,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_ties_argument(parser)
     parser.set_defaults(ties="zero")
     add_scale_argument(parser)
+    add_standardize_argument(parser, default=False)
     add_table_argument(parser)
     add_accuracy_arguments(parser)
     add_budget_arguments(parser)
@@ -106,6 +109,50 @@ def _shares(text: str | None) -> dict[str, float] | None:
     if len(values) != 3:
         raise CLIError(f"--shares must be three comma-separated numbers; got {text!r}.")
     return dict(zip(("directions", "scree", "score"), values, strict=True))
+
+
+def _standardized(
+    args: argparse.Namespace,
+    data: Any,
+    variables: tuple[str, ...],
+    components: tuple[int, int],
+    bounds: Any,
+) -> int:
+    """``report --standardize``: the page of one private PCA fit, with its score plot."""
+    given = {"--groups": args.groups, "--shares": args.shares, "--directions": args.directions}
+    given |= {"--scale": args.scale, "--score-range": args.score_range != 1e6}
+    clashes = [name for name, value in given.items() if value not in (None, False)]
+    if clashes:
+        raise CLIError(
+            f"--standardize is one private PCA fit (as 'dppca pca'), which decides "
+            f"{', '.join(clashes)} itself; drop them or leave out --standardize."
+        )
+    from ..releases.pca import plan_pca
+    from ..reporting import report
+
+    options = {"k": args.k, "components": components, "bounds": bounds}
+    options |= {"calibration": args.calibration, "accuracy": args.accuracy}
+    if args.dry_run:
+        n, p = len(data), len(variables)
+        plan = plan_pca(n, p, eps=args.eps, delta=args.delta, score=True, **options)
+        return print_pca_plan(plan)
+    budget = ledger_budget(args, data, variables, kind="report")
+    result = report(
+        data,
+        eps=args.eps,
+        delta=args.delta,
+        out=args.out,
+        title=args.title,
+        random_state=args.seed,
+        budget=budget,
+        standardize=True,
+        **options,
+    )
+    report_spending(budget)
+    emit_table(args, result.budget.to_frame(), index=False)
+    info(f"privacy cost: {result.cost} (one private PCA fit, standardised)")
+    info(f"wrote {args.out}")
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -126,6 +173,8 @@ def run(args: argparse.Namespace) -> int:
     from ..releases.report import plan_report
     from ..reporting import report
 
+    if args.standardize:  # the page of one private PCA fit (as 'dppca pca')
+        return _standardized(args, data, variables, components, bounds)
     if args.dry_run:
         n_groups = None
         if args.groups:

@@ -36,6 +36,7 @@ from ._common import (
 )
 from ._groups import read_grouped_input, with_groups
 from ._ledger import add_budget_arguments, ledger_budget, report_spending
+from .pca import add_standardize_argument, standardized_release
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -99,6 +100,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_ties_argument(parser)
     add_scale_argument(parser)
+    add_standardize_argument(parser, default=False)
     add_table_argument(parser)
     add_output_argument(
         parser,
@@ -123,6 +125,13 @@ def run(args: argparse.Namespace) -> int:
     check_table_path(args)
     check_release_path(args)
     frame, features, variables = read_grouped_input(args)
+    if args.standardize:  # the score plot of one private PCA fit (as 'dppca pca')
+        refused = {"--method": methods != ["add"], "--groups": args.groups}
+        refused |= {"--directions": args.directions, "--scale": args.scale}
+        picture = standardized_release(
+            args, "score", features, variables, refused=refused, components=components, bins=bins
+        )
+        return 0 if picture is None else _emit(args, picture, None, features, variables)
     reused = load_directions(args, features, variables)
     data, group_labels = with_groups(args, frame, features)
     bounds = read_bounds(args, variables)
@@ -175,6 +184,17 @@ def run(args: argparse.Namespace) -> int:
     )
     report_spending(budget)
     forecast_line(args, result)
+    return _emit(args, result, reused, features, variables)
+
+
+def _emit(
+    args: argparse.Namespace,
+    result: ScoreResult,
+    reused: Any,
+    features: Any,
+    variables: tuple[str, ...],
+) -> int:
+    """The released table, figure, frame, cost and release file of a score release."""
     samples = _samples(args, result)
     emit_table(args, result.to_frame(), index=False)
     if args.out is not None:

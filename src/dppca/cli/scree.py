@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ..releases.engine import execute
 from ..releases.scaled import check_scale_settings, with_private_scales
@@ -36,6 +36,7 @@ from ._common import (
     save_release_file,
 )
 from ._ledger import add_budget_arguments, ledger_budget, report_spending
+from .pca import add_standardize_argument, standardized_release
 
 if TYPE_CHECKING:
     import numpy as np
@@ -84,6 +85,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_ties_argument(parser)
     add_scale_argument(parser)
+    add_standardize_argument(parser, default=False)
     add_budget_arguments(parser)
     add_output_argument(parser, required=False, help="write the plot to FILE (.png, .svg or .pdf)")
     add_table_argument(parser)
@@ -107,6 +109,12 @@ def run(args: argparse.Namespace) -> int:
     check_release_path(args)
     data = numeric_part(read_data(args), chosen=bool(args.columns), missing=args.missing)
     variables = tuple(str(c) for c in data.columns)
+    if args.standardize:  # the scree of one private PCA fit (as 'dppca pca')
+        refused = {"--method": args.method != "clipped", "--clip": args.clip}
+        refused |= {"--no-mono": not args.mono, "--directions": args.directions}
+        refused |= {"--scale": args.scale}
+        picture = standardized_release(args, "scree", data, variables, refused=refused, k=args.k)
+        return 0 if picture is None else _emit(args, picture, None, data, variables)
     data = apply_scale(args, data, variables)
     reused = load_directions(args, data, variables)
     k = reused.k if (reused is not None and args.k is None) else args.k
@@ -143,6 +151,17 @@ def run(args: argparse.Namespace) -> int:
     )
     report_spending(budget)
     forecast_line(args, result)
+    return _emit(args, result, reused, data, variables)
+
+
+def _emit(
+    args: argparse.Namespace,
+    result: ScreeResult,
+    reused: Any,
+    data: Any,
+    variables: tuple[str, ...],
+) -> int:
+    """The released table, cost, release file and plot of a scree release."""
     emit_table(args, scree_table(result))
     info(f"total variance (private): {result.trace:.4g}")
     report_cost(args, result, reused)

@@ -134,6 +134,7 @@ def dp_loading(
     estimator: Estimator = "kendall",
     missing: MissingRule = "refuse",
     dropna: bool = False,
+    standardize: bool = False,
 ) -> LoadingResult:
     """Private loading coordinates of the PC directions, for loading plots.
 
@@ -200,6 +201,15 @@ def dp_loading(
         %(missing)s
     dropna : bool, default=False
         The old spelling of ``missing="zero"`` (see ``missing``).
+    standardize : bool, default=False
+        True: the loadings of the standardised (correlation) PCA, the same in
+        any units of the columns, as one private PCA fit
+        (:func:`dppca.dp_pca` with ``standardize=True`` and no score plot):
+        Kendall's tau directions, exactly those whose scree
+        ``dp_scree(..., standardize=True)`` shows. ``compare=True`` compares
+        with the NON-private correlation PCA. The options the fit decides
+        itself (``directions``, ``design``, ``m``, ``sensitivity``, ``scale``,
+        ``estimator``) keep their defaults.
 
     Returns
     -------
@@ -255,6 +265,11 @@ def dp_loading(
     compare = check_bool(compare, "compare")
     sign_reference = check_choice(sign_reference, "sign_reference", ("private", "nonprivate"))
     design = check_design(design)
+    if check_bool(standardize, "standardize"):  # one private PCA fit decides the analysis
+        from ..standardized import standardized_release
+
+        fixed = "directions design m sensitivity scale estimator"
+        return standardized_release(dp_loading, "loading", locals(), fixed)
     missing = check_missing(missing, dropna)
     if directions is not None:
         return _from_given(

@@ -15,7 +15,13 @@ from numpy.typing import ArrayLike
 
 from ...core.tables import MissingRule, check_missing, document_missing
 from ...core.types import Accuracy, Calibration, Data, RandomStateLike, Ties
-from ...core.validation import check_bins_cap, check_components, check_eps, check_grouped_data
+from ...core.validation import (
+    check_bins_cap,
+    check_bool,
+    check_components,
+    check_eps,
+    check_grouped_data,
+)
 from ...privacy.accounting import Budget
 from ..directions import DirectionsResult
 from ..directions.plan import SCALE_SHARE
@@ -61,6 +67,7 @@ def dp_score(
     scale_share: float = SCALE_SHARE,
     missing: MissingRule = "refuse",
     dropna: bool = False,
+    standardize: bool = False,
 ) -> ScoreResult:
     """A differentially private score plot: frame, grid and noisy 2-D histograms.
 
@@ -169,6 +176,16 @@ def dp_score(
         %(missing)s
     dropna : bool, default=False
         The old spelling of ``missing="zero"`` (see ``missing``).
+    standardize : bool, default=False
+        True: the score plot of the standardised (correlation) PCA, the same
+        in any units of the columns, as one private PCA fit
+        (:func:`dppca.dp_pca` with ``standardize=True``): Kendall's tau
+        directions, and the scores of the table divided by the widths of the
+        public ``bounds`` or else by private scales released in the fit. The
+        result records the whole fit's cost. The options the fit decides
+        itself (``method``, ``directions``, ``groups``, ``split``,
+        ``score_range``, ``inflate``, ``frame``, ``scale``) keep their
+        defaults.
 
     Returns
     -------
@@ -265,6 +282,11 @@ def dp_score(
     (64, 5)
     """  # noqa: E501
     check_bins_cap(bins)  # before any work (issue 14)
+    if check_bool(standardize, "standardize"):  # one private PCA fit decides the analysis
+        from ..standardized import standardized_release
+
+        fixed = "method directions groups group_labels public_directions split score_range"
+        return standardized_release(dp_score, "score", locals(), fixed + " inflate frame scale")
     X, labels = _resolve_groups(X, groups)
     missing = check_missing(missing, dropna)
     data, variables, labels = check_grouped_data(X, labels, min_cols=2, missing=missing)

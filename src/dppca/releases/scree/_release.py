@@ -45,6 +45,7 @@ def dp_scree(
     scale_share: float = SCALE_SHARE,
     missing: MissingRule = "refuse",
     dropna: bool = False,
+    standardize: bool = False,
 ) -> ScreeResult:
     """Private variances (scree values) and PVE along PC directions.
 
@@ -133,6 +134,16 @@ def dp_scree(
         %(missing)s
     dropna : bool, default=False
         The old spelling of ``missing="zero"`` (see ``missing``).
+    standardize : bool, default=False
+        True: the standardised (correlation) PCA, the same in any units of
+        the columns, as one private PCA fit (:func:`dppca.dp_pca` with
+        ``standardize=True`` and no score plot): Kendall's tau directions and
+        the scree from the same release at no extra cost (the correlation
+        estimate ``sin(pi tau / 2)`` along the released directions;
+        ``pve_total`` is the share of p). The result records the fit's cost.
+        The options the fit decides itself (``method``, ``control``,
+        ``directions``, ``split``, ``pairing``, ``mono``, ``scale``) keep
+        their defaults.
 
     Returns
     -------
@@ -254,6 +265,11 @@ def dp_scree(
     >>> res.to_frame().shape
     (3, 3)
     """
+    if check_bool(standardize, "standardize"):  # one private PCA fit decides the analysis
+        from ..standardized import standardized_release
+
+        fixed = "method control directions public_directions split pairing mono scale"
+        return standardized_release(dp_scree, "scree", locals(), fixed)
     missing = check_missing(missing, dropna)
     data, variables = check_data(X, min_rows=4, missing=missing)
     n, p = data.shape
