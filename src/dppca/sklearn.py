@@ -391,7 +391,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             accuracy=self.accuracy,
             budget=self.budget,
             random_state=self.random_state,
-            missing=missing,  # type: ignore[arg-type]
+            missing=missing,
         )
 
     @property

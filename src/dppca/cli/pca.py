@@ -186,6 +186,7 @@ def build_plan(args: argparse.Namespace, n: int, variables: tuple[str, ...]) -> 
         calibration=args.calibration,
         variables=variables,
         accuracy=args.accuracy,
+        missing=args.missing,
     )
 
 
@@ -220,7 +221,7 @@ def run(args: argparse.Namespace) -> int:
             "--scale takes public scales here; the standardised analysis (the default) "
             "releases private scales for its score plot by itself."
         )
-    data = numeric_part(read_data(args), chosen=bool(args.columns), dropna=args.dropna)
+    data = numeric_part(read_data(args), chosen=bool(args.columns), missing=args.missing)
     variables = tuple(str(c) for c in data.columns)
     # One plan: what --dry-run prints is what the release checks, draws and charges.
     plan = build_plan(args, len(data), variables)
