@@ -80,25 +80,37 @@ res.plot("point", compare=False, uncertainty=200, random_state=1)
 #
 # The spherical Kendall matrix is not invariant to the units of each column: a
 # variable measured in large numbers dominates every direction. Standardising by
-# the sample standard deviations would leak them, so divide by **public** scales
-# chosen without looking at the data (units, instrument ranges, a codebook). For
-# the ``wine`` table, whose columns range from tenths (hue) to about a thousand
-# (proline), order-of-magnitude unit scales do the job. Wine has only 178 rows, so
-# even eps = 4 leaves wide ellipses.
+# the sample standard deviations would leak them. Two private ways out:
+#
+# * ``standardize=True``: the loadings of the standardised (correlation) PCA,
+#   estimated from Kendall's tau of each pair of columns, which reads only the signs
+#   of differences and so is the same in any units (no scales needed);
+# * divide by **public** scales chosen without looking at the data (units,
+#   instrument ranges, a codebook).
+#
+# The ``wine`` table's columns range from tenths (hue) to about a thousand
+# (proline). Each panel below is its own release at eps = 1.
 import numpy as np
 
 from dppca.datasets import load_wine
 
 wine = load_wine()
-public_scales = np.array([10, 1, 1, 10, 100, 1, 1, 0.1, 1, 1, 1, 1, 1000.0])
 fig, axes = plt.subplots(1, 2, figsize=(10, 4.8), layout="constrained")
-raw = dp_loading(wine, eps=4.0, delta=1e-5, random_state=3, accuracy="ignore")
+raw = dp_loading(wine, eps=1.0, delta=1e-6, random_state=3)
 raw.plot("vector", ax=axes[0], title="wine, raw units")
-scaled = dp_loading(wine / public_scales, eps=4.0, delta=1e-5, random_state=3, accuracy="ignore")
-scaled.plot("point", ax=axes[1], uncertainty=200, random_state=1, title="wine / public scales")
+standardized = dp_loading(wine, eps=1.0, delta=1e-6, standardize=True, random_state=3)
+standardized.plot("point", ax=axes[1], uncertainty=200, random_state=1, title="standardised")
 
 # %%
-# In raw units proline (about a thousand) takes PC1 alone; after the public
-# scaling the other chemistry shows up. The two releases above are two releases:
-# together they cost eps = 8. On the command line the same scaling is
-# ``dppca loading --dataset wine --scale 10,1,1,10,100,1,1,0.1,1,1,1,1,1000``.
+# In raw units proline (about a thousand) takes PC1 alone, and the release warns
+# that one column carries most of the matrix. The standardised loadings let the
+# other chemistry show up. Wine has only 178 rows, so at eps = 1 the privacy-noise
+# regions are wide, and the release says when a component is not separated from
+# the noise. The two panels are two releases: together they cost eps = 2.
+#
+# Public scales do the same job when a codebook gives them: divide the table by
+# them (``dp_loading(wine / public_scales, ...)``), or on the command line
+# ``dppca loading --dataset wine --scale 10,1,1,10,100,1,1,0.1,1,1,1,1,1000``
+# for order-of-magnitude unit scales.
+public_scales = np.array([10, 1, 1, 10, 100, 1, 1, 0.1, 1, 1, 1, 1, 1000.0])
+print(f"wine's columns divided by {public_scales.tolist()}")

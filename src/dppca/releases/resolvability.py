@@ -463,8 +463,8 @@ def dominant_column(
     return (
         f"column {variables[j]!r} carries {diag[j] / total:.0%} of the released matrix's "
         "trace, so the directions mostly follow that column. If the columns are measured "
-        "in unrelated units, this reflects the units: pass estimator='tau' (the same in "
-        "any units), public scales, or scale='private'."
+        "in unrelated units, this reflects the units: use the standardised analysis "
+        "(standardize=True, or dppca.dp_pca; the same in any units) or public scales."
     )
 
 
