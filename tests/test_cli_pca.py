@@ -23,11 +23,19 @@ def _units_csv(tmp_path, n: int = 300, seed: int = 2) -> str:
 
 
 BASE = ["--eps", "2", "--delta", "1e-6", "--seed", "5"]
+# A fit of eps 2 is more than a new table's default total (eps 1): the data holder
+# declares one, in a ledger of each test's own (the same table recurs across tests).
+BUDGET = ["--budget-eps", "8", "--budget-delta", "1e-5"]
+
+
+@pytest.fixture(autouse=True)
+def _own_ledger(tmp_path, monkeypatch):
+    monkeypatch.setenv("DPPCA_LEDGER", str(tmp_path / "own-ledger.sqlite"))
 
 
 def test_fit_prints_the_library_fit_and_its_budget(tmp_path, capsys):
     path = _units_csv(tmp_path)
-    assert main(["pca", path, *BASE]) == 0
+    assert main(["pca", path, *BASE, *BUDGET]) == 0
     captured = capsys.readouterr()
     table = pd.read_csv(io.StringIO(captured.out), index_col="component")
     X = pd.read_csv(path)
@@ -73,6 +81,7 @@ def test_pictures_go_to_one_figure_and_to_a_directory(tmp_path, capsys):
         "pca",
         path,
         *BASE,
+        *BUDGET,
         "--out",
         str(figure),
         "--out-dir",
@@ -92,7 +101,7 @@ def test_no_score_draws_no_score_picture(tmp_path, capsys):
     path = _units_csv(tmp_path)
     folder = tmp_path / "pictures"
     folder.mkdir()
-    assert main(["pca", path, *BASE, "--no-score", "--out-dir", str(folder)]) == 0
+    assert main(["pca", path, *BASE, *BUDGET, "--no-score", "--out-dir", str(folder)]) == 0
     names = {p.name for p in folder.iterdir()}
     assert "pca_scree.png" in names and "pca_score.png" not in names
     assert "score" not in capsys.readouterr().err.split("privacy cost")[1].split("total")[0]
@@ -121,7 +130,7 @@ def test_bad_options_give_one_line_errors_before_spending(tmp_path, capsys, extr
 
 def test_public_scales_and_split_reach_the_fit(tmp_path, capsys):
     path = _units_csv(tmp_path)
-    argv = [*BASE, "--no-standardize", "--scale", "1,100,0.01,10000"]
+    argv = [*BASE, *BUDGET, "--no-standardize", "--scale", "1,100,0.01,10000"]
     assert main(["pca", path, *argv, "--split", "directions=0.6,scree=0.2,score=0.2"]) == 0
     err = capsys.readouterr().err
     assert "analysis: scaled" in err

@@ -34,10 +34,10 @@ from ..core.validation import check_delta, check_eps
 from .calibration import CalibratedPart, NoisePart, calibrate_noise, scale_to_tight, tight_factor
 from .composition import _exact_eps as _exact_eps  # tests and benchmarks import these
 from .composition import _tight_eps as _tight_eps
-from .composition import compose_tight, tight_total
 from .cost import PrivacyCost, basic_total, compose
 from .headroom import Headroom, headroom
 from .tally import Tally
+from .totals import compose_tight, tight_total
 
 __all__ = [
     "Budget",

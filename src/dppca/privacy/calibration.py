@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 from ..core.lazy import scipy_optimize as optimize
 from ..core.validation import check_delta, check_eps
-from .composition import tight_total
 from .cost import _REL_SLACK, PrivacyCost
 from .mechanisms import analytic_gaussian_sigma, analytic_multiplier
+from .totals import tight_total
 
 __all__ = ["CalibratedPart", "NoisePart", "calibrate_noise", "scale_to_tight", "tight_factor"]
 

@@ -4,25 +4,24 @@ Gaussian parts are composed exactly (a composition of Gaussian mechanisms is
 one Gaussian mechanism); with a few pure, (eps, delta) or Laplace parts
 beside them, exactly as well, by mixing the Gaussian's privacy profile over
 the other parts' privacy losses; anything larger with the privacy loss
-distribution (PLD) accountant of ``dp-accounting``. Split out of
-:mod:`dppca.privacy.accounting`, which re-exports :func:`tight_total` and
-:func:`compose_tight`.
+distribution (PLD) accountant of ``dp-accounting``. These are the accountant's
+internals: :mod:`dppca.privacy.tally` keeps a running summary of spent costs with
+them, and :mod:`dppca.privacy.totals` states the totals.
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ..core.lazy import scipy_optimize as optimize
 from ..core.lazy import scipy_special as special
-from ..core.validation import check_delta
 from .cost import _REL_SLACK, PrivacyCost
 from .mechanisms import _analytic_delta
 
-__all__ = ["compose_tight", "tight_total"]
+__all__: list[str] = []
 
 # Width of the privacy-loss grid of the PLD accountant. The accountant rounds
 # losses pessimistically (up), so a coarser grid only overstates eps; 1e-4
@@ -272,82 +271,3 @@ def _tight_eps(events: tuple[tuple[Any, ...], ...], delta: float) -> float:
             )
         total = part if total is None else total.compose(part)
     return float(total.get_epsilon_for_delta(delta))  # type: ignore[union-attr]
-
-
-def tight_total(costs: Iterable[PrivacyCost], delta: float) -> tuple[float, float]:
-    """The (eps, delta) of ``costs`` composed tightly, at a target ``delta``.
-
-    Parameters
-    ----------
-    costs : iterable of PrivacyCost
-        Releases made from the same data (composed costs are opened into
-        their elementary parts).
-    delta : float
-        Target delta of the total, in (0, 1).
-
-    Returns
-    -------
-    (eps, delta) : tuple of float
-        The smallest eps the accountant proves at ``delta`` (``inf`` when the
-        parts' own deltas already exceed it). When every part's claim is true
-        of its noise and the claims' deltas add up to at most ``delta``, the
-        basic total is a valid bound too and the smaller of the two is
-        returned, so the tight total never exceeds the basic one there.
-
-    Notes
-    -----
-    Elementary parts are read by ``kind``: Gaussian parts by their noise
-    multiplier ``sigma / sensitivity`` (composed exactly), Laplace parts by
-    ``scale / sensitivity``, pure parts as (eps, 0)-DP and records without a
-    kind as (eps, delta)-DP; beside the Gaussian, a few of them are composed
-    in closed form and more through the PLD accountant of ``dp-accounting``.
-    A Laplace record stands for noise on a vector of any length with that L1
-    sensitivity: the one-dimensional pair dominates it. Results are cached,
-    so pricing the same ledger again is free.
-
-    Examples
-    --------
-    >>> from dppca import PrivacyCost, tight_total
-    >>> g = PrivacyCost(0.5, 1e-6, "gaussian", "a", kind="gaussian", sensitivity=1.0,
-    ...                 sigma=9.0)
-    >>> eps, delta = tight_total([g, g, g, g], 1e-5)
-    >>> round(eps, 4)  # basic composition: 2.0 at delta 4e-6
-    0.8142
-    """
-    from .tally import Tally
-
-    delta = check_delta(delta)
-    # Through the running summary the budgets keep, so that a split calibrated
-    # to a total here is accepted by every budget to the last digit.
-    return Tally.of(costs).tight_eps(delta), delta
-
-
-def compose_tight(
-    costs: Iterable[PrivacyCost],
-    delta: float,
-    *,
-    released: str | None = None,
-    mechanism: str = "tight composition (PLD accountant)",
-) -> PrivacyCost:
-    """Compose ``costs`` tightly into one ``PrivacyCost`` with the given ``delta``.
-
-    The result has ``kind="composed"``, ``eps`` from :func:`tight_total` and the
-    costs as its parts; :func:`basic_total` of its parts gives the basic bound.
-
-    Raises
-    ------
-    ValueError
-        If no finite eps exists at this ``delta`` (the parts' deltas exceed it).
-    """
-    parts = tuple(costs)
-    if not parts:
-        raise ValueError("compose_tight needs at least one PrivacyCost.")
-    eps, delta = tight_total(parts, delta)
-    if not math.isfinite(eps):
-        raise ValueError(
-            f"the parts' own deltas exceed delta={delta:g}, so no finite eps bounds their "
-            "composition; pass a larger delta."
-        )
-    if released is None:
-        released = "; ".join(c.released for c in parts)
-    return PrivacyCost(eps, delta, mechanism, released, parts, kind="composed")

@@ -7,7 +7,7 @@ with their counts, the basic sums of the claims and whether every claim is
 true of its noise. Adding a cost updates it in constant time, so a store (the
 in-memory :class:`~dppca.privacy.accounting.Budget`, the SQLite ledger)
 keeps one per dataset instead of recomposing every charge; a list of costs
-and its tally give the same tight total (:func:`dppca.privacy.composition.tight_total`
+and its tally give the same tight total (:func:`dppca.privacy.totals.tight_total`
 is computed through one).
 """
 
@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import composition
 from .cost import _REL_SLACK, PrivacyCost
 
 __all__: list[str] = []
@@ -30,9 +31,7 @@ _EXPAND_MAX = 64
 
 
 def _event(leaf: PrivacyCost) -> tuple[Any, ...] | None:
-    from .composition import _event as event
-
-    return event(leaf)
+    return composition._event(leaf)
 
 
 @dataclass
@@ -66,13 +65,12 @@ class Tally:
 
     def add(self, cost: PrivacyCost, times: int = 1) -> Tally:
         """Add ``cost`` (``times`` times) in place; return self."""
-        from .composition import _claim_holds
 
         self.charges += times
         self.basic_eps += cost.eps * times
         self.basic_delta += cost.delta * times
         for leaf in cost.leaves():
-            self.claims = self.claims and _claim_holds(leaf)
+            self.claims = self.claims and composition._claim_holds(leaf)
             event = _event(leaf)
             if event is None:
                 continue
@@ -159,14 +157,13 @@ class Tally:
 
 
 def _tally_eps(mu2: float, others: tuple[tuple[tuple[Any, ...], int], ...], delta: float) -> float:
-    from .composition import _tight_eps
 
     count = sum(c for _, c in others)
     if count <= _EXPAND_MAX:
         events = [e for e, c in others for _ in range(c)]
         if mu2 > 0:
             events.append(("gaussian", 1.0 / math.sqrt(mu2)))
-        return _tight_eps(tuple(sorted(events, key=repr)), delta)
+        return composition._tight_eps(tuple(sorted(events, key=repr)), delta)
     return _grouped_pld_eps(mu2, others, delta)
 
 
@@ -177,12 +174,10 @@ def _grouped_pld_eps(
     from dp_accounting.pld import common
     from dp_accounting.pld import privacy_loss_distribution as pld
 
-    from .composition import _PLD_GRID
-
     size = 5.0 * math.sqrt(mu2) + math.fsum(
         c * (1.0 / float(e[1]) if e[0] == "laplace" else float(e[1])) for e, c in others
     )
-    grid = _PLD_GRID * max(1.0, size / 2.0)
+    grid = composition._PLD_GRID * max(1.0, size / 2.0)
     total = None
     if mu2 > 0:
         total = pld.from_gaussian_mechanism(
