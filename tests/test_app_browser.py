@@ -219,7 +219,7 @@ def test_load_a_bundled_dataset_and_make_a_private_loading_release(page, shots) 
     _run_directions(page)
     ledger = page.inner_text("#ledger")
     assert "noisy spherical Kendall matrix (20 x 20)" in ledger
-    expect(page.locator("#budget_summary")).to_contain_text(re.compile(r"spent eps=0\.38[67]"))
+    expect(page.locator("#budget_summary")).to_contain_text(re.compile(r"spent eps=0\.382[78]"))
     expect(page.locator("#loading_note")).to_contain_text("spends nothing")
     page.screenshot(path=str(shots / "app_loading.png"), full_page=True)
 
@@ -275,7 +275,7 @@ def test_a_release_that_would_overspend_is_refused(private_page, shots) -> None:
     page.click("#run_scree")
     expect(page.locator("#scree_status")).to_contain_text("Refused", timeout=WAIT)
     assert page.inner_text("#ledger") == ledger
-    expect(page.locator("#budget_summary")).to_contain_text(re.compile(r"spent eps=0\.38[67]"))
+    expect(page.locator("#budget_summary")).to_contain_text(re.compile(r"spent eps=0\.382[78]"))
     page.screenshot(path=str(shots / "app_refused.png"), full_page=True)
     # Raising the total after a release is refused too.
     _set_number(page, "#total_eps", "5")
@@ -437,7 +437,7 @@ def test_a_second_session_sees_the_first_sessions_spending(browser, private_url,
     second, b = _session(browser, private_url, "mine.csv")
     expect(b.locator("#data_message")).to_contain_text("already holds 1 release", timeout=WAIT)
     expect(b.locator("#budget_summary")).to_contain_text(
-        re.compile(r"spent eps=0\.38[67]"), timeout=WAIT
+        re.compile(r"spent eps=0\.382[78]"), timeout=WAIT
     )
     expect(b.locator("#ledger")).to_contain_text("noisy spherical Kendall matrix")
     # The second session spends too; the first sees it without reloading.
@@ -491,7 +491,7 @@ def test_the_ledger_survives_a_restart_of_the_app(browser, tmp_path):
     with _serve(["--ledger", str(ledger)], tmp_path) as url:
         context, pg = _session(browser, url)
         expect(pg.locator("#budget_summary")).to_contain_text(
-            re.compile(r"spent eps=0\.38[67]"), timeout=WAIT
+            re.compile(r"spent eps=0\.382[78]"), timeout=WAIT
         )
         expect(pg.locator("#ledger")).to_contain_text("gau_g")
         context.close()
@@ -638,7 +638,7 @@ def test_a_second_sessions_preview_answers_while_a_long_release_runs(browser, mo
         finish.set()
         expect(a.locator("#directions_status")).to_contain_text("Release #1 made", timeout=WAIT)
         expect(b.locator("#budget_summary")).to_contain_text(
-            re.compile(r"spent eps=0\.38[67]"), timeout=WAIT
+            re.compile(r"spent eps=0\.382[78]"), timeout=WAIT
         )
         first.close()
         second.close()
@@ -668,7 +668,7 @@ def test_a_reload_shows_the_release_paid_for_again(browser, tmp_path):
         expect(pg.locator("#data_message")).to_contain_text("shown again", timeout=WAIT)
         expect(pg.locator("#loading_note")).to_contain_text("Showing release #1", timeout=WAIT)
         expect(pg.locator("#loading_plot img")).to_be_visible(timeout=WAIT)
-        expect(pg.locator("#budget_summary")).to_contain_text(re.compile(r"spent eps=0\.38[67]"))
+        expect(pg.locator("#budget_summary")).to_contain_text(re.compile(r"spent eps=0\.382[78]"))
         _wait_idle(pg)
         assert pg.inner_text("#ledger") == before  # re-drawn, not paid again
         context.close()
