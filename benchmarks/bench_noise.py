@@ -30,7 +30,8 @@ import numpy as np
 
 from dppca.core.validation import HardenedGenerator
 from dppca.privacy import hardened
-from dppca.privacy.mechanisms import gaussian_noise, noise_seconds
+from dppca.privacy.mechanisms import gaussian_noise
+from dppca.privacy.noise_time import noise_seconds
 
 SCALE = 0.01
 

@@ -26,11 +26,10 @@ from numpy.typing import NDArray
 
 from ..core.validation import check_delta, check_eps, post_processing_rng
 from ..datasets import DATASETS, load_dataset
-from ..privacy.accounting import Budget, PrivacyCost
+from ..privacy.accounting import Budget
 from ..privacy.ledger import Ledger, LedgerBudget, LedgerError
 from ..releases.directions import DirectionsResult
 from ..releases.engine import execute
-from ..releases.forecast import time_lines
 from .data import (
     MAX_UPLOAD_BYTES,
     DataError,
@@ -53,6 +52,7 @@ from .plans import (
     plan_request,
     read_bound,
 )
+from .preview_text import preview_notes, price_message
 from .stored import DeferredCharge, payload_of, restore_releases, stores_releases
 
 __all__ = [
@@ -97,10 +97,6 @@ def _release_lock(ledger: Ledger, fp: str) -> threading.Lock:
 
 
 # ------------------------------------------------------------------------- releases
-
-
-def _fmt_cost(cost: PrivacyCost) -> str:
-    return f"eps = {cost.eps:.4g}, delta = {cost.delta:.3g}"
 
 
 class AppState:
@@ -362,34 +358,19 @@ class AppState:
             except (DataError, TypeError, ValueError) as exc:
                 return Preview(kind, None, False, f"Invalid settings: {exc}")
         cost = req.plan.cost
-        notes = tuple(dict.fromkeys(str(w.message) for w in caught))
-        sel = self.selection
-        if (
-            kind == "score"
-            and params.get("use_groups", True)
-            and sel.groups is not None
-            and sel.group_labels is None
-            and not sel.groups_public
-        ):
-            notes += (
-                "the set of group labels found in the data is released as it is (not "
-                "private); give the public list of labels in the data panel to avoid that.",
-            )
-        notes += time_lines(req.plan)  # data-free: n, p and the settings
+        notes = preview_notes(kind, params, self.selection, caught, req.plan)
         room = self.budget.headroom(delta=cost.delta or None)
-        extra: dict[str, Any] = {
-            "forecast": req.plan.forecast,
-            "bounds_given": req.bounds is not None,
-        }
-        if self.budget.can_afford(cost):
-            message = f"This release will cost {_fmt_cost(cost)}. Before it, {room.fits_text()}"
-            return Preview(kind, cost, True, message, notes, **extra)
-        message = (
-            f"This release would cost {_fmt_cost(cost)}, more than remains: it will be "
-            f"refused ({room.fits_text()}) Lower its eps/delta"
-            + (" or re-draw an existing release (free)." if self.releases else ".")
+        fits = self.budget.can_afford(cost)
+        message = price_message(cost, room, fits, bool(self.releases))
+        return Preview(
+            kind,
+            cost,
+            fits,
+            message,
+            notes,
+            forecast=req.plan.forecast,
+            bounds_given=req.bounds is not None,
         )
-        return Preview(kind, cost, False, message, notes, **extra)
 
     def release(self, kind: str, **params: Any) -> Release:
         """Run a release through the budget and keep it.

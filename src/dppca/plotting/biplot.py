@@ -196,6 +196,126 @@ def _draw_histogram(
     return centres, prob.sum(axis=0)
 
 
+def _check_biplot_options(alpha: float, layer: str) -> None:
+    """Gabriel's alpha is a number in [0, 1]; the score layer is a known one."""
+    if isinstance(alpha, bool) or not (isinstance(alpha, (int, float)) and 0 <= alpha <= 1):
+        raise ValueError(f"alpha (Gabriel's) must be a number in [0, 1]; got {alpha!r}.")
+    if layer not in ("histogram", "points"):
+        raise ValueError(f"layer must be 'histogram' or 'points'; got {layer!r}.")
+
+
+def _score_layer(
+    ax: Axes,
+    score: Any,
+    v: NDArray[np.float64],
+    cols: list[int],
+    scale: NDArray[np.float64],
+    layer: str,
+    size: int | None,
+    random_state: RandomStateLike,
+    color: str,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], str]:
+    """Draw the score plot in biplot units: released bins or synthetic points.
+
+    Returns the points and their weights (they set the arrows' multiplier),
+    the layer's corners (they set the limits) and its part of the caption.
+    """
+    signs = _score_signs(score, v, cols)
+    method = score.methods[0]
+    prob = np.asarray(score.probs[method], dtype=np.float64)
+    xe, ye, _ = histogram_layer(score.x_edges, score.y_edges, prob, scale)
+    colors = _group_colors(score, color)
+    if layer == "histogram":
+        pts, weights = _draw_histogram(ax, xe, ye, prob, colors, signs)
+    else:
+        from ..releases.score import sample_points
+
+        sample = sample_points(score, size=size, random_state=random_state)
+        _, _, centre = histogram_layer(score.x_edges, score.y_edges, prob, scale)
+        raw = sample[list(score.pc_labels)].to_numpy()
+        pts = signs * (raw - centre) / np.where(scale > 0, scale, 1.0)
+        weights = np.ones(len(pts))
+        if score.groups is not None and "group" in sample:
+            cmap = dict(zip(score.groups, colors, strict=True))
+            point_colors = [cmap[g] for g in sample["group"]]
+        else:
+            point_colors = [color] * len(pts)
+        ax.scatter(pts[:, 0], pts[:, 1], s=4, c=point_colors, alpha=0.5, lw=0, zorder=1)
+    box = np.array([[xe[0], ye[0]], [xe[-1], ye[-1]]]) * signs
+    if score.groups is not None:
+        from matplotlib.patches import Patch
+
+        handles = [Patch(color=c, label=str(g)) for g, c in zip(score.groups, colors, strict=True)]
+        ax.legend(
+            handles=handles,
+            frameon=False,
+            fontsize=8,
+            loc="upper left",
+            bbox_to_anchor=(1.01, 1.0),
+        )
+    line = (
+        "scores: released histogram"
+        if layer == "histogram"
+        else "scores: synthetic points from the released histogram"
+    )
+    return pts, weights, box, line
+
+
+def _draw_arrows(
+    ax: Axes, tips: NDArray[np.float64], half: float, arrow_color: str, kwargs: dict[str, Any]
+) -> None:
+    """One arrow per variable, its head scaled to the half-width ``half`` of the frame."""
+    arrow_kws = {
+        "color": arrow_color,
+        "width": 0.004,
+        "head_width": 0.03,
+        "head_length": 0.04,
+        "length_includes_head": True,
+        "zorder": 3,
+        **kwargs,
+    }
+    for key in ("width", "head_width", "head_length"):
+        if key not in kwargs:
+            arrow_kws[key] = arrow_kws[key] * half
+    for x, y in tips:
+        if math.hypot(x, y) > 1e-12 * half:
+            ax.arrow(0.0, 0.0, float(x), float(y), **arrow_kws)
+
+
+def _frame(ax: Axes, fit: Any, a: int, b: int, half: float, title: str | None) -> None:
+    """The square frame of half-width ``half``, both axes, the axis labels and the title."""
+    ax.set_xlim(-half, half)
+    ax.set_ylim(-half, half)
+    ax.set_aspect("equal", adjustable="box")
+    ax.axhline(0.0, color="0.75", lw=0.6, zorder=0)
+    ax.axvline(0.0, color="0.75", lw=0.6, zorder=0)
+    pve = getattr(fit, "pve", None)
+    for setter, pc in ((ax.set_xlabel, a), (ax.set_ylabel, b)):
+        share = "" if pve is None else f", {100 * float(pve[pc - 1]):.1f}% of variance"
+        setter(f"PC{pc} (DP{share})")
+    ax.set_title(title or "DP biplot")
+
+
+def _checked_components(
+    fit: Any,
+    components: Sequence[int] | None,
+    v: NDArray[np.float64],
+    variances: NDArray[np.float64],
+) -> tuple[int, int]:
+    """The two PCs to draw; a fit's score plot must be on the same two."""
+    a, b = check_components(
+        tuple(fit.components) if components is None else components,
+        min(v.shape[1], variances.size),
+    )
+    score = getattr(fit, "score", None)
+    if score is not None and tuple(score.components) != (a, b):
+        raise ValueError(
+            f"the fit's score plot is on PCs {tuple(score.components)}; a biplot of PCs "
+            f"{(a, b)} has no score layer. Pass components={tuple(score.components)}."
+        )
+    return a, b
+
+
 def plot_biplot(
     fit: Any,
     *,
@@ -298,24 +418,13 @@ def plot_biplot(
     >>> plt.close("all")
     """
     check_artist_kwargs(kwargs, "plot_biplot", "arrow")
-    if isinstance(alpha, bool) or not (isinstance(alpha, (int, float)) and 0 <= alpha <= 1):
-        raise ValueError(f"alpha (Gabriel's) must be a number in [0, 1]; got {alpha!r}.")
-    if layer not in ("histogram", "points"):
-        raise ValueError(f"layer must be 'histogram' or 'points'; got {layer!r}.")
+    _check_biplot_options(alpha, layer)
     level = check_open_unit(level, "level")
     shown_level = f"joint {level:.0%}" if joint else f"{level:.0%}"
     v = np.asarray(fit.directions.directions, dtype=np.float64)
     variances = np.asarray(fit.variances, dtype=np.float64)
-    a, b = check_components(
-        tuple(fit.components) if components is None else components,
-        min(v.shape[1], variances.size),
-    )
+    a, b = _checked_components(fit, components, v, variances)
     score = getattr(fit, "score", None)
-    if score is not None and tuple(score.components) != (a, b):
-        raise ValueError(
-            f"the fit's score plot is on PCs {tuple(score.components)}; a biplot of PCs "
-            f"{(a, b)} has no score layer. Pass components={tuple(score.components)}."
-        )
     cols = [a - 1, b - 1]
     if joint:
         level = 1.0 - (1.0 - level) / v.shape[0]
@@ -327,46 +436,11 @@ def plot_biplot(
     extent = [np.zeros((1, 2))]
     note = []
     if score is not None:
-        signs = _score_signs(score, v, cols)
-        method = score.methods[0]
-        prob = np.asarray(score.probs[method], dtype=np.float64)
-        xe, ye, _ = histogram_layer(score.x_edges, score.y_edges, prob, scale)
-        colors = _group_colors(score, color)
-        if layer == "histogram":
-            pts, weights = _draw_histogram(ax, xe, ye, prob, colors, signs)
-        else:
-            from ..releases.score import sample_points
-
-            sample = sample_points(score, size=size, random_state=random_state)
-            _, _, centre = histogram_layer(score.x_edges, score.y_edges, prob, scale)
-            raw = sample[list(score.pc_labels)].to_numpy()
-            pts = signs * (raw - centre) / np.where(scale > 0, scale, 1.0)
-            weights = np.ones(len(pts))
-            if score.groups is not None and "group" in sample:
-                cmap = dict(zip(score.groups, colors, strict=True))
-                point_colors = [cmap[g] for g in sample["group"]]
-            else:
-                point_colors = [color] * len(pts)
-            ax.scatter(pts[:, 0], pts[:, 1], s=4, c=point_colors, alpha=0.5, lw=0, zorder=1)
-        extent.append(np.array([[xe[0], ye[0]], [xe[-1], ye[-1]]]) * signs)
-        if score.groups is not None:
-            from matplotlib.patches import Patch
-
-            handles = [
-                Patch(color=c, label=str(g)) for g, c in zip(score.groups, colors, strict=True)
-            ]
-            ax.legend(
-                handles=handles,
-                frameon=False,
-                fontsize=8,
-                loc="upper left",
-                bbox_to_anchor=(1.01, 1.0),
-            )
-        note.append(
-            "scores: released histogram"
-            if layer == "histogram"
-            else "scores: synthetic points from the released histogram"
+        pts, weights, box, line = _score_layer(
+            ax, score, v, cols, scale, layer, size, random_state, color
         )
+        extent.append(box)
+        note.append(line)
     else:
         pts, weights = np.zeros((0, 2)), np.zeros(0)
         note.append("no score layer (the fit has no score plot)")
@@ -383,33 +457,10 @@ def plot_biplot(
         draw_uncertainty(ax, spread, style="ellipse", level=level, color=arrow_color)
         extent.append(np.quantile(spread.reshape(-1, 2), [0.01, 0.99], axis=0))
         note.append(f"shaded: {shown_level} privacy-noise regions of the arrows")
-    arrow_kws = {
-        "color": arrow_color,
-        "width": 0.004,
-        "head_width": 0.03,
-        "head_length": 0.04,
-        "length_includes_head": True,
-        "zorder": 3,
-        **kwargs,
-    }
     half = 1.08 * float(np.max(np.abs(np.vstack(extent))))
     half = half if half > 0 else 1.0
-    for key in ("width", "head_width", "head_length"):
-        if key not in kwargs:
-            arrow_kws[key] = arrow_kws[key] * half
-    for x, y in tips:
-        if math.hypot(x, y) > 1e-12 * half:
-            ax.arrow(0.0, 0.0, float(x), float(y), **arrow_kws)
-    ax.set_xlim(-half, half)
-    ax.set_ylim(-half, half)
-    ax.set_aspect("equal", adjustable="box")
-    ax.axhline(0.0, color="0.75", lw=0.6, zorder=0)
-    ax.axvline(0.0, color="0.75", lw=0.6, zorder=0)
-    pve = getattr(fit, "pve", None)
-    for setter, pc in ((ax.set_xlabel, a), (ax.set_ylabel, b)):
-        share = "" if pve is None else f", {100 * float(pve[pc - 1]):.1f}% of variance"
-        setter(f"PC{pc} (DP{share})")
-    ax.set_title(title or "DP biplot")
+    _draw_arrows(ax, tips, half, arrow_color, kwargs)
+    _frame(ax, fit, a, b, half, title)
     note.append(f"alpha={alpha:g}; arrows x{m:.3g}")
     add_privacy_caption(ax, fit, private=True, note="; ".join(note))
     place_labels(

@@ -211,6 +211,22 @@ def _check_panel(
     return method
 
 
+def _scatter_points(
+    result: ScoreResult, kind: str, sample: pd.DataFrame | None, labels: list[Any]
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """A sample panel's synthetic points or a scatter panel's raw scores, and their groups."""
+    if kind == "sample":
+        assert sample is not None  # checked by _check_panel
+        grp = sample["group"] if result.groups is not None and "group" in sample else None
+        return sample[list(result.pc_labels)].to_numpy(), None if grp is None else grp.to_numpy()
+    assert result.nonprivate is not None  # checked by _check_panel
+    pts, codes = np.asarray(result.nonprivate.scores), result.nonprivate.group_codes
+    if codes is None:
+        return pts, None
+    keep = codes >= 0  # rows outside the public labels (code -1) are not drawn
+    return pts[keep], np.asarray(labels, dtype=object)[codes[keep]]
+
+
 def plot_score(
     result: ScoreResult,
     *,
@@ -304,23 +320,11 @@ def plot_score(
         )
         default = "NON-PRIVATE histogram"
     else:
-        if kind == "sample":
-            assert sample is not None  # checked above
-            pts = sample[list(result.pc_labels)].to_numpy()
-            grp = sample["group"].to_numpy() if grouped and "group" in sample else None
-            default = f"Sample from {method} DP histogram"
-        else:
-            assert result.nonprivate is not None  # checked above
-            pts = np.asarray(result.nonprivate.scores)
-            codes = result.nonprivate.group_codes
-            if codes is not None:  # rows outside the public labels (code -1) are not drawn
-                pts, codes = pts[codes >= 0], codes[codes >= 0]
-            grp = None if codes is None else np.asarray(labels, dtype=object)[codes]
-            default = "NON-PRIVATE scores"
-        if grp is None:
-            point_colors = [color] * len(pts)
-        else:
-            point_colors = [cmap[g] for g in grp]
+        pts, grp = _scatter_points(result, kind, sample, labels)
+        default = (
+            f"Sample from {method} DP histogram" if kind == "sample" else "NON-PRIVATE scores"
+        )
+        point_colors = [color] * len(pts) if grp is None else [cmap[g] for g in grp]
         kwargs = {"s": 4, "alpha": 0.6, "linewidths": 0, **kwargs}
         ax.scatter(pts[:, 0], pts[:, 1], c=point_colors, **kwargs)
     _frame_axes(ax, result, default if title is None else title, variances)

@@ -203,6 +203,37 @@ def _axis_label(fit: Any, pc: int) -> str:
     return f"PC{pc} (DP)"
 
 
+def _unit_circle(ax: Axes) -> None:
+    """The frame of a correlation circle: the unit square, both axes, the unit circle."""
+    ax.set_xlim(*LIMITS)
+    ax.set_ylim(*LIMITS)
+    ax.set_aspect("equal", adjustable="box")
+    ax.axhline(0.0, color="0.75", lw=0.6, zorder=0)
+    ax.axvline(0.0, color="0.75", lw=0.6, zorder=0)
+    ax.add_patch(Circle((0.0, 0.0), 1.0, fill=False, color="0.5", lw=0.8, zorder=0))
+
+
+def _draw_variables(
+    ax: Axes, coords: NDArray[np.float64], kind: str, color: str, kwargs: dict[str, Any]
+) -> None:
+    """One arrow from the origin (``kind="vector"``) or one point per variable."""
+    if kind == "vector":
+        arrow_kws = {
+            "color": color,
+            "width": 0.004,
+            "head_width": 0.03,
+            "head_length": 0.04,
+            "length_includes_head": True,
+            "zorder": 3,
+            **kwargs,
+        }
+        for x, y in coords:
+            if math.hypot(x, y) > 1e-12:
+                ax.arrow(0.0, 0.0, float(x), float(y), **arrow_kws)
+    else:
+        ax.scatter(coords[:, 0], coords[:, 1], **{"color": color, "s": 22, "zorder": 3, **kwargs})
+
+
 def plot_correlation_circle(
     fit: Any,
     *,
@@ -311,12 +342,7 @@ def plot_correlation_circle(
     coords = r_all[np.ix_(rows, [a - 1, b - 1])]
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 6.4))
-    ax.set_xlim(*LIMITS)
-    ax.set_ylim(*LIMITS)
-    ax.set_aspect("equal", adjustable="box")
-    ax.axhline(0.0, color="0.75", lw=0.6, zorder=0)
-    ax.axvline(0.0, color="0.75", lw=0.6, zorder=0)
-    ax.add_patch(Circle((0.0, 0.0), 1.0, fill=False, color="0.5", lw=0.8, zorder=0))
+    _unit_circle(ax)
     note = None
     if noise_regions:
         spread = reperturbed_correlations(fit, draws, random_state=random_state)
@@ -327,21 +353,7 @@ def plot_correlation_circle(
             f"shaded: {_level_text(shown_level, joint)} privacy-noise regions "
             f"({draws} re-perturbations), not confidence"
         )
-    if kind == "vector":
-        arrow_kws = {
-            "color": color,
-            "width": 0.004,
-            "head_width": 0.03,
-            "head_length": 0.04,
-            "length_includes_head": True,
-            "zorder": 3,
-            **kwargs,
-        }
-        for x, y in coords:
-            if math.hypot(x, y) > 1e-12:
-                ax.arrow(0.0, 0.0, float(x), float(y), **arrow_kws)
-    else:
-        ax.scatter(coords[:, 0], coords[:, 1], **{"color": color, "s": 22, "zorder": 3, **kwargs})
+    _draw_variables(ax, coords, kind, color, kwargs)
     ax.set_xlabel(_axis_label(fit, a))
     ax.set_ylabel(_axis_label(fit, b))
     ax.set_title(title or "DP correlation circle")
