@@ -479,9 +479,15 @@ def test_a_release_holds_blas_to_one_thread_outside_the_kernels(rng, monkeypatch
     assert seen and set(seen) == {1}
 
 
-def test_overlapping_blas_holds_restore_the_callers_limit():
+def test_overlapping_blas_holds_restore_the_callers_limit(monkeypatch):
     threadpoolctl = pytest.importorskip("threadpoolctl")
+    from dppca.kernels import threads
     from dppca.kernels.threads import hold_blas
+
+    # The hold is process-wide: an app server left running by an earlier test may
+    # still hold it, so this test starts from no holder of its own making.
+    monkeypatch.setattr(threads, "_held", 0)
+    monkeypatch.setattr(threads, "_held_limits", None)
 
     def blas_threads() -> set[int]:
         info = threadpoolctl.threadpool_info()
