@@ -462,7 +462,7 @@ def plot_biplot(
     _draw_arrows(ax, tips, half, arrow_color, kwargs)
     _frame(ax, fit, a, b, half, title)
     note.append(f"alpha={alpha:g}; arrows x{m:.3g}")
-    add_privacy_caption(ax, fit, private=True, note="; ".join(note))
+    add_privacy_caption(ax, fit, private=True, note="\n".join(note))  # a line each
     place_labels(
         ax,
         tips,

@@ -350,7 +350,7 @@ def plot_correlation_circle(
             ax, spread[:, rows][:, :, [a - 1, b - 1]], style="ellipse", level=level, color=color
         )
         note = (
-            f"shaded: {_level_text(shown_level, joint)} privacy-noise regions "
+            f"shaded: {_level_text(shown_level, joint)} privacy-noise regions\n"
             f"({draws} re-perturbations), not confidence"
         )
     _draw_variables(ax, coords, kind, color, kwargs)
