@@ -243,20 +243,27 @@ def _tight_eps(events: tuple[tuple[Any, ...], ...], delta: float) -> float:
     exact = _exact_eps(math.sqrt(mu2), others, delta)
     if exact is not None:
         return exact
+    return float(_composed_pld(math.sqrt(mu2), others).get_epsilon_for_delta(delta))
+
+
+def _composed_pld(mu: float, others: Sequence[tuple[Any, ...]]) -> Any:
+    """The privacy loss distribution of a Gaussian of ``mu`` and the ``others`` events.
+
+    Pessimistic rounding (never below the true loss). The grid grows with the
+    size of the losses, so large totals stay fast: the rounding adds at most one
+    grid step per part, a relative error of about 1e-4 / 2 per part at most.
+    """
     from dp_accounting.pld import common
     from dp_accounting.pld import privacy_loss_distribution as pld
 
-    # The grid grows with the size of the losses, so large totals stay fast:
-    # the pessimistic rounding adds at most one grid step per part, a relative
-    # error of about 1e-4 / 2 per part at most.
-    size = 5.0 * math.sqrt(mu2) + math.fsum(
+    size = 5.0 * mu + math.fsum(
         1.0 / float(e[1]) if e[0] == "laplace" else float(e[1]) for e in others
     )
     grid = _PLD_GRID * max(1.0, size / 2.0)
     total = None
-    if mu2 > 0:
+    if mu > 0:
         total = pld.from_gaussian_mechanism(
-            standard_deviation=1.0 / math.sqrt(mu2), value_discretization_interval=grid
+            standard_deviation=1.0 / mu, value_discretization_interval=grid
         )
     for e in others:
         if e[0] == "laplace":
@@ -270,4 +277,5 @@ def _tight_eps(events: tuple[tuple[Any, ...], ...], delta: float) -> float:
                 value_discretization_interval=grid,
             )
         total = part if total is None else total.compose(part)
-    return float(total.get_epsilon_for_delta(delta))  # type: ignore[union-attr]
+    assert total is not None
+    return total

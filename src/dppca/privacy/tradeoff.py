@@ -40,7 +40,7 @@ from ..core.lazy import scipy_optimize as optimize
 from ..core.lazy import scipy_special as special
 from .composition import (
     _LEGENDRE_NODES,
-    _PLD_GRID,
+    _composed_pld,
     _event,
     _exact_delta,
     _laplace_delta,
@@ -89,31 +89,7 @@ def _gaussian_profile(mu: float) -> Profile:
 
 def _pld_profile(mu: float, others: list[tuple[Any, ...]]) -> Profile:
     """Profile from the PLD accountant of dp-accounting (pessimistic: never below the truth)."""
-    from dp_accounting.pld import common
-    from dp_accounting.pld import privacy_loss_distribution as pld
-
-    size = 5.0 * mu + math.fsum(
-        1.0 / float(e[1]) if e[0] == "laplace" else float(e[1]) for e in others
-    )
-    grid = _PLD_GRID * max(1.0, size / 2.0)
-    total = None
-    if mu > 0:
-        total = pld.from_gaussian_mechanism(
-            standard_deviation=1.0 / mu, value_discretization_interval=grid
-        )
-    for e in others:
-        if e[0] == "laplace":
-            part = pld.from_laplace_mechanism(
-                parameter=float(e[1]), value_discretization_interval=grid
-            )
-        else:
-            eps_e, delta_e = float(e[1]), float(e[2]) if e[0] == "approx" else 0.0
-            part = pld.from_privacy_parameters(
-                common.DifferentialPrivacyParameters(eps_e, delta_e),
-                value_discretization_interval=grid,
-            )
-        total = part if total is None else total.compose(part)
-    assert total is not None
+    total = _composed_pld(mu, others)
 
     def delta(eps: NDArray[np.float64]) -> NDArray[np.float64]:
         d = np.atleast_1d(np.asarray(total.get_delta_for_epsilon(list(map(float, eps)))))
