@@ -79,9 +79,16 @@ def main() -> None:
     parser.add_argument(
         "--level", type=float, default=LEVEL, help="region level (the plots' default 0.95)"
     )
+    parser.add_argument(
+        "--per-arrow",
+        action="store_true",
+        help="regions of each arrow alone (joint=False); default: the plots' joint regions",
+    )
     args = parser.parse_args()
     X = cars()
     n, p = X.shape
+    if not args.per_arrow:  # the plots' default: Bonferroni over the p arrows drawn
+        args.level = 1.0 - (1.0 - args.level) / p
     R = np.corrcoef(X.to_numpy(float), rowvar=False)
     w, V = np.linalg.eigh(R)
     w, V = w[::-1], V[:, ::-1]

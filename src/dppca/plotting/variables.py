@@ -243,7 +243,7 @@ def plot_correlation_circle(
     noise_regions: bool = True,
     draws: int = DEFAULT_DRAWS,
     level: float = 0.95,
-    joint: bool = False,
+    joint: bool = True,
     random_state: RandomStateLike = None,
     variables: Sequence[str] | None = None,
     color: str = _COLOR,
@@ -273,10 +273,12 @@ def plot_correlation_circle(
     draws : int, default=200
     level : float, default=0.95
         Coverage of each region (of a normal fit to the re-perturbations).
-    joint : bool, default=False
+    joint : bool, default=True
         Widen every region to ``1 - (1 - level) / m`` for the m arrows drawn
         (Bonferroni), so that the regions hold all arrows at once with
-        probability at least about ``level``; the caption says so.
+        probability at least about ``level``, as a reader compares them; the
+        caption says so. False: each region holds its own arrow with
+        probability ``level`` (all m of them only about ``level ** m``).
     random_state : None, int or numpy.random.Generator, default=None
         Source of the re-perturbations (a post-processing stream; a fixed
         value makes the picture repeatable).
