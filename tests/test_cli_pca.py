@@ -44,6 +44,7 @@ def test_fit_prints_the_library_fit_and_its_budget(tmp_path, capsys):
     assert "analysis: standardized" in captured.err
     assert "privacy cost: (eps=2, delta=1e-06)" in captured.err
     assert "directions" in captured.err and "scales" in captured.err  # the budget table
+    assert f"what this means: {fit.privacy_sentence()}" in captured.err
     assert "seed" not in captured.out + captured.err
 
 
@@ -55,6 +56,7 @@ def test_dry_run_says_what_is_estimated_and_spends_nothing(tmp_path, capsys, mon
     out = capsys.readouterr().out
     assert out.startswith("analysis: units:") and "depends on the units" in out
     assert "privacy cost (not spent): (eps=2, delta=1e-06)" in out
+    assert "what this would mean: An attacker testing" in out
     for part in ("directions", "scree", "score", "total"):
         assert part in out
     assert not ledger.exists()  # nothing opened, nothing charged

@@ -28,6 +28,7 @@ from ._common import (
     emit_table,
     forecast_line,
     info,
+    meaning_line,
     numeric_part,
     parse_int_list,
     parse_scales,
@@ -192,8 +193,11 @@ def build_plan(args: argparse.Namespace, n: int, variables: tuple[str, ...]) -> 
 
 def print_pca_plan(plan: PCAPlan) -> int:
     """``--dry-run``: what the analysis estimates, the cost of each part, the forecast."""
+    from ..privacy.tradeoff import attacker_sentence
+
     print(f"analysis: {plan.analysis}: {plan.estimates}")
     print(f"privacy cost (not spent): {plan.cost}")
+    print(f"what this would mean: {attacker_sentence(plan.cost)}")
     print(budget_table(plan).to_string())
     print(plan.forecast.summary())
     return 0
@@ -234,6 +238,7 @@ def run(args: argparse.Namespace) -> int:
     emit_table(args, fit.to_frame().rename_axis("component"))
     info(f"analysis: {fit.analysis}: {fit.estimates}")
     info(f"privacy cost: {fit.cost} (one fit: every picture below follows from it)")
+    meaning_line(fit.cost)
     info(fit.budget_frame().to_string())
     for message in fit.notes:
         info(f"note: {message}")
