@@ -454,50 +454,66 @@ def test_kernel_results_do_not_depend_on_threadpoolctl(monkeypatch):
     np.testing.assert_array_equal(spherical_kendall(X, block_size=16, n_jobs=2), with_ctl)
 
 
+# BLAS's thread limit is process-wide: a release still running in a thread of an
+# in-process app left by another test (or a kernel generator not yet collected)
+# would share it. These two tests therefore run in a fresh interpreter each.
+_BLAS_HOLD_RELEASE = """
+import numpy as np, threadpoolctl
+from dppca import dp_pc_dir
+from dppca.releases.directions import plan as directions_plan
+seen = []
+original = directions_plan.top_eigen
+def spy(*args, **kwargs):
+    seen.extend(i["num_threads"] for i in threadpoolctl.threadpool_info()
+                if i["user_api"] == "blas")
+    return original(*args, **kwargs)
+directions_plan.top_eigen = spy
+X = np.random.default_rng(0).standard_normal((60, 4))
+# the caller allows two threads; the release's eigensolver still gets one
+with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
+    dp_pc_dir(X, 2, eps=1.0, delta=1e-6, estimator=ESTIMATOR, random_state=0,
+              accuracy="ignore")
+assert seen and set(seen) == {1}, seen
+"""
+
+_BLAS_HOLDS_OVERLAP = """
+import threadpoolctl
+from dppca.kernels.threads import hold_blas
+def blas_threads():
+    info = threadpoolctl.threadpool_info()
+    return {i["num_threads"] for i in info if i["user_api"] == "blas"}
+with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
+    first, second = hold_blas(), hold_blas()
+    first.__enter__()  # two releases in two sessions, overlapping, not nested
+    second.__enter__()
+    first.__exit__(None, None, None)
+    assert blas_threads() == {1}, blas_threads()  # still held for the second
+    second.__exit__(None, None, None)
+    # the caller's limit, not the first holder's 1
+    assert blas_threads() == {2}, blas_threads()
+"""
+
+
+def _run_fresh(code: str) -> None:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")])}
+    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        env.pop(name, None)  # the caller's limit is the test's own
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
 @pytest.mark.parametrize("estimator", ["kendall", "tau"])
-def test_a_release_holds_blas_to_one_thread_outside_the_kernels(rng, monkeypatch, estimator):
-    threadpoolctl = pytest.importorskip("threadpoolctl")
-    from dppca import dp_pc_dir
-    from dppca.releases.directions import plan as directions_plan
-
-    seen: list[int] = []
-    original = directions_plan.top_eigen
-
-    def spy(*args, **kwargs):
-        seen.extend(
-            i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"
-        )
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(directions_plan, "top_eigen", spy)
-    X = rng.standard_normal((60, 4))
-    # the caller allows two threads; the release's eigensolver still gets one
-    with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
-        dp_pc_dir(
-            X, 2, eps=1.0, delta=1e-6, estimator=estimator, random_state=0, accuracy="ignore"
-        )
-    assert seen and set(seen) == {1}
+def test_a_release_holds_blas_to_one_thread_outside_the_kernels(estimator):
+    pytest.importorskip("threadpoolctl")
+    _run_fresh(_BLAS_HOLD_RELEASE.replace("ESTIMATOR", repr(estimator)))
 
 
-def test_overlapping_blas_holds_restore_the_callers_limit(monkeypatch):
-    threadpoolctl = pytest.importorskip("threadpoolctl")
-    from dppca.kernels import threads
-    from dppca.kernels.threads import hold_blas
-
-    # The hold is process-wide: an app server left running by an earlier test may
-    # still hold it, so this test starts from no holder of its own making.
-    monkeypatch.setattr(threads, "_held", 0)
-    monkeypatch.setattr(threads, "_held_limits", None)
-
-    def blas_threads() -> set[int]:
-        info = threadpoolctl.threadpool_info()
-        return {i["num_threads"] for i in info if i["user_api"] == "blas"}
-
-    with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
-        first, second = hold_blas(), hold_blas()
-        first.__enter__()  # two releases in two sessions, overlapping, not nested
-        second.__enter__()
-        first.__exit__(None, None, None)
-        assert blas_threads() == {1}  # still held for the second
-        second.__exit__(None, None, None)
-        assert blas_threads() == {2}  # the caller's limit, not the first holder's 1
+def test_overlapping_blas_holds_restore_the_callers_limit():
+    pytest.importorskip("threadpoolctl")
+    _run_fresh(_BLAS_HOLDS_OVERLAP)
