@@ -155,3 +155,15 @@ def test_cli_report_standardize_writes_the_fits_page(table_csv, tmp_path, capsys
     assert "sin-tau" in out.read_text(encoding="utf-8")
     assert main(["report", table_csv, *CLI, "--out", str(out), "--shares", "1,1,1"]) == 2
     assert "--shares" in capsys.readouterr().err
+
+
+def test_a_standardised_report_says_which_analysis_and_missing_rule_it_used():
+    # The Methods paragraph is written from the run: a standardised page names Kendall's
+    # tau and the sin transform, not the spherical Kendall matrix of the table's units.
+    X = _table()
+    X.iloc[3, 1] = np.nan
+    page = report(X, **KW, standardize=True, missing="zero")
+    methods = page.html.split("<h2>Methods</h2>", 1)[1]
+    assert "standardised (correlation) analysis" in methods
+    assert "Kendall&#x27;s tau matrix" in methods and "spherical Kendall" not in methods
+    assert "no row was dropped" in methods

@@ -221,17 +221,37 @@ def _methods_paragraph(
         else "an earlier private direction release was reused"
     )
     command = f" Command: <code>{html.escape(facts.command)}</code>." if facts.command else ""
+    if directions.estimator == "tau":  # the standardised analysis of one private PCA fit
+        analysis = (
+            "The standardised (correlation) analysis was chosen: it is the same in any "
+            "units of the columns and reads no sample means or standard deviations."
+        )
+        released = (
+            f"Principal component directions of the n = {directions.n} rows and "
+            f"p = {directions.p} variables were released from Kendall's tau matrix of "
+            "every pair of columns, perturbed by symmetric Gaussian noise calibrated with "
+            f"{gaussian} (noise scale {directions.sigma:.3g}); the loading plot shows "
+            "entries of its leading eigenvectors, with privacy-noise regions (post-"
+            "processing). The variances of the standardised table (scree and proportion "
+            "of variance explained) are the eigenvalues of the correlation estimate "
+            "sin(pi tau / 2) from the same release, at no extra cost. "
+        )
+    else:
+        analysis = _analysis_sentence(directions)
+        released = (
+            f"Principal component directions of the n = {directions.n} rows and "
+            f"p = {directions.p} variables were released with g-DPPCA [1]: the spherical "
+            f"Kendall matrix, perturbed by symmetric Gaussian noise calibrated with "
+            f"{gaussian} (noise scale {directions.sigma:.3g}); the loading plot shows "
+            "entries of its leading eigenvectors, with privacy-noise regions (the "
+            "directions recomputed after adding fresh noise of the same size to the "
+            "released matrix; post-processing). Variances along these directions (scree "
+            "and proportion of variance explained) were estimated from paired differences "
+            "of the rows with clipped means and a private total variance whose clipping "
+            "level comes from a pure-DP quantile [3]. "
+        )
     return (
-        f"<p>{html.escape(_analysis_sentence(directions))} {missing} "
-        f"Principal component directions of the n = {directions.n} rows and "
-        f"p = {directions.p} variables were released with g-DPPCA [1]: the spherical "
-        f"Kendall matrix, perturbed by symmetric Gaussian noise calibrated with {gaussian} "
-        f"(noise scale {directions.sigma:.3g}); the loading plot shows entries of its "
-        "leading eigenvectors, with privacy-noise regions (the directions recomputed after "
-        "adding fresh noise of the same size to the released matrix; post-processing). "
-        "Variances along these directions (scree and proportion of variance explained) "
-        "were estimated from paired differences of the rows with clipped means and a "
-        "private total variance whose clipping level comes from a pure-DP quantile [3]. "
+        f"<p>{html.escape(analysis)} {missing} {html.escape(released)}"
         f"The score plot shows noisy two-dimensional histograms of the scores; "
         f"{_frame_sentence(score)}.{groups} For the loading, scree and score plots, "
         f"{reused} and shared. The total privacy budget (eps = {eps:.3g}, "

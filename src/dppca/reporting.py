@@ -306,6 +306,10 @@ def _standardized_report(arguments: dict[str, Any]) -> Report:
         calibration=arguments["calibration"],
         shares=fit.split,
         names=tuple(fit.parts),
+        facts=RunFacts(
+            missing_zero=check_missing(arguments["missing"], arguments["dropna"]) == "zero",
+            command=arguments["command"],
+        ),
     )
     result = Report(page, fit.directions, fit.loading, fit.scree, fit.score, ledger, fit.cost)
     if arguments["out"] is not None:
