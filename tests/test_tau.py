@@ -327,7 +327,7 @@ def test_dp_loading_honours_the_estimator(rng):
     "kwargs, words",
     [
         ({"scale": "private"}, "does not change"),
-        ({"scale": "robust"}, "does not change"),
+        ({"scale": "robust"}, "scale must be None or 'private'"),  # its own check first
         ({"sensitivity": "seed"}, "sensitivity='tight'"),
         ({"ties": "error"}, "ties='zero'"),
     ],

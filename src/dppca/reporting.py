@@ -21,13 +21,13 @@ from typing import Any, Literal
 from numpy.typing import ArrayLike
 
 from .core.exceptions import AccuracyWarning, DataWarning, PrivacyWarning
+from .core.options import SCALE_SHARE
 from .core.reading import write_text_atomically
 from .core.tables import MissingRule, check_missing, document_missing
 from .core.types import Accuracy, Calibration, Data, RandomStateLike, Ties
 from .core.validation import check_bool, check_grouped_data
 from .privacy.accounting import Budget, PrivacyCost, compose
 from .releases.directions import DirectionsResult, resolve_directions
-from .releases.directions.plan import SCALE_SHARE
 from .releases.engine import CheckedData, execute
 from .releases.loading import LoadingResult
 from .releases.report import (

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.options import SCALE_SHARE
 from ..core.tables import MissingRule, check_missing
 from ..core.types import Calibration, Ties
 from ..core.validation import (
@@ -32,7 +33,7 @@ from ..core.validation import (
 from ..privacy.accounting import PrivacyCost
 from .composite import largest_stretch
 from .directions import DirectionsPlan, DirectionsResult, plan_pc_dir, resolve_directions
-from .directions.plan import SCALE_SHARE, check_share
+from .directions.plan import check_share
 from .directions.scales import scale_costs
 from .engine import CheckedData, Part, parts_of
 from .forecast import Forecast

@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..core.options import SCALE_SHARE
 from ..privacy.accounting import PrivacyCost, compose_tight
 from .composite import largest_stretch
-from .directions.plan import SCALE_SHARE, check_scale_option, check_share
+from .directions.plan import check_scale_option, check_share
 from .directions.scales import draw_private_scales, scale_costs
 from .engine import CheckedData, Part, parts_of
 

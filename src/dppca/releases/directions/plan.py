@@ -17,25 +17,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ...core.progress import ProgressCallback, ProgressLike, resolve_progress
-from ...core.tables import MissingRule, check_missing
-from ...core.types import Calibration, Design, Sensitivity, Ties
+from ...core.options import DirectionsOptions, PrivacyOptions, split_settings
+from ...core.progress import ProgressCallback, resolve_progress
 from ...core.validation import (
     apply_bounds,
-    check_accuracy,
-    check_bool,
-    check_bounds,
-    check_calibration,
-    check_choice,
-    check_delta,
     check_delta_for_n,
-    check_design,
     check_design_m,
-    check_eps,
     check_finite_matrix,
     check_k,
     check_positive_int,
-    check_ties,
 )
 from ...kernels.eigen import top_eigh
 from ...kernels.kendall import kendall_matrix, validate_kendall_input
@@ -58,15 +48,15 @@ from ..resolvability import (
 )
 from .result import DirectionsResult, orient_signs
 from .scales import draw_private_scales, scale_costs
-from .tau import Estimator, check_estimator, released_text
+from .tau import check_estimator, released_text
 
-#: The share of the budget spent on private scales by default, chosen by
-#: measurement: over shares 0.3 .. 0.7 on raw-unit tables (breast cancer and
-#: wine at n = 500, diabetes at n = 2000; eps 1 and 2; 20 seeds each), 0.5
-#: was best or within one seed in 20 of the best in five of the six cells.
-SCALE_SHARE = 0.5
-
-__all__ = ["DirectionsPlan", "forecast_directions", "plan_pc_dir", "top_eigen"]
+__all__ = [
+    "DirectionsPlan",
+    "forecast_directions",
+    "plan_directions",
+    "plan_pc_dir",
+    "top_eigen",
+]
 
 
 def top_eigen(matrix: NDArray[np.float64], k: int) -> tuple[NDArray, NDArray]:
@@ -224,39 +214,17 @@ def plan_pc_dir(
     p: int,
     k: int | None = None,
     *,
-    eps: float,
-    delta: float,
-    calibration: Calibration = "analytic",
-    sensitivity: Sensitivity = "tight",
-    design: Design = "exact",
-    m: int | None = None,
-    ties: Ties = "zero",
-    bounds: Any = None,
     variables: tuple[str, ...] | None = None,
-    accuracy: str = "warn",
-    allow_large_delta: bool = False,
-    progress: ProgressLike = None,
-    scale: str | None = None,
-    scale_share: float = SCALE_SHARE,
-    estimator: Estimator = "kendall",
-    missing: MissingRule = "refuse",
+    **settings: Any,
 ) -> DirectionsPlan:
     """Price and forecast a :func:`dppca.dp_pc_dir` release without any data.
 
     Parameters are those of :func:`dppca.dp_pc_dir` with the data replaced by
     its public shape ``n`` x ``p``; ``variables`` name the columns for
-    ``bounds`` given as a mapping (default ``V1 .. Vp``). With
-    ``scale="private"`` a share ``scale_share`` of the budget buys the p
-    private scales (p pure parts) and the rest the Kendall matrix, both
-    stretched by the factor at which their tight composition at ``delta``
-    is ``eps`` (:func:`dppca.releases.composite.largest_stretch`); the recorded
-    cost is that composition.
-    With ``estimator="tau"`` the matrix is Kendall's tau matrix over p, at the
-    same noise scale (:func:`dppca.releases.directions.tau.tau_sensitivity`);
-    ``scale`` must then be None, ``sensitivity`` ``"tight"`` and ``ties``
-    ``"zero"``. The plan is what :func:`dppca.releases.engine.execute` runs:
-    its ``cost`` is what the release records; ``missing`` is how it checks
-    the table (the price does not depend on it).
+    ``bounds`` given as a mapping (default ``V1 .. Vp``). The settings are
+    gathered into a :class:`~dppca.core.options.PrivacyOptions` and a
+    :class:`~dppca.core.options.DirectionsOptions` (checked there, once) and
+    planned by :func:`plan_directions`.
 
     Examples
     --------
@@ -266,31 +234,54 @@ def plan_pc_dir(
     >>> plan_pc_dir(178, 13, eps=1.0, delta=1e-6, estimator="tau").sigma == plan.sigma
     True
     """
+    privacy, options = split_settings("plan_pc_dir", {"k": k, **settings}, DirectionsOptions)
+    return plan_directions(n, p, privacy, options, variables)
+
+
+def plan_directions(
+    n: int,
+    p: int,
+    privacy: PrivacyOptions,
+    options: DirectionsOptions,
+    variables: tuple[str, ...] | None = None,
+) -> DirectionsPlan:
+    """The plan of a direction release from checked option objects.
+
+    Only what needs the public shape is checked here: ``k`` against p,
+    ``delta`` against 1/n, ``m`` against n, ``bounds`` against the column
+    names (``variables``, default ``V1 .. Vp``) and the estimator against
+    the other settings. With ``scale="private"`` a share ``scale_share`` of
+    the budget buys the p private scales (p pure parts) and the rest the
+    Kendall matrix, both stretched by the factor at which their tight
+    composition at ``delta`` is ``eps``
+    (:func:`dppca.releases.composite.largest_stretch`); the recorded cost is
+    that composition. With ``estimator="tau"`` the matrix is Kendall's tau
+    matrix over p, at the same noise scale
+    (:func:`dppca.releases.directions.tau.tau_sensitivity`); ``scale`` must
+    then be None, ``sensitivity`` ``"tight"`` and ``ties`` ``"zero"``. The
+    plan is what :func:`dppca.releases.engine.execute` runs: its ``cost`` is
+    what the release records; ``missing`` is how it checks the table (the
+    price does not depend on it).
+    """
     n, p = check_positive_int(n, "n"), check_positive_int(p, "p")
-    k = check_k(k, p)
-    eps = check_eps(eps)
-    delta = check_delta_for_n(
-        check_delta(delta), n, check_bool(allow_large_delta, "allow_large_delta")
+    k = check_k(options.k, p)
+    eps, calibration, sensitivity = privacy.eps, privacy.calibration, options.sensitivity
+    delta = check_delta_for_n(privacy.delta, n, privacy.allow_large_delta)
+    estimator = check_estimator(
+        options.estimator, scale=privacy.scale, sensitivity=sensitivity, ties=privacy.ties
     )
-    calibration = check_calibration(calibration)
-    sensitivity = check_choice(sensitivity, "sensitivity", ("tight", "seed"))
-    design = check_design(design)
-    ties = check_ties(ties)
-    accuracy = check_accuracy(accuracy)
-    estimator = check_estimator(estimator, scale=scale, sensitivity=sensitivity, ties=ties)
     names = variables if variables is not None else tuple(f"V{j + 1}" for j in range(p))
-    box = check_bounds(bounds, names)
-    m = check_design_m(m, n) if design == "balanced" else m
+    box = privacy.box(names)
+    design = options.design
+    m = check_design_m(options.m, n) if design == "balanced" else options.m
     released = released_text(estimator, p, design, m)
-    scale = check_scale_option(scale)
     scale_eps, matrix_eps = 0.0, eps
-    if scale == "private":
-        share = check_share(scale_share)
+    if privacy.scale == "private":
         scale_eps, matrix_eps = private_scale_split(
-            n, eps, delta, share, names, calibration, sensitivity
+            n, eps, delta, privacy.scale_share, names, calibration, sensitivity
         )
     cost = _kendall_cost(n, matrix_eps, delta, calibration, sensitivity, released)
-    if scale == "private":
+    if privacy.scale == "private":
         cost = compose_tight(
             [*scale_costs(names, scale_eps / p), cost],
             delta,
@@ -298,26 +289,26 @@ def plan_pc_dir(
         )
     sigma = kendall_sigma(n, matrix_eps, delta, calibration, sensitivity)
     return DirectionsPlan(
-        n,
-        p,
-        k,
-        eps,
-        delta,
-        sigma,
-        cost,
-        forecast_directions(n, p, matrix_eps, delta, sigma),
+        n=n,
+        p=p,
+        k=k,
+        eps=eps,
+        delta=delta,
+        sigma=sigma,
+        cost=cost,
+        forecast=forecast_directions(n, p, matrix_eps, delta, sigma),
         calibration=calibration,
         sensitivity=sensitivity,
         design=design,
         m=m,
-        ties=ties,
+        ties=privacy.ties,
         box=box,
-        accuracy=accuracy,
-        progress=resolve_progress(progress),
-        scale=scale,
+        accuracy=privacy.accuracy,
+        progress=resolve_progress(options.progress),
+        scale=privacy.scale,
         scale_eps=scale_eps,
         estimator=estimator,
-        missing=check_missing(missing),
+        missing=privacy.missing,
     )
 
 

@@ -11,14 +11,15 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from ...core.options import SCALE_SHARE, DirectionsOptions, release_options
 from ...core.progress import ProgressLike
-from ...core.tables import MissingRule, check_missing, complete_rows, document_missing
+from ...core.tables import MissingRule, complete_rows, document_missing
 from ...core.types import Accuracy, Calibration, Data, Design, RandomStateLike, Sensitivity, Ties
-from ...core.validation import check_data, check_design, check_k
+from ...core.validation import check_data, check_k
 from ...kernels.kendall import validate_kendall_input
 from ...privacy.accounting import Budget
 from ..engine import CheckedData, execute
-from .plan import SCALE_SHARE, plan_pc_dir, top_eigen
+from .plan import plan_directions, top_eigen
 from .result import DirectionsResult
 from .tau import Estimator
 
@@ -213,37 +214,17 @@ def dp_pc_dir(
     >>> res.to_frame().shape
     (20, 2)
     """
-    missing = check_missing(missing, dropna)
-    checked = _check_input(X, design, missing)
+    privacy, options = release_options(locals(), DirectionsOptions)
+    checked = _check_input(X, options.design, privacy.missing)
     n, p = checked.shape
-    plan = plan_pc_dir(
-        n,
-        p,
-        k,
-        eps=eps,
-        delta=delta,
-        calibration=calibration,
-        sensitivity=sensitivity,
-        design=design,
-        m=m,
-        ties=ties,
-        bounds=bounds,
-        variables=checked.variables,
-        accuracy=accuracy,
-        allow_large_delta=allow_large_delta,
-        progress=progress,
-        scale=scale,
-        scale_share=scale_share,
-        estimator=estimator,
-        missing=missing,
-    )
+    plan = plan_directions(n, p, privacy, options, checked.variables)
     result: DirectionsResult = execute(plan, checked, budget=budget, random_state=random_state)
     return result
 
 
-def _check_input(X: Data, design: object, missing: str = "refuse") -> CheckedData:
+def _check_input(X: Data, design: str, missing: str = "refuse") -> CheckedData:
     """The table checked once for a direction release (in memory or Dask)."""
-    data, variables = validate_kendall_input(X, check_design(design), missing=missing)
+    data, variables = validate_kendall_input(X, design, missing=missing)
     return CheckedData(data, variables)
 
 

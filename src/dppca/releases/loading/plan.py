@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ...core.options import SCALE_SHARE
 from ...core.progress import ProgressLike
 from ...core.tables import MissingRule
 from ...core.types import Calibration, Design, Sensitivity, SignReference, Ties
@@ -26,7 +27,6 @@ from ...core.validation import (
 )
 from ...privacy.accounting import PrivacyCost
 from ..directions import DirectionsPlan, pc_dir_checked, plan_pc_dir
-from ..directions.plan import SCALE_SHARE
 from ..directions.tau import Estimator
 from ..engine import CheckedData, Part
 from ..forecast import Forecast

@@ -12,6 +12,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from ...core.options import SCALE_SHARE
 from ...core.progress import ProgressLike
 from ...core.tables import MissingRule, check_missing, document_missing
 from ...core.types import (
@@ -36,7 +37,6 @@ from ...core.validation import (
 from ...kernels.kendall import validate_kendall_input
 from ...privacy.accounting import Budget
 from ..directions import DirectionsResult, pc_dir_checked
-from ..directions.plan import SCALE_SHARE
 from ..directions.tau import Estimator
 from ..engine import CheckedData, execute
 from .plan import plan_loading

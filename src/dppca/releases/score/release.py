@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from numpy.typing import ArrayLike
 
+from ...core.options import SCALE_SHARE
 from ...core.tables import MissingRule, check_missing, document_missing
 from ...core.types import Accuracy, Calibration, Data, RandomStateLike, Ties
 from ...core.validation import (
@@ -24,7 +25,6 @@ from ...core.validation import (
 )
 from ...privacy.accounting import Budget
 from ..directions import DirectionsResult
-from ..directions.plan import SCALE_SHARE
 from ..engine import CheckedData, execute
 from ..scaled import check_scale_settings, with_private_scales
 from ..splits import ScoreSplit

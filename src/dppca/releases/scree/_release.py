@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from ...core.options import SCALE_SHARE
 from ...core.tables import MissingRule, check_missing, document_missing
 from ...core.types import Accuracy, Calibration, Data, RandomStateLike, Ties
 from ...core.validation import check_bool, check_data, check_eps, check_k
 from ...privacy.accounting import Budget
 from ..directions import DirectionsResult, resolve_directions
-from ..directions.plan import SCALE_SHARE
 from ..engine import CheckedData, execute
 from ..scaled import check_scale_settings, with_private_scales
 from ..splits import ScreeSplit

@@ -1,0 +1,67 @@
+"""Option objects: checked once, at construction, from their constraints tables."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from dppca.core import options as options_module
+from dppca.core.options import (
+    DirectionsOptions,
+    PrivacyOptions,
+    evolve,
+    invalid_examples,
+    split_settings,
+)
+
+REQUIRED = {PrivacyOptions: {"eps": 1.0, "delta": 1e-6}, DirectionsOptions: {}}
+CASES = [(cls, name, value) for cls in REQUIRED for name, value in invalid_examples(cls)]
+
+
+@pytest.mark.parametrize(
+    "cls, name, value", CASES, ids=[f"{c.__name__}-{n}-{v!r}" for c, n, v in CASES]
+)
+def test_every_constraint_refuses_its_invalid_values_naming_the_option(cls, name, value):
+    # generated from the table: one refusal per (option, bad value), message from the template
+    with pytest.raises((TypeError, ValueError), match=rf"^{name} must be "):
+        cls(**{**REQUIRED[cls], name: value})
+
+
+@pytest.mark.parametrize("cls", list(REQUIRED))
+def test_every_constraint_has_invalid_examples_and_names_a_field(cls):
+    fields = {f.name for f in dataclasses.fields(cls)}
+    for name, constraint in cls._parameter_constraints.items():
+        assert name in fields
+        assert constraint.invalid(), name
+
+
+def test_defaults_are_valid_and_values_are_normalised():
+    privacy = PrivacyOptions(eps=1, delta=1e-6)  # ints are welcome, stored as floats
+    assert isinstance(privacy.eps, float) and privacy.calibration == "analytic"
+
+
+def test_each_option_is_checked_once_and_evolve_checks_nothing(monkeypatch):
+    seen: list[str] = []
+    real = options_module.validate
+
+    def counting(name, value, constraint):
+        seen.append(name)
+        return real(name, value, constraint)
+
+    monkeypatch.setattr(options_module, "validate", counting)
+    privacy = PrivacyOptions(eps=1.0, delta=1e-6)
+    assert sorted(seen) == sorted(PrivacyOptions._parameter_constraints)
+    seen.clear()
+    smaller = evolve(privacy, eps=0.5)
+    assert seen == [] and smaller.eps == 0.5 and smaller.delta == privacy.delta
+
+
+def test_unknown_settings_are_refused_like_unknown_keywords():
+    with pytest.raises(TypeError, match="unexpected keyword argument 'epsilon'"):
+        split_settings("plan_pc_dir", {"eps": 1.0, "delta": 1e-6, "epsilon": 1}, DirectionsOptions)
+
+
+def test_option_objects_are_frozen():
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        PrivacyOptions(eps=1.0, delta=1e-6).eps = 2.0  # type: ignore[misc]
