@@ -9,13 +9,18 @@ import pytest
 from dppca.core import options as options_module
 from dppca.core.options import (
     DirectionsOptions,
+    LoadingOptions,
     PrivacyOptions,
     evolve,
     invalid_examples,
     split_settings,
 )
 
-REQUIRED = {PrivacyOptions: {"eps": 1.0, "delta": 1e-6}, DirectionsOptions: {}}
+REQUIRED = {
+    PrivacyOptions: {"eps": 1.0, "delta": 1e-6},
+    DirectionsOptions: {},
+    LoadingOptions: {},
+}
 CASES = [(cls, name, value) for cls in REQUIRED for name, value in invalid_examples(cls)]
 
 

@@ -23,10 +23,12 @@ import contextvars
 import dataclasses
 import math
 import numbers
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
+
+import numpy as np
 
 from .data_checks import check_bounds
 from .progress import resolve_progress
@@ -40,6 +42,7 @@ __all__ = [
     "Choice",
     "DirectionsOptions",
     "Interval",
+    "LoadingOptions",
     "PrivacyOptions",
     "evolve",
     "invalid_examples",
@@ -318,4 +321,28 @@ class DirectionsOptions(_Checked):
         "m": Check(_check_m, (1.5, True)),
         "progress": Check(_check_progress, ("yes", 3)),
         "estimator": Choice(("kendall", "tau")),
+    }
+
+
+def _check_components(value: object, name: str) -> tuple[int, int]:
+    # the PCs must exist: the plan checks them against k once the shape is known
+    if isinstance(value, str | bytes) or not isinstance(value, Sequence | np.ndarray):
+        raise TypeError(
+            f"{name} must be a pair of PC numbers such as (1, 2); got {type_name(value)}."
+        )
+    return value  # type: ignore[return-value]
+
+
+@dataclass(frozen=True, eq=False)
+class LoadingOptions(_Checked):
+    """The settings of a loading picture besides its directions'."""
+
+    components: tuple[int, int] = (1, 2)
+    compare: bool = False
+    sign_reference: str = "private"
+
+    _parameter_constraints: ClassVar[Mapping[str, Constraint]] = {
+        "components": Check(_check_components, ("12", 1)),
+        "compare": Boolean(),
+        "sign_reference": Choice(("private", "nonprivate")),
     }

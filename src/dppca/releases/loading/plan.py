@@ -12,28 +12,23 @@ from typing import Any
 
 import numpy as np
 
-from ...core.options import SCALE_SHARE
-from ...core.progress import ProgressLike
-from ...core.tables import MissingRule
-from ...core.types import Calibration, Design, Sensitivity, SignReference, Ties
-from ...core.validation import (
-    check_bool,
-    check_choice,
-    check_components,
-    check_design,
-    check_design_m,
-    check_k,
-    check_positive_int,
+from ...core.options import (
+    DirectionsOptions,
+    LoadingOptions,
+    PrivacyOptions,
+    evolve,
+    split_settings,
 )
+from ...core.validation import check_components, check_k, check_positive_int
 from ...privacy.accounting import PrivacyCost
-from ..directions import DirectionsPlan, pc_dir_checked, plan_pc_dir
-from ..directions.tau import Estimator
+from ..directions import DirectionsPlan, pc_dir_checked
+from ..directions.plan import plan_directions
 from ..engine import CheckedData, Part
 from ..forecast import Forecast
 from ..resolvability import enforce_resolved, warn_dominant_column
 from .result import LoadingResult
 
-__all__ = ["LoadingPlan", "plan_loading"]
+__all__ = ["LoadingPlan", "plan_loading", "plan_loading_options"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -122,35 +117,15 @@ class LoadingPlan:
 
 
 def plan_loading(
-    n: int,
-    p: int,
-    *,
-    eps: float,
-    delta: float,
-    k: int | None = None,
-    components: tuple[int, int] = (1, 2),
-    compare: bool = False,
-    sign_reference: SignReference = "private",
-    calibration: Calibration = "analytic",
-    sensitivity: Sensitivity = "tight",
-    design: Design = "exact",
-    m: int | None = None,
-    ties: Ties = "zero",
-    bounds: Any = None,
-    variables: tuple[str, ...] | None = None,
-    accuracy: str = "warn",
-    allow_large_delta: bool = False,
-    progress: ProgressLike = None,
-    scale: str | None = None,
-    scale_share: float = SCALE_SHARE,
-    estimator: Estimator = "kendall",
-    missing: MissingRule = "refuse",
+    n: int, p: int, *, variables: tuple[str, ...] | None = None, **settings: Any
 ) -> LoadingPlan:
     """Price and forecast a :func:`dp_loading` call without any data.
 
     The arguments are those of :func:`dp_loading` (without ``directions``,
     which makes no release); ``n`` and ``p`` are the table's shape (public).
     The balanced design's ``m`` defaults, as there, to a value from ``n`` alone.
+    The settings become option objects (checked there, once) for
+    :func:`plan_loading_options`.
 
     Examples
     --------
@@ -159,37 +134,28 @@ def plan_loading(
     >>> (plan.cost.eps, plan.cost.delta), plan.k, len(plan.parts)
     ((0.5, 1e-05), 20, 1)
     """
-    n, p = check_positive_int(n, "n"), check_positive_int(p, "p")
-    k = check_k(k, p)
-    components = check_components(components, k)
-    compare = check_bool(compare, "compare")
-    sign_reference = check_choice(sign_reference, "sign_reference", ("private", "nonprivate"))
-    design = check_design(design)
-    if design == "balanced":
-        m = check_design_m(m, n)
-    plan = plan_pc_dir(
-        n,
-        p,
-        k,
-        eps=eps,
-        delta=delta,
-        calibration=calibration,
-        sensitivity=sensitivity,
-        design=design,
-        m=m,
-        ties=ties,
-        bounds=bounds,
-        variables=variables,
-        accuracy=accuracy,
-        allow_large_delta=allow_large_delta,
-        progress=progress,
-        scale=scale,
-        scale_share=scale_share,
-        estimator=estimator,
-        missing=missing,
-    )
+    objects = split_settings("plan_loading", settings, DirectionsOptions, LoadingOptions)
+    return plan_loading_options(n, p, *objects, variables)
+
+
+def plan_loading_options(
+    n: int,
+    p: int,
+    privacy: PrivacyOptions,
+    directions: DirectionsOptions,
+    options: LoadingOptions,
+    variables: tuple[str, ...] | None = None,
+) -> LoadingPlan:
+    """The plan of a loading release from checked option objects.
+
+    Checks only what needs the shape: ``k`` against p and ``components``
+    against ``k`` (the rest, in :func:`plan_directions`).
+    """
+    k = check_k(directions.k, check_positive_int(p, "p"))
+    components = check_components(options.components, k)
+    plan = plan_directions(n, p, privacy, evolve(directions, k=k), variables)
     first, second = components
-    return LoadingPlan(plan, k, (int(first), int(second)), compare, sign_reference)
+    return LoadingPlan(plan, k, (int(first), int(second)), options.compare, options.sign_reference)
 
 
 # Pickles and release files name the public path, which stays the same.

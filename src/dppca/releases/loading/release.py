@@ -12,7 +12,12 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from ...core.options import SCALE_SHARE
+from ...core.options import (
+    SCALE_SHARE,
+    DirectionsOptions,
+    LoadingOptions,
+    release_options,
+)
 from ...core.progress import ProgressLike
 from ...core.tables import MissingRule, check_missing, document_missing
 from ...core.types import (
@@ -39,7 +44,7 @@ from ...privacy.accounting import Budget
 from ..directions import DirectionsResult, pc_dir_checked
 from ..directions.tau import Estimator
 from ..engine import CheckedData, execute
-from .plan import plan_loading
+from .plan import plan_loading_options
 from .result import LoadingResult
 
 __all__ = ["dp_loading"]
@@ -279,33 +284,14 @@ def dp_loading(
         raise TypeError("X is required unless directions is given and compare is False; got None.")
     if eps is None or delta is None:
         raise TypeError("eps and delta are required (pass both as numbers).")
-    # Checked once, without a copy of a float64 array: the release only reads it.
-    data, variables = validate_kendall_input(X, design, missing=missing)
-    n, p = data.shape
-    plan = plan_loading(
-        n,
-        p,
-        eps=eps,
-        delta=delta,
-        k=k,
-        components=components,
-        compare=compare,
-        sign_reference=sign_reference,
-        calibration=calibration,
-        sensitivity=sensitivity,
-        design=design,
-        m=m,
-        ties=ties,
-        bounds=bounds,
-        variables=variables,
-        accuracy=accuracy,
-        allow_large_delta=allow_large_delta,
-        progress=progress,
-        scale=scale,
-        scale_share=scale_share,
-        estimator=estimator,
-        missing=missing,
+    arguments = locals()
+    privacy, directions_options, options = release_options(
+        arguments, DirectionsOptions, LoadingOptions
     )
+    # Checked once, without a copy of a float64 array: the release only reads it.
+    data, variables = validate_kendall_input(X, directions_options.design, missing=missing)
+    n, p = data.shape
+    plan = plan_loading_options(n, p, privacy, directions_options, options, variables)
     result: LoadingResult = execute(
         plan, CheckedData(data, variables), budget=budget, random_state=random_state
     )
