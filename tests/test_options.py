@@ -15,11 +15,13 @@ from dppca.core.options import (
     invalid_examples,
     split_settings,
 )
+from dppca.releases.scree._options import ScreeOptions
 
 REQUIRED = {
     PrivacyOptions: {"eps": 1.0, "delta": 1e-6},
     DirectionsOptions: {},
     LoadingOptions: {},
+    ScreeOptions: {},
 }
 CASES = [(cls, name, value) for cls in REQUIRED for name, value in invalid_examples(cls)]
 

@@ -40,10 +40,12 @@ __all__ = [
     "Boolean",
     "Check",
     "Choice",
+    "Constraint",
     "DirectionsOptions",
     "Interval",
     "LoadingOptions",
     "PrivacyOptions",
+    "check_k_option",
     "evolve",
     "invalid_examples",
     "release_options",
@@ -238,7 +240,7 @@ def _check_m(value: object, name: str) -> int | None:
     return int(value)  # its range depends on n: the plan checks it
 
 
-def _check_k(value: object, name: str) -> int | None:
+def check_k_option(value: object, name: str) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
@@ -315,13 +317,17 @@ class DirectionsOptions(_Checked):
     estimator: str = "kendall"
 
     _parameter_constraints: ClassVar[Mapping[str, Constraint]] = {
-        "k": Check(_check_k, (0, 1.5, True)),
+        "k": Check(check_k_option, (0, 1.5, True)),
         "sensitivity": Choice(("tight", "seed")),
         "design": Choice(("exact", "balanced")),
         "m": Check(_check_m, (1.5, True)),
         "progress": Check(_check_progress, ("yes", 3)),
         "estimator": Choice(("kendall", "tau")),
     }
+
+
+#: The direction settings of a release priced inside another (checked once, here).
+DIRECTIONS_DEFAULTS = DirectionsOptions()
 
 
 def _check_components(value: object, name: str) -> tuple[int, int]:

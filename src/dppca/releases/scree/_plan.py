@@ -2,90 +2,34 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from ...core.tables import MissingRule, check_missing
-from ...core.types import Calibration, Ties
+from ...core.options import DIRECTIONS_DEFAULTS, PrivacyOptions, evolve, split_settings
 from ...core.validation import (
-    check_accuracy,
     check_bool,
-    check_bounds,
-    check_calibration,
-    check_choice,
     check_data,
-    check_delta,
     check_delta_for_n,
-    check_eps,
     check_k,
     check_positive_int,
-    check_ties,
 )
 from ...kernels.pair_moments import all_pairs_pay
 from ...privacy.accounting import PrivacyCost
-from ..directions import (
-    DirectionsPlan,
-    plan_pc_dir,
-    refuse_own_directions,
-    resolve_directions,
-)
+from ..directions import DirectionsPlan, refuse_own_directions, resolve_directions
+from ..directions.plan import plan_directions
 from ..engine import CheckedData, Part, parts_of
 from ..forecast import Forecast
-from ..splits import ScreeSplit, resolve_scree_split
 from ._budget import Split, SplitInputs, price_split
 from ._checks import enforce_scree
 from ._clip import _CLIP_QUANTILE, _auto_scan_share, _clip_ladder, _scan_level, _unit_sd
-from ._controls import ScreeMethod, _resolve_controls, _resolve_methods
 from ._draw import run_scree
 from ._forecast import _forecast_scree
-
-
-def _make_plan(
-    n: int,
-    p: int,
-    k: int,
-    *,
-    eps: float,
-    delta: float,
-    methods: tuple[str, ...],
-    controls: dict[str, Any],
-    direction_share: float,
-    trace_share: float | None,
-    pairing: str,
-    calibration: str,
-    box: Any,
-) -> ScreePlan:
-    """The plan of validated arguments: fills in the automatic scan share."""
-    public_clip = controls["clipped"].clip if "clipped" in controls else None
-    if public_clip is not None:
-        trace_share = 0.0
-    elif trace_share is None:
-        trace_share = _auto_scan_share(n, eps, _clip_ladder(box).size)
-    if direction_share + trace_share >= 1:
-        raise ValueError(
-            f"split.directions + split.clip must be < 1 to leave budget for the scree; "
-            f"got {direction_share!r} + {trace_share!r}."
-        )
-    return ScreePlan.make(
-        n=n,
-        p=p,
-        k=k,
-        eps=eps,
-        delta=delta,
-        methods=methods,
-        controls=controls,
-        direction_share=direction_share,
-        trace_share=trace_share,
-        pairing=pairing,
-        calibration=calibration,
-        box=box,
-        public_clip=public_clip,
-    )
+from ._options import ScreeOptions
 
 
 def plan_scree(
@@ -93,29 +37,17 @@ def plan_scree(
     p: int,
     k: int | None = None,
     *,
-    eps: float,
-    delta: float,
-    method: ScreeMethod | Sequence[ScreeMethod] = "clipped",
-    control: Any = None,
     directions_given: bool = False,
-    split: ScreeSplit | None = None,
-    pairing: Literal["all", "random", "consecutive"] | None = None,
-    mono: bool = True,
-    compare: bool = False,
-    calibration: Calibration = "analytic",
-    ties: Ties = "zero",
-    bounds: Any = None,
     variables: tuple[str, ...] | None = None,
-    accuracy: str = "warn",
-    allow_large_delta: bool = False,
-    missing: MissingRule = "refuse",
+    **settings: Any,
 ) -> ScreePlan:
     """Price and forecast a :func:`dp_scree` call without any data.
 
     Parameters are those of :func:`dp_scree` that shape the release, with the
     data replaced by its public size ``n`` x ``p`` and ``directions`` by
     whether they are given. ``bounds`` take the forms of :func:`dp_scree`
-    (mappings name the ``variables``, by default ``V1 .. Vp``).
+    (mappings name the ``variables``, by default ``V1 .. Vp``). The settings
+    become option objects (checked there, once) for :func:`plan_scree_options`.
 
     Returns
     -------
@@ -129,59 +61,86 @@ def plan_scree(
     >>> plan.forecast.ok, round(plan.cost.eps, 6)
     (True, 1.0)
     """
+    privacy, options = split_settings("plan_scree", {"k": k, **settings}, ScreeOptions)
+    given = check_bool(directions_given, "directions_given")
+    return plan_scree_options(n, p, privacy, options, given, variables)
+
+
+def plan_scree_options(
+    n: int,
+    p: int,
+    privacy: PrivacyOptions,
+    options: ScreeOptions,
+    directions_given: bool = False,
+    variables: tuple[str, ...] | None = None,
+) -> ScreePlan:
+    """The plan of a scree release from checked option objects.
+
+    Checks only what needs the shape (``k``, ``delta`` against 1/n, the
+    bounds against the names); the automatic pairing and clip-scan share
+    follow from the shape and eps.
+    """
     n = check_positive_int(n, "n")
     p = check_positive_int(p, "p")
-    k = check_k(k, p)
-    eps = check_eps(eps)
-    delta = check_delta_for_n(
-        check_delta(delta), n, check_bool(allow_large_delta, "allow_large_delta")
-    )
-    methods = _resolve_methods(method)
-    controls = _resolve_controls(control, methods)
-    calibration = check_calibration(calibration)
-    pairing_rule = pairing or ("all" if all_pairs_pay(n, p) else "random")
-    pairing_rule = check_choice(pairing_rule, "pairing", ("all", "random", "consecutive"))
-    shares = resolve_scree_split(split)
-    given = check_bool(directions_given, "directions_given")
-    mono, compare = check_bool(mono, "mono"), check_bool(compare, "compare")
-    ties, accuracy = check_ties(ties), check_accuracy(accuracy)
+    k = check_k(options.k, p)
+    eps, calibration = privacy.eps, privacy.calibration
+    delta = check_delta_for_n(privacy.delta, n, privacy.allow_large_delta)
+    pairing = options.pairing or ("all" if all_pairs_pay(n, p) else "random")
     names = variables if variables is not None else tuple(f"V{j + 1}" for j in range(p))
-    box = check_bounds(bounds, names)
-    plan = _make_plan(
-        n,
-        p,
-        k,
+    box = privacy.box(names)
+    controls = options.control
+    public_clip = controls["clipped"].clip if "clipped" in controls else None
+    direction_share = 0.0 if directions_given else options.split.directions
+    trace_share = options.split.clip
+    if public_clip is not None:
+        trace_share = 0.0
+    elif trace_share is None:
+        trace_share = _auto_scan_share(n, eps, _clip_ladder(box).size)
+    if direction_share + trace_share >= 1:
+        raise ValueError(
+            f"split.directions + split.clip must be < 1 to leave budget for the scree; "
+            f"got {direction_share!r} + {trace_share!r}."
+        )
+    inputs = SplitInputs(
+        n=n,
+        p=p,
+        k=k,
         eps=eps,
         delta=delta,
-        methods=methods,
+        extra=tuple(name for name in options.method if name != "clipped"),
         controls=controls,
-        direction_share=0.0 if given else shares.directions,
-        trace_share=shares.clip,
-        pairing=pairing_rule,
+        direction_share=direction_share,
+        trace_share=trace_share,
+        all_pairs=pairing == "all",
         calibration=calibration,
-        box=box,
+        public_clip=public_clip,
     )
+    plan = ScreePlan.make(inputs, options.method, pairing, box)
     directions = None
     if plan.eps_dir > 0:
-        directions = plan_pc_dir(
+        directions = plan_directions(
             n,
             p,
-            k,
-            eps=plan.eps_dir,
-            delta=plan.delta_dir,
-            calibration=calibration,
-            ties=ties,
-            accuracy="ignore",
-            allow_large_delta=True,
+            evolve(
+                privacy,
+                eps=plan.eps_dir,
+                delta=plan.delta_dir,
+                bounds=None,
+                accuracy="ignore",
+                allow_large_delta=True,
+                scale=None,
+                missing="refuse",
+            ),
+            evolve(DIRECTIONS_DEFAULTS, k=k),
         )
     return replace(
         plan,
         directions=directions,
-        mono=mono,
-        compare=compare,
-        ties=ties,
-        accuracy=accuracy,
-        missing=check_missing(missing),
+        mono=options.mono,
+        compare=options.compare,
+        ties=privacy.ties,
+        accuracy=privacy.accuracy,
+        missing=privacy.missing,
     )
 
 
@@ -278,21 +237,7 @@ class ScreePlan:
 
     @classmethod
     def make(
-        cls,
-        *,
-        n: int,
-        p: int,
-        k: int,
-        eps: float,
-        delta: float,
-        methods: tuple[str, ...],
-        controls: dict[str, Any],
-        direction_share: float,
-        trace_share: float,
-        pairing: str,
-        calibration: str,
-        box: Any,
-        public_clip: float | None,
+        cls, inputs: SplitInputs, methods: tuple[str, ...], pairing: str, box: Any
     ) -> ScreePlan:
         """The plan for validated arguments.
 
@@ -301,46 +246,32 @@ class ScreePlan:
         clip scan's level follows from its share of eps, unless the clip level
         is public; the forecast reads the split alone (:func:`_plan_forecast`).
         """
-        inputs = SplitInputs(
-            n=n,
-            p=p,
-            k=k,
-            eps=eps,
-            delta=delta,
-            extra=tuple(name for name in methods if name != "clipped"),
-            controls=controls,
-            direction_share=direction_share,
-            trace_share=trace_share,
-            all_pairs=pairing == "all",
-            calibration=calibration,
-            public_clip=public_clip,
-        )
         split, cost = price_split(inputs, methods)
         ladder = _clip_ladder(box)
-        if public_clip is None:
-            level = _scan_level(n // 2, split.eps_scan, split.eps_m)
+        if inputs.public_clip is None:
+            level = _scan_level(inputs.n // 2, split.eps_scan, split.eps_m)
         else:
             level = _CLIP_QUANTILE
         forecast = _plan_forecast(inputs, split, ladder_bins=ladder.size, level=level)
         return cls(
-            split.eps_dir,
-            split.delta_dir,
-            split.eps_scan,
-            split.eps_m,
-            split.delta_m,
-            ladder,
-            level,
-            split.noise,
-            cost,
-            forecast,
-            methods,
-            MappingProxyType(dict(controls)),
-            pairing,
-            n,
-            p,
-            k,
-            calibration,
-            box,
+            eps_dir=split.eps_dir,
+            delta_dir=split.delta_dir,
+            eps_scan=split.eps_scan,
+            eps_m=split.eps_m,
+            delta_m=split.delta_m,
+            ladder=ladder,
+            scan_level=level,
+            noise=split.noise,
+            cost=cost,
+            forecast=forecast,
+            methods=methods,
+            controls=MappingProxyType(dict(inputs.controls)),
+            pairing=pairing,
+            n=inputs.n,
+            p=inputs.p,
+            k=inputs.k,
+            calibration=inputs.calibration,
+            box=box,
         )
 
 

@@ -5,17 +5,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from ...core.options import SCALE_SHARE
-from ...core.tables import MissingRule, check_missing, document_missing
+from ...core.options import SCALE_SHARE, evolve, release_options
+from ...core.tables import MissingRule, document_missing
 from ...core.types import Accuracy, Calibration, Data, RandomStateLike, Ties
-from ...core.validation import check_bool, check_data, check_eps, check_k
+from ...core.validation import check_bool, check_data, check_k
 from ...privacy.accounting import Budget
 from ..directions import DirectionsResult, resolve_directions
 from ..engine import CheckedData, execute
 from ..scaled import check_scale_settings, with_private_scales
 from ..splits import ScreeSplit
 from ._controls import ScreeMethod
-from ._plan import plan_scree
+from ._options import ScreeOptions
+from ._plan import plan_scree_options
 from ._result import ScreeResult
 
 
@@ -270,39 +271,21 @@ def dp_scree(
 
         fixed = "method control directions public_directions split pairing mono scale"
         return standardized_release(dp_scree, "scree", locals(), fixed)
-    missing = check_missing(missing, dropna)
-    data, variables = check_data(X, min_rows=4, missing=missing)
+    privacy, options = release_options(locals(), ScreeOptions)
+    data, variables = check_data(X, min_rows=4, missing=privacy.missing)
     n, p = data.shape
-    k = check_k(k, p)
+    k = check_k(options.k, p)
     public_directions = check_bool(public_directions, "public_directions")
     given, release = resolve_directions(directions, p=p, k=k, public_directions=public_directions)
-    scaling = check_scale_settings(scale, bounds=bounds, directions=directions)
+    scaling = check_scale_settings(privacy.scale, bounds=bounds, directions=directions)
     plan = with_private_scales(
-        lambda e: plan_scree(
-            n,
-            p,
-            k,
-            eps=e,
-            delta=delta,
-            method=method,
-            control=control,
-            directions_given=given is not None,
-            split=split,
-            pairing=pairing,
-            mono=mono,
-            compare=compare,
-            calibration=calibration,
-            ties=ties,
-            bounds=bounds,
-            variables=variables,
-            accuracy=accuracy,
-            allow_large_delta=allow_large_delta,
-            missing=missing,
+        lambda e: plan_scree_options(
+            n, p, evolve(privacy, eps=e), options, given is not None, variables
         ),
-        check_eps(eps),
+        privacy.eps,
         scaling,
         variables,
-        scale_share,
+        privacy.scale_share,
     )
     checked = CheckedData(data, variables, extra=(given, release))
     result: ScreeResult = execute(plan, checked, budget=budget, random_state=random_state)
