@@ -15,6 +15,7 @@ from dppca.core.options import (
     invalid_examples,
     split_settings,
 )
+from dppca.releases.score.options import ScoreOptions
 from dppca.releases.scree._options import ScreeOptions
 
 REQUIRED = {
@@ -22,6 +23,7 @@ REQUIRED = {
     DirectionsOptions: {},
     LoadingOptions: {},
     ScreeOptions: {},
+    ScoreOptions: {},
 }
 CASES = [(cls, name, value) for cls in REQUIRED for name, value in invalid_examples(cls)]
 

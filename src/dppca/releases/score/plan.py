@@ -10,41 +10,35 @@ quantities only (n, p, the options, eps and delta): the checked settings
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
-from ...core.tables import MissingRule, check_missing
-from ...core.types import Accuracy, Calibration, Ties
+from ...core.options import DIRECTIONS_DEFAULTS, PrivacyOptions, evolve, split_settings
 from ...core.validation import (
     check_bins,
     check_bool,
-    check_calibration,
     check_components,
-    check_delta,
     check_delta_for_n,
-    check_eps,
-    check_methods,
-    check_positive_float,
     check_positive_int,
 )
 from ...privacy.accounting import PrivacyCost
 from ...privacy.mechanisms import gaussian_sigma, kendall_sigma
-from ..directions import DirectionsPlan, plan_pc_dir
+from ..directions import DirectionsPlan
+from ..directions.plan import plan_directions
 from ..engine import CheckedData, Part, parts_of
 from ..forecast import Forecast
 from ..resolvability import enforce_released
-from ..splits import ScoreSplit, resolve_score_split
 from .costs import ScoreParts, score_parts
 from .draw import check_score_input, refuse_own_score_directions, run_score
 from .forecast import forecast_score
-from .histograms import HISTOGRAM_METHODS, ScoreMethod
-from .settings import ScoreSettings, check_score_settings
+from .options import ScoreOptions
+from .settings import ScoreSettings
 
-__all__ = ["ScorePlan", "plan_score"]
+__all__ = ["ScoreGiven", "ScorePlan", "plan_score", "plan_score_options"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -107,28 +101,12 @@ def plan_score(
     n: int,
     p: int,
     *,
-    eps: float,
-    delta: float,
-    bins: int | str | tuple[int, int] | None = None,
-    components: tuple[int, int] = (1, 2),
-    method: ScoreMethod | Sequence[ScoreMethod] = "add",
     directions_given: bool = False,
     groups: int | None = None,
-    groups_public: bool = False,
     frame_given: bool = False,
     bounds_given: bool = False,
-    split: ScoreSplit | None = None,
-    score_range: float = 1e6,
-    calibration: Calibration = "analytic",
-    inflate: float = 0.2,
-    ties: Ties = "zero",
-    compare: bool = False,
-    frame: tuple[tuple[float, float], tuple[float, float]] | None = None,
-    bounds: Any = None,
     variables: tuple[str, ...] | None = None,
-    accuracy: Accuracy = "warn",
-    allow_large_delta: bool = False,
-    missing: MissingRule = "refuse",
+    **settings: Any,
 ) -> ScorePlan:
     """Price and forecast a :func:`dp_score` call without any data.
 
@@ -137,6 +115,8 @@ def plan_score(
     number of groups (None without groups). A public ``frame`` or ``bounds``
     may be given as values (``variables`` name the columns for bounds given
     as a mapping) or, for pricing alone, as ``frame_given``/``bounds_given``.
+    The settings become option objects (checked there, once) for
+    :func:`plan_score_options`.
 
     Returns
     -------
@@ -151,97 +131,109 @@ def plan_score(
     >>> plan.forecast.ok, round(plan.cost.eps, 6)
     (False, 1.0)
     """
-    shares_given = resolve_score_split(split)
-    n, p, eps = check_positive_int(n, "n"), check_positive_int(p, "p"), check_eps(eps)
-    delta = check_delta_for_n(
-        check_delta(delta), n, check_bool(allow_large_delta, "allow_large_delta")
+    privacy, options = split_settings("plan_score", settings, ScoreOptions)
+    given = ScoreGiven(
+        directions=check_bool(directions_given, "directions_given"),
+        groups=None if groups is None else check_positive_int(groups, "groups"),
+        frame=check_bool(frame_given, "frame_given") or check_bool(bounds_given, "bounds_given"),
     )
-    settings = _settings(
-        n,
-        p,
-        components=components,
-        bins=bins,
-        method=method,
-        calibration=calibration,
-        score_range=score_range,
-        groups_public=groups_public,
-        compare=compare,
-        inflate=inflate,
-        ties=ties,
-        accuracy=accuracy,
-        bounds=bounds,
-        frame=frame,
-        variables=variables,
+    return plan_score_options(n, p, privacy, options, given, variables)
+
+
+@dataclass(frozen=True)
+class ScoreGiven:
+    """What a score release is handed rather than releasing it (public facts).
+
+    ``directions``: the directions are given; ``groups``: the number of
+    group labels (None without groups); ``frame``: a public frame or bounds
+    (for pricing alone).
+    """
+
+    directions: bool = False
+    groups: int | None = None
+    frame: bool = False
+
+
+def plan_score_options(
+    n: int,
+    p: int,
+    privacy: PrivacyOptions,
+    options: ScoreOptions,
+    given: ScoreGiven = ScoreGiven(),
+    variables: tuple[str, ...] | None = None,
+) -> ScorePlan:
+    """The plan of a score release from checked option objects.
+
+    Checks only what needs the shape: ``delta`` against 1/n, ``components``
+    against p, ``bins`` against n and the bounds against the column names.
+    """
+    n, p = check_positive_int(n, "n"), check_positive_int(p, "p")
+    eps = privacy.eps
+    delta = check_delta_for_n(privacy.delta, n, privacy.allow_large_delta)
+    names = variables if variables is not None else tuple(f"V{j + 1}" for j in range(p))
+    settings = ScoreSettings(
+        components=check_components(options.components, p),
+        bins=check_bins(options.bins, n),
+        methods=options.method,
+        groups_public=options.groups_public,
+        compare=options.compare,
+        bound=options.score_range,
+        inflate=options.inflate,
+        calibration=privacy.calibration,  # type: ignore[arg-type]
+        ties=privacy.ties,  # type: ignore[arg-type]
+        accuracy=privacy.accuracy,
+        box=privacy.box(names),
+        public_frame=options.frame,
     )
-    n_groups = 1 if groups is None else check_positive_int(groups, "groups")
+    n_groups = 1 if given.groups is None else given.groups
     parts = score_parts(
-        shares_given,
+        options.split,
         settings,
         n=n,
         p=p,
         eps=eps,
         delta=delta,
         n_groups=n_groups,
-        directions_given=directions_given,
-        private_groups=groups is not None and not settings.groups_public,
-        frame_given=frame_given or bounds_given,
+        directions_given=given.directions,
+        private_groups=given.groups is not None and not settings.groups_public,
+        frame_given=given.frame,
     )
     t, cost = parts.price(delta)
     return ScorePlan(
-        MappingProxyType(dict(parts.shares)),
-        parts.eps_of("directions", t),
-        parts.delta_d,
-        parts.eps_of("groups", t),
-        parts.eps_of("frame", t),
-        parts.eps_m(t),
-        parts.delta_m,
-        cost,
-        _forecast(parts, t, delta, settings.bound),
-        n,
-        p,
-        settings,
-        None if directions_given else _directions_plan(parts, t, settings.ties),
-        None if groups is None else n_groups,
-        missing=check_missing(missing),
+        shares=MappingProxyType(dict(parts.shares)),
+        eps_directions=parts.eps_of("directions", t),
+        delta_directions=parts.delta_d,
+        eps_groups=parts.eps_of("groups", t),
+        eps_frame=parts.eps_of("frame", t),
+        eps_method=parts.eps_m(t),
+        delta_method=parts.delta_m,
+        cost=cost,
+        forecast=_forecast(parts, t, delta, settings.bound),
+        n=n,
+        p=p,
+        settings=settings,
+        directions=None if given.directions else _directions_plan(parts, t, privacy),
+        n_groups=given.groups,
+        missing=privacy.missing,
     )
 
 
-def _settings(
-    n: int,
-    p: int,
-    *,
-    components: object,
-    bins: object,
-    method: object,
-    calibration: object,
-    score_range: object,
-    variables: tuple[str, ...] | None,
-    **options: Any,
-) -> ScoreSettings:
-    """The checked settings: components, bins, methods, calibration, range, the rest."""
-    return check_score_settings(
-        components=check_components(components, p),
-        bins=check_bins(bins, n),
-        methods=check_methods(method, tuple(HISTOGRAM_METHODS)),
-        calibration=check_calibration(calibration),
-        bound=check_positive_float(score_range, "score_range"),
-        variables=variables if variables is not None else tuple(f"V{j + 1}" for j in range(p)),
-        **options,
-    )
-
-
-def _directions_plan(parts: ScoreParts, t: float, ties: Ties) -> DirectionsPlan:
+def _directions_plan(parts: ScoreParts, t: float, privacy: PrivacyOptions) -> DirectionsPlan:
     """The sub-plan of the directions this release makes, at scaling ``t``."""
-    return plan_pc_dir(
+    return plan_directions(
         parts.n,
         parts.p,
-        max(parts.components),
-        eps=parts.eps_of("directions", t),
-        delta=parts.delta_d,
-        calibration=parts.calibration,
-        ties=ties,
-        accuracy="ignore",
-        allow_large_delta=True,
+        evolve(
+            privacy,
+            eps=parts.eps_of("directions", t),
+            delta=parts.delta_d,
+            bounds=None,
+            accuracy="ignore",
+            allow_large_delta=True,
+            scale=None,
+            missing="refuse",
+        ),
+        evolve(DIRECTIONS_DEFAULTS, k=max(parts.components)),
     )
 
 

@@ -13,14 +13,13 @@ from typing import Any, Literal
 
 from numpy.typing import ArrayLike
 
-from ...core.options import SCALE_SHARE
-from ...core.tables import MissingRule, check_missing, document_missing
+from ...core.options import SCALE_SHARE, evolve, release_options
+from ...core.tables import MissingRule, document_missing
 from ...core.types import Accuracy, Calibration, Data, RandomStateLike, Ties
 from ...core.validation import (
     check_bins_cap,
     check_bool,
     check_components,
-    check_eps,
     check_grouped_data,
 )
 from ...privacy.accounting import Budget
@@ -31,7 +30,8 @@ from ..splits import ScoreSplit
 from .draw import ScoreInputs, given_directions
 from .groups import _resolve_groups, resolve_group_codes
 from .histograms import ScoreMethod
-from .plan import plan_score
+from .options import ScoreOptions
+from .plan import ScoreGiven, plan_score_options
 from .result import ScoreResult
 
 __all__ = ["dp_score"]
@@ -287,43 +287,23 @@ def dp_score(
 
         fixed = "method directions groups group_labels public_directions split score_range"
         return standardized_release(dp_score, "score", locals(), fixed + " inflate frame scale")
+    privacy, options = release_options(locals(), ScoreOptions)
     X, labels = _resolve_groups(X, groups)
-    missing = check_missing(missing, dropna)
-    data, variables, labels = check_grouped_data(X, labels, min_cols=2, missing=missing)
+    data, variables, labels = check_grouped_data(X, labels, min_cols=2, missing=privacy.missing)
     n, p = data.shape
-    components = check_components(components, p)
+    components = check_components(options.components, p)
     matrix, dir_result = given_directions(directions, p, components, public_directions)
     public_levels, levels, codes = resolve_group_codes(labels, group_labels, n)
-    scaling = check_scale_settings(scale, bounds=bounds, directions=directions)
+    scaling = check_scale_settings(privacy.scale, bounds=bounds, directions=directions)
+    given = ScoreGiven(
+        directions=matrix is not None, groups=None if levels is None else len(levels)
+    )
     plan = with_private_scales(
-        lambda e: plan_score(
-            n,
-            p,
-            eps=e,
-            delta=delta,
-            bins=bins,
-            components=components,
-            method=method,
-            directions_given=matrix is not None,
-            groups=None if levels is None else len(levels),
-            groups_public=groups_public,
-            split=split,
-            score_range=score_range,
-            calibration=calibration,
-            inflate=inflate,
-            ties=ties,
-            compare=compare,
-            frame=frame,
-            bounds=bounds,
-            variables=variables,
-            accuracy=accuracy,
-            allow_large_delta=allow_large_delta,
-            missing=missing,
-        ),
-        check_eps(eps),
+        lambda e: plan_score_options(n, p, evolve(privacy, eps=e), options, given, variables),
+        privacy.eps,
         scaling,
         variables,
-        scale_share,
+        privacy.scale_share,
     )
     inputs = ScoreInputs(matrix, dir_result, public_levels, levels, codes)
     result: ScoreResult = execute(
