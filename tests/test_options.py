@@ -74,3 +74,29 @@ def test_unknown_settings_are_refused_like_unknown_keywords():
 def test_option_objects_are_frozen():
     with pytest.raises(dataclasses.FrozenInstanceError):
         PrivacyOptions(eps=1.0, delta=1e-6).eps = 2.0  # type: ignore[misc]
+
+
+@pytest.mark.slow  # about 5 s: a whole report page
+def test_a_report_checks_each_option_once(monkeypatch):
+    # one report() prices three releases many times over (the stretch solver);
+    # every option, the bounds included, is still checked exactly once
+    import numpy as np
+
+    import dppca
+
+    counts: dict[str, int] = {}
+    real_validate, real_bounds = options_module.validate, options_module.check_bounds
+
+    def counting(name, value, constraint):
+        counts[name] = counts.get(name, 0) + 1
+        return real_validate(name, value, constraint)
+
+    def counting_bounds(bounds, names):
+        counts["bounds"] = counts.get("bounds", 0) + 1
+        return real_bounds(bounds, names)
+
+    monkeypatch.setattr(options_module, "validate", counting)
+    monkeypatch.setattr(options_module, "check_bounds", counting_bounds)
+    X = np.random.default_rng(3).uniform(-1.0, 1.0, size=(60, 3))
+    dppca.report(X, eps=2.0, delta=1e-5, bounds=(-1.0, 1.0), accuracy="ignore", random_state=0)
+    assert counts and set(counts.values()) == {1}, counts

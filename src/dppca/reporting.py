@@ -21,7 +21,7 @@ from typing import Any, Literal
 from numpy.typing import ArrayLike
 
 from .core.exceptions import AccuracyWarning, DataWarning, PrivacyWarning
-from .core.options import SCALE_SHARE
+from .core.options import SCALE_SHARE, release_options
 from .core.reading import write_text_atomically
 from .core.tables import MissingRule, check_missing, document_missing
 from .core.types import Accuracy, Calibration, Data, RandomStateLike, Ties
@@ -32,12 +32,14 @@ from .releases.engine import CheckedData, execute
 from .releases.loading import LoadingResult
 from .releases.report import (
     ReportInputs,
+    ReportOptions,
     ReportPlan,
     ReportReleases,
-    plan_report,
+    plan_report_options,
 )
 from .releases.score import ScoreResult
 from .releases.score.groups import _resolve_groups, resolve_group_codes
+from .releases.score.plan import ScoreGiven
 from .releases.scree import ScreeResult
 from .report_page import RunFacts, render_html
 
@@ -225,34 +227,17 @@ def report(
     """
     if check_bool(standardize, "standardize"):
         return _standardized_report(locals())
+    privacy, options = release_options(locals(), ReportOptions)
     with warnings.catch_warnings(record=True) as table_notes:  # shown on the page as well
         warnings.simplefilter("always", DataWarning)
         data, variables, labels = check_grouped_data(
-            *_resolve_groups(X, groups), min_cols=2, missing=check_missing(missing, dropna)
+            *_resolve_groups(X, groups), min_cols=2, missing=privacy.missing
         )
     n, p = data.shape
     public_levels, levels, codes = resolve_group_codes(labels, group_labels, n)
     _check_reused(directions, n, p, components)
-    plan = plan_report(
-        n,
-        p,
-        eps=eps,
-        delta=delta,
-        shares=shares,
-        accuracy=accuracy,
-        k=k,
-        components=components,
-        groups=None if levels is None else len(levels),
-        groups_public=groups_public,
-        directions_given=directions is not None,
-        calibration=calibration,
-        ties=ties,
-        score_range=score_range,
-        bounds=bounds,
-        variables=variables,
-        scale=scale,
-        scale_share=scale_share,
-    )
+    given = ScoreGiven(directions is not None, None if levels is None else len(levels))
+    plan = plan_report_options(n, p, privacy, options, given, variables)
     checked = CheckedData(data, variables, ReportInputs(directions, public_levels, levels, codes))
     releases, notes = _execute_noting(plan, checked, budget, random_state, table_notes)
     if command is None:
@@ -266,9 +251,9 @@ def report(
             calibration=calibration,
             bounds=None if bounds is None else "...",
             scale=scale,
-            missing=check_missing(missing, dropna),
+            missing=privacy.missing,
         )
-    facts = RunFacts(missing_zero=check_missing(missing, dropna) == "zero", command=command)
+    facts = RunFacts(missing_zero=privacy.missing == "zero", command=command)
     result = _page(plan, releases, notes, title, calibration, facts)
     if out is not None:
         result.save(out)

@@ -45,6 +45,7 @@ __all__ = [
     "Interval",
     "LoadingOptions",
     "PrivacyOptions",
+    "check_components_option",
     "check_k_option",
     "evolve",
     "invalid_examples",
@@ -330,7 +331,7 @@ class DirectionsOptions(_Checked):
 DIRECTIONS_DEFAULTS = DirectionsOptions()
 
 
-def _check_components(value: object, name: str) -> tuple[int, int]:
+def check_components_option(value: object, name: str) -> tuple[int, int]:
     # the PCs must exist: the plan checks them against k once the shape is known
     if isinstance(value, str | bytes) or not isinstance(value, Sequence | np.ndarray):
         raise TypeError(
@@ -348,7 +349,7 @@ class LoadingOptions(_Checked):
     sign_reference: str = "private"
 
     _parameter_constraints: ClassVar[Mapping[str, Constraint]] = {
-        "components": Check(_check_components, ("12", 1)),
+        "components": Check(check_components_option, ("12", 1)),
         "compare": Boolean(),
         "sign_reference": Choice(("private", "nonprivate")),
     }

@@ -14,39 +14,57 @@ import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from ..core.options import SCALE_SHARE
-from ..core.tables import MissingRule, check_missing
-from ..core.types import Calibration, Ties
+from ..core.options import (
+    DIRECTIONS_DEFAULTS,
+    Boolean,
+    Check,
+    Constraint,
+    PrivacyOptions,
+    _Checked,
+    check_components_option,
+    check_k_option,
+    evolve,
+    split_settings,
+)
+from ..core.scalar_checks import check_positive_float
 from ..core.validation import (
-    check_accuracy,
+    check_bool,
     check_components,
     check_data,
-    check_delta,
     check_delta_for_n,
-    check_eps,
     check_positive_int,
 )
 from ..privacy.accounting import PrivacyCost
 from .composite import largest_stretch
-from .directions import DirectionsPlan, DirectionsResult, plan_pc_dir, resolve_directions
-from .directions.plan import check_share
+from .directions import DirectionsPlan, DirectionsResult, resolve_directions
+from .directions.plan import plan_directions
 from .directions.scales import scale_costs
 from .engine import CheckedData, Part, parts_of
 from .forecast import Forecast
 from .loading import LoadingResult
 from .resolvability import enforce_resolved, warn_dominant_column
 from .scaled import check_scale_settings, scale_table
-from .score import ScoreResult, plan_score
+from .score import ScoreResult
 from .score.draw import ScoreInputs
-from .score.plan import ScorePlan
-from .scree import ScreePlan, ScreeResult, plan_scree
+from .score.options import ScoreOptions
+from .score.plan import ScoreGiven, ScorePlan, plan_score_options
+from .scree import ScreePlan, ScreeResult
 from .scree._checks import enforce_scree
+from .scree._options import ScreeOptions
+from .scree._plan import plan_scree_options
 
-__all__ = ["DEFAULT_SHARES", "ReportPlan", "ReportReleases", "ReportSettings", "plan_report"]
+__all__ = [
+    "DEFAULT_SHARES",
+    "ReportOptions",
+    "ReportPlan",
+    "ReportReleases",
+    "plan_report",
+    "plan_report_options",
+]
 
 #: Default split of (eps, delta) across the releases of a report.
 DEFAULT_SHARES: Mapping[str, float] = {"directions": 0.4, "scree": 0.3, "score": 0.3}
@@ -187,40 +205,42 @@ def check_shares(shares: Mapping[str, float] | None, keys: Sequence[str]) -> dic
     return {k: v / top / total for k, v in values.items()}
 
 
-@dataclass(frozen=True)
-class ReportSettings:
-    """The public options of a report's releases: no data, no budget.
+def _check_report_shares(value: object, name: str) -> Any:
+    check_shares(value, tuple(DEFAULT_SHARES))  # normalised by the plan, over its releases
+    return value
 
-    ``groups`` is the number of group labels (None without groups) and
-    ``directions_given`` says whether an earlier private release is reused.
-    ``scale`` is None or ``"private"``; with ``"private"``, ``scale_share``
-    of the basic split buys one private scale per column, shared by the three
-    releases.
-    """
+
+@dataclass(frozen=True, eq=False)
+class ReportOptions(_Checked):
+    """The settings of a report besides the shared ones, checked once when built."""
 
     k: int | None = None
     components: tuple[int, int] = (1, 2)
-    groups: int | None = None
     groups_public: bool = False
-    directions_given: bool = False
-    calibration: Calibration = "analytic"
-    ties: Ties = "zero"
+    shares: Any = None
     score_range: float = 1e6
-    bounds: Any = None
-    variables: tuple[str, ...] | None = None
-    scale: str | None = None
-    scale_share: float = SCALE_SHARE
+
+    _parameter_constraints: ClassVar[Mapping[str, Constraint]] = {
+        "k": Check(check_k_option, (0, 1.5)),
+        "components": Check(check_components_option, ("12", 1)),
+        "groups_public": Boolean(),
+        "shares": Check(_check_report_shares, ({"directions": 1.0}, {"scree": -1.0})),
+        "score_range": Check(check_positive_float, (0.0, math.inf)),
+    }
+
+
+#: The scree and score settings of a report's own releases (checked once, here).
+SCREE_DEFAULTS = ScreeOptions()
+SCORE_DEFAULTS = ScoreOptions()
 
 
 def plan_report(
     n: int,
     p: int,
     *,
-    eps: float,
-    delta: float,
-    shares: Mapping[str, float] | None = None,
-    accuracy: str = "warn",
-    missing: MissingRule = "refuse",
+    directions_given: bool = False,
+    groups: int | None = None,
+    variables: tuple[str, ...] | None = None,
     **settings: Any,
 ) -> ReportPlan:
     """Price and forecast a :func:`dppca.report` call without any data.
@@ -229,19 +249,18 @@ def plan_report(
     ----------
     n, p : int
         The public shape of the table.
-    eps, delta : float
-        The report's whole budget.
-    shares : mapping, optional
-        The basic split over ``"directions"``, ``"scree"`` and ``"score"``
-        (see :func:`dppca.report`).
-    accuracy : {"warn", "error", "ignore"}, default="warn"
-        What the executor does with a forecast problem.
-    missing : {"refuse", "zero"}, default="refuse"
-        How the executor checks a table with missing values; no effect on the price.
+    directions_given : bool, default=False
+        Whether an earlier private release is reused (it costs nothing here).
+    groups : int, optional
+        The number of group labels (None without groups).
+    variables : tuple of str, optional
+        The column names, for ``bounds`` given as a mapping.
     **settings
-        The fields of :class:`ReportSettings`: the options of
-        :func:`dppca.report` with the group labels replaced by their number
-        and a reused release by ``directions_given``.
+        The options of :func:`dppca.report`: ``eps`` and ``delta`` (the
+        report's whole budget), ``shares`` (the basic split over
+        ``"directions"``, ``"scree"`` and ``"score"``), ``accuracy``,
+        ``missing`` and the rest; they become option objects (checked
+        there, once) for :func:`plan_report_options`.
 
     Notes
     -----
@@ -261,22 +280,74 @@ def plan_report(
     >>> plan.factor > 1  # tight composition leaves more than the basic split
     True
     """
-    n, p = check_positive_int(n, "n"), check_positive_int(p, "p")
-    eps, delta = check_eps(eps), check_delta(delta)
-    # As every release: a delta of 1/n or more lets a mechanism publish a row.
-    delta = check_delta_for_n(delta, n)
-    accuracy = check_accuracy(accuracy)
-    options = _check_settings(ReportSettings(**settings), p)
-    keys = ("scree", "score") if options.directions_given else ("directions", "scree", "score")
-    weights = check_shares(shares, keys)
-    scale_share = options.scale_share if options.scale == "private" else 0.0
-
-    factor, plans = largest_stretch(
-        lambda t: _release_plans(n, p, t * eps, delta, weights, scale_share, options),
-        _costs,
-        eps,
-        delta,
+    privacy, options = split_settings("plan_report", settings, ReportOptions)
+    given = ScoreGiven(
+        directions=check_bool(directions_given, "directions_given"),
+        groups=None if groups is None else check_positive_int(groups, "groups"),
     )
+    return plan_report_options(n, p, privacy, options, given, variables)
+
+
+def plan_report_options(
+    n: int,
+    p: int,
+    privacy: PrivacyOptions,
+    options: ReportOptions,
+    given: ScoreGiven | None = None,
+    variables: tuple[str, ...] | None = None,
+) -> ReportPlan:
+    """The plan of a report from checked option objects (see :func:`plan_report`).
+
+    Checks only what needs the shape or the other settings: ``delta``
+    against 1/n, ``components`` against p and ``scale`` against the bounds
+    and a reused release. The three releases are planned from objects
+    derived with :func:`~dppca.core.options.evolve` (nothing checked again).
+    """
+    given = given or ScoreGiven()
+    n, p = check_positive_int(n, "n"), check_positive_int(p, "p")
+    eps = privacy.eps
+    # As every release: a delta of 1/n or more lets a mechanism publish a row.
+    delta = check_delta_for_n(privacy.delta, n, privacy.allow_large_delta)
+    check_scale_settings(
+        privacy.scale, bounds=privacy.bounds, directions=True if given.directions else None
+    )
+    components = check_components(options.components, p)
+    keys = ("scree", "score") if given.directions else ("directions", "scree", "score")
+    weights = check_shares(options.shares, keys)
+    scale_share = privacy.scale_share if privacy.scale == "private" else 0.0
+    names = variables if variables is not None else tuple(f"V{j + 1}" for j in range(p))
+    privacy.box(names)  # the bounds checked once, here; the releases reuse the result
+    # the releases' own settings: nothing refused after the whole report is checked
+    inner = evolve(privacy, accuracy="ignore", allow_large_delta=True, scale=None)
+    score = evolve(
+        SCORE_DEFAULTS,
+        components=components,
+        groups_public=options.groups_public,
+        score_range=options.score_range,
+    )
+    score_given = ScoreGiven(directions=True, groups=given.groups)
+
+    def release_plans(t: float) -> dict[str, Any]:
+        """The plans of the releases (and the scales' part) at a total of ``t * eps``."""
+        rest = t * eps * (1.0 - scale_share)
+        budget = {key: (rest * w, delta * w) for key, w in weights.items()}
+        plans: dict[str, Any] = {}
+        if scale_share > 0:
+            plans["scales"] = _ScalesPart(tuple(scale_costs(names, t * eps * scale_share / p)))
+        if "directions" in budget:
+            e, d = budget["directions"]
+            sub = evolve(inner, eps=e, delta=d, missing="refuse")
+            plans["directions"] = plan_directions(n, p, sub, DIRECTIONS_DEFAULTS, names)
+        e, d = budget["scree"]
+        sub = evolve(inner, eps=e, delta=d, ties="zero", missing="refuse")
+        scree = evolve(SCREE_DEFAULTS, k=options.k)
+        plans["scree"] = plan_scree_options(n, p, sub, scree, True, names)
+        e, d = budget["score"]
+        sub = evolve(inner, eps=e, delta=d, missing="refuse")
+        plans["score"] = plan_score_options(n, p, sub, score, score_given, names)
+        return plans
+
+    factor, plans = largest_stretch(release_plans, _costs, eps, delta)
     costs = _costs(plans)
     scales = plans.pop("scales", None)
     cost = PrivacyCost(
@@ -288,34 +359,22 @@ def plan_report(
         kind="composed",
     )
     return ReportPlan(
-        n,
-        p,
-        eps,
-        delta,
-        weights,
-        factor,
-        plans.get("directions"),
-        plans["scree"],
-        plans["score"],
-        cost,
-        _forecast(n, p, eps, delta, plans),
-        options.components,
-        accuracy,
+        n=n,
+        p=p,
+        eps=eps,
+        delta=delta,
+        shares=weights,
+        factor=factor,
+        directions=plans.get("directions"),
+        scree=plans["scree"],
+        score=plans["score"],
+        cost=cost,
+        forecast=_forecast(n, p, eps, delta, plans),
+        components=components,
+        accuracy=privacy.accuracy,
         scales=() if scales is None else scales.costs,
-        missing=check_missing(missing),
+        missing=privacy.missing,
     )
-
-
-def _check_settings(settings: ReportSettings, p: int) -> ReportSettings:
-    """The settings with their components and scale option checked."""
-    scale = check_scale_settings(
-        settings.scale,
-        bounds=settings.bounds,
-        directions=True if settings.directions_given else None,
-    )
-    share = check_share(settings.scale_share)
-    components = check_components(settings.components, p)
-    return dataclasses.replace(settings, components=components, scale=scale, scale_share=share)
 
 
 @dataclass(frozen=True)
@@ -331,51 +390,6 @@ def _costs(plans: Mapping[str, Any]) -> list[PrivacyCost]:
     for entry in plans.values():
         costs += entry.costs if isinstance(entry, _ScalesPart) else [entry.cost]
     return costs
-
-
-def _release_plans(
-    n: int,
-    p: int,
-    eps: float,
-    delta: float,
-    weights: Mapping[str, float],
-    scale_share: float,
-    options: ReportSettings,
-) -> dict[str, Any]:
-    """The plans of the releases (and the scales' part) at a total of ``eps``."""
-    common: dict[str, Any] = {
-        "calibration": options.calibration,
-        "bounds": options.bounds,
-        "variables": options.variables,
-        "accuracy": "ignore",
-        "allow_large_delta": True,
-    }
-    rest = eps * (1.0 - scale_share)
-    budget = {key: (rest * w, delta * w) for key, w in weights.items()}
-    plans: dict[str, Any] = {}
-    if scale_share > 0:
-        names = options.variables or tuple(f"V{j + 1}" for j in range(p))
-        plans["scales"] = _ScalesPart(tuple(scale_costs(names, eps * scale_share / p)))
-    if "directions" in budget:
-        e, d = budget["directions"]
-        plans["directions"] = plan_pc_dir(n, p, eps=e, delta=d, ties=options.ties, **common)
-    e, d = budget["scree"]
-    plans["scree"] = plan_scree(n, p, options.k, eps=e, delta=d, directions_given=True, **common)
-    e, d = budget["score"]
-    plans["score"] = plan_score(
-        n,
-        p,
-        eps=e,
-        delta=d,
-        components=options.components,
-        directions_given=True,
-        groups=options.groups,
-        groups_public=options.groups_public,
-        score_range=options.score_range,
-        ties=options.ties,
-        **common,
-    )
-    return plans
 
 
 def _forecast(n: int, p: int, eps: float, delta: float, plans: Mapping[str, Any]) -> Forecast:
