@@ -15,6 +15,8 @@ from dppca.core.options import (
     invalid_examples,
     split_settings,
 )
+from dppca.releases.pca.options import PCAOptions
+from dppca.releases.report import ReportOptions
 from dppca.releases.score.options import ScoreOptions
 from dppca.releases.scree._options import ScreeOptions
 
@@ -24,6 +26,8 @@ REQUIRED = {
     LoadingOptions: {},
     ScreeOptions: {},
     ScoreOptions: {},
+    ReportOptions: {},
+    PCAOptions: {},
 }
 CASES = [(cls, name, value) for cls in REQUIRED for name, value in invalid_examples(cls)]
 

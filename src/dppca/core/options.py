@@ -287,11 +287,15 @@ class PrivacyOptions(_Checked):
     _boxes: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     def box(self, names: tuple[str, ...]) -> Any:
-        """``bounds`` checked against the column ``names``: None or (lower, upper) arrays."""
-        key = (id(self.bounds), tuple(names))
-        if key not in self._boxes:
-            self._boxes[key] = check_bounds(self.bounds, names)
-        return self._boxes[key]
+        """``bounds`` checked against the column ``names``: None or (lower, upper) arrays.
+
+        Checked once per set of names; objects derived with :func:`evolve`
+        share the result while their ``bounds`` are the same object.
+        """
+        key = (id(self.bounds), tuple(names))  # the entry keeps the bounds, so the id stays
+        if key not in self._boxes or self._boxes[key][0] is not self.bounds:
+            self._boxes[key] = (self.bounds, check_bounds(self.bounds, names))
+        return self._boxes[key][1]
 
     _parameter_constraints: ClassVar[Mapping[str, Constraint]] = {
         "eps": Check(check_eps, (-1.0, math.nan, True, "1")),

@@ -120,21 +120,15 @@ def plan_standardized(
     n: int,
     p: int,
     *,
-    eps: float,
-    delta: float,
-    k: int | None = None,
-    components: tuple[int, int] = (1, 2),
-    bins: Any = None,
-    bounds: Any = None,
     compare: bool = False,
-    calibration: str = "analytic",
-    accuracy: str = "warn",
-    allow_large_delta: bool = False,
     variables: tuple[str, ...] | None = None,
-    missing: str = "refuse",
+    **settings: Any,
 ) -> Any:
     """The fit's plan for one picture: only the parts that picture needs.
 
+    ``settings`` are those of the picture's function that the fit takes
+    (``eps``, ``delta``, ``k``, ``components``, ``bins``, ``bounds``,
+    ``calibration``, ``accuracy``, ``allow_large_delta``, ``missing``).
     ``"score"`` keeps the score plot (and the private scales it reads
     without bounds); ``"loading"`` and ``"scree"`` need only the tau
     directions, whose release gives the scree at no extra cost.
@@ -144,20 +138,11 @@ def plan_standardized(
     return _FIT_PLANNER[0](
         n,
         p,
-        eps=eps,
-        delta=delta,
         standardize=True,
-        k=k,
-        components=components,
         score=picture == "score",
-        bins=bins,
-        bounds=bounds,
         compare=compare and picture != "loading",
-        calibration=calibration,
         variables=variables,
-        accuracy=accuracy,
-        allow_large_delta=allow_large_delta,
-        missing=missing,
+        **settings,
     )
 
 
@@ -173,46 +158,23 @@ def release_standardized(
     picture: Picture,
     X: Any,
     *,
-    eps: float,
-    delta: float,
-    k: int | None = None,
-    components: tuple[int, int] = (1, 2),
-    bins: Any = None,
-    bounds: Any = None,
-    compare: bool = False,
-    calibration: str = "analytic",
-    accuracy: str = "warn",
     budget: Budget | None = None,
     random_state: Any = None,
-    allow_large_delta: bool = False,
-    missing: str = "refuse",
     dropna: bool = False,
     sign_reference: str = "private",
+    **settings: Any,
 ) -> Any:
-    """Run the fit for one picture and return that picture (see the module docstring)."""
-    missing = check_missing(missing, dropna)
-    data, variables = check_data(X, min_rows=4, min_cols=2, missing=missing)
+    """Run the fit for one picture and return that picture (see the module docstring).
+
+    ``settings`` are those :func:`plan_standardized` takes.
+    """
+    settings["missing"] = check_missing(settings.get("missing", "refuse"), dropna)
+    data, variables = check_data(X, min_rows=4, min_cols=2, missing=settings["missing"])
     n, p = data.shape
-    plan = plan_standardized(
-        picture,
-        n,
-        p,
-        eps=eps,
-        delta=delta,
-        k=k,
-        components=components,
-        bins=bins,
-        bounds=bounds,
-        compare=compare,
-        calibration=calibration,
-        accuracy=accuracy,
-        allow_large_delta=allow_large_delta,
-        variables=variables,
-        missing=missing,
-    )
+    plan = plan_standardized(picture, n, p, variables=variables, **settings)
     fit = execute(plan, CheckedData(data, variables), budget=budget, random_state=random_state)
     result = picture_of(fit, picture)
-    if picture == "loading" and compare:
+    if picture == "loading" and settings.get("compare", False):
         result = dataclasses.replace(
             result,
             nonprivate=_correlation_directions(data, variables),
@@ -232,41 +194,26 @@ def _correlation_directions(data: np.ndarray, variables: tuple[str, ...]) -> Any
 def standardized_report_releases(
     X: Any,
     *,
-    eps: float,
-    delta: float,
-    k: int | None = None,
-    components: tuple[int, int] = (1, 2),
-    bounds: Any = None,
-    calibration: str = "analytic",
-    accuracy: str = "warn",
     budget: Budget | None = None,
     random_state: Any = None,
     missing: str = "refuse",
     dropna: bool = False,
+    **settings: Any,
 ) -> Any:
     """The fit behind ``report(..., standardize=True)``: every part, with its score plot.
 
     The report shows all pictures, so the fit keeps its score plot (on the
     widths of ``bounds`` or private scales) whatever the forecast says; the
     forecast's warning and the frame check's note reach the page.
+    ``settings`` are the fit's options the report passes on (``eps``,
+    ``delta``, ``k``, ``components``, ``bounds``, ``calibration``, ``accuracy``).
     """
     missing = check_missing(missing, dropna)
     data, variables = check_data(X, min_rows=4, min_cols=2, missing=missing)
     if not _FIT_PLANNER:  # pragma: no cover - filled when the package is imported
         raise RuntimeError("no private PCA planner registered; import dppca first.")
+    n, p = data.shape
     plan = _FIT_PLANNER[0](
-        data.shape[0],
-        data.shape[1],
-        eps=eps,
-        delta=delta,
-        standardize=True,
-        k=k,
-        components=components,
-        score=True,
-        bounds=bounds,
-        calibration=calibration,
-        variables=variables,
-        accuracy=accuracy,
-        missing=missing,
+        n, p, standardize=True, score=True, variables=variables, missing=missing, **settings
     )
     return execute(plan, CheckedData(data, variables), budget=budget, random_state=random_state)

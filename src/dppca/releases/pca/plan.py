@@ -22,16 +22,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ...core.tables import MissingRule, check_missing
+from ...core.options import PrivacyOptions, split_settings
 from ...core.validation import (
-    check_accuracy,
-    check_bool,
-    check_bounds,
     check_components,
     check_data,
-    check_delta,
     check_delta_for_n,
-    check_eps,
     check_k,
     check_positive_int,
 )
@@ -47,9 +42,10 @@ from ..score import plan_score
 from ..scree import plan_scree
 from .draw import assemble_fit, axis_sds, feed_step, review_fit
 from .frame import FitFrameScore, fit_frame_score
+from .options import PCAOptions
 from .result import ANALYSES, ESTIMATES
 from .settings import PCASettings
-from .split import PCASplit, check_pca_split
+from .split import PCASplit
 
 __all__ = ["PCAPlan", "PCASettings", "PrivateScalesStep", "plan_pca"]
 
@@ -206,32 +202,14 @@ def _check_scales(scales: object, p: int) -> NDArray[np.float64]:
 
 
 def check_settings(
-    p: int,
-    *,
-    standardize: object,
-    k: object,
-    components: object,
-    score: object,
-    compare: object,
-    bounds: object,
-    scales: object,
-    variables: tuple[str, ...],
-    accuracy: object,
-    calibration: str,
-    bins: object,
-    debias: object,
-    missing: object = "refuse",
+    p: int, privacy: PrivacyOptions, options: PCAOptions, variables: tuple[str, ...]
 ) -> PCASettings:
-    """Every setting of a fit, checked once; the analysis chosen from them."""
-    standardize = check_bool(standardize, "standardize")
-    components = check_components(components, p)
-    score = True if score is None else check_bool(score, "score")
-    compare = check_bool(compare, "compare")
-    accuracy = check_accuracy(accuracy)
-    debias = check_bool(debias, "debias")
-    box = check_bounds(bounds, variables)
-    public = None if scales is None else _check_scales(scales, p)
-    if standardize:
+    """What a fit's checked options need of the shape; the analysis chosen from them."""
+    components = check_components(options.components, p)
+    score = True if options.score is None else options.score
+    box = privacy.box(variables)
+    public = None if options.scales is None else _check_scales(options.scales, p)
+    if options.standardize:
         analysis = "standardized"
         source = None
         if public is not None:
@@ -247,53 +225,35 @@ def check_settings(
     else:
         analysis, source = "units", None
     default_k = p if analysis == "standardized" else min(p, max(3, max(components)))
-    k = max(check_k(k, p) if k is not None else default_k, max(components))
+    k = max(check_k(options.k, p) if options.k is not None else default_k, max(components))
     return PCASettings(
         analysis=analysis,
         k=k,
         components=components,
         score=score,
-        compare=compare,
+        compare=options.compare,
         variables=variables,
         box=box,
         scales=public,
         scale_source=source,
-        accuracy=accuracy,
-        calibration=calibration,
-        bins=bins,
-        debias=debias,
-        missing=check_missing(missing),
+        accuracy=privacy.accuracy,
+        calibration=privacy.calibration,
+        bins=options.bins,
+        debias=options.debias,
+        missing=privacy.missing,
     )
 
 
 def plan_pca(
-    n: int,
-    p: int,
-    *,
-    eps: float,
-    delta: float,
-    standardize: bool = True,
-    k: int | None = None,
-    components: tuple[int, int] = (1, 2),
-    score: bool | None = None,
-    bins: Any = None,
-    bounds: Any = None,
-    scales: Any = None,
-    split: PCASplit | Mapping[str, float] | None = None,
-    compare: bool = False,
-    calibration: str = "analytic",
-    debias: bool = True,
-    variables: tuple[str, ...] | None = None,
-    accuracy: str = "warn",
-    allow_large_delta: bool = False,
-    missing: MissingRule = "refuse",
+    n: int, p: int, *, variables: tuple[str, ...] | None = None, **settings: Any
 ) -> PCAPlan:
     """Price and forecast a :func:`dppca.dp_pca` fit without any data.
 
     Parameters are those of :func:`dppca.dp_pca` with the data replaced by its
     public shape ``n`` x ``p`` (``variables`` name the columns, ``V1 .. Vp``
     by default). The plan's ``estimates`` says what the fit estimates and its
-    ``cost`` is what the fit records: exactly ``(eps, delta)``.
+    ``cost`` is what the fit records: exactly ``(eps, delta)``. The settings
+    become option objects (checked there, once) for :func:`plan_pca_options`.
 
     Examples
     --------
@@ -307,32 +267,27 @@ def plan_pca(
     >>> plan_pca(392, 6, eps=1.0, delta=1e-6, standardize=False).estimates[:33]
     'the PCA of the table in the units'
     """
+    privacy, options = split_settings("plan_pca", settings, PCAOptions)
+    return plan_pca_options(n, p, privacy, options, variables)
+
+
+def plan_pca_options(
+    n: int,
+    p: int,
+    privacy: PrivacyOptions,
+    options: PCAOptions,
+    variables: tuple[str, ...] | None = None,
+) -> PCAPlan:
+    """The plan of a private PCA fit from checked option objects (see :func:`plan_pca`)."""
     n, p = check_positive_int(n, "n"), check_positive_int(p, "p")
-    eps = check_eps(eps)
-    delta = check_delta_for_n(
-        check_delta(delta), n, check_bool(allow_large_delta, "allow_large_delta")
-    )
+    eps = privacy.eps
+    delta = check_delta_for_n(privacy.delta, n, privacy.allow_large_delta)
     names = variables if variables is not None else tuple(f"V{j + 1}" for j in range(p))
     if len(names) != p:
         raise ValueError(f"variables must name p = {p} columns; got {len(names)}.")
-    settings = check_settings(
-        p,
-        standardize=standardize,
-        k=k,
-        components=components,
-        score=score,
-        compare=compare,
-        bounds=bounds,
-        scales=scales,
-        variables=names,
-        accuracy=accuracy,
-        calibration=calibration,
-        bins=bins,
-        debias=debias,
-        missing=missing,
-    )
-    weights = check_pca_split(split)
-    settings, notes = _auto_score(settings, weights, n, eps, auto=score is None)
+    settings = check_settings(p, privacy, options, names)
+    weights = options.split
+    settings, notes = _auto_score(settings, weights, n, eps, auto=options.score is None)
     used = _used_parts(settings)
     shares = weights.shares(used, settings.analysis)
     gaussian = [name for name in used if name not in ("scales", "frame")]
@@ -350,14 +305,14 @@ def plan_pca(
         costs, eps, delta, f"dppca private PCA ({settings.analysis}; {', '.join(steps)})"
     )
     return PCAPlan(
-        n,
-        p,
-        eps,
-        delta,
-        tuple(steps.items()),
-        cost,
-        joint_forecast("pca", n, p, eps, delta, steps),
-        settings.accuracy,
+        n=n,
+        p=p,
+        eps=eps,
+        delta=delta,
+        steps=tuple(steps.items()),
+        cost=cost,
+        forecast=joint_forecast("pca", n, p, eps, delta, steps),
+        accuracy=settings.accuracy,
         settings=settings,
         shares=shares,
         stretch=stretch,

@@ -14,11 +14,13 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ...core.exceptions import AccuracyWarning
-from ...core.tables import MissingRule, check_missing, document_missing
+from ...core.options import release_options
+from ...core.tables import MissingRule, document_missing
 from ...core.types import RandomStateLike
 from ...core.validation import check_data
 from ..engine import CheckedData, execute
-from .plan import plan_pca
+from .options import PCAOptions
+from .plan import plan_pca_options
 from .result import PCAResult
 from .split import PCASplit
 
@@ -177,30 +179,10 @@ def dp_pca(
     >>> fit.summary().importance.columns.tolist()
     ['variance', 'pve', 'cumulative_pve']
     """
-    missing = check_missing(missing)
-    values, variables = check_data(X, min_rows=4, min_cols=2, copy=False, missing=missing)
+    privacy, options = release_options(locals(), PCAOptions)
+    values, variables = check_data(X, min_rows=4, min_cols=2, copy=False, missing=privacy.missing)
     n, p = values.shape
-    plan = plan_pca(
-        n,
-        p,
-        eps=eps,
-        delta=delta,
-        standardize=standardize,
-        k=k,
-        components=components,
-        score=score,
-        bins=bins,
-        bounds=bounds,
-        scales=scales,
-        split=split,
-        compare=compare,
-        calibration=calibration,
-        debias=debias,
-        variables=variables,
-        accuracy=accuracy,
-        allow_large_delta=allow_large_delta,
-        missing=missing,
-    )
+    plan = plan_pca_options(n, p, privacy, options, variables)
     if plan.notes and plan.accuracy != "ignore":
         for note in plan.notes:
             warnings.warn(note, AccuracyWarning, stacklevel=2)
