@@ -37,7 +37,8 @@ import numpy as np
 import pandas as pd
 
 from dppca import plan_pc_dir
-from dppca.privacy.ledger import Ledger, fingerprint
+from dppca.privacy.fingerprint import fingerprint
+from dppca.privacy.ledger import Ledger
 
 
 def _build(path: Path, big: pd.DataFrame, small: pd.DataFrame, charges: int) -> None:

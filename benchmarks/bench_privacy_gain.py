@@ -48,7 +48,8 @@ from dppca.app.state import AppState
 from dppca.core.exceptions import AccuracyWarning
 from dppca.core.validation import HardenedGenerator
 from dppca.datasets import load_gau, load_wine
-from dppca.privacy.accounting import _tight_eps, basic_total, tight_total
+from dppca.privacy.composition import _tight_eps
+from dppca.privacy.cost import basic_total
 from dppca.privacy.mechanisms import (
     analytic_gaussian_sigma,
     classic_gaussian_sigma,
@@ -57,6 +58,8 @@ from dppca.privacy.mechanisms import (
     laplace_noise,
     symmetric_gaussian_noise,
 )
+from dppca.privacy.totals import tight_total
+from dppca.releases.scree._plan import plan_scree
 
 
 def sigma_table(delta: float) -> None:
@@ -197,9 +200,8 @@ def _basic_split(build, eps, delta):
 
 
 def _gain_runs(frame, eps: float, seeds: int, basic: bool):
-    from dppca.releases import scree as scree_mod
     from dppca.releases.score import costs as score_costs  # where the score plan calls it
-    from dppca.releases.score import plan_score
+    from dppca.releases.score.plan import plan_score
     from dppca.releases.scree import _budget as scree_budget  # where the scree plan calls it
 
     saved = scree_budget.scale_to_tight, score_costs.scale_to_tight
@@ -224,7 +226,7 @@ def _gain_runs(frame, eps: float, seeds: int, basic: bool):
                 tv = 0.5 * float(np.abs(so.probs["add"] - so.nonprivate.prob).sum())
                 rows.append((pve, sub, sub_s, tv))
         n, p = x.shape
-        plan_sc = scree_mod.plan_scree(n, p, 3, eps=eps, delta=1e-6)
+        plan_sc = plan_scree(n, p, 3, eps=eps, delta=1e-6)
         plan_so = plan_score(n, p, eps=eps, delta=1e-6)
         totals = (
             tight_total(plan_sc.cost.leaves(), 1e-6)[0],

@@ -222,7 +222,7 @@ class Routes:
             data = CheckedData(Y, tuple(f"x{j}" for j in range(self.p)), ReportInputs(tau))
             return _report_outcome(execute(rest, data, random_state=rng), Y)
         if name in ("pca-std", "pca-units"):
-            from dppca.releases.pca import plan_pca
+            from dppca.releases.pca.plan import plan_pca
 
             plan = self._plan(
                 name,

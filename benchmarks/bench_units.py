@@ -43,7 +43,7 @@ import warnings
 import numpy as np
 
 from dppca import AccuracyWarning, spherical_kendall
-from dppca.releases.directions import plan_pc_dir
+from dppca.releases.directions.plan import plan_pc_dir
 from dppca.releases.engine import execute
 
 

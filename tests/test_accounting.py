@@ -17,7 +17,8 @@ from dppca import (
     compose_tight,
     tight_total,
 )
-from dppca.privacy.accounting import NoisePart, basic_total
+from dppca.privacy.calibration import NoisePart
+from dppca.privacy.cost import basic_total
 from dppca.privacy.mechanisms import analytic_gaussian_sigma, classic_gaussian_sigma
 
 
@@ -257,7 +258,7 @@ def test_exact_composition_agrees_with_the_pld_accountant(mu, others):
     pld_mod = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
     from dp_accounting.pld import common
 
-    from dppca.privacy.accounting import _exact_eps
+    from dppca.privacy.composition import _exact_eps
 
     total = None
     if mu > 0:
@@ -282,7 +283,7 @@ def test_exact_composition_agrees_with_the_pld_accountant(mu, others):
 def test_exact_total_is_continuous_so_a_split_meets_it():
     # the PLD's rounding makes its total jump with the eps of a pure part; the
     # closed form does not, so a scaled split meets the total to 1e-9
-    from dppca.privacy.accounting import tight_factor
+    from dppca.privacy.calibration import tight_factor
 
     shares = (("gaussian", 0.35, 4e-7), ("pure", 0.1, 0.0), ("gaussian", 0.55, 6e-7))
     t = tight_factor(shares, 1.0, 1e-6)
@@ -317,7 +318,7 @@ def test_multiplier_records_noise_relative_to_a_runtime_sensitivity():
 
 
 def test_scale_to_tight_checks_what_it_builds():
-    from dppca.privacy.accounting import scale_to_tight
+    from dppca.privacy.calibration import scale_to_tight
 
     def build(t):
         return [

@@ -148,7 +148,7 @@ def test_the_upload_limit_counts_the_bytes_received(monkeypatch):
 
 
 def test_a_table_with_repeated_column_names_is_refused_with_a_message(frame):
-    from dppca.app.state import DataError
+    from dppca.app.data import DataError
 
     with pytest.raises(DataError, match="repeated column names"):
         AppState().load("dup", frame.set_axis(["a", "b", "a", "d", "label"], axis=1))

@@ -11,17 +11,11 @@ import pytest
 
 from dppca import BudgetExceededError, dp_pc_dir, plan_loading
 from dppca.app import figures
-from dppca.app.state import (
-    CLIPPED_NOTE,
-    DEFAULT_EPS,
-    AppState,
-    DataError,
-    default_delta,
-    describe_forecast,
-    read_csv_upload,
-    select_data,
-)
+from dppca.app.data import DataError, read_csv_upload, select_data
+from dppca.app.plans import CLIPPED_NOTE, describe_forecast
+from dppca.app.state import DEFAULT_EPS, AppState
 from dppca.cli import main
+from dppca.privacy.defaults import default_delta
 
 
 @pytest.fixture

@@ -8,7 +8,9 @@ import pytest
 
 from dppca import BudgetExceededError, PrivacyCost
 from dppca.app import views
-from dppca.app.state import AppState, DataError, Release
+from dppca.app.data import DataError
+from dppca.app.plans import Release
+from dppca.app.state import AppState
 from dppca.core.exceptions import TiedRowsError
 from dppca.releases.forecast import Forecast
 

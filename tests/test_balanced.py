@@ -10,7 +10,7 @@ import pytest
 
 from dppca import TiedRowsError, dp_pc_dir, spherical_kendall
 from dppca.cli import main
-from dppca.kernels.kendall import default_m
+from dppca.core.validation import default_m
 from dppca.privacy.mechanisms import kendall_sigma, random_pairing, symmetric_gaussian_noise
 
 

@@ -68,7 +68,7 @@ def test_score_checks_the_figure_name_before_the_release(tmp_path, capsys, monke
 def test_written_files_get_the_usual_mode(tmp_path):
     import os
 
-    from dppca.cli._common import write_atomically
+    from dppca.cli._output import write_atomically
 
     target = tmp_path / "out.txt"
     from pathlib import Path

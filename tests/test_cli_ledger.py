@@ -12,7 +12,8 @@ import pytest
 
 from dppca.app.state import AppState
 from dppca.cli import main
-from dppca.privacy.ledger import Ledger, fingerprint
+from dppca.privacy.fingerprint import fingerprint
+from dppca.privacy.ledger import Ledger
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 

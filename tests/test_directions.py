@@ -21,7 +21,7 @@ from dppca import (
 )
 from dppca.core.exceptions import AccuracyWarning, InaccurateReleaseError
 from dppca.privacy.mechanisms import kendall_sensitivity, kendall_sigma, symmetric_gaussian_noise
-from dppca.releases.directions import orient_signs
+from dppca.releases.directions.result import orient_signs
 
 
 def test_directions_are_orthonormal_and_ordered(small_data):

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from dppca import dp_pc_dir, dp_score, dp_scree, pc_dir
-from dppca.releases.directions import resolve_directions
+from dppca.releases.directions.given import resolve_directions
 
 
 @pytest.fixture

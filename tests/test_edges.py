@@ -8,7 +8,7 @@ import pytest
 
 from dppca import dp_loading, dp_pc_dir, dp_score, dp_scree, pc_dir
 from dppca.app import figures
-from dppca.app.state import DataError, read_csv_upload
+from dppca.app.data import DataError, read_csv_upload
 from dppca.core.reading import check_csv_layout, read_csv_checked, sniff_csv_layout
 from dppca.core.validation import MAX_REPEL_LABELS, check_sensitivity_work, repel_iterations
 

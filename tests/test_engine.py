@@ -8,6 +8,7 @@ import pytest
 import dppca
 from dppca import Budget, BudgetExceededError, dp_loading, dp_score, plan_loading
 from dppca.core import validation
+from dppca.core.data_checks import check_table
 from dppca.datasets import load_gau
 from dppca.releases.engine import CheckedData, Part, ReleasePlan, execute
 
@@ -65,7 +66,7 @@ def test_the_executor_gives_what_the_entry_point_gives(table):
 def test_an_entry_point_checks_its_data_and_eps_once(monkeypatch):
     data = load_gau()
     calls = {"check_data": 0}
-    original = validation.check_table
+    original = check_table
 
     def counting(*args, **kwargs):
         calls["check_data"] += 1

@@ -25,7 +25,7 @@ from dppca import (
 )
 from dppca.datasets import load_gau, load_wine
 from dppca.releases.forecast import CLIP_RATIO, Forecast, direction_noise_norm, em_failure_bound
-from dppca.releases.score import frame_failure_bound
+from dppca.releases.score.frame import frame_failure_bound
 
 
 def _leaves(cost):

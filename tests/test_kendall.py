@@ -358,7 +358,7 @@ def test_no_floating_point_warning_escapes(backend, design, far):
 
 
 def test_default_block_depends_on_p_and_cache_only():
-    from dppca.kernels.kendall import default_block
+    from dppca.kernels.exact_pairs import default_block
 
     for p in (1, 20, 256, 257, 5000):
         b = default_block(p)

@@ -19,7 +19,8 @@ import pytest
 
 from dppca import plan_pc_dir
 from dppca.cli import main
-from dppca.privacy.ledger import Ledger, LedgerError, ledger_timeout
+from dppca.privacy.ledger import Ledger
+from dppca.privacy.ledger_store import LedgerError, ledger_timeout
 
 _HOLD = """
 import sqlite3, sys, time

@@ -11,7 +11,8 @@ import pytest
 
 from dppca import Budget, BudgetExceededError, PrivacyCost, plan_pc_dir, tight_total
 from dppca.cli import main
-from dppca.privacy.ledger import Ledger, fingerprint
+from dppca.privacy.fingerprint import fingerprint
+from dppca.privacy.ledger import Ledger
 from dppca.privacy.mechanisms import analytic_gaussian_sigma
 from dppca.privacy.tally import Tally
 
@@ -78,7 +79,7 @@ def test_the_summary_agrees_with_a_full_recomputation(tmp_path: Path) -> None:
 
 
 def test_a_changed_middle_charge_is_found_by_verify(tmp_path: Path) -> None:
-    from dppca.privacy.ledger import LedgerError
+    from dppca.privacy.ledger_store import LedgerError
 
     path = tmp_path / "l.sqlite"
     led = Ledger(path)
@@ -160,7 +161,7 @@ def test_a_conflicting_first_total_is_refused_with_the_recorded_one(table, tmp_p
     a.check(cost)
     b.check(cost)
     a.spend(cost)
-    from dppca.privacy.ledger import LedgerError
+    from dppca.privacy.ledger_store import LedgerError
 
     with pytest.raises(LedgerError, match=r"already \(eps=1, delta=1e-06\)"):
         b.spend(cost)

@@ -18,7 +18,9 @@ import pytest
 
 from dppca import BudgetExceededError, PrivacyCost, plan_pc_dir
 from dppca.cli import main
-from dppca.privacy.ledger import Ledger, LedgerError, fingerprint
+from dppca.privacy.fingerprint import fingerprint
+from dppca.privacy.ledger import Ledger
+from dppca.privacy.ledger_store import LedgerError
 
 
 def _gaussian(eps: float) -> PrivacyCost:

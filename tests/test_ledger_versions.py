@@ -16,7 +16,9 @@ import pytest
 
 from dppca.cli import main
 from dppca.core.reading import read_csv_checked
-from dppca.privacy.ledger import Ledger, LedgerError, fingerprint, legacy_fingerprints
+from dppca.privacy.fingerprint import fingerprint, legacy_fingerprints
+from dppca.privacy.ledger import Ledger
+from dppca.privacy.ledger_store import LedgerError
 
 DATA = Path(__file__).parent / "data"
 SCHEMAS = [1, 2]

@@ -20,7 +20,7 @@ from dppca import (
 )
 from dppca.datasets import load_wine
 from dppca.privacy.mechanisms import reperturbed_matrices, symmetric_gaussian_noise
-from dppca.releases.loading import NoiseSensitivity, match_signs
+from dppca.releases.loading.sensitivity import NoiseSensitivity, match_signs
 
 
 def test_coordinates_equal_the_direction_entries(small_frame):
@@ -272,7 +272,7 @@ def _fixed_release(matrix: np.ndarray, sigma: float) -> LoadingResult:
     """A private-looking result around a known matrix (for testing the re-perturbation)."""
     values, vectors = np.linalg.eigh(matrix)
     order = np.argsort(values)[::-1]
-    from dppca.privacy.accounting import PrivacyCost
+    from dppca.privacy.cost import PrivacyCost
 
     res = DirectionsResult(
         directions=vectors[:, order],

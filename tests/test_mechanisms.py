@@ -19,10 +19,9 @@ from dppca.privacy.mechanisms import (
     kendall_sigma,
     laplace_noise,
     symmetric_gaussian_noise,
-    unbounded_quantile,
-    unbounded_quantile_upper,
 )
 from dppca.privacy.noise_time import noise_seconds
+from dppca.privacy.quantiles import unbounded_quantile, unbounded_quantile_upper
 
 
 def hockey_stick_delta(sigma: float, eps: float, sensitivity: float = 1.0) -> float:
@@ -180,7 +179,7 @@ def test_unbounded_quantile_values_below_range_land_in_first_bin():
 
 
 def test_capped_quantile_level_keeps_the_target_margin_below_n() -> None:
-    from dppca.privacy.mechanisms import capped_quantile_level
+    from dppca.privacy.quantiles import capped_quantile_level
 
     assert capped_quantile_level(0.99, 10_000, 1.0) == 0.99  # 100 values above: no cap
     # 1 - 1 / (0.01 * 5000) = 0.98: eps1 N (1 - level) = 1 = margin
@@ -191,7 +190,7 @@ def test_capped_quantile_level_keeps_the_target_margin_below_n() -> None:
 
 @pytest.mark.parametrize("eps1", [0.1, 0.2])
 def test_quantile_overshoot_bound_matches_the_scan(eps1: float) -> None:
-    from dppca.privacy.mechanisms import quantile_overshoot_bound
+    from dppca.privacy.quantiles import quantile_overshoot_bound
 
     # 100 values in bin 1 (x = 0, lower = 0, beta = 1.5): H = 100 from bin 2 on. With
     # q = 0.99 the target 99 + Exp(eps1) passes 100 with probability exp(-eps1); then

@@ -22,7 +22,7 @@ from dppca import (
     dp_pca,
     plan_pca,
 )
-from dppca.privacy.accounting import PrivacyCost
+from dppca.privacy.cost import PrivacyCost
 from dppca.releases.composite import largest_stretch
 from dppca.releases.pca.correlation import (
     correlation_eigen,

@@ -95,8 +95,8 @@ def _stand_in(rng, groups=None):
 
     class Loading:  # the fit's loading result: noise sensitivity of the directions
         def noise_sensitivity(self, draws, *, random_state=None):
-            from dppca.releases.directions import DirectionsResult
-            from dppca.releases.loading import LoadingResult
+            from dppca.releases.directions.result import DirectionsResult
+            from dppca.releases.loading.result import LoadingResult
 
             res = DirectionsResult(
                 directions=Q.copy(),

@@ -16,9 +16,18 @@ import pytest
 from dppca import dp_score, dp_scree
 from dppca.core.exceptions import AccuracyWarning
 from dppca.privacy import mechanisms as mech
-from dppca.releases import scree as scree_mod
-from dppca.releases.score import bin_counts
+from dppca.privacy.quantiles import (
+    em_quantile,
+    ladder_bin,
+    signed_log_bin,
+    signed_log_edges,
+    signed_quantile,
+    unbounded_quantile,
+    unbounded_quantile_upper,
+)
 from dppca.releases.score import groups as score_groups
+from dppca.releases.score.histograms import bin_counts
+from dppca.releases.scree._controls import HuberControl
 
 _DBL_MAX = float(np.finfo(np.float64).max)
 
@@ -113,9 +122,7 @@ def test_scree_with_an_extreme_row_neither_fails_nor_warns(rng, method, pairing)
             directions=V,
             method=method,
             pairing=pairing,
-            control={"huber": scree_mod.HuberControl(m2_rule="mode")}
-            if method == "huber"
-            else None,
+            control={"huber": HuberControl(m2_rule="mode")} if method == "huber" else None,
             random_state=0,
             accuracy="ignore",  # the forecast's warning is data-free
         )
@@ -130,14 +137,12 @@ def test_quantile_scans_take_non_finite_values_silently(values):
     gen = np.random.default_rng(0)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        a = mech.unbounded_quantile_upper(x, lower=0.0, beta=1.01, q=0.5, eps1=1, eps2=1, rng=gen)
-        b = mech.unbounded_quantile(
-            x, lower=0.0, upper=1e8, beta=1.01, q=0.2, eps1=1, eps2=1, rng=gen
-        )
-        c = mech.signed_quantile(x, bound=1e6, beta=1.01, q=0.5, eps1=1, eps2=1, rng=gen)
-        bins = mech.signed_log_bin(x, 1e6, 1.01)
+        a = unbounded_quantile_upper(x, lower=0.0, beta=1.01, q=0.5, eps1=1, eps2=1, rng=gen)
+        b = unbounded_quantile(x, lower=0.0, upper=1e8, beta=1.01, q=0.2, eps1=1, eps2=1, rng=gen)
+        c = signed_quantile(x, bound=1e6, beta=1.01, q=0.5, eps1=1, eps2=1, rng=gen)
+        bins = signed_log_bin(x, 1e6, 1.01)
     assert np.isfinite([a, b, c]).all()
-    assert bins.min() >= 0 and bins.max() < mech.signed_log_edges(1e6, 1.01).size
+    assert bins.min() >= 0 and bins.max() < signed_log_edges(1e6, 1.01).size
 
 
 @pytest.mark.parametrize("flag", ["no", 1, np.array([0])])
@@ -210,8 +215,8 @@ def test_ladder_scan_counts_move_by_at_most_one_in_one_direction(seed):
     x = np.abs(rng.standard_cauchy(301)) * 10.0 ** rng.integers(-3, 4)
     for new in (0.0, 1e-40, 3.7, 1e300, np.inf, np.nan):
         y = _replace_one(rng, x, new)
-        cx = np.cumsum(np.bincount(mech.ladder_bin(x, edges), minlength=edges.size))
-        cy = np.cumsum(np.bincount(mech.ladder_bin(y, edges), minlength=edges.size))
+        cx = np.cumsum(np.bincount(ladder_bin(x, edges), minlength=edges.size))
+        cy = np.cumsum(np.bincount(ladder_bin(y, edges), minlength=edges.size))
         d = cx - cy
         assert np.abs(d).max() <= 1 and (np.all(d >= 0) or np.all(d <= 0))
 
@@ -235,7 +240,7 @@ def test_exponential_mechanism_bin_utilities_move_by_at_most_one(seed):
             move = np.abs(_em_utilities(x, edges, q) - _em_utilities(y, edges, q))
             assert move.max() <= 1.0
     # and em_quantile uses exactly these utilities: a huge eps picks the best bin
-    lo, hi = mech.em_quantile(x, edges, q=0.5, eps=1e6, rng=np.random.default_rng(0))
+    lo, hi = em_quantile(x, edges, q=0.5, eps=1e6, rng=np.random.default_rng(0))
     assert lo < np.median(x) <= hi
 
 
@@ -266,7 +271,7 @@ def test_frame_statistics_move_by_at_most_one_under_replacement(seed):
             cs, ct = (
                 np.cumsum(
                     np.bincount(
-                        mech.ladder_bin(frame.frame_distances(v[:, a], c), widths),
+                        ladder_bin(frame.frame_distances(v[:, a], c), widths),
                         minlength=widths.size,
                     )
                 )

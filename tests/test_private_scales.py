@@ -10,7 +10,7 @@ from dppca import dp_loading, dp_pc_dir, dp_score, dp_scree
 from dppca.cli import main
 from dppca.datasets import load_iris
 from dppca.privacy.mechanisms import random_pairing
-from dppca.releases.directions import plan_pc_dir
+from dppca.releases.directions.plan import plan_pc_dir
 from dppca.releases.directions.scales import (
     NORMAL_FACTOR,
     ZERO_FLOOR,

@@ -22,7 +22,7 @@ from dppca import (
     save_release,
 )
 from dppca.datasets import load_gau_g
-from dppca.privacy.ledger import fingerprint
+from dppca.privacy.fingerprint import fingerprint
 from dppca.release_io import SCHEMA_VERSION, release_info
 
 PRIV = {"eps": 0.8, "delta": 1e-5, "calibration": "analytic", "ties": "zero"}
@@ -307,7 +307,7 @@ def test_the_command_line_charges_a_file_its_ledger_does_not_hold(tmp_path, smal
 
 def test_a_scree_file_holding_unpaid_directions_is_charged_for_both(tmp_path, small_frame):
     from dppca import Budget
-    from dppca.privacy.accounting import basic_total
+    from dppca.privacy.cost import basic_total
 
     directions = dp_pc_dir(small_frame, 3, random_state=1, eps=0.5, delta=1e-6)
     scree = dp_scree(small_frame, 3, directions=directions, random_state=2, eps=0.2, delta=1e-6)

@@ -399,7 +399,7 @@ CASES = {
 
 
 def _plan_parts(name: str, n: int, p: int) -> tuple:
-    from dppca.releases.directions import plan_pc_dir
+    from dppca.releases.directions.plan import plan_pc_dir
 
     kw = CASES[name][0]
     return plan_pc_dir(n, p, 2, eps=KW["eps"], delta=KW["delta"], **kw).parts

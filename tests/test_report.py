@@ -15,7 +15,7 @@ import pytest
 from dppca import AccuracyWarning, Budget, BudgetExceededError, dp_pc_dir, report
 from dppca.cli import main
 from dppca.datasets import load_gau, load_gau_g, load_wine
-from dppca.privacy.accounting import tight_total
+from dppca.privacy.totals import tight_total
 from dppca.releases.report import plan_report
 
 REFERENCES = (
@@ -240,7 +240,9 @@ def test_report_charges_the_sqlite_ledger_once(tmp_path):
     ledger_module = pytest.importorskip("dppca.privacy.ledger")
     data = load_gau()
     ledger = ledger_module.Ledger(tmp_path / "ledger.sqlite")
-    fp = ledger_module.fingerprint(data)
+    from dppca.privacy.fingerprint import fingerprint
+
+    fp = fingerprint(data)
     ledger.set_total(fp, 3.0, 1e-4)
     report(
         data,

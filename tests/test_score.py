@@ -25,26 +25,19 @@ from dppca import (
     sample_points,
 )
 from dppca.core.exceptions import InaccurateReleaseError
+from dppca.core.score_checks import bin_rule
 from dppca.datasets import load_gau_g
-from dppca.privacy.accounting import tight_total
 from dppca.privacy.mechanisms import (
     classic_gaussian_sigma,
     gaussian_sigma,
     kendall_sigma,
-    signed_log_bin,
-    signed_log_edges,
-    signed_quantile,
     stability_threshold,
 )
-from dppca.releases.score import (
-    add_counts,
-    bin_counts,
-    bin_rule,
-    frame_eps_needed,
-    frame_failure_bound,
-    plan_score,
-    sparse_counts,
-)
+from dppca.privacy.quantiles import signed_log_bin, signed_log_edges, signed_quantile
+from dppca.privacy.totals import tight_total
+from dppca.releases.score.frame import frame_eps_needed, frame_failure_bound
+from dppca.releases.score.histograms import add_counts, bin_counts, sparse_counts
+from dppca.releases.score.plan import plan_score
 
 PUBLIC = np.eye(2)  # public directions for 2-column data: the scores are the columns
 
@@ -694,7 +687,7 @@ def test_sample_points_refuses_bad_arguments(gauss2: np.ndarray) -> None:
 
 
 def test_private_frame_is_never_absurd_at_moderate_n() -> None:
-    from dppca.releases.score import private_frame
+    from dppca.releases.score.frame import private_frame
 
     # n = 2000 Gaussian scores (sd 100), frame eps 0.5: per axis the centre (eps
     # 0.125) lands 10 % of the ranks (200) from the median only by picking one of

@@ -23,10 +23,29 @@ from dppca import (
     dp_scree,
     pc_dir,
 )
-from dppca.privacy.accounting import tight_total
-from dppca.privacy.mechanisms import gaussian_sigma, kendall_sigma, unbounded_quantile_upper
-from dppca.releases import scree as scree_mod
+from dppca.privacy.mechanisms import gaussian_sigma, kendall_sigma
+from dppca.privacy.quantiles import unbounded_quantile_upper
+from dppca.privacy.totals import tight_total
 from dppca.releases.forecast import CLIP_RATIO
+from dppca.releases.scree._clip import (
+    _SCAN_SHARE_MAX,
+    _SCAN_SHARE_MIN,
+    _auto_scan_share,
+    _clip_ladder,
+    _joint_noise,
+    _scan_level,
+    _unit_sd,
+)
+from dppca.releases.scree._controls import METHODS, _resolve_controls
+from dppca.releases.scree._estimators import _TARGET_MARGIN, _mono
+from dppca.releases.scree._plan import ScreePlan, plan_scree
+from dppca.releases.scree._statistics import (
+    _huber_gradient,
+    _m2_histogram,
+    _m2_median_utility,
+    _paired_differences,
+    _winsorized_statistic,
+)
 
 # --------------------------------------------------------------------------
 # helpers
@@ -47,7 +66,7 @@ def _unit_directions(rng, p, k):
 
 
 def _w(X, order, V):
-    z = scree_mod._paired_differences(X, order)
+    z = _paired_differences(X, order)
     return (z @ V) ** 2, z
 
 
@@ -85,8 +104,8 @@ ORDERS = ["consecutive", "random"]
 def test_replacing_a_row_changes_at_most_one_paired_difference(rng, kind, row):
     X, Y = _neighbours(rng, n=201, row=row)
     order = _order(kind, 201, rng)
-    zx = scree_mod._paired_differences(X, order)
-    zy = scree_mod._paired_differences(Y, order)
+    zx = _paired_differences(X, order)
+    zy = _paired_differences(Y, order)
     assert zx.shape == (100, 5)
     changed = np.flatnonzero(np.any(zx != zy, axis=1))
     # 201 rows: exactly one row is left unpaired; every other row sits in one pair.
@@ -99,7 +118,7 @@ def test_paired_differences_have_the_covariance_as_second_moment(rng):
     # the sample covariance; for one pairing of 40000 N(mu, Sigma) rows it is
     # within sampling error of Sigma whatever mu (here 50 in every coordinate).
     X, Q = _gaussian_data(rng, 40000, [9.0, 4.0, 1.0])
-    z = scree_mod._paired_differences(X, rng.permutation(40000))
+    z = _paired_differences(X, rng.permutation(40000))
     second = (Q.T @ (z.T @ z) @ Q) / z.shape[0]
     # diag entries: mean of lambda chi2_1 over m = 20000 values; sd lambda sqrt(2/m)
     # = 0.01 lambda; accept 6 sd.
@@ -112,8 +131,8 @@ def test_winsorized_statistic_moves_by_at_most_its_sensitivity(seed):
     half = slice(wx.shape[0] // 2, wx.shape[0])  # the mean half of split mode
     lower, upper = np.array([0.0, 0.1, 0.2]), np.array([5.0, 3.0, 1.0])
     move = np.linalg.norm(
-        scree_mod._winsorized_statistic(wx[half], lower, upper)
-        - scree_mod._winsorized_statistic(wy[half], lower, upper)
+        _winsorized_statistic(wx[half], lower, upper)
+        - _winsorized_statistic(wy[half], lower, upper)
     )
     assert move <= np.linalg.norm(upper - lower) / wx[half].shape[0] * (1 + 1e-12)
 
@@ -124,8 +143,7 @@ def test_huber_steps_move_by_at_most_their_sensitivity(seed):
     tau, eta0 = np.array([2.0, 0.5]), 0.7
     for mu in (np.zeros(2), np.array([1.0, 3.0]), np.array([-5.0, 100.0])):
         move = np.linalg.norm(
-            scree_mod._huber_gradient(wx, mu, tau, eta0)
-            - scree_mod._huber_gradient(wy, mu, tau, eta0)
+            _huber_gradient(wx, mu, tau, eta0) - _huber_gradient(wy, mu, tau, eta0)
         )
         assert move <= 2 * eta0 * np.linalg.norm(tau) / wx.shape[0] * (1 + 1e-12)
 
@@ -136,13 +154,13 @@ def test_huber_scale_proxy_inputs_move_by_at_most_their_sensitivity(seed):
     wx, wy = wx[:, 0], wy[:, 0]
     # "mode": histogram of block medians, L1 sensitivity 2 (Laplace(2/eps)).
     for blocks in (1, 7, 10, 100):
-        hx = scree_mod._m2_histogram(wx, -30, 60, blocks)
-        hy = scree_mod._m2_histogram(wy, -30, 60, blocks)
+        hx = _m2_histogram(wx, -30, 60, blocks)
+        hy = _m2_histogram(wy, -30, 60, blocks)
         assert hx.sum() == hy.sum()
         assert np.abs(hx - hy).sum() <= 2
     # "median": every utility moves by at most 1 (exponential mechanism, sensitivity 1).
-    ux = scree_mod._m2_median_utility(wx, -30, 60)
-    uy = scree_mod._m2_median_utility(wy, -30, 60)
+    ux = _m2_median_utility(wx, -30, 60)
+    uy = _m2_median_utility(wy, -30, 60)
     assert np.max(np.abs(ux - uy)) <= 1.0
 
 
@@ -511,7 +529,7 @@ def test_mono_is_the_least_squares_non_increasing_fit():
                 merged = True
                 break
     expected = np.concatenate([[np.mean(b)] * len(b) for b in blocks])
-    np.testing.assert_allclose(scree_mod._mono(values), expected)
+    np.testing.assert_allclose(_mono(values), expected)
 
 
 # --------------------------------------------------------------------------
@@ -614,9 +632,9 @@ def test_huber_clipping_level_is_capped_by_the_released_quantile():
 
 
 def test_quantile_level_is_lowered_only_when_the_target_noise_is_large():
-    from dppca.privacy.mechanisms import capped_quantile_level
+    from dppca.privacy.quantiles import capped_quantile_level
 
-    margin = scree_mod._TARGET_MARGIN
+    margin = _TARGET_MARGIN
     assert capped_quantile_level(0.99, 10000, 10.0, margin) == 0.99
     assert capped_quantile_level(0.99, 1000, 1e-4, margin) == 0.5
     level = capped_quantile_level(0.99, 1000, 0.05, margin)
@@ -629,7 +647,7 @@ def test_quantile_level_is_lowered_only_when_the_target_noise_is_large():
 
 
 def test_exponential_mechanism_draws_with_the_right_probabilities():
-    from dppca.privacy.mechanisms import exponential_mechanism
+    from dppca.privacy.quantiles import exponential_mechanism
 
     rng = np.random.default_rng(11)
     utility = np.array([0.0, -1.0, -2.0, -10.0])
@@ -692,7 +710,7 @@ def test_k_none_means_all_components(small_data):
 @pytest.mark.parametrize("n, eps", [(178, 1.0), (569, 0.5), (5000, 1.0), (5000, 3.0)])
 def test_default_scree_meets_the_tight_total_with_no_more_noise(n, eps):
     delta = 1e-6
-    plan = scree_mod.plan_scree(n, 13, 3, eps=eps, delta=delta)
+    plan = plan_scree(n, 13, 3, eps=eps, delta=delta)
     leaves = plan.cost.leaves()
     assert (plan.cost.eps, plan.cost.delta) == (eps, delta)
     assert tight_total(leaves, delta)[0] == pytest.approx(eps, rel=1e-6)
@@ -701,7 +719,7 @@ def test_default_scree_meets_the_tight_total_with_no_more_noise(n, eps):
     # the joint release the rest; every part gets at least that much eps
     share = ScreeSplit().directions
     assert share == 0.35
-    scan = scree_mod._auto_scan_share(n, eps, scree_mod._clip_ladder(None).size) * eps
+    scan = _auto_scan_share(n, eps, _clip_ladder(None).size) * eps
     basic = [share * eps, scan, (1 - share) * eps - scan]
     assert [c.kind for c in leaves][:2] == ["gaussian", "pure"]
     assert all(c.eps >= b * (1 - 1e-12) for c, b in zip(leaves, basic, strict=True))
@@ -709,7 +727,7 @@ def test_default_scree_meets_the_tight_total_with_no_more_noise(n, eps):
     # at the noise of the basic split (its choice of Laplace or Gaussian)
     assert leaves[0].sigma <= kendall_sigma(n, basic[0], leaves[0].delta) * (1 + 1e-12)
     pairs = n <= 4000
-    before = scree_mod._joint_noise(n, pairs, basic[2], delta / 2, "analytic", 3)[1]
+    before = _joint_noise(n, pairs, basic[2], delta / 2, "analytic", 3)[1]
     # the forecast's clip ratio: CLIP_RATIO at the 0.9 level, more for higher aims
     ratio = CLIP_RATIO * math.sqrt(max(1.0, 0.1 / (1.0 - plan.scan_level)))
     after = plan.forecast.quantities["trace_noise_relative"] / ratio
@@ -722,7 +740,7 @@ def test_default_scree_meets_the_tight_total_with_no_more_noise(n, eps):
 
 
 def test_classic_scree_keeps_the_basic_split():
-    plan = scree_mod.plan_scree(500, 5, 2, eps=0.8, delta=1e-6, calibration="classic")
+    plan = plan_scree(500, 5, 2, eps=0.8, delta=1e-6, calibration="classic")
     assert math.fsum(c.eps for c in plan.cost.leaves()) == pytest.approx(0.8)
     assert plan.cost.leaves()[0].eps == pytest.approx(0.35 * 0.8)  # split.directions
 
@@ -745,14 +763,15 @@ def test_the_release_draws_exactly_the_recorded_noise(n):
     assert res.trace_sd == pytest.approx(expected, rel=1e-9)
 
 
-def test_scree_names_keep_their_public_home():
-    # Release files and pickles name a class by its module; the code lives in
-    # the scree package's modules, but the names stay those of dppca.releases.scree.
-    for cls in (ScreeResult, ClippedControl, PMWMControl, HuberControl, scree_mod.ScreePlan):
-        assert cls.__module__ == "dppca.releases.scree"
-        assert getattr(scree_mod, cls.__name__) is cls
-    for name in scree_mod.__all__:
-        assert hasattr(scree_mod, name)
+def test_scree_classes_pickle_under_the_module_that_defines_them():
+    # Pickles name a class by its module: each must be found there again.
+    import importlib
+    import pickle
+
+    for cls in (ScreeResult, ClippedControl, PMWMControl, HuberControl, ScreePlan):
+        assert getattr(importlib.import_module(cls.__module__), cls.__name__) is cls
+    control = ClippedControl()
+    assert pickle.loads(pickle.dumps(control)) == control
 
 
 def test_every_extra_method_is_one_registered_part():
@@ -760,9 +779,9 @@ def test_every_extra_method_is_one_registered_part():
     # EXTRA_METHODS; a method named in METHODS without an entry could not run.
     from dppca.releases.scree._estimators import EXTRA_METHODS
 
-    assert scree_mod.METHODS == ("clipped", *EXTRA_METHODS)
+    assert METHODS == ("clipped", *EXTRA_METHODS)
     for name, part in EXTRA_METHODS.items():
-        control = scree_mod._resolve_controls(None, (name,))[name]
+        control = _resolve_controls(None, (name,))[name]
         cost = part.cost(control, eps=0.4, delta=1e-6, k=3, calibration="analytic")
         assert cost.eps == pytest.approx(0.4) and cost.delta <= 1e-6
 
@@ -774,13 +793,13 @@ def test_the_automatic_scan_share_buys_a_level_above_the_cap_at_large_n(eps):
     # which biased PC1 by -16 % at eps = 0.5. The error-weighted share pays for
     # an aim of at least 0.9, and stays a public function of n, eps and the
     # ladder, inside [0.05, 0.3].
-    n, bins = 2000, scree_mod._clip_ladder(None).size
-    share = scree_mod._auto_scan_share(n, eps, bins)
-    assert scree_mod._SCAN_SHARE_MIN < share <= scree_mod._SCAN_SHARE_MAX
-    smallest = scree_mod._scan_level(n // 2, 0.05 * eps, 0.475 * eps)
-    chosen = scree_mod._scan_level(n // 2, share * eps, (1 - share) / 2 * eps)
+    n, bins = 2000, _clip_ladder(None).size
+    share = _auto_scan_share(n, eps, bins)
+    assert _SCAN_SHARE_MIN < share <= _SCAN_SHARE_MAX
+    smallest = _scan_level(n // 2, 0.05 * eps, 0.475 * eps)
+    chosen = _scan_level(n // 2, share * eps, (1 - share) / 2 * eps)
     assert smallest < 0.9 <= chosen
-    assert scree_mod._auto_scan_share(n, eps, bins) == share  # no randomness, no data
+    assert _auto_scan_share(n, eps, bins) == share  # no randomness, no data
 
 
 # --------------------------------------------------------------------------
@@ -799,7 +818,7 @@ def test_ties_and_zeros_are_read_from_the_released_values(tied_and_zero):
     np.testing.assert_array_equal(res.tie_groups, [[1, 1, 0, 0, 0]])
     np.testing.assert_array_equal(res.clipped_to_zero, [[False, False, False, True, True]])
     # the released values stay as the monotone fit left them
-    np.testing.assert_array_equal(res.values[0], scree_mod._mono(res.unpooled_values[0]))
+    np.testing.assert_array_equal(res.values[0], _mono(res.unpooled_values[0]))
     assert res.values[0, 0] == res.values[0, 1] > 0 and np.all(res.values[0, 3:] == 0)
 
 
@@ -818,8 +837,8 @@ def test_interval_halfwidth_is_two_noise_sds_fixed_by_the_plan(small_data):
     # With a public clip level the noise sd is a function of the plan alone:
     # the joint release's sd per unit clip level times the clip level.
     control = ClippedControl(clip=40.0)
-    plan = scree_mod.plan_scree(200, 5, 5, eps=0.5, delta=1e-5, control=control)
-    unit = scree_mod._unit_sd(
+    plan = plan_scree(200, 5, 5, eps=0.5, delta=1e-5, control=control)
+    unit = _unit_sd(
         plan.noise, 200, plan.pairing == "all", plan.eps_m, plan.delta_m, plan.calibration, 5
     )
     for data in (small_data, 3.0 * small_data[::-1] + 1.0):  # other data, the same width

@@ -11,8 +11,6 @@ import pytest
 
 import dppca
 from dppca import ScoreSplit, ScreeSplit, dp_score, dp_scree, plan_score, plan_scree
-from dppca.releases import score as score_mod
-from dppca.releases import scree as scree_mod
 from dppca.releases.score.costs import SPLIT_KEYS
 
 
@@ -27,8 +25,8 @@ def table(rng: np.random.Generator) -> np.ndarray:
 
 
 def test_splits_are_public_frozen_and_pickle_under_dppca():
-    assert dppca.ScreeSplit is scree_mod.ScreeSplit is ScreeSplit
-    assert dppca.ScoreSplit is score_mod.ScoreSplit is ScoreSplit
+    assert dppca.ScreeSplit is ScreeSplit
+    assert dppca.ScoreSplit is ScoreSplit
     assert {"ScreeSplit", "ScoreSplit"} <= set(dppca.__all__)
     for split in (ScreeSplit(0.3, 0.1), ScoreSplit(frame=2.0)):
         assert type(split).__module__ == "dppca"

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from scipy import optimize, stats
 
-from dppca.privacy.accounting import PrivacyCost, compose_tight
+from dppca.privacy.cost import PrivacyCost
+from dppca.privacy.totals import compose_tight
 from dppca.privacy.tradeoff import (
     attacker_power,
     attacker_sentence,

@@ -50,7 +50,9 @@ import pytest
 from dppca import dp_pc_dir, load_release, pc_dir, save_release
 from dppca.cli import main
 from dppca.kernels.kendall import spherical_kendall
-from dppca.privacy.ledger import Ledger, LedgerError, fingerprint
+from dppca.privacy.fingerprint import fingerprint
+from dppca.privacy.ledger import Ledger
+from dppca.privacy.ledger_store import LedgerError
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 EPS_DELTA = ["--delta", "1e-6", "--accuracy", "ignore"]
@@ -821,8 +823,9 @@ def test_the_sample_size_and_the_draws_are_bounded_with_a_message(rng, monkeypat
     # figure code, with a page that types 1e9 and then 9 other sizes.
     pytest.importorskip("shiny")
     from dppca.app import figures, views
+    from dppca.app.data import DataError
     from dppca.app.outputs import SampleCache, SessionOutputs, _refusing
-    from dppca.app.state import AppState, DataError
+    from dppca.app.state import AppState
 
     state = AppState(random_state=rng)
     state.load("toy", pd.DataFrame(rng.normal(size=(300, 4)), columns=list("abcd")))
@@ -903,7 +906,8 @@ def test_after_a_reload_the_page_advises_only_what_it_can_do(tmp_path, rng) -> N
     # nothing shown to re-draw, and an empty eps box said "got NoneType None".
     pytest.importorskip("shiny")
     from dppca.app import views
-    from dppca.app.state import AppState, DataError, directions_of
+    from dppca.app.data import DataError
+    from dppca.app.state import AppState, directions_of
 
     frame = pd.DataFrame(rng.normal(size=(300, 4)), columns=list("abcd"))
     path = tmp_path / "ledger.sqlite"

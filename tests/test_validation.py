@@ -6,21 +6,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from dppca.core.data_checks import check_data
+from dppca.core.scalar_checks import check_bool, check_open_unit, check_positive_float, check_real
+from dppca.core.score_checks import check_bins, check_frame, check_methods, check_split
 from dppca.core.validation import (
-    check_bins,
-    check_bool,
     check_compare,
     check_components,
-    check_data,
     check_delta,
     check_eps,
-    check_frame,
-    check_methods,
-    check_open_unit,
-    check_positive_float,
     check_random_state,
-    check_real,
-    check_split,
 )
 
 

@@ -16,30 +16,31 @@ from .core.exceptions import (
     TiedRowsError,
 )
 from .kernels.kendall import spherical_kendall
-from .privacy.accounting import (
-    Budget,
-    Headroom,
-    PrivacyCost,
-    calibrate_noise,
-    compose,
-    compose_tight,
-    tight_total,
-)
+from .privacy.accounting import Budget
+from .privacy.calibration import calibrate_noise
+from .privacy.cost import PrivacyCost, compose
+from .privacy.headroom import Headroom
+from .privacy.totals import compose_tight, tight_total
 from .privacy.tradeoff import attacker_sentence, tradeoff_curve
 from .release_io import load_release, save_release
-from .releases.directions import DirectionsResult, dp_pc_dir, pc_dir, plan_pc_dir
-from .releases.loading import LoadingResult, dp_loading, plan_loading
-from .releases.pca import PCAResult, PCASplit, dp_pca, plan_pca
+from .releases.directions.plan import plan_pc_dir
+from .releases.directions.release import dp_pc_dir, pc_dir
+from .releases.directions.result import DirectionsResult
+from .releases.loading.plan import plan_loading
+from .releases.loading.release import dp_loading
+from .releases.loading.result import LoadingResult
+from .releases.pca.plan import plan_pca
+from .releases.pca.release import dp_pca
+from .releases.pca.result import PCAResult
+from .releases.pca.split import PCASplit
 from .releases.report import plan_report
-from .releases.score import ScoreResult, dp_score, plan_score, sample_points
-from .releases.scree import (
-    ClippedControl,
-    HuberControl,
-    PMWMControl,
-    ScreeResult,
-    dp_scree,
-    plan_scree,
-)
+from .releases.score.plan import plan_score
+from .releases.score.release import dp_score
+from .releases.score.result import ScoreResult, sample_points
+from .releases.scree._controls import ClippedControl, HuberControl, PMWMControl
+from .releases.scree._plan import plan_scree
+from .releases.scree._release import dp_scree
+from .releases.scree._result import ScreeResult
 from .releases.splits import ScoreSplit, ScreeSplit
 from .releases.standardized import register_fit_planner as _register_fit_planner
 from .reporting import Report, report

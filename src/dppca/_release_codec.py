@@ -25,18 +25,18 @@ from typing import Any
 
 import numpy as np
 
-from .privacy.accounting import PrivacyCost, tight_total
 from .privacy.composition import _claim_holds
-from .privacy.cost import _REL_SLACK
+from .privacy.cost import _REL_SLACK, PrivacyCost
 from .privacy.mechanisms import kendall_sensitivity, kendall_sigma
-from .releases.directions import DirectionsResult
+from .privacy.totals import tight_total
+from .releases.directions.result import DirectionsResult
 from .releases.directions.tau import ESTIMATORS
 from .releases.forecast import Forecast
-from .releases.loading import LoadingResult
-from .releases.pca import PCAResult
+from .releases.loading.result import LoadingResult
+from .releases.pca.result import PCAResult
 from .releases.resolvability import Resolvability
-from .releases.score import ScoreResult
-from .releases.scree import ScreeResult
+from .releases.score.result import ScoreResult
+from .releases.scree._result import ScreeResult
 
 __all__: list[str] = []
 

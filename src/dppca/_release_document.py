@@ -25,10 +25,10 @@ import numpy as np
 from ._release_codec import _decode_document, _Refused
 from .core.lazy import pandas as pd
 from .privacy.fingerprint import fingerprint as dataset_fingerprint
-from .releases.directions import DirectionsResult
-from .releases.loading import LoadingResult
-from .releases.score import ScoreResult
-from .releases.scree import ScreeResult
+from .releases.directions.result import DirectionsResult
+from .releases.loading.result import LoadingResult
+from .releases.score.result import ScoreResult
+from .releases.scree._result import ScreeResult
 
 __all__ = [
     "check_release_matches",

@@ -70,11 +70,11 @@ from ._version import __version__
 from .core.reading import write_text_atomically
 from .privacy.cost import compose
 from .privacy.fingerprint import content_hash
-from .releases.directions import DirectionsResult
-from .releases.loading import LoadingResult
-from .releases.pca import PCAResult
-from .releases.score import ScoreResult
-from .releases.scree import ScreeResult
+from .releases.directions.result import DirectionsResult
+from .releases.loading.result import LoadingResult
+from .releases.pca.result import PCAResult
+from .releases.score.result import ScoreResult
+from .releases.scree._result import ScreeResult
 
 __all__ = [
     "FORMAT",

@@ -19,11 +19,11 @@ from ._version import __version__
 from .core.lazy import pandas as pd
 from .privacy.accounting import Budget
 from .privacy.tradeoff import attacker_sentence
-from .releases.directions import DirectionsResult
-from .releases.loading import LoadingResult
+from .releases.directions.result import DirectionsResult
+from .releases.loading.result import LoadingResult
 from .releases.report import DEFAULT_SHARES
-from .releases.score import ScoreResult
-from .releases.scree import ScreeResult
+from .releases.score.result import ScoreResult
+from .releases.scree._result import ScreeResult
 
 __all__ = ["REFERENCES", "RunFacts", "render_html"]
 

@@ -20,16 +20,19 @@ from typing import Any, Literal
 
 from numpy.typing import ArrayLike
 
+from .core.data_checks import check_grouped_data
 from .core.exceptions import AccuracyWarning, DataWarning, PrivacyWarning
 from .core.options import SCALE_SHARE, release_options
 from .core.reading import write_text_atomically
+from .core.scalar_checks import check_bool
 from .core.tables import MissingRule, check_missing, document_missing
 from .core.types import Accuracy, Calibration, Data, RandomStateLike, Ties
-from .core.validation import check_bool, check_grouped_data
-from .privacy.accounting import Budget, PrivacyCost, compose
-from .releases.directions import DirectionsResult, resolve_directions
+from .privacy.accounting import Budget
+from .privacy.cost import PrivacyCost, compose
+from .releases.directions.given import resolve_directions
+from .releases.directions.result import DirectionsResult
 from .releases.engine import CheckedData, execute
-from .releases.loading import LoadingResult
+from .releases.loading.result import LoadingResult
 from .releases.report import (
     ReportInputs,
     ReportOptions,
@@ -37,10 +40,10 @@ from .releases.report import (
     ReportReleases,
     plan_report_options,
 )
-from .releases.score import ScoreResult
 from .releases.score.groups import _resolve_groups, resolve_group_codes
 from .releases.score.plan import ScoreGiven
-from .releases.scree import ScreeResult
+from .releases.score.result import ScoreResult
+from .releases.scree._result import ScreeResult
 from .report_page import RunFacts, render_html
 
 __all__ = ["Report", "report"]

@@ -41,16 +41,20 @@ except ImportError:  # pragma: no cover - scikit-learn 1.3 to 1.5
         return estimator._validate_data(X, **kwargs)
 
 
+from .core.data_checks import check_table
 from .core.exceptions import PrivacyWarning
 from .core.lazy import is_dataframe
 from .core.tables import check_missing, tidy_table
 from .core.types import Calibration, Ties
-from .core.validation import check_table
-from .privacy.accounting import Budget, PrivacyCost
-from .releases.directions import DirectionsResult, plan_pc_dir
+from .privacy.accounting import Budget
+from .privacy.cost import PrivacyCost
+from .releases.directions.plan import plan_pc_dir
+from .releases.directions.result import DirectionsResult
 from .releases.engine import execute
-from .releases.pca import PCAResult, PCASplit, dp_pca
-from .releases.scree import ScreeResult
+from .releases.pca.release import dp_pca
+from .releases.pca.result import PCAResult
+from .releases.pca.split import PCASplit
+from .releases.scree._result import ScreeResult
 
 __all__ = ["DPPCA"]
 

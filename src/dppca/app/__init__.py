@@ -39,7 +39,7 @@ def _require_shiny() -> None:
 def _read_data(data: Any) -> tuple[pd.DataFrame | None, str]:
     import pandas as pd
 
-    from .state import read_csv_upload
+    from .data import read_csv_upload
 
     if data is None:
         return None, "data"

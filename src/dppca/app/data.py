@@ -12,7 +12,6 @@ import pandas as pd
 from ..core.data_checks import check_finite_values
 from ..core.tables import check_missing as table_missing
 from ..core.tables import column_kind, tidy_table
-from ..privacy.defaults import default_delta  # the app's default total delta
 
 __all__ = [
     "MAX_UPLOAD_BYTES",
@@ -20,7 +19,6 @@ __all__ = [
     "MISSING_HELP",
     "DataError",
     "Selection",
-    "default_delta",
     "numeric_columns",
     "parse_labels",
     "read_csv_upload",
@@ -101,7 +99,7 @@ def read_csv_upload(
     if b"\x00" in head:
         raise DataError(f"{name!r} is not a text CSV file (it holds binary data).")
     from ..core.reading import raw_header, sniff_csv_layout
-    from ..core.validation import check_unique_columns
+    from ..core.tables import check_unique_columns
 
     # European files (semicolons, decimal commas) are recognised and read as such.
     sep, decimal = sniff_csv_layout(path)

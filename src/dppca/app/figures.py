@@ -15,8 +15,9 @@ from typing import Any
 import pandas as pd
 
 from .._csv import formula_safe
-from ..releases.loading import LoadingResult
-from .state import Release, directions_of
+from ..releases.loading.result import LoadingResult
+from .plans import Release
+from .state import directions_of
 
 __all__ = [
     "FIGURE_FORMATS",

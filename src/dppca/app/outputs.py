@@ -24,7 +24,8 @@ from shiny.types import SilentException
 
 from . import figures
 from .data import DataError
-from .state import AppState, Release
+from .plans import Release
+from .state import AppState
 from .views import (
     MAX_SAMPLE_SIZE,
     ledger_csv_frame,

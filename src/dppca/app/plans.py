@@ -18,27 +18,27 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 from numpy.typing import NDArray
 
+from ..core.data_checks import check_bounds
 from ..core.validation import (
     check_bins_cap,
-    check_bounds,
     check_delta,
     check_delta_for_n,
     check_design,
     check_design_m,
     check_eps,
 )
-from ..privacy.accounting import PrivacyCost
-from ..releases.directions import DirectionsResult
+from ..privacy.cost import PrivacyCost
 from ..releases.directions.plan import check_scale_option
+from ..releases.directions.result import DirectionsResult
 from ..releases.engine import ReleasePlan
 from ..releases.forecast import Forecast
-from ..releases.loading import plan_loading
+from ..releases.loading.plan import plan_loading
 from ..releases.scaled import check_scale_settings, with_private_scales
 from .data import DataError, Selection
 
 if TYPE_CHECKING:
-    from ..releases.score import ScoreMethod
-    from ..releases.scree import ScreeMethod
+    from ..releases.score.histograms import ScoreMethod
+    from ..releases.scree._controls import ScreeMethod
 
 __all__ = [
     "BOUNDS_HELP",
@@ -271,7 +271,7 @@ def _scree_plan(
     directions: DirectionsResult | None,
 ) -> tuple[ReleasePlan, dict[str, Any]]:
     """The plan of a scree release and the inputs it runs with."""
-    from ..releases.scree import plan_scree
+    from ..releases.scree._plan import plan_scree
 
     methods, control = _scree_methods(opts)
     plan = plan_scree(
@@ -294,7 +294,7 @@ def _score_plan(
     directions: DirectionsResult | None,
 ) -> tuple[ReleasePlan, dict[str, Any]]:
     """The plan of a score release and the inputs (directions, groups) it runs with."""
-    from ..releases.score import plan_score
+    from ..releases.score.plan import plan_score
 
     methods = list(opts.get("methods", ("add",)))
     if not methods:
@@ -371,7 +371,7 @@ def _check_groups(sel: Selection, n: int, use_groups: bool) -> None:
     """The library's refusal of an identifier-like group column, from the label count."""
     if not use_groups or sel.n_groups is None:
         return
-    from ..core.validation import check_group_count
+    from ..core.score_checks import check_group_count
 
     levels = tuple(range(sel.n_groups))
     try:
@@ -382,7 +382,7 @@ def _check_groups(sel: Selection, n: int, use_groups: bool) -> None:
 
 def _scree_methods(opts: Mapping[str, Any]) -> tuple[list[str], dict[str, Any] | None]:
     """The scree methods chosen on the page and their controls."""
-    from ..releases.scree import ClippedControl, HuberControl, PMWMControl
+    from ..releases.scree._controls import ClippedControl, HuberControl, PMWMControl
 
     methods = list(opts.get("methods", ("clipped",)))
     if not methods:

@@ -12,7 +12,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..privacy.accounting import PrivacyCost
+from ..privacy.cost import PrivacyCost
 from ..privacy.headroom import Headroom
 from ..releases.engine import ReleasePlan
 from ..releases.forecast import time_lines

@@ -20,10 +20,13 @@ from shiny import Inputs, Outputs, reactive, render, ui
 from shiny import Session as ShinySession
 
 from ..datasets import DATASETS
-from ..privacy.ledger import Ledger, LedgerError
+from ..privacy.ledger import Ledger
+from ..privacy.ledger_store import LedgerError
 from . import widgets
+from .data import DataError, numeric_columns, read_csv_upload
 from .outputs import SampleCache, SessionOutputs
-from .state import AppState, DataError, Preview, Release, numeric_columns, read_csv_upload
+from .plans import Preview, Release
+from .state import AppState
 from .views import (
     RELEASE_FAILURES,
     failure_message,

@@ -27,27 +27,23 @@ from numpy.typing import NDArray
 from ..core.validation import check_delta, check_eps, post_processing_rng
 from ..datasets import DATASETS, load_dataset
 from ..privacy.accounting import Budget
-from ..privacy.ledger import Ledger, LedgerBudget, LedgerError
-from ..releases.directions import DirectionsResult
+from ..privacy.defaults import default_delta
+from ..privacy.ledger import Ledger
+from ..privacy.ledger_budget import LedgerBudget
+from ..privacy.ledger_store import LedgerError
+from ..releases.directions.result import DirectionsResult
 from ..releases.engine import execute
 from .data import (
-    MAX_UPLOAD_BYTES,
     DataError,
     Selection,
-    default_delta,
     numeric_columns,
-    parse_labels,
-    read_csv_upload,
     select_data,
 )
 from .plans import (
-    BOUNDS_HELP,
-    CLIPPED_NOTE,
     Preview,
     Release,
     ReleaseRequest,
     bounds_array,
-    describe_forecast,
     page_sentence,
     plan_request,
     read_bound,
@@ -56,24 +52,11 @@ from .preview_text import preview_notes, price_message
 from .stored import DeferredCharge, payload_of, restore_releases, stores_releases
 
 __all__ = [
-    "BOUNDS_HELP",
-    "CLIPPED_NOTE",
     "DEFAULT_EPS",
     "DEFAULT_SHARES",
-    "MAX_UPLOAD_BYTES",
     "RELEASE_KINDS",
     "AppState",
-    "DataError",
-    "Preview",
-    "Release",
-    "Selection",
-    "default_delta",
-    "describe_forecast",
     "directions_of",
-    "numeric_columns",
-    "parse_labels",
-    "read_csv_upload",
-    "select_data",
 ]
 
 #: Total epsilon offered for a newly loaded dataset.
@@ -154,7 +137,7 @@ class AppState:
         """
         if not isinstance(frame, pd.DataFrame) or frame.shape[0] < 2:
             raise DataError("the data need at least two rows.")
-        from ..core.validation import check_unique_columns
+        from ..core.tables import check_unique_columns
 
         try:
             check_unique_columns(list(frame.columns), repr(str(name)))
@@ -421,7 +404,7 @@ class AppState:
         self, release: Release, *, method: str | None = None, size: int | None = None
     ) -> pd.DataFrame:
         """Synthetic points from a score release (post-processing, no cost)."""
-        from ..releases.score import sample_points
+        from ..releases.score.result import sample_points
 
         if release.kind != "score":
             raise DataError("synthetic samples come from a score release.")

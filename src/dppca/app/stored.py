@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..privacy.accounting import PrivacyCost
+from ..privacy.cost import PrivacyCost
 from ..privacy.ledger import Ledger
 from .plans import Release
 

@@ -18,9 +18,10 @@ from ..core.validation import MAX_BINS
 from ..datasets import DATASETS
 from ..privacy.ledger import Ledger
 from ._limits import LocalApp, new_token
-from .data import MISSING_BOX, MISSING_HELP
+from .data import MAX_UPLOAD_BYTES, MISSING_BOX, MISSING_HELP
+from .plans import BOUNDS_HELP
 from .server import make_server
-from .state import BOUNDS_HELP, DEFAULT_EPS, MAX_UPLOAD_BYTES
+from .state import DEFAULT_EPS
 from .views import MAX_SAMPLE_SIZE, MAX_UNCERTAINTY
 from .widgets import FREE
 

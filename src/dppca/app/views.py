@@ -23,8 +23,9 @@ from ..privacy.headroom import Headroom
 from .data import DataError, Selection, parse_labels
 
 if TYPE_CHECKING:
-    from ..privacy.accounting import PrivacyCost
-    from .state import AppState, Release
+    from ..privacy.cost import PrivacyCost
+    from .plans import Release
+    from .state import AppState
 
 __all__ = [
     "MAX_SAMPLE_SIZE",

@@ -11,8 +11,7 @@ from typing import Any
 
 from shiny import ui
 
-from .plans import check_lines
-from .state import Preview, Release
+from .plans import Preview, Release, check_lines
 
 __all__ = [
     "FREE",

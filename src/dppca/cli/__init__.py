@@ -18,7 +18,8 @@ from collections.abc import Sequence
 from .._version import __version__
 from ..core.exceptions import AccuracyWarning, DataWarning, PrivacyWarning
 from . import _ledger, _safety, app, directions, loading, pca, report, score, scree
-from ._common import CLIError, join_signed_values
+from ._common import join_signed_values
+from ._safety import CLIError
 
 __all__ = ["main"]
 

@@ -1,7 +1,7 @@
 """Pieces shared by the ``dppca`` subcommands: data input, privacy options, safe output.
 
 What the commands write (stderr messages, atomic files, tables, figures and
-release files) lives in :mod:`dppca.cli._output` and is re-exported here.
+release files) lives in :mod:`dppca.cli._output`.
 """
 
 from __future__ import annotations
@@ -19,64 +19,28 @@ import numpy as np
 from ..core.lazy import pandas as pd
 from ..core.reading import add_csv_arguments
 from ..core.tables import MISSING_RULES, tidy_table
+from ..core.validation import default_m
 from ..datasets import DATASETS, load_dataset
-from ..kernels.kendall import default_m
 from ._ledger import read_table
 from ._output import (
-    add_output_argument,
-    add_release_arguments,
-    add_table_argument,
-    check_figure_path,
-    check_release_path,
-    check_table_path,
-    command_line,
-    emit_table,
-    forecast_line,
-    info,
-    load_directions,
-    meaning_line,
     note,
-    print_plan,
-    report_cost,
-    save_figure,
-    save_release_file,
-    write_atomically,
 )
 from ._reading import MISSING, read_chunked
 from ._safety import CLIError
 
 __all__ = [
-    "CLIError",
     "add_data_arguments",
     "add_design_arguments",
-    "add_output_argument",
     "add_privacy_arguments",
-    "add_release_arguments",
     "add_scale_argument",
-    "add_table_argument",
     "add_ties_argument",
     "apply_scale",
-    "check_figure_path",
-    "check_release_path",
-    "check_table_path",
-    "command_line",
-    "emit_table",
-    "forecast_line",
-    "info",
     "join_signed_values",
-    "load_directions",
-    "meaning_line",
-    "note",
     "parse_int_list",
-    "print_plan",
     "private_scale",
     "progress_for",
     "read_data",
     "read_design_input",
-    "report_cost",
-    "save_figure",
-    "save_release_file",
-    "write_atomically",
 ]
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from ._common import CLIError, apply_scale, numeric_part, read_data
+from ._common import apply_scale, numeric_part, read_data
+from ._safety import CLIError
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -40,7 +40,8 @@ from pathlib import Path
 from typing import Any
 
 from ..core.lazy import pandas as pd
-from ..privacy.ledger import Ledger, LedgerBudget
+from ..privacy.ledger import Ledger
+from ..privacy.ledger_budget import LedgerBudget
 from ._safety import CLIError
 
 __all__ = [
@@ -96,7 +97,7 @@ def ledger_location(args: argparse.Namespace) -> str | Path:
         return ":memory:"
     if getattr(args, "ledger", None):
         return Path(args.ledger).expanduser()
-    from ..privacy.ledger import default_ledger_path
+    from ..privacy.ledger_store import default_ledger_path
 
     return default_ledger_path()
 
@@ -117,7 +118,7 @@ def _source_key(args: argparse.Namespace, ledger: Ledger) -> tuple[str, str, int
     the table's old key is moved onto it first.
     """
     from ..datasets import load_dataset
-    from ..privacy.ledger import LedgerError
+    from ..privacy.ledger_store import LedgerError
 
     if args.data is None:
         name = args.dataset or args.default_dataset
@@ -161,7 +162,7 @@ def ledger_budget(args: argparse.Namespace, data: Any, variables: Any = None, *,
     if getattr(args, "no_ledger", False):
         return None
     from ..privacy.defaults import default_delta
-    from ..privacy.ledger import LedgerError
+    from ..privacy.ledger_store import LedgerError
 
     ledger = Ledger(ledger_location(args))
     fp, name, n = _source_key(args, ledger)
@@ -214,7 +215,7 @@ class _CLIBudget(LedgerBudget):
 
     def check_total(self) -> None:
         """Refuse, before any work, a declared total that contradicts the one in force."""
-        from ..privacy.ledger import LedgerError
+        from ..privacy.ledger_store import LedgerError
 
         recorded = self._ledger_db.total(self.fp)
         wanted = self.first_total
@@ -329,7 +330,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     ledger = Ledger(path)
     if getattr(args, "verify", False):
-        from ..privacy.ledger import LedgerError
+        from ..privacy.ledger_store import LedgerError
 
         try:
             ledger.verify()
@@ -371,7 +372,8 @@ def run(args: argparse.Namespace) -> int:
 def _adopt(args: argparse.Namespace, ledger: Ledger) -> None:
     """``--adopt PREFIX``: the record under PREFIX is this table's; move it onto its key."""
     from ..datasets import load_dataset
-    from ..privacy.ledger import LedgerError, fingerprint
+    from ..privacy.fingerprint import fingerprint
+    from ..privacy.ledger_store import LedgerError
 
     if args.data is None and args.dataset is None:
         raise CLIError("--adopt needs the table: give DATA.csv (or --dataset).")

@@ -2,8 +2,7 @@
 
 Standard output carries only the result table; notes, costs and the names of
 files written go to stderr. Every file is written beside its target and moved
-into place once complete (:func:`write_atomically`). Split out of
-:mod:`dppca.cli._common`, which re-exports every name here.
+into place once complete (:func:`write_atomically`).
 """
 
 from __future__ import annotations
@@ -186,7 +185,7 @@ def load_directions(args: argparse.Namespace, data: Any, variables: tuple[str, .
     if path is None:
         return None
     from ..release_io import load_release
-    from ..releases.directions import DirectionsResult
+    from ..releases.directions.result import DirectionsResult
 
     if not Path(path).is_file():
         raise CLIError(f"--directions file {path!r} does not exist or is not a file.")

@@ -97,7 +97,7 @@ def _ledgers(args: argparse.Namespace) -> list[Path]:
     XDG state path), which the app and other commands use, even with
     ``--no-ledger``.
     """
-    from ..privacy.ledger import default_ledger_path
+    from ..privacy.ledger_store import default_ledger_path
 
     found = [default_ledger_path()]
     given = getattr(args, "ledger", None)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._common import CLIError
 from ._ledger import add_ledger_arguments, ledger_location
+from ._safety import CLIError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     if not 0 < args.port < 65536:
         raise CLIError(f"--port must be in 1..65535; got {args.port}.")
     from ..app import run as run_app
-    from ..app.state import DataError
+    from ..app.data import DataError
 
     try:
         run_app(

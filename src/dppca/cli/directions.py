@@ -5,18 +5,25 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from ..releases.directions import DirectionsResult, plan_pc_dir
+from ..releases.directions.plan import plan_pc_dir
+from ..releases.directions.result import DirectionsResult
 from ..releases.engine import execute
 from ._common import (
-    CLIError,
     add_accuracy_arguments,
     add_data_arguments,
     add_design_arguments,
     add_privacy_arguments,
-    add_release_arguments,
     add_scale_argument,
-    add_table_argument,
     apply_scale,
+    private_scale,
+    progress_for,
+    read_bounds,
+    read_design_input,
+)
+from ._ledger import add_budget_arguments, ledger_budget, report_spending
+from ._output import (
+    add_release_arguments,
+    add_table_argument,
     check_release_path,
     check_table_path,
     emit_table,
@@ -24,13 +31,9 @@ from ._common import (
     info,
     meaning_line,
     print_plan,
-    private_scale,
-    progress_for,
-    read_bounds,
-    read_design_input,
     save_release_file,
 )
-from ._ledger import add_budget_arguments, ledger_budget, report_spending
+from ._safety import CLIError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

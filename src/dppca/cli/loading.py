@@ -9,18 +9,26 @@ from typing import TYPE_CHECKING, cast
 from ..core.lazy import pandas as pd
 from ..core.validation import check_random_state, post_processing_rng
 from ..releases.engine import execute
-from ..releases.loading import dp_loading, plan_loading
+from ..releases.loading.plan import plan_loading
+from ..releases.loading.release import dp_loading
 from ._common import (
-    CLIError,
     add_accuracy_arguments,
     add_data_arguments,
     add_design_arguments,
     add_privacy_arguments,
-    add_release_arguments,
     add_scale_argument,
-    add_table_argument,
     add_ties_argument,
     apply_scale,
+    parse_int_list,
+    private_scale,
+    progress_for,
+    read_bounds,
+    read_design_input,
+)
+from ._ledger import add_budget_arguments, ledger_budget, report_spending
+from ._output import (
+    add_release_arguments,
+    add_table_argument,
     check_figure_path,
     check_release_path,
     check_table_path,
@@ -29,24 +37,19 @@ from ._common import (
     info,
     load_directions,
     meaning_line,
-    parse_int_list,
     print_plan,
-    private_scale,
-    progress_for,
-    read_bounds,
-    read_design_input,
     save_figure,
     save_release_file,
 )
-from ._ledger import add_budget_arguments, ledger_budget, report_spending
+from ._safety import CLIError
 from .directions import add_estimator_argument, check_estimator_scale
 from .pca import add_standardize_argument, standardized_release
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from ..releases.directions import DirectionsResult
-    from ..releases.loading import LoadingResult
+    from ..releases.directions.result import DirectionsResult
+    from ..releases.loading.result import LoadingResult
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

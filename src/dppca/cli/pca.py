@@ -18,10 +18,17 @@ from typing import TYPE_CHECKING, Any
 
 from ..releases.engine import execute
 from ._common import (
-    CLIError,
     add_accuracy_arguments,
     add_data_arguments,
     add_privacy_arguments,
+    numeric_part,
+    parse_int_list,
+    parse_scales,
+    read_bounds,
+    read_data,
+)
+from ._ledger import add_budget_arguments, ledger_budget, report_spending
+from ._output import (
     add_table_argument,
     check_figure_path,
     check_table_path,
@@ -29,17 +36,13 @@ from ._common import (
     forecast_line,
     info,
     meaning_line,
-    numeric_part,
-    parse_int_list,
-    parse_scales,
-    read_bounds,
-    read_data,
     save_figure,
 )
-from ._ledger import add_budget_arguments, ledger_budget, report_spending
+from ._safety import CLIError
 
 if TYPE_CHECKING:
-    from ..releases.pca import PCAPlan, PCAResult
+    from ..releases.pca.plan import PCAPlan
+    from ..releases.pca.result import PCAResult
 
 #: The pictures of a fit, in the order of the multi-panel figure.
 PICTURES = ("scree", "score", "loading", "variable", "biplot")
@@ -169,7 +172,7 @@ def _picture_paths(args: argparse.Namespace) -> dict[str, Path]:
 
 def build_plan(args: argparse.Namespace, n: int, variables: tuple[str, ...]) -> PCAPlan:
     """The fit's plan from the options and the table's public shape."""
-    from ..releases.pca import plan_pca
+    from ..releases.pca.plan import plan_pca
 
     return plan_pca(
         n,

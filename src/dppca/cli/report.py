@@ -7,26 +7,28 @@ from pathlib import Path
 from typing import Any
 
 from ._common import (
-    CLIError,
     add_accuracy_arguments,
     add_data_arguments,
     add_privacy_arguments,
     add_scale_argument,
-    add_table_argument,
     add_ties_argument,
+    parse_int_list,
+    private_scale,
+    read_bounds,
+)
+from ._groups import read_grouped_input, with_groups
+from ._ledger import add_budget_arguments, ledger_budget, report_spending
+from ._output import (
+    add_table_argument,
     check_table_path,
     command_line,
     emit_table,
     info,
     load_directions,
     meaning_line,
-    parse_int_list,
     print_plan,
-    private_scale,
-    read_bounds,
 )
-from ._groups import read_grouped_input, with_groups
-from ._ledger import add_budget_arguments, ledger_budget, report_spending
+from ._safety import CLIError
 from .pca import add_standardize_argument, print_pca_plan
 
 
@@ -127,7 +129,7 @@ def _standardized(
             f"--standardize is one private PCA fit (as 'dppca pca'), which decides "
             f"{', '.join(clashes)} itself; drop them or leave out --standardize."
         )
-    from ..releases.pca import plan_pca
+    from ..releases.pca.plan import plan_pca
     from ..reporting import report
 
     options = {"k": args.k, "components": components, "bounds": bounds}

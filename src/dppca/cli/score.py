@@ -8,17 +8,24 @@ from typing import TYPE_CHECKING, Any, cast
 from ..core.validation import check_bins_cap, check_random_state, post_processing_rng
 from ..releases.engine import execute
 from ..releases.scaled import check_scale_settings, with_private_scales
-from ..releases.score import plan_score, sample_points
+from ..releases.score.plan import plan_score
+from ..releases.score.result import sample_points
 from ._common import (
-    CLIError,
     add_accuracy_arguments,
     add_data_arguments,
-    add_output_argument,
     add_privacy_arguments,
-    add_release_arguments,
     add_scale_argument,
-    add_table_argument,
     add_ties_argument,
+    parse_int_list,
+    private_scale,
+    read_bounds,
+)
+from ._groups import read_grouped_input, with_groups
+from ._ledger import add_budget_arguments, ledger_budget, report_spending
+from ._output import (
+    add_output_argument,
+    add_release_arguments,
+    add_table_argument,
     check_figure_path,
     check_release_path,
     check_table_path,
@@ -26,22 +33,18 @@ from ._common import (
     forecast_line,
     info,
     load_directions,
-    parse_int_list,
     print_plan,
-    private_scale,
-    read_bounds,
     report_cost,
     save_figure,
     save_release_file,
 )
-from ._groups import read_grouped_input, with_groups
-from ._ledger import add_budget_arguments, ledger_budget, report_spending
+from ._safety import CLIError
 from .pca import add_standardize_argument, standardized_release
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from ..releases.score import ScoreResult
+    from ..releases.score.result import ScoreResult
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

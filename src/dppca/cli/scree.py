@@ -7,18 +7,26 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ..releases.engine import execute
 from ..releases.scaled import check_scale_settings, with_private_scales
-from ..releases.scree import METHODS, ClippedControl, ScreeResult, plan_scree
+from ..releases.scree._controls import METHODS, ClippedControl
+from ..releases.scree._plan import plan_scree
+from ..releases.scree._result import ScreeResult
 from ._common import (
-    CLIError,
     add_accuracy_arguments,
     add_data_arguments,
-    add_output_argument,
     add_privacy_arguments,
-    add_release_arguments,
     add_scale_argument,
-    add_table_argument,
     add_ties_argument,
     apply_scale,
+    numeric_part,
+    private_scale,
+    read_bounds,
+    read_data,
+)
+from ._ledger import add_budget_arguments, ledger_budget, report_spending
+from ._output import (
+    add_output_argument,
+    add_release_arguments,
+    add_table_argument,
     check_figure_path,
     check_release_path,
     check_table_path,
@@ -26,16 +34,12 @@ from ._common import (
     forecast_line,
     info,
     load_directions,
-    numeric_part,
     print_plan,
-    private_scale,
-    read_bounds,
-    read_data,
     report_cost,
     save_figure,
     save_release_file,
 )
-from ._ledger import add_budget_arguments, ledger_budget, report_spending
+from ._safety import CLIError
 from .pca import add_standardize_argument, standardized_release
 
 if TYPE_CHECKING:

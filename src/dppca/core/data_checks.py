@@ -7,8 +7,7 @@ with a note, missing values refused or kept for the zero-term rule), and
 refuses too few rows or columns and infinite values; the
 other checks cover the variables a caller names, the public bounds of the
 data and a matrix computed from them. As everywhere in dppca, messages name
-the argument and the requirement and never quote a data value. Split out of
-:mod:`dppca.core.validation`, which re-exports every name here.
+the argument and the requirement and never quote a data value.
 """
 
 from __future__ import annotations

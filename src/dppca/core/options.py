@@ -173,7 +173,7 @@ def _trusted() -> Iterator[None]:
 def evolve(options: _Options, **changes: Any) -> _Options:
     """``dataclasses.replace`` without the checks: for values derived from checked ones."""
     with _trusted():
-        return dataclasses.replace(options, **changes)
+        return dataclasses.replace(options, **changes)  # type: ignore[type-var]
 
 
 class _Checked:
@@ -205,7 +205,7 @@ def split_settings(
 
     A name that no class declares is refused as Python refuses an unknown keyword.
     """
-    classes = (PrivacyOptions, *kinds)
+    classes: tuple[type[_Checked], ...] = (PrivacyOptions, *kinds)
     known = {f.name for cls in classes for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
     unknown = sorted(set(settings) - known)
     if unknown:
@@ -224,7 +224,8 @@ def release_options(arguments: Mapping[str, Any], *kinds: type[_Checked]) -> tup
             **arguments,
             "missing": check_missing(arguments["missing"], arguments["dropna"]),
         }
-    return tuple(cls.pick(arguments) for cls in (PrivacyOptions, *kinds))
+    classes: tuple[type[_Checked], ...] = (PrivacyOptions, *kinds)
+    return tuple(cls.pick(arguments) for cls in classes)
 
 
 def _check_scale_share(value: object, name: str) -> float:

@@ -1,9 +1,10 @@
 """Checks of single values: booleans, integers, real numbers in an interval, choices.
 
 The building blocks of the other checks (:mod:`dppca.core.data_checks`,
-:mod:`dppca.core.score_checks` and :mod:`dppca.core.validation`, which re-exports every
-name here). Each returns the normalised value or raises a ``TypeError`` or
-``ValueError`` naming the argument, the requirement and what was received.
+:mod:`dppca.core.score_checks`, :mod:`dppca.core.validation` and the option
+objects of :mod:`dppca.core.options`). Each returns the normalised value or
+raises a ``TypeError`` or ``ValueError`` naming the argument, the
+requirement and what was received.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """Checks of the options of a score release: bins, methods, split, groups, frame, sampling.
 
-Split out of :mod:`dppca.core.validation`, which re-exports every name here, to
-keep that module short; as everywhere in dppca, messages name the argument
+As everywhere in dppca, messages name the argument
 and the requirement and never quote a data value.
 """
 

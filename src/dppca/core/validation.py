@@ -5,11 +5,11 @@ Each ``check_*`` function either returns the normalised value or raises a
 requirement and what was received, and where possible the fix. Messages never
 quote data values.
 
-Three modules hold the rest and are re-exported here, so every check is still
-imported from this module: :mod:`dppca.core.scalar_checks` (single values: booleans,
-integers, reals in an interval, choices), :mod:`dppca.core.data_checks` (data tables,
-their column names and public bounds) and :mod:`dppca.core.score_checks` (the score
-release's options).
+Three modules hold the rest, and each check is imported from its own module:
+:mod:`dppca.core.scalar_checks` (single values: booleans, integers, reals in an
+interval, choices), :mod:`dppca.core.data_checks` (data tables, their column names
+and public bounds) and :mod:`dppca.core.score_checks` (the score release's options).
+The options of a release are checked once, in :mod:`dppca.core.options`.
 """
 
 from __future__ import annotations
@@ -19,37 +19,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .data_checks import (
-    apply_bounds,
-    check_bounds,
-    check_data,
-    check_finite_matrix,
-    check_grouped_data,
-    check_table,
-    check_variable_names,
-    is_numeric_dtype,
-)
 from .scalar_checks import (
     check_bool,
     check_choice,
     check_nonnegative_int,
-    check_open_unit,
-    check_positive_float,
     check_positive_int,
     check_real,
 )
 from .scalar_checks import type_name as _type_name
-from .score_checks import (
-    bin_rule,
-    check_bins,
-    check_frame,
-    check_group_count,
-    check_group_labels,
-    check_methods,
-    check_sample_options,
-    check_split,
-)
-from .tables import check_unique_columns
 from .types import Accuracy, Calibration, Design, RandomStateLike, Ties
 
 __all__ = [
@@ -60,47 +37,23 @@ __all__ = [
     "MAX_REPEL_LABELS",
     "MAX_SENSITIVITY_CELLS",
     "HardenedGenerator",
-    "apply_bounds",
-    "bin_rule",
     "check_accuracy",
-    "check_bins",
     "check_bins_cap",
-    "check_bool",
-    "check_bounds",
     "check_budget",
     "check_calibration",
-    "check_choice",
     "check_compare",
     "check_components",
-    "check_data",
     "check_delta",
     "check_delta_for_n",
     "check_design",
     "check_design_m",
     "check_eps",
-    "check_finite_matrix",
-    "check_frame",
-    "check_group_count",
-    "check_group_labels",
-    "check_grouped_data",
     "check_k",
-    "check_methods",
-    "check_nonnegative_int",
-    "check_open_unit",
     "check_pc_list",
-    "check_positive_float",
-    "check_positive_int",
     "check_random_state",
-    "check_real",
-    "check_sample_options",
     "check_sensitivity_work",
-    "check_split",
-    "check_table",
     "check_ties",
-    "check_unique_columns",
-    "check_variable_names",
     "default_m",
-    "is_numeric_dtype",
     "post_processing_rng",
     "repel_iterations",
 ]

@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..core.data_checks import is_numeric_dtype
 from ..core.progress import ProgressCallback
-from ..core.validation import is_numeric_dtype
 from .pairsums import (
     PairSums,
     balanced_chunk,

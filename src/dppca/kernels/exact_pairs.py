@@ -4,7 +4,7 @@ The sum over pairs of ``u_ij u_ij^T`` is ``Y^T (D - W) Y`` for a translate
 ``Y`` of the data, accumulated tile by tile with the accuracy devices
 described in :mod:`dppca.kernels.kendall` (a shift by one value per column, and the
 explicit route for close pairs). Deterministic: no privacy, no randomness.
-Split out of :mod:`dppca.kernels.kendall`, which re-exports :func:`default_block`.
+Used by :mod:`dppca.kernels.kendall`.
 """
 
 from __future__ import annotations

@@ -81,25 +81,20 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ..core.data_checks import check_data
 from ..core.exceptions import TiedRowsError
 from ..core.progress import ProgressCallback, ProgressLike, resolve_progress
+from ..core.scalar_checks import check_positive_int
 from ..core.tables import complete_rows
 from ..core.types import Data, Design, Ties
-from ..core.validation import (
-    check_data,
-    check_design,
-    check_design_m,
-    check_positive_int,
-    check_ties,
-    default_m,
-)
+from ..core.validation import check_design, check_design_m, check_ties
 from .exact_pairs import _pair_sum
-from .exact_pairs import default_block as default_block  # re-exported: tests import it
 from .pairsums import PairSums, add_incomplete_pairs, balanced_chunk, balanced_chunks
 from .threads import _runner
-from .threads import resolve_n_jobs as resolve_n_jobs  # re-exported: it was public here
 
-__all__ = ["default_m", "spherical_kendall"]
+__all__ = [
+    "spherical_kendall",
+]
 
 
 def _balanced_pair_sum(

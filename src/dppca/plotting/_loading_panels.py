@@ -18,8 +18,10 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Circle, Ellipse
 from numpy.typing import NDArray
 
-from ..core.validation import check_pc_list, check_positive_int, check_variable_names
-from ..releases.loading import LoadingResult
+from ..core.data_checks import check_variable_names
+from ..core.scalar_checks import check_positive_int
+from ..core.validation import check_pc_list
+from ..releases.loading.result import LoadingResult
 from ._caption import add_privacy_caption, add_resolvability_note
 from ._labels import place_labels
 

@@ -25,8 +25,9 @@ from matplotlib.collections import PolyCollection
 from matplotlib.colors import to_rgba
 from numpy.typing import ArrayLike, NDArray
 
+from ..core.scalar_checks import check_open_unit, check_positive_int
 from ..core.types import RandomStateLike
-from ..core.validation import check_components, check_open_unit, check_positive_int
+from ..core.validation import check_components
 from ._caption import add_privacy_caption
 from ._kwargs import check_artist_kwargs
 from ._labels import place_labels
@@ -228,7 +229,7 @@ def _score_layer(
     if layer == "histogram":
         pts, weights = _draw_histogram(ax, xe, ye, prob, colors, signs)
     else:
-        from ..releases.score import sample_points
+        from ..releases.score.result import sample_points
 
         sample = sample_points(score, size=size, random_state=random_state)
         _, _, centre = histogram_layer(score.x_edges, score.y_edges, prob, scale)

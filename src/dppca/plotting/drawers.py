@@ -10,11 +10,11 @@ from typing import Any
 
 from matplotlib.axes import Axes
 
-from ..releases.directions import DirectionsResult
-from ..releases.loading import LoadingResult
+from ..releases.directions.result import DirectionsResult
+from ..releases.loading.result import LoadingResult
 from ..releases.protocol import first_panel, register_drawer
-from ..releases.score import ScoreResult
-from ..releases.scree import ScreeResult
+from ..releases.score.result import ScoreResult
+from ..releases.scree._result import ScreeResult
 from .loading import plot_loading
 from .score import plot_score, plot_score_groups, plot_score_panels
 from .scree import plot_scree

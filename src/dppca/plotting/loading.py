@@ -16,13 +16,13 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from numpy.typing import NDArray
 
+from ..core.scalar_checks import check_choice, check_open_unit
 from ..core.types import LoadingKind, RandomStateLike
-from ..core.validation import check_choice, check_compare, check_components, check_open_unit
-from ..releases.loading import LoadingResult, NoiseSensitivity
+from ..core.validation import check_compare, check_components
+from ..releases.loading.result import LoadingResult
+from ..releases.loading.sensitivity import NoiseSensitivity
 from ._caption import add_privacy_caption, add_resolvability_note
 from ._kwargs import check_artist_kwargs
-from ._loading_panels import CLIM as CLIM
-from ._loading_panels import LIMITS as LIMITS
 from ._loading_panels import axes_for, draw_plane, plot_heatmaps, select_rows
 
 __all__ = ["plot_loading", "plot_loading_heatmap", "plot_loading_point", "plot_loading_vector"]

@@ -28,8 +28,8 @@ from ._kwargs import check_artist_kwargs
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from ..releases.score import ScoreResult
-    from ..releases.scree import ScreeResult
+    from ..releases.score.result import ScoreResult
+    from ..releases.scree._result import ScreeResult
 
 __all__ = ["group_color_map", "plot_score", "plot_score_groups", "plot_score_panels"]
 

@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.axes import Axes
 
-from ..privacy.accounting import PrivacyCost
+from ..privacy.cost import PrivacyCost
 from ..privacy.tradeoff import attacker_power, percent_text, tradeoff_curve
 from ._caption import add_privacy_caption
 from ._kwargs import check_artist_kwargs

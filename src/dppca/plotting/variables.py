@@ -32,13 +32,9 @@ from matplotlib.axes import Axes
 from matplotlib.patches import Circle
 from numpy.typing import ArrayLike, NDArray
 
+from ..core.scalar_checks import check_open_unit, check_positive_int
 from ..core.types import RandomStateLike
-from ..core.validation import (
-    check_components,
-    check_open_unit,
-    check_positive_int,
-    post_processing_rng,
-)
+from ..core.validation import check_components, post_processing_rng
 from ..privacy.mechanisms import reperturbed_matrices
 from ._caption import add_privacy_caption
 from ._kwargs import check_artist_kwargs

@@ -17,8 +17,7 @@ This module holds the accountant, :class:`Budget`, whose one rule (the
 tight total, checked against the total's eps; basic composition reported as
 the upper bound) every store of costs uses: a ``Budget`` keeps its costs in
 memory, :class:`dppca.privacy.ledger.LedgerBudget` in the SQLite ledger, through the
-same methods. It is also the public home of the rest, which
-lives in three modules and is re-exported here: the cost record and basic
+same methods. The rest lives in three modules: the cost record and basic
 composition in :mod:`dppca.privacy.cost`, the tight accountant in
 :mod:`dppca.privacy.composition`, and the calibration of several parts to a tight
 total in :mod:`dppca.privacy.calibration`.
@@ -31,27 +30,12 @@ from collections.abc import Sequence
 from ..core.exceptions import BudgetExceededError
 from ..core.lazy import pandas as pd
 from ..core.validation import check_delta, check_eps
-from .calibration import CalibratedPart, NoisePart, calibrate_noise, scale_to_tight, tight_factor
-from .composition import _exact_eps as _exact_eps  # tests and benchmarks import these
-from .composition import _tight_eps as _tight_eps
-from .cost import PrivacyCost, basic_total, compose
+from .cost import PrivacyCost
 from .headroom import Headroom, headroom
 from .tally import Tally
-from .totals import compose_tight, tight_total
 
 __all__ = [
     "Budget",
-    "CalibratedPart",
-    "Headroom",
-    "NoisePart",
-    "PrivacyCost",
-    "basic_total",
-    "calibrate_noise",
-    "compose",
-    "compose_tight",
-    "scale_to_tight",
-    "tight_factor",
-    "tight_total",
 ]
 
 

@@ -3,8 +3,7 @@
 :func:`calibrate_noise` spreads (eps, delta) over weighted Gaussian, Laplace
 and pure parts; :func:`tight_factor` and :func:`scale_to_tight` scale up a
 basic split of a release until its tight total (:func:`~dppca.privacy.accounting.tight_total`)
-is the budget. Everything here is data-free. Split out of
-:mod:`dppca.privacy.accounting`, which re-exports every name here.
+is the budget. Everything here is data-free.
 """
 
 from __future__ import annotations

@@ -2,10 +2,8 @@
 
 :class:`PrivacyCost` is what every release records: the (eps, delta) it
 claims and, for tight composition, the noise it carries. :func:`compose` and
-:func:`basic_total` add costs by basic (sequential) composition. Split out of
-:mod:`dppca.privacy.accounting`, which re-exports every name here and is the class's
-public home: ``PrivacyCost.__module__`` says ``dppca.privacy.accounting``, so release
-files keep naming it there.
+:func:`basic_total` add costs by basic (sequential) composition. Release files
+name the class through the codec's fixed table of types, whatever its module.
 """
 
 from __future__ import annotations
@@ -85,7 +83,6 @@ class PrivacyCost:
     """
 
     # The public home, named by release files (release_io) and the docs.
-    __module__ = "dppca.privacy.accounting"
 
     eps: float
     delta: float

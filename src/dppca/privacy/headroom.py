@@ -53,7 +53,6 @@ class Headroom:
     """
 
     # The public home, as for PrivacyCost.
-    __module__ = "dppca.privacy.accounting"
 
     total_eps: float
     total_delta: float

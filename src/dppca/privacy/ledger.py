@@ -37,14 +37,16 @@ import os
 from typing import Any
 
 from ..core.exceptions import BudgetExceededError
-from .accounting import PrivacyCost, _left, _refusal
+from .accounting import _left, _refusal
+from .cost import PrivacyCost
 from .fingerprint import fingerprint, legacy_fingerprints, payload_hash
 from .headroom import Headroom, headroom
 from .ledger_budget import _ADVICE, LedgerBudget
 from .ledger_keys import _check_total, _LedgerKeys, _now, _same
-from .ledger_store import LedgerError, _check_fp, _stored, default_ledger_path
-from .ledger_store import ledger_timeout as ledger_timeout
+from .ledger_rows import _stored
+from .ledger_store import LedgerError, _check_fp, default_ledger_path, ledger_timeout
 
+# The ledger's public face (docs/api.rst): its names, wherever they are defined.
 __all__ = [
     "Ledger",
     "LedgerBudget",

@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.lazy import pandas as pd
-from .accounting import Budget, PrivacyCost
+from .accounting import Budget
+from .cost import PrivacyCost
 from .ledger_keys import _check_total, _same
 from .ledger_store import LedgerError, _check_fp
 from .tally import Tally

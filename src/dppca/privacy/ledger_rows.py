@@ -11,7 +11,7 @@ import json
 import sqlite3
 from typing import Any
 
-from .accounting import PrivacyCost
+from .cost import PrivacyCost
 from .tally import Tally
 
 __all__: list[str] = []

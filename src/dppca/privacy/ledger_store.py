@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .accounting import PrivacyCost
+from .cost import PrivacyCost
 from .ledger_rows import (
     _APPLICATION_ID,
     _SCHEMA,

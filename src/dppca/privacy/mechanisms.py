@@ -3,8 +3,7 @@
 
 Every mechanism takes a resolved ``numpy.random.Generator`` and draws in a fixed
 order, so the same data and seed give bit-identical output. The private
-quantile scans and the exponential mechanism live in :mod:`dppca.privacy.quantiles`
-and are re-exported here, so ``from dppca.privacy.mechanisms import ...`` finds them.
+quantile scans and the exponential mechanism live in :mod:`dppca.privacy.quantiles`.
 
 Which sampler draws the noise: the three noise functions (:func:`gaussian_noise`,
 :func:`symmetric_gaussian_noise`, :func:`laplace_noise`) use OpenDP's
@@ -32,20 +31,6 @@ from ..core.types import RandomStateLike
 from ..core.validation import check_calibration, check_delta, check_eps, check_random_state
 from ..core.warnings import warn_privacy
 from . import hardened
-from .quantiles import (
-    capped_quantile_level,
-    em_quantile,
-    exponential_mechanism,
-    ladder_bin,
-    ladder_failure_bound,
-    ladder_quantile,
-    quantile_overshoot_bound,
-    signed_log_bin,
-    signed_log_edges,
-    signed_quantile,
-    unbounded_quantile,
-    unbounded_quantile_upper,
-)
 
 # OpenDP's sampler names once loaded (hardened.load_opendp), False if it is not
 # installed (an optional extra, imported on the first hardened draw only).
@@ -54,30 +39,18 @@ _dp: Any = None
 __all__ = [
     "analytic_gaussian_sigma",
     "analytic_multiplier",
-    "capped_quantile_level",
     "classic_gaussian_sigma",
-    "em_quantile",
-    "exponential_mechanism",
     "gaussian_noise",
     "gaussian_sigma",
     "kendall_sensitivity",
     "kendall_sigma",
-    "ladder_bin",
-    "ladder_failure_bound",
-    "ladder_quantile",
     "laplace_noise",
     "noise_sampler",
-    "quantile_overshoot_bound",
     "random_pairing",
     "reperturbed_matrices",
     "sample_histogram",
-    "signed_log_bin",
-    "signed_log_edges",
-    "signed_quantile",
     "stability_threshold",
     "symmetric_gaussian_noise",
-    "unbounded_quantile",
-    "unbounded_quantile_upper",
 ]
 
 

@@ -1,11 +1,9 @@
 """Private quantiles: noisy scans over public bins and the exponential mechanism.
 
-Split out of :mod:`dppca.privacy.mechanisms`, which re-exports every name here, so
-``from dppca.privacy.mechanisms import ladder_quantile`` keeps working. Like the noise
-functions there, these routines take a resolved ``numpy.random.Generator`` and
-draw from it in a fixed order (exponential noise in bin order, one Gumbel draw
-per candidate), so the same data and seed give bit-identical output; they
-always use numpy's sampler.
+Like the noise functions of :mod:`dppca.privacy.mechanisms`, these routines
+take a resolved ``numpy.random.Generator`` and draw from it in a fixed order
+(exponential noise in bin order, one Gumbel draw per candidate), so the same
+data and seed give bit-identical output; they always use numpy's sampler.
 
 The scans (:func:`unbounded_quantile_upper`, :func:`unbounded_quantile`,
 :func:`signed_quantile`, :func:`ladder_quantile`) compare a noisy target with

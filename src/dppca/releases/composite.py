@@ -27,7 +27,8 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ..core.lazy import scipy_optimize as optimize
-from ..privacy.accounting import PrivacyCost, tight_total
+from ..privacy.cost import PrivacyCost
+from ..privacy.totals import tight_total
 from .engine import CheckedData, Part, parts_of
 from .forecast import Forecast
 

@@ -40,7 +40,8 @@ from ..kernels.threads import hold_blas
 from .forecast import enforce
 
 if TYPE_CHECKING:
-    from ..privacy.accounting import Budget, PrivacyCost
+    from ..privacy.accounting import Budget
+    from ..privacy.cost import PrivacyCost
     from .forecast import Forecast
 
 __all__ = [

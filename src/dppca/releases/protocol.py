@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
     from ..core.lazy import pandas as pd
-    from ..privacy.accounting import PrivacyCost
+    from ..privacy.cost import PrivacyCost
 
 __all__ = [
     "DIRECTIONS_SOURCES",

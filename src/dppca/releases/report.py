@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ..core.data_checks import check_data
 from ..core.options import (
     DIRECTIONS_DEFAULTS,
     Boolean,
@@ -30,32 +31,27 @@ from ..core.options import (
     evolve,
     split_settings,
 )
-from ..core.scalar_checks import check_positive_float
-from ..core.validation import (
-    check_bool,
-    check_components,
-    check_data,
-    check_delta_for_n,
-    check_positive_int,
-)
-from ..privacy.accounting import PrivacyCost
+from ..core.scalar_checks import check_bool, check_positive_float, check_positive_int
+from ..core.validation import check_components, check_delta_for_n
+from ..privacy.cost import PrivacyCost
 from .composite import largest_stretch
-from .directions import DirectionsPlan, DirectionsResult, resolve_directions
-from .directions.plan import plan_directions
+from .directions.given import resolve_directions
+from .directions.plan import DirectionsPlan, plan_directions
+from .directions.result import DirectionsResult
 from .directions.scales import scale_costs
 from .engine import CheckedData, Part, parts_of
 from .forecast import Forecast
-from .loading import LoadingResult
+from .loading.result import LoadingResult
 from .resolvability import enforce_resolved, warn_dominant_column
 from .scaled import check_scale_settings, scale_table
-from .score import ScoreResult
 from .score.draw import ScoreInputs
 from .score.options import ScoreOptions
 from .score.plan import ScoreGiven, ScorePlan, plan_score_options
-from .scree import ScreePlan, ScreeResult
+from .score.result import ScoreResult
 from .scree._checks import enforce_scree
 from .scree._options import ScreeOptions
-from .scree._plan import plan_scree_options
+from .scree._plan import ScreePlan, plan_scree_options
+from .scree._result import ScreeResult
 
 __all__ = [
     "DEFAULT_SHARES",
@@ -205,7 +201,7 @@ def check_shares(shares: Mapping[str, float] | None, keys: Sequence[str]) -> dic
     return {k: v / top / total for k, v in values.items()}
 
 
-def _check_report_shares(value: object, name: str) -> Any:
+def _check_report_shares(value: Any, name: str) -> Any:
     check_shares(value, tuple(DEFAULT_SHARES))  # normalised by the plan, over its releases
     return value
 

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..core.options import SCALE_SHARE
-from ..privacy.accounting import PrivacyCost, compose_tight
+from ..privacy.cost import PrivacyCost
+from ..privacy.totals import compose_tight
 from .composite import largest_stretch
 from .directions.plan import check_scale_option, check_share
 from .directions.scales import draw_private_scales, scale_costs

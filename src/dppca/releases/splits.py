@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from ..core.validation import check_open_unit, check_positive_float
+from ..core.scalar_checks import check_open_unit, check_positive_float
 
 __all__ = [
     "ScoreSplit",

@@ -25,8 +25,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ..core.data_checks import check_data
 from ..core.tables import check_missing
-from ..core.validation import check_data
 from ..privacy.accounting import Budget
 from .engine import CheckedData, execute
 

@@ -17,26 +17,22 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ...core.data_checks import apply_bounds, check_finite_matrix
 from ...core.options import DirectionsOptions, PrivacyOptions, split_settings
 from ...core.progress import ProgressCallback, resolve_progress
-from ...core.validation import (
-    apply_bounds,
-    check_delta_for_n,
-    check_design_m,
-    check_finite_matrix,
-    check_k,
-    check_positive_int,
-)
+from ...core.scalar_checks import check_positive_int
+from ...core.validation import check_delta_for_n, check_design_m, check_k
 from ...kernels.eigen import top_eigh
 from ...kernels.kendall import kendall_matrix, validate_kendall_input
 from ...kernels.tau import kendall_tau_matrix
-from ...privacy.accounting import PrivacyCost, compose_tight
+from ...privacy.cost import PrivacyCost
 from ...privacy.mechanisms import (
     kendall_sensitivity,
     kendall_sigma,
     random_pairing,
     symmetric_gaussian_noise,
 )
+from ...privacy.totals import compose_tight
 from ..composite import largest_stretch
 from ..engine import CheckedData, Part, parts_of
 from ..forecast import Forecast, direction_noise_norm, direction_problem
@@ -407,7 +403,3 @@ def forecast_directions(n: int, p: int, eps: float, delta: float, sigma: float) 
         },
         problems=tuple(problems),
     )
-
-
-# Pickles and release files name the public path, which stays the same.
-DirectionsPlan.__module__ = "dppca.releases.directions"

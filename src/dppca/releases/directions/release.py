@@ -11,11 +11,12 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from ...core.data_checks import check_data
 from ...core.options import SCALE_SHARE, DirectionsOptions, release_options
 from ...core.progress import ProgressLike
 from ...core.tables import MissingRule, complete_rows, document_missing
 from ...core.types import Accuracy, Calibration, Data, Design, RandomStateLike, Sensitivity, Ties
-from ...core.validation import check_data, check_k
+from ...core.validation import check_k
 from ...kernels.kendall import validate_kendall_input
 from ...privacy.accounting import Budget
 from ..engine import CheckedData, execute

@@ -10,7 +10,7 @@ from numpy.typing import NDArray
 
 from ...core.lazy import pandas as pd
 from ...core.types import LoadingKind
-from ...privacy.accounting import PrivacyCost
+from ...privacy.cost import PrivacyCost
 from ..forecast import Forecast
 from ..protocol import ResultMixin, drawer
 from ..resolvability import Resolvability
@@ -175,7 +175,3 @@ def orient_signs(vectors: NDArray[np.float64]) -> NDArray[np.float64]:
     signs = np.sign(vectors[lead, np.arange(vectors.shape[1])])
     signs[signs == 0] = 1.0
     return vectors * signs
-
-
-# Release files and pickles name the public path, which stays the same.
-DirectionsResult.__module__ = "dppca.releases.directions"

@@ -35,7 +35,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...kernels.pair_moments import paired_differences
-from ...privacy.accounting import PrivacyCost
+from ...privacy.cost import PrivacyCost
 from ...privacy.mechanisms import random_pairing
 from ...privacy.quantiles import ladder_quantile
 

@@ -12,17 +12,4 @@ non-private comparison, which is marked as such wherever it appears.
 
 from __future__ import annotations
 
-from .plan import LoadingPlan, plan_loading
-from .release import dp_loading
-from .result import LoadingResult
-from .sensitivity import MAX_DRAWS as MAX_DRAWS
-from .sensitivity import NoiseSensitivity, match_signs
-
-__all__ = [
-    "LoadingPlan",
-    "LoadingResult",
-    "NoiseSensitivity",
-    "dp_loading",
-    "match_signs",
-    "plan_loading",
-]
+__all__: list[str] = []

@@ -19,10 +19,11 @@ from ...core.options import (
     evolve,
     split_settings,
 )
-from ...core.validation import check_components, check_k, check_positive_int
-from ...privacy.accounting import PrivacyCost
-from ..directions import DirectionsPlan, pc_dir_checked
-from ..directions.plan import plan_directions
+from ...core.scalar_checks import check_positive_int
+from ...core.validation import check_components, check_k
+from ...privacy.cost import PrivacyCost
+from ..directions.plan import DirectionsPlan, plan_directions
+from ..directions.release import pc_dir_checked
 from ..engine import CheckedData, Part
 from ..forecast import Forecast
 from ..resolvability import enforce_resolved, warn_dominant_column
@@ -134,8 +135,10 @@ def plan_loading(
     >>> (plan.cost.eps, plan.cost.delta), plan.k, len(plan.parts)
     ((0.5, 1e-05), 20, 1)
     """
-    objects = split_settings("plan_loading", settings, DirectionsOptions, LoadingOptions)
-    return plan_loading_options(n, p, *objects, variables)
+    privacy, directions, options = split_settings(
+        "plan_loading", settings, DirectionsOptions, LoadingOptions
+    )
+    return plan_loading_options(n, p, privacy, directions, options, variables)
 
 
 def plan_loading_options(
@@ -156,7 +159,3 @@ def plan_loading_options(
     plan = plan_directions(n, p, privacy, evolve(directions, k=k), variables)
     first, second = components
     return LoadingPlan(plan, k, (int(first), int(second)), options.compare, options.sign_reference)
-
-
-# Pickles and release files name the public path, which stays the same.
-LoadingPlan.__module__ = "dppca.releases.loading"

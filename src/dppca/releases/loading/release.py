@@ -19,6 +19,7 @@ from ...core.options import (
     release_options,
 )
 from ...core.progress import ProgressLike
+from ...core.scalar_checks import check_bool, check_choice
 from ...core.tables import MissingRule, check_missing, document_missing
 from ...core.types import (
     Accuracy,
@@ -30,18 +31,11 @@ from ...core.types import (
     SignReference,
     Ties,
 )
-from ...core.validation import (
-    check_bool,
-    check_choice,
-    check_components,
-    check_delta,
-    check_design,
-    check_eps,
-    check_k,
-)
+from ...core.validation import check_components, check_delta, check_design, check_eps, check_k
 from ...kernels.kendall import validate_kendall_input
 from ...privacy.accounting import Budget
-from ..directions import DirectionsResult, pc_dir_checked
+from ..directions.release import pc_dir_checked
+from ..directions.result import DirectionsResult
 from ..directions.tau import Estimator
 from ..engine import CheckedData, execute
 from .plan import plan_loading_options

@@ -13,11 +13,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ...core.data_checks import check_variable_names
 from ...core.lazy import pandas as pd
+from ...core.scalar_checks import check_choice
 from ...core.types import LoadingKind, RandomStateLike, SignReference
-from ...core.validation import check_choice, check_components, check_pc_list, check_variable_names
-from ...privacy.accounting import PrivacyCost
-from ..directions import DirectionsResult
+from ...core.validation import check_components, check_pc_list
+from ...privacy.cost import PrivacyCost
+from ..directions.result import DirectionsResult
 from ..protocol import ResultMixin, drawer
 from .sensitivity import NoiseSensitivity, match_signs, reperturbed_directions
 
@@ -349,7 +351,3 @@ class LoadingResult(ResultMixin):
         if self.nonprivate is not None:
             head += ", with non-private comparison"
         return head + ")"
-
-
-# Pickles and release files name the public path, which stays the same.
-LoadingResult.__module__ = "dppca.releases.loading"

@@ -13,15 +13,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...core.lazy import pandas as pd
+from ...core.scalar_checks import check_positive_int
 from ...core.types import RandomStateLike
-from ...core.validation import (
-    check_components,
-    check_positive_int,
-    check_sensitivity_work,
-    post_processing_rng,
-)
+from ...core.validation import check_components, check_sensitivity_work, post_processing_rng
 from ...privacy.mechanisms import reperturbed_matrices
-from ..directions import DirectionsResult
+from ..directions.result import DirectionsResult
 
 __all__ = ["MAX_DRAWS", "NoiseSensitivity", "match_signs", "reperturbed_directions"]
 
@@ -126,7 +122,3 @@ def reperturbed_directions(
         sigma=float(res.sigma),
         variables=res.variables,
     )
-
-
-# Pickles and release files name the public path, which stays the same.
-NoiseSensitivity.__module__ = "dppca.releases.loading"

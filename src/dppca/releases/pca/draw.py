@@ -20,13 +20,12 @@ from numpy.typing import NDArray
 
 from ...core.exceptions import AccuracyWarning, InaccurateReleaseError
 from ...core.warnings import _user_stacklevel
-from ...privacy.accounting import PrivacyCost
-from ..directions import DirectionsResult, resolve_directions
-from ..directions.result import orient_signs
+from ...privacy.cost import PrivacyCost
+from ..directions.given import resolve_directions
+from ..directions.result import DirectionsResult, orient_signs
 from ..engine import CheckedData
 from ..score.draw import ScoreInputs
-from ..scree import ScreeResult
-from ..scree._result import INTERVAL_SDS
+from ..scree._result import INTERVAL_SDS, ScreeResult
 from .correlation import (
     correlation_eigen,
     correlation_from_tau,
@@ -36,7 +35,7 @@ from .correlation import (
 from .result import PCAResult
 
 if TYPE_CHECKING:
-    from ...privacy.accounting import PrivacyCost as _Cost
+    from ...privacy.cost import PrivacyCost as _Cost
     from ..forecast import Forecast
     from .settings import PCASettings
 

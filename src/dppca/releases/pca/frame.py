@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ...privacy.accounting import PrivacyCost, compose
+from ...privacy.cost import PrivacyCost, compose
 from ...privacy.quantiles import em_quantile, ladder_quantile
 from ..engine import CheckedData
 from ..forecast import Forecast, em_failure_bound

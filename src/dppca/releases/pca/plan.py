@@ -22,24 +22,20 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ...core.data_checks import check_data
 from ...core.options import PrivacyOptions, split_settings
-from ...core.validation import (
-    check_components,
-    check_data,
-    check_delta_for_n,
-    check_k,
-    check_positive_int,
-)
-from ...privacy.accounting import PrivacyCost, compose
+from ...core.scalar_checks import check_positive_int
+from ...core.validation import check_components, check_delta_for_n, check_k
+from ...privacy.cost import PrivacyCost, compose
 from ...privacy.quantiles import ladder_failure_bound
 from ..composite import Composite, composed_cost, joint_forecast, largest_stretch
-from ..directions import plan_pc_dir
+from ..directions.plan import plan_pc_dir
 from ..directions.scales import SCALE_QUANTILE, scale_costs, scale_ladder
 from ..engine import CheckedData
 from ..forecast import Forecast
 from ..scaled import scale_table
-from ..score import plan_score
-from ..scree import plan_scree
+from ..score.plan import plan_score
+from ..scree._plan import plan_scree
 from .draw import assemble_fit, axis_sds, feed_step, review_fit
 from .frame import FitFrameScore, fit_frame_score
 from .options import PCAOptions
@@ -47,7 +43,11 @@ from .result import ANALYSES, ESTIMATES
 from .settings import PCASettings
 from .split import PCASplit
 
-__all__ = ["PCAPlan", "PCASettings", "PrivateScalesStep", "plan_pca"]
+__all__ = [
+    "PCAPlan",
+    "PrivateScalesStep",
+    "plan_pca",
+]
 
 
 #: A fit's private scales whose failure bound exceeds this are a forecast problem.
@@ -433,6 +433,3 @@ def _steps(
 
 
 assert set(ANALYSES) == {"standardized", "units", "scaled"}
-
-# Release files and pickles name the public path.
-PCAPlan.__module__ = "dppca.releases.pca"

@@ -13,11 +13,11 @@ import warnings
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ...core.data_checks import check_data
 from ...core.exceptions import AccuracyWarning
 from ...core.options import release_options
 from ...core.tables import MissingRule, document_missing
 from ...core.types import RandomStateLike
-from ...core.validation import check_data
 from ..engine import CheckedData, execute
 from .options import PCAOptions
 from .plan import plan_pca_options

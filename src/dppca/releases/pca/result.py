@@ -12,13 +12,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...core.lazy import pandas as pd
-from ...privacy.accounting import PrivacyCost
-from ..directions import DirectionsResult
+from ...privacy.cost import PrivacyCost
+from ..directions.result import DirectionsResult
 from ..forecast import Forecast
-from ..loading import LoadingResult
+from ..loading.result import LoadingResult
 from ..protocol import ResultMixin
-from ..score import ScoreResult
-from ..scree import ScreeResult
+from ..score.result import ScoreResult
+from ..scree._result import ScreeResult
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -342,8 +342,3 @@ class PCAResult(ResultMixin):
         if self.has_comparison:
             text += ", with non-private comparison"
         return text + ")"
-
-
-# Release files and pickles name the public path.
-PCAResult.__module__ = "dppca.releases.pca"
-PCASummary.__module__ = "dppca.releases.pca"

@@ -17,31 +17,4 @@ them in a fixed order).
 
 from __future__ import annotations
 
-# The ``name as name`` imports keep internal names that the app, the tests and
-# the benchmarks import from dppca.releases.score importable from it.
-from ..splits import ScoreSplit
-from .frame import bounds_frame, frame_eps_needed, frame_failure_bound
-from .frame import private_frame as private_frame
-from .histograms import ScoreMethod as ScoreMethod
-from .histograms import add_counts as add_counts
-from .histograms import bin_counts as bin_counts
-from .histograms import bin_rule
-from .histograms import sparse_counts as sparse_counts
-from .plan import ScorePlan, plan_score
-from .release import dp_score
-from .result import NonPrivateScores, ScoreResult, sample_points
-from .result import SampleKind as SampleKind
-
-__all__ = [
-    "NonPrivateScores",
-    "ScorePlan",
-    "ScoreResult",
-    "ScoreSplit",
-    "bin_rule",
-    "bounds_frame",
-    "dp_score",
-    "frame_eps_needed",
-    "frame_failure_bound",
-    "plan_score",
-    "sample_points",
-]
+__all__: list[str] = []

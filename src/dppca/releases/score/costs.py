@@ -13,9 +13,10 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ...core.score_checks import check_split
 from ...core.types import Calibration
-from ...core.validation import check_split
-from ...privacy.accounting import PrivacyCost, compose, scale_to_tight
+from ...privacy.calibration import scale_to_tight
+from ...privacy.cost import PrivacyCost, compose
 from ...privacy.mechanisms import kendall_sensitivity, kendall_sigma
 from ..splits import ScoreSplit
 from .forecast import frame_share

@@ -13,15 +13,13 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
+from ...core.data_checks import apply_bounds, check_data
+from ...core.scalar_checks import check_bool
 from ...core.tables import complete_rows
-from ...core.validation import apply_bounds, check_bool, check_data
-from ...privacy.accounting import PrivacyCost
-from ..directions import (
-    DirectionsPlan,
-    DirectionsResult,
-    refuse_own_directions,
-    resolve_directions,
-)
+from ...privacy.cost import PrivacyCost
+from ..directions.given import refuse_own_directions, resolve_directions
+from ..directions.plan import DirectionsPlan
+from ..directions.result import DirectionsResult
 from ..engine import CheckedData
 from ..forecast import Forecast
 from .frame import choose_frame

@@ -16,7 +16,7 @@ from statistics import NormalDist
 import numpy as np
 from numpy.typing import NDArray
 
-from ...privacy.accounting import PrivacyCost, compose
+from ...privacy.cost import PrivacyCost, compose
 from ...privacy.quantiles import capped_quantile_level, em_quantile, ladder_quantile
 from ..forecast import em_failure_bound
 

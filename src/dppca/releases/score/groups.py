@@ -15,8 +15,8 @@ from numpy.typing import NDArray
 
 from ...core.lazy import is_dataframe
 from ...core.lazy import pandas as pd
+from ...core.score_checks import check_group_count, check_group_labels
 from ...core.types import Data
-from ...core.validation import check_group_count, check_group_labels
 from ...privacy.mechanisms import laplace_noise
 
 

@@ -21,8 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...core.types import Calibration
-from ...core.validation import bin_rule
-from ...privacy.accounting import PrivacyCost
+from ...privacy.cost import PrivacyCost
 from ...privacy.mechanisms import (
     gaussian_noise,
     gaussian_sigma,
@@ -30,7 +29,12 @@ from ...privacy.mechanisms import (
     stability_threshold,
 )
 
-__all__ = ["add_counts", "bin_counts", "bin_rule", "release_histograms", "sparse_counts"]
+__all__ = [
+    "add_counts",
+    "bin_counts",
+    "release_histograms",
+    "sparse_counts",
+]
 
 ScoreMethod = Literal["add", "sparse"]
 

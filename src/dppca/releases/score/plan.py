@@ -18,17 +18,12 @@ from typing import Any
 import numpy as np
 
 from ...core.options import DIRECTIONS_DEFAULTS, PrivacyOptions, evolve, split_settings
-from ...core.validation import (
-    check_bins,
-    check_bool,
-    check_components,
-    check_delta_for_n,
-    check_positive_int,
-)
-from ...privacy.accounting import PrivacyCost
+from ...core.scalar_checks import check_bool, check_positive_int
+from ...core.score_checks import check_bins
+from ...core.validation import check_components, check_delta_for_n
+from ...privacy.cost import PrivacyCost
 from ...privacy.mechanisms import gaussian_sigma, kendall_sigma
-from ..directions import DirectionsPlan
-from ..directions.plan import plan_directions
+from ..directions.plan import DirectionsPlan, plan_directions
 from ..engine import CheckedData, Part, parts_of
 from ..forecast import Forecast
 from ..resolvability import enforce_released
@@ -261,7 +256,3 @@ def _forecast(parts: ScoreParts, t: float, delta: float, bound: float) -> Foreca
         cells=parts.bins[0] * parts.bins[1],
         groups=parts.n_groups,
     )
-
-
-# Release files and pickles name the public path, which stays the same.
-ScorePlan.__module__ = "dppca.releases.score"

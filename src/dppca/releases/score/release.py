@@ -13,17 +13,14 @@ from typing import Any, Literal
 
 from numpy.typing import ArrayLike
 
+from ...core.data_checks import check_grouped_data
 from ...core.options import SCALE_SHARE, evolve, release_options
+from ...core.scalar_checks import check_bool
 from ...core.tables import MissingRule, document_missing
 from ...core.types import Accuracy, Calibration, Data, RandomStateLike, Ties
-from ...core.validation import (
-    check_bins_cap,
-    check_bool,
-    check_components,
-    check_grouped_data,
-)
+from ...core.validation import check_bins_cap, check_components
 from ...privacy.accounting import Budget
-from ..directions import DirectionsResult
+from ..directions.result import DirectionsResult
 from ..engine import CheckedData, execute
 from ..scaled import check_scale_settings, with_private_scales
 from ..splits import ScoreSplit

@@ -15,11 +15,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...core.lazy import pandas as pd
+from ...core.score_checks import check_sample_options
 from ...core.types import RandomStateLike
-from ...core.validation import check_sample_options, post_processing_rng
-from ...privacy.accounting import PrivacyCost
+from ...core.validation import post_processing_rng
+from ...privacy.cost import PrivacyCost
 from ...privacy.mechanisms import sample_histogram
-from ..directions import DirectionsResult
+from ..directions.result import DirectionsResult
 from ..forecast import Forecast
 from ..protocol import ResultMixin, check_directions_source, drawer
 
@@ -436,8 +437,3 @@ def sample_points(
     if result.groups is not None:
         frame["group"] = pd.Categorical(labels, categories=list(result.groups))
     return frame
-
-
-# Release files and pickles name the public path, which stays the same.
-NonPrivateScores.__module__ = "dppca.releases.score"
-ScoreResult.__module__ = "dppca.releases.score"

@@ -14,15 +14,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ...core.data_checks import check_bounds
+from ...core.scalar_checks import check_bool, check_real
+from ...core.score_checks import check_frame
 from ...core.types import Calibration, Ties
-from ...core.validation import (
-    check_accuracy,
-    check_bool,
-    check_bounds,
-    check_frame,
-    check_real,
-    check_ties,
-)
+from ...core.validation import check_accuracy, check_ties
 
 __all__ = ["ScoreSettings", "check_score_settings"]
 

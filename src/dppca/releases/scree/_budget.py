@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from ...kernels.pair_moments import moment_sensitivity
-from ...privacy.accounting import PrivacyCost, compose, scale_to_tight
+from ...privacy.calibration import scale_to_tight
+from ...privacy.cost import PrivacyCost, compose
 from ...privacy.mechanisms import gaussian_sigma, kendall_sensitivity, kendall_sigma
 from ._clip import _joint_noise, _unit_sd
 from ._estimators import _method_cost

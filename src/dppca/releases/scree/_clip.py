@@ -9,9 +9,9 @@ from numpy.typing import NDArray
 
 from ...kernels.pair_moments import moment_sensitivity
 from ...privacy.knorm import moment_knorm_variance
-from ...privacy.mechanisms import (
+from ...privacy.mechanisms import gaussian_sigma
+from ...privacy.quantiles import (
     capped_quantile_level,
-    gaussian_sigma,
     ladder_failure_bound,
     quantile_overshoot_bound,
 )

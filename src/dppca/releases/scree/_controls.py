@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ...core.validation import check_bool, check_choice, check_positive_int, check_real
+from ...core.scalar_checks import check_bool, check_choice, check_positive_int, check_real
 
 ScreeMethod = Literal["clipped", "pmwm", "huber"]
 METHODS: tuple[str, ...] = ("clipped", "pmwm", "huber")

@@ -14,11 +14,12 @@ from typing import Any, NamedTuple, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
+from ...core.data_checks import apply_bounds
 from ...core.tables import complete_rows
-from ...core.validation import apply_bounds
-from ...privacy.accounting import PrivacyCost
-from ...privacy.mechanisms import ladder_quantile, random_pairing
-from ..directions import DirectionsPlan
+from ...privacy.cost import PrivacyCost
+from ...privacy.mechanisms import random_pairing
+from ...privacy.quantiles import ladder_quantile
+from ..directions.plan import DirectionsPlan
 from ..engine import CheckedData
 from ..forecast import Forecast
 from ._checks import scree_problems

@@ -17,16 +17,10 @@ from ...kernels.pair_moments import (
     clipped_moments_pairings,
     moment_sensitivity,
 )
-from ...privacy.accounting import PrivacyCost, compose
+from ...privacy.cost import PrivacyCost, compose
 from ...privacy.knorm import moment_knorm_noise, moment_knorm_variance
-from ...privacy.mechanisms import (
-    capped_quantile_level,
-    exponential_mechanism,
-    gaussian_noise,
-    gaussian_sigma,
-    laplace_noise,
-    unbounded_quantile,
-)
+from ...privacy.mechanisms import gaussian_noise, gaussian_sigma, laplace_noise
+from ...privacy.quantiles import capped_quantile_level, exponential_mechanism, unbounded_quantile
 from ._controls import HuberControl, PMWMControl
 from ._statistics import (
     _huber_gradient,

@@ -10,18 +10,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ...core.data_checks import check_data
 from ...core.options import DIRECTIONS_DEFAULTS, PrivacyOptions, evolve, split_settings
-from ...core.validation import (
-    check_bool,
-    check_data,
-    check_delta_for_n,
-    check_k,
-    check_positive_int,
-)
+from ...core.scalar_checks import check_bool, check_positive_int
+from ...core.validation import check_delta_for_n, check_k
 from ...kernels.pair_moments import all_pairs_pay
-from ...privacy.accounting import PrivacyCost
-from ..directions import DirectionsPlan, refuse_own_directions, resolve_directions
-from ..directions.plan import plan_directions
+from ...privacy.cost import PrivacyCost
+from ..directions.given import refuse_own_directions, resolve_directions
+from ..directions.plan import DirectionsPlan, plan_directions
 from ..engine import CheckedData, Part, parts_of
 from ..forecast import Forecast
 from ._budget import Split, SplitInputs, price_split

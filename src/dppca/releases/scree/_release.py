@@ -5,12 +5,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from ...core.data_checks import check_data
 from ...core.options import SCALE_SHARE, evolve, release_options
+from ...core.scalar_checks import check_bool
 from ...core.tables import MissingRule, document_missing
 from ...core.types import Accuracy, Calibration, Data, RandomStateLike, Ties
-from ...core.validation import check_bool, check_data, check_k
+from ...core.validation import check_k
 from ...privacy.accounting import Budget
-from ..directions import DirectionsResult, resolve_directions
+from ..directions.given import resolve_directions
+from ..directions.result import DirectionsResult
 from ..engine import CheckedData, execute
 from ..scaled import check_scale_settings, with_private_scales
 from ..splits import ScreeSplit

@@ -9,8 +9,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...core.lazy import pandas as pd
-from ...privacy.accounting import PrivacyCost
-from ..directions import DirectionsResult
+from ...privacy.cost import PrivacyCost
+from ..directions.result import DirectionsResult
 from ..forecast import Forecast
 from ..protocol import ResultMixin, check_directions_source, drawer
 from ._checks import misorder_note
