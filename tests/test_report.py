@@ -400,3 +400,14 @@ def test_report_methods_name_the_missing_rule_and_own_units(small_frame):
     assert html.escape("missing='zero'") in methods
     assert "in their own units, with no clipping bounds" in methods
     assert "frame was set by pure-DP quantiles of the scores" in methods
+
+
+def test_a_report_takes_a_large_delta_only_when_allowed():
+    # the shared option reaches report() through PrivacyOptions and its one check
+    X = np.random.default_rng(5).normal(size=(60, 3))
+    with pytest.raises(ValueError, match="allow_large_delta=True"):
+        report(X, eps=2.0, delta=0.05, accuracy="ignore", random_state=0)
+    page = report(
+        X, eps=2.0, delta=0.05, accuracy="ignore", random_state=0, allow_large_delta=True
+    )
+    assert page.cost.delta == pytest.approx(0.05)

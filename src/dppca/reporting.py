@@ -111,6 +111,7 @@ def report(
     score_range: float = 1e6,
     bounds: Any = None,
     accuracy: Accuracy = "warn",
+    allow_large_delta: bool = False,
     title: str | None = None,
     random_state: RandomStateLike = None,
     budget: Budget | None = None,
@@ -158,6 +159,9 @@ def report(
     accuracy : {"warn", "error", "ignore"}, default="warn"
         What to do, before any data are read, when the data-free forecast of
         a release says it would be inaccurate.
+    allow_large_delta : bool, default=False
+        A delta of ``1/n`` or more permits mechanisms that publish a whole row
+        with probability delta, so it is refused unless this is True.
     title : str, optional
         Page title.
     random_state : None, int or numpy.random.Generator, default=None
@@ -271,6 +275,7 @@ def _standardized_report(arguments: dict[str, Any]) -> Report:
     defaults = inspect.signature(report).parameters
     refuse_options("report", {n: (arguments[n], defaults[n].default) for n in fixed})
     names = ("eps", "delta", "k", "components", "bounds", "calibration", "accuracy")
+    names += ("allow_large_delta",)
     settings = {n: arguments[n] for n in (*names, "budget", "random_state", "missing", "dropna")}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
