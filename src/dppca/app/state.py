@@ -7,7 +7,7 @@ sees the same spending), choosing its columns and public bounds, pricing and
 forecasting a release from its data-free plan before it runs, running it
 through the budget and keeping it so that every later plot of it is
 post-processing. Reading and choosing data lives in :mod:`.data`, pricing
-and forecasting in :mod:`.plans`; the names are re-exported here. The Shiny
+and forecasting in :mod:`.plans`, each imported from there. The Shiny
 layer (the page in :mod:`dppca.app.ui`, its handlers in :mod:`dppca.app.server`)
 only reads and calls these modules, which import no Shiny, so they are tested
 without a browser.

@@ -1,6 +1,6 @@
 """Reading a data file in chunks for ``--design balanced``, through the rule for messy tables.
 
-Split out of :mod:`dppca.cli._common`, whose ``read_design_input`` calls it.
+:mod:`dppca.cli._common`'s ``read_design_input`` calls it.
 """
 
 from __future__ import annotations

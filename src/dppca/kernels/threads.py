@@ -3,7 +3,7 @@
 The in-memory kernels (:mod:`dppca.kernels.kendall`, :mod:`dppca.kernels.exact_pairs`) run
 their row blocks or chunks through :func:`_runner`, which holds BLAS to one
 thread and yields results in task order, so serial and threaded runs give
-bit-identical results. Split out of :mod:`dppca.kernels.kendall`.
+bit-identical results.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The ledger file's layout and records: schema, marks, digests, stored costs, upgrades.
 
-Split out of :mod:`dppca.privacy.ledger_store`, which opens and checks the file.
+:mod:`dppca.privacy.ledger_store` opens and checks the file.
 """
 
 from __future__ import annotations
