@@ -180,3 +180,39 @@ def test_ruff_format_decides_the_layout():
         if any(marker in line for marker in markers)
     ]
     assert found == []
+
+
+def _dataclass_fields() -> dict[str, int]:
+    """Number of fields of every dataclass in the source, by class name (bases added)."""
+    own: dict[str, tuple[int, list[str]]] = {}
+    for path in _sources().values():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and any(
+                "dataclass" in ast.unparse(d) for d in node.decorator_list
+            ):
+                fields = [
+                    s
+                    for s in node.body
+                    if isinstance(s, ast.AnnAssign) and "ClassVar" not in ast.unparse(s.annotation)
+                ]
+                bases = [b.id for b in node.bases if isinstance(b, ast.Name)]
+                own[node.name] = (len(fields), bases)
+
+    def count(name: str) -> int:
+        n, bases = own[name]
+        return n + sum(count(b) for b in bases if b in own)
+
+    return {name: count(name) for name in own}
+
+
+def test_wide_dataclasses_are_built_by_keyword():
+    # a plan or result of more than 6 fields built by position hides which value is which
+    wide = {name for name, n in _dataclass_fields().items() if n > 6}
+    positional = []
+    for name, path in _sources().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name | ast.Attribute):
+                called = node.func.id if isinstance(node.func, ast.Name) else node.func.attr
+                if called in wide and len(node.args) > 6:
+                    positional.append(f"{name}:{node.lineno} {called}")
+    assert positional == [], positional

@@ -304,7 +304,15 @@ def _standardized_report(arguments: dict[str, Any]) -> Report:
             command=arguments["command"],
         ),
     )
-    result = Report(page, fit.directions, fit.loading, fit.scree, fit.score, ledger, fit.cost)
+    result = Report(
+        html=page,
+        directions=fit.directions,
+        loading=fit.loading,
+        scree=fit.scree,
+        score=fit.score,
+        budget=ledger,
+        cost=fit.cost,
+    )
     if arguments["out"] is not None:
         result.save(arguments["out"])
     return result
@@ -334,14 +342,14 @@ def _page(
         facts=facts,
     )
     return Report(
-        page,
-        releases.directions,
-        releases.loading,
-        releases.scree,
-        releases.score,
-        page_ledger,
-        plan.cost,
-        notes,
+        html=page,
+        directions=releases.directions,
+        loading=releases.loading,
+        scree=releases.scree,
+        score=releases.score,
+        budget=page_ledger,
+        cost=plan.cost,
+        notes=notes,
     )
 
 
