@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any, cast
 
+from ..core.options import evolve, split_settings
+from ..core.scalar_checks import check_positive_int
 from ..core.validation import check_bins_cap, check_random_state, post_processing_rng
 from ..releases.engine import execute
 from ..releases.scaled import check_scale_settings, with_private_scales
-from ..releases.score.plan import plan_score
+from ..releases.score.options import ScoreOptions
+from ..releases.score.plan import ScoreGiven, plan_score_options
 from ..releases.score.result import sample_points
 from ._common import (
     add_accuracy_arguments,
@@ -150,26 +153,29 @@ def run(args: argparse.Namespace) -> int:
         n_groups = len(group_labels) if group_labels else frame[args.groups].nunique()
     # One plan: what --dry-run prints is what the release checks, draws and charges.
     scale = check_scale_settings(private_scale(args), bounds=bounds, directions=reused)
+    privacy, options = split_settings(
+        "dppca score",
+        {
+            "eps": args.eps,
+            "delta": args.delta,
+            "bins": bins,
+            "components": components,
+            "method": methods,
+            "groups_public": args.groups_public,
+            "calibration": args.calibration,
+            "ties": args.ties,
+            "bounds": bounds,
+            "accuracy": args.accuracy,
+            "missing": args.missing,
+        },
+        ScoreOptions,
+    )  # the options built and checked once; the stretch derives the rest
+    groups = None if n_groups is None else check_positive_int(n_groups, "groups")
+    given = ScoreGiven(directions=reused is not None, groups=groups)
+    n, p = len(data), len(variables)
     plan = with_private_scales(
-        lambda e: plan_score(
-            len(data),
-            len(variables),
-            eps=e,
-            delta=args.delta,
-            bins=bins,
-            components=components,
-            method=methods,
-            directions_given=reused is not None,
-            groups=n_groups,
-            groups_public=args.groups_public,
-            calibration=args.calibration,
-            ties=args.ties,
-            bounds=bounds,
-            variables=variables,
-            accuracy=args.accuracy,
-            missing=args.missing,
-        ),
-        args.eps,
+        lambda e: plan_score_options(n, p, evolve(privacy, eps=e), options, given, variables),
+        privacy.eps,
         scale,
         variables,
     )

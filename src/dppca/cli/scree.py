@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any, cast
 
+from ..core.options import evolve, split_settings
 from ..releases.engine import execute
 from ..releases.scaled import check_scale_settings, with_private_scales
 from ..releases.scree._controls import METHODS, ClippedControl
-from ..releases.scree._plan import plan_scree
+from ..releases.scree._options import ScreeOptions
+from ..releases.scree._plan import plan_scree_options
 from ..releases.scree._result import ScreeResult
 from ._common import (
     add_accuracy_arguments,
@@ -125,25 +127,27 @@ def run(args: argparse.Namespace) -> int:
     bounds = read_bounds(args, variables)
     # One plan: what --dry-run prints is what the release checks, draws and charges.
     scale = check_scale_settings(private_scale(args), bounds=bounds, directions=reused)
+    privacy, options = split_settings(
+        "dppca scree",
+        {
+            "eps": args.eps,
+            "delta": args.delta,
+            "k": k,
+            "method": methods,
+            "control": control,
+            "mono": args.mono,
+            "calibration": args.calibration,
+            "ties": args.ties,
+            "bounds": bounds,
+            "accuracy": args.accuracy,
+            "missing": args.missing,
+        },
+        ScreeOptions,
+    )  # the options built and checked once; the stretch derives the rest
+    n, p, given = len(data), len(variables), reused is not None
     plan = with_private_scales(
-        lambda e: plan_scree(
-            len(data),
-            len(variables),
-            k,
-            eps=e,
-            delta=args.delta,
-            method=methods,
-            control=control,
-            directions_given=reused is not None,
-            mono=args.mono,
-            calibration=args.calibration,
-            ties=args.ties,
-            bounds=bounds,
-            variables=variables,
-            accuracy=args.accuracy,
-            missing=args.missing,
-        ),
-        args.eps,
+        lambda e: plan_scree_options(n, p, evolve(privacy, eps=e), options, given, variables),
+        privacy.eps,
         scale,
         variables,
     )
