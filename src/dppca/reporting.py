@@ -274,8 +274,8 @@ def _standardized_report(arguments: dict[str, Any]) -> Report:
     fixed = ("groups", "group_labels", "shares", "directions", "scale", "score_range")
     defaults = inspect.signature(report).parameters
     refuse_options("report", {n: (arguments[n], defaults[n].default) for n in fixed})
-    names = ("eps", "delta", "k", "components", "bounds", "calibration", "accuracy")
-    names += ("allow_large_delta",)
+    names: tuple[str, ...] = ("eps", "delta", "k", "components", "bounds", "calibration")
+    names += ("accuracy", "allow_large_delta")
     settings = {n: arguments[n] for n in (*names, "budget", "random_state", "missing", "dropna")}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
