@@ -21,7 +21,7 @@ from ...privacy.accounting import PrivacyCost
 from ...privacy.mechanisms import sample_histogram
 from ..directions import DirectionsResult
 from ..forecast import Forecast
-from ..protocol import ResultMixin, check_directions_source, drawer
+from ..protocol import FrozenPickle, ResultMixin, check_directions_source, drawer
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -34,7 +34,7 @@ _DEFAULT_BANDWIDTH = {"center": 0.5, "uniform": 0.25}
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class NonPrivateScores:
+class NonPrivateScores(FrozenPickle):
     """Raw scores and exact histograms, for comparison only (NOT private).
 
     Present on a :class:`ScoreResult` only when ``dp_score(..., compare=True)``
