@@ -180,7 +180,7 @@ def test_cli_messages_use_shell_spellings_not_python_ones(tmp_path, capsys):
     assert main(args) == 2
     err = capsys.readouterr().err
     assert "delta must be below 1/n" in err and "allow_large_delta" not in err
-    assert err.rstrip().endswith("(for example 1/n^1.1).")
+    assert err.rstrip().endswith("(for example 1e-06, the default min(1e-6, 1/(10 n^1.5))).")
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".parquet"])
