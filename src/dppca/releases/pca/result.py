@@ -34,6 +34,9 @@ PLOT_KINDS = ("scree", "score", "loading", "variable", "biplot")
 
 # kind -> (module, function) of the pictures drawn from the whole fit.
 _FIT_DRAWERS = {
+    "scree": ("dppca.plotting._fit", "plot_fit_scree"),
+    "score": ("dppca.plotting._fit", "plot_fit_score"),
+    "loading": ("dppca.plotting._fit", "plot_fit_loading"),
     "variable": ("dppca.plotting.variables", "plot_correlation_circle"),
     "biplot": ("dppca.plotting.biplot", "plot_biplot"),
 }
@@ -312,16 +315,10 @@ class PCAResult(ResultMixin):
         -------
         matplotlib.axes.Axes
         """
-        if kind == "scree":
-            return self.scree.plot(ax=ax, **kwargs)
-        if kind == "score":
-            if self.score is None:
-                raise ValueError(
-                    "this fit has no score plot (dp_pca(..., score=False)); fit with score=True."
-                )
-            return self.score.plot(ax=ax, **kwargs)
-        if kind == "loading":
-            return self.loading.plot(ax=ax, **kwargs)
+        if kind == "score" and self.score is None:
+            raise ValueError(
+                "this fit has no score plot (dp_pca(..., score=False)); fit with score=True."
+            )
         if kind in _FIT_DRAWERS:
             module, name = _FIT_DRAWERS[kind]
             try:
