@@ -408,6 +408,19 @@ def load_release(
     is given: its values may carry that loss about these data, and the
     stated cost is the best the file can say. Without ``budget`` nothing is
     checked or charged; the caller accounts for the release.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from dppca import dp_scree, save_release
+    >>> from dppca.datasets import load_iris
+    >>> res = dp_scree(load_iris().iloc[:, :4], eps=1.0, delta=1e-6, random_state=0)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     again = load_release(save_release(res, pathlib.Path(tmp) / "scree.json"))
+    >>> again
+    ScreeResult(p=4, k=4, n=150, methods=('clipped',), eps=1, delta=1e-06)
+    >>> bool((again.values == res.values).all())
+    True
     """
     document = _read_document(path)
     cls = _KINDS[document["kind"]]

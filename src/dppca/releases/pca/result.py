@@ -140,6 +140,17 @@ class PCAResult(ResultMixin):
         the standardised analysis). Not private.
     nonprivate_directions : ndarray of shape (p, k) or None
         With ``compare=True``: the matching non-private analysis' directions.
+
+    Examples
+    --------
+    >>> from dppca import dp_pca
+    >>> from dppca.datasets import load_wine
+    >>> fit = dp_pca(load_wine(), eps=1.0, delta=1e-6, random_state=0)
+    >>> fit
+    PCAResult(analysis='standardized', p=13, k=13, n=178, eps=1, delta=1e-06)
+    >>> fit.to_frame().columns.tolist()
+    ['variance', 'pve', 'cumulative_pve']
+    >>> ax = fit.plot("loading")  # every picture reuses the fit's releases
     """
 
     analysis: str

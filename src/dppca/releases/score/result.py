@@ -139,6 +139,16 @@ class ScoreResult(ResultMixin):
     scales, scale_note : ndarray of shape (p,) or None, str or None
         With ``scale="private"``: what the data were divided by (the released
         scales) and a note naming the columns left unscaled.
+
+    Examples
+    --------
+    >>> from dppca import dp_score
+    >>> from dppca.datasets import load_iris
+    >>> res = dp_score(load_iris().iloc[:, :4], eps=1.0, delta=1e-6, random_state=0)
+    >>> res
+    ScoreResult(n=150, components=(1, 2), bins=(3, 3), methods=('add',), eps=1, delta=1e-06)
+    >>> res.probs["add"].shape  # one row of bin probabilities (no groups), 3 x 3 bins
+    (1, 9)
     """
 
     components: tuple[int, int]
