@@ -163,7 +163,7 @@ class FrozenPickle:
             object.__setattr__(self, name, _refreeze(value))
 
 
-class _ReadOnlyState(dict):  # type: ignore[type-arg]
+class _ReadOnlyState(dict[Any, Any]):
     """A read-only mapping as it travels in a pickle (rebuilt on load)."""
 
 
