@@ -73,7 +73,10 @@ def test_edge_bound_is_a_lower_bound(rng, sigma):
         fake = SimpleNamespace(
             n=2000,
             score=SimpleNamespace(
-                probs={"add": probs[None, :]}, noise={"add": {"sigma": sigma}}, bins=(mx, my)
+                probs={"add": probs[None, :]},
+                noise={"add": {"sigma": sigma}},
+                bins=(mx, my),
+                frame_source="fit",
             ),
         )
         bound = edge_share_bound(fake)  # type: ignore[arg-type]
@@ -88,8 +91,42 @@ def test_edge_bound_is_skipped_without_every_row_scored():
     fake = SimpleNamespace(
         n=100,
         score=SimpleNamespace(
-            probs={"add": np.full((1, 49), 1 / 49)}, noise={"add": {"sigma": 1.0}}, bins=(7, 7)
+            probs={"add": np.full((1, 49), 1 / 49)},
+            noise={"add": {"sigma": 1.0}},
+            bins=(7, 7),
+            frame_source="fit",
         ),
     )
     assert edge_share_bound(fake, complete=False) is None  # type: ignore[arg-type]
     assert math.isfinite(edge_share_bound(fake))  # type: ignore[arg-type]
+
+
+def test_a_frame_over_public_bounds_is_not_judged_by_its_edges(rng):
+    # The frame is the range of the scores over the box: no row can fall outside it.
+    X = _distinct(rng, 2000)
+    box = np.array([[-5.0, 5.0], [-500.0, 500.0], [-0.05, 0.05], [-5e4, 5e4]])  # codebook
+    fit = dp_pca(X, eps=2.0, delta=1e-6, bounds=box, random_state=0, accuracy="ignore")
+    assert fit.score is not None and fit.score.frame_source == "bounds"
+    assert edge_share_bound(fit) is None
+
+
+# ------------------------------------------------------------------ the split
+
+
+@pytest.mark.parametrize(("n", "p", "eps"), [(392, 6, 1.0), (500, 4, 2.0)])
+def test_without_a_score_plot_the_directions_get_the_whole_budget(n, p, eps):
+    # Where the score plot is left out, nothing else spends: the tau release runs at
+    # the analytic sigma of its tight sensitivity 2 sqrt(2) / n at the fit's own
+    # (eps, delta), the least noise the guarantee allows for it.
+    from dppca.privacy.mechanisms import gaussian_sigma
+    from dppca.releases.directions.tau import tau_sensitivity
+    from dppca.releases.pca import plan_pca
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", AccuracyWarning)
+        plan = plan_pca(n, p, eps=eps, delta=1e-6)
+    assert [name for name, _ in plan.steps] == ["directions"]
+    directions = dict(plan.steps)["directions"]
+    assert (directions.cost.eps, directions.cost.delta) == (eps, 1e-6)
+    least = gaussian_sigma(tau_sensitivity(n), eps, 1e-6, "analytic")
+    assert directions.sigma == pytest.approx(least, rel=1e-12)

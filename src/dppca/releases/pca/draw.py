@@ -361,12 +361,15 @@ def edge_share_bound(fit: PCAResult, *, complete: bool = True) -> float | None:
     ``q_R (n - z sigma sqrt(B)) - B_R sigma / sqrt(2 pi)
     - z sigma sqrt(B_R (1/2 - 1/(2 pi)))``, over n: it holds with probability
     at least about 0.95 (two one-sided 2-sd events). None when the score plot
-    has groups or no ``"add"`` histogram, and unless ``complete`` (every row
-    has a score: with ``missing="zero"`` the number of scored rows is not
-    public, and the bound needs it).
+    has groups or no ``"add"`` histogram, when the frame is the range of
+    the scores over public bounds (it holds every row: nothing is cut off),
+    and unless ``complete`` (every row has a score: with ``missing="zero"``
+    the number of scored rows is not public, and the bound needs it).
     """
     score = fit.score
     if score is None or not complete or "add" not in score.probs:
+        return None
+    if score.frame_source == "bounds":
         return None
     probs = np.asarray(score.probs["add"], dtype=np.float64)
     sigma = float(score.noise.get("add", {}).get("sigma", math.nan))
