@@ -114,6 +114,10 @@ def units_circle(X, seeds: int, eps: float, delta: float) -> None:
 
     errors: dict[str, list[np.ndarray]] = {"fit k=3": [], "fit k=p": [], "per-variable": []}
     steps: dict[str, list[np.ndarray]] = {name: [] for name in errors}
+    # for reference: the standardised fit's circle against the correlation PCA's
+    wc, Vc = np.linalg.eigh(np.corrcoef(x, rowvar=False))
+    std_truth = Vc[:, ::-1][:, :2] * np.sqrt(wc[::-1][:2])
+    standardised: list[np.ndarray] = []
     for seed in range(seeds):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", AccuracyWarning)
@@ -131,6 +135,9 @@ def units_circle(X, seeds: int, eps: float, delta: float) -> None:
                 r = fit_correlations(fit)[:, :2]
                 errors[name].append(np.abs(_aligned(r, truth) - truth))
                 steps[name].append(np.abs(r - exact(np.asarray(fit.directions.directions)[:, :2])))
+            fit = dp_pca(X, eps=eps, delta=delta, score=False, random_state=seed)
+            r = fit_correlations(fit)[:, :2]
+            standardised.append(np.abs(_aligned(r, std_truth) - std_truth))
             rng = np.random.default_rng(seed)
             fit = dp_pca(
                 X,
@@ -162,6 +169,13 @@ def units_circle(X, seeds: int, eps: float, delta: float) -> None:
     print(
         f"correlation circle of the fit in units: n={n}, p={p}, eps={eps:g}, "
         f"delta={delta:g}, {seeds} seeds"
+    )
+    e = np.array(standardised)
+    print(
+        f" for reference, the standardised fit against the correlation PCA: largest error "
+        f"median {np.median(e.max(axis=(1, 2))):.3f}, mean error median "
+        f"{np.median(e.mean(axis=(1, 2))):.3f}, largest under 0.2 in "
+        f"{(e.max(axis=(1, 2)) < 0.2).mean():.0%} of seeds"
     )
     for title, table in (("end to end", errors), ("variance step alone", steps)):
         print(f" {title}:")
