@@ -60,14 +60,13 @@ def _downloads(prefix: str, table: str) -> Any:
 
 
 _ANALYSES = {
-    "standardized": "standardised: the correlation PCA, the same in any units of the "
-    "columns (recommended)",
-    "units": "in the table's units: depends on them (a column in larger units weighs more)",
+    "standardized": "standardised (correlation PCA; the same in any units; recommended)",
+    "units": "in the table's units (depends on them)",
 }
 _PCA_SCORE = {
-    "auto": "automatic (left out, saying why, when it would fail)",
+    "auto": "automatic",
     "yes": "always",
-    "no": "never (its budget goes to the other parts)",
+    "no": "never",
 }
 _WEIGHT_LABELS = {
     "directions": "directions",
@@ -97,14 +96,19 @@ def _pca_tab() -> Any:
             ui.input_numeric("pca_delta", "delta of this fit", value=1e-7, min=0, step=1e-7),
             ui.input_select("pca_calibration", "Gaussian calibration", _CALIBRATIONS),
         ),
+        ui.input_radio_buttons("pca_standardize", "Analysis", _ANALYSES, inline=True),
         ui.layout_columns(
-            ui.input_radio_buttons("pca_standardize", "Analysis", _ANALYSES),
             ui.input_select("pca_score", "Score plot", _PCA_SCORE),
             ui.input_numeric(
                 "pca_k", "PCs with a private variance (0 = the fit's default)", 0, min=0, step=1
             ),
             ui.input_numeric("pca_pc_x", "x: PC", 1, min=1, step=1),
             ui.input_numeric("pca_pc_y", "y: PC", 2, min=1, step=1),
+        ),
+        ui.help_text(
+            "Score plot 'automatic': released unless it would need private scales that "
+            "the forecast says fail at this n and eps (then left out, saying why, and its "
+            "budget goes to the other parts); 'never' releases none, at no cost."
         ),
         ui.accordion(
             ui.accordion_panel(
@@ -148,6 +152,7 @@ _CSS = """
 .bounds-table td, .bounds-table th { padding: 2px 4px; vertical-align: middle; }
 .bounds-table .form-group { margin-bottom: 0; }
 .bounds-table input { padding: 2px 6px; }
+.plan-text { white-space: pre-wrap; }
 """
 
 

@@ -170,7 +170,8 @@ def split_defaults(analysis: str) -> dict[str, float]:
 
 def summary_table(frame: pd.DataFrame) -> pd.DataFrame:
     """A table of a fit's summary for the page: numbers to four significant digits."""
-    return frame.map(lambda v: f"{v:.4g}" if isinstance(v, float) else v)
+    # Series.map: DataFrame.map needs pandas 2.1, and applymap is deprecated there
+    return frame.apply(lambda col: col.map(lambda v: f"{v:.4g}" if isinstance(v, float) else v))
 
 
 def pca_settings(value: Value) -> dict[str, Any]:
