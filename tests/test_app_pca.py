@@ -265,3 +265,22 @@ def test_an_app_release_gives_back_the_callers_blas_limit() -> None:
         [sys.executable, "-c", _APP_RELEASE_BLAS], env=env, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_the_fit_follows_the_data_panels_missing_values_rule(frame, rng) -> None:
+    holes = frame.copy()
+    holes.iloc[3, 1] = holes.iloc[7, 2] = np.nan
+    state = AppState(random_state=rng)
+    assert state.load("holes", holes) is not None  # refused until the box is ticked
+    state.select(["income", "hours", "ratio", "score"], missing="zero")
+    rel = state.release("pca", **_settings())
+    assert rel.result.n == 300 and rel.result.eps == pytest.approx(EPS)
+
+
+def test_a_fit_in_the_tables_units_buys_its_scree_as_a_part(state) -> None:
+    rel = state.release("pca", **_settings(pca_standardize="units", pca_score="no"))
+    assert rel.result.analysis == "units"
+    assert list(rel.result.parts) == ["directions", "scree"]
+    assert rel.cost.eps == pytest.approx(EPS)
+    # the unit-dependent analysis says so before and after
+    assert "depends on the units" in rel.result.estimates
