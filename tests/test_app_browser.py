@@ -244,6 +244,14 @@ def test_the_pca_tab_runs_one_fit_and_draws_every_picture_from_it(page, shots) -
     expect(preview).to_contain_text("analysis: standardized: the PCA of the standardised")
     expect(preview).to_contain_text("what this would mean: An attacker testing whether")
     expect(preview).to_contain_text("estimated time: about")
+    # The split shows the chosen analysis' defaults: in units the scree is a part.
+    expect(page.locator("#pca_w_scree")).to_have_value("0")
+    page.check("input[name=pca_standardize][value=units]")
+    expect(page.locator("#pca_w_scree")).to_have_value("0.25", timeout=WAIT)
+    expect(preview).to_contain_text("analysis: units:", timeout=WAIT)
+    page.check("input[name=pca_standardize][value=standardized]")
+    expect(page.locator("#pca_w_scree")).to_have_value("0", timeout=WAIT)
+    expect(preview).to_contain_text("analysis: standardized:", timeout=WAIT)
     assert page.inner_text("#ledger") == "ledger\nnothing released yet"
     page.click("#run_pca")
     expect(page.locator("#pca_status")).to_contain_text("Release #1 made", timeout=WAIT)

@@ -121,7 +121,9 @@ def _pca_tab() -> Any:
                 ),
                 ui.layout_columns(
                     *(
-                        ui.input_numeric(f"pca_w_{part}", label, weights[part], min=0, step=0.05)
+                        ui.input_numeric(
+                            f"pca_w_{part}", label, weights[part] or 0, min=0, step=0.05
+                        )
                         for part, label in _WEIGHT_LABELS.items()
                     )
                 ),
