@@ -191,15 +191,27 @@ def build_plan(args: argparse.Namespace, n: int, variables: tuple[str, ...]) -> 
     )
 
 
-def print_pca_plan(plan: PCAPlan) -> int:
-    """``--dry-run``: what the analysis estimates, the cost of each part, the forecast."""
+def pca_plan_lines(plan: PCAPlan) -> tuple[str, ...]:
+    """What ``--dry-run`` prints (the app's PCA preview shows the same lines).
+
+    What the analysis estimates, its cost and what that cost means to an
+    attacker, the cost of each part, the forecast: all from the plan, no data.
+    """
     from ..privacy.tradeoff import attacker_sentence
 
-    print(f"analysis: {plan.analysis}: {plan.estimates}")
-    print(f"privacy cost (not spent): {plan.cost}")
-    print(f"what this would mean: {attacker_sentence(plan.cost)}")
-    print(budget_table(plan).to_string())
-    print(plan.forecast.summary())
+    return (
+        f"analysis: {plan.analysis}: {plan.estimates}",
+        f"privacy cost (not spent): {plan.cost}",
+        f"what this would mean: {attacker_sentence(plan.cost)}",
+        budget_table(plan).to_string(),
+        plan.forecast.summary(),
+    )
+
+
+def print_pca_plan(plan: PCAPlan) -> int:
+    """``--dry-run``: what the analysis estimates, the cost of each part, the forecast."""
+    for line in pca_plan_lines(plan):
+        print(line)
     return 0
 
 
