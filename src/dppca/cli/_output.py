@@ -14,15 +14,16 @@ import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._csv import formula_safe
 from ..core.lazy import pandas as pd
 from ..core.tempfiles import new_temporary
-from ..releases.engine import ReleasePlan
-from ..releases.forecast import time_lines
 from . import _safety
 from ._safety import CLIError
+
+if TYPE_CHECKING:
+    from ..releases.engine import ReleasePlan
 
 __all__ = [
     "add_output_argument",
@@ -195,7 +196,7 @@ def load_directions(args: argparse.Namespace, data: Any, variables: tuple[str, .
         result = load_release(path, kind=DirectionsResult, data=data, columns=columns)
         if data is not None:  # a file the ledger does not hold is charged now
             from ..release_io import account_reuse
-            from ._ledger import ledger_budget
+            from ._ledger_budget import ledger_budget
 
             paid_by = getattr(args, "paid_by", None)
             budget = ledger_budget(args, data, variables, kind="reused release (unrecorded)")
@@ -237,6 +238,7 @@ def save_release_file(
 def print_plan(plan: ReleasePlan) -> int:
     """``--dry-run``: the cost and the forecast on stdout; nothing was released."""
     from ..privacy.tradeoff import attacker_sentence
+    from ..releases.forecast import time_lines
 
     print(f"privacy cost (not spent): {plan.cost}")
     print(f"what it would mean: {attacker_sentence(plan.cost)}")

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+from typing import TYPE_CHECKING
 
-from ..releases.directions import DirectionsResult, plan_pc_dir
-from ..releases.engine import execute
 from ._common import (
     CLIError,
     add_accuracy_arguments,
@@ -30,7 +29,10 @@ from ._common import (
     read_design_input,
     save_release_file,
 )
-from ._ledger import add_budget_arguments, ledger_budget, report_spending
+from ._ledger import add_budget_arguments, report_spending
+
+if TYPE_CHECKING:
+    from ..releases.directions import DirectionsResult
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -84,6 +86,9 @@ def check_estimator_scale(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..releases.directions import plan_pc_dir
+    from ..releases.engine import execute
+
     check_estimator_scale(args)
     check_table_path(args)
     check_release_path(args)
@@ -110,6 +115,8 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.dry_run:
         return print_plan(plan)
+    from ._ledger_budget import ledger_budget
+
     budget = ledger_budget(args, data, variables, kind="directions")
     result: DirectionsResult = execute(plan, data, budget=budget, random_state=args.seed)
     report_spending(budget)
