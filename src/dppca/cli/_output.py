@@ -195,14 +195,21 @@ def load_directions(args: argparse.Namespace, data: Any, variables: tuple[str, .
         columns = list(variables) if data is not None else None
         result = load_release(path, kind=DirectionsResult, data=data, columns=columns)
         if data is not None:  # a file the ledger does not hold is charged now
-            from ..release_io import account_reuse
+            from ..release_io import account_reuse, check_tag
             from ._ledger_budget import ledger_budget
 
             paid_by = getattr(args, "paid_by", None)
             budget = ledger_budget(args, data, variables, kind="reused release (unrecorded)")
             args.paid_by = paid_by  # this budget pays for no new release
+            # a file tagged by this ledger must be as it was saved (a forged cost is refused)
+            verified = budget is not None and check_tag(path, budget)
             if budget is not None and account_reuse(result, budget, source=str(path)):
                 info(f"--directions: {path} was not in the ledger; charged its cost {result.cost}")
+                if not verified:
+                    info(
+                        "--directions: the file carries no tag of this ledger, so its cost "
+                        "is charged as the file states it, unverified."
+                    )
         return result
     except ValueError as exc:
         raise CLIError(f"--directions: {exc}") from None
