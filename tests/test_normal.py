@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import optimize, special
 
-from dppca.privacy._normal import brentq, log_ndtr
+from dppca.privacy._normal import brentq, fminbound, log_ndtr, log_ndtr_array
 from dppca.privacy.mechanisms import _analytic_delta, analytic_multiplier
 
 
@@ -52,3 +52,24 @@ def test_calibration_agrees_with_scipys_and_meets_delta(eps, delta):
     )
     assert sigma == pytest.approx(root, rel=1e-11)
     assert scipy_delta(sigma) <= delta * (1 + 1e-12)
+
+
+@pytest.mark.parametrize(
+    ("f", "bounds"),
+    [
+        (lambda x, a: (x - a) ** 2, (-3.0, 5.0)),
+        (lambda x, a: math.exp(x) * a + math.exp(-2 * x), (0.0, 4.0)),
+        (lambda x, a: abs(math.sin(3 * x)) + a, (0.5, 2.5)),
+    ],
+)
+def test_fminbound_takes_scipys_steps(f, bounds):
+    xatol = 1e-12 * max(1.0, bounds[1])
+    theirs = optimize.minimize_scalar(
+        f, bounds=bounds, args=(0.3,), method="bounded", options={"xatol": xatol}
+    )
+    assert fminbound(f, *bounds, args=(0.3,), xatol=xatol) == (theirs.x, theirs.fun)
+
+
+def test_log_ndtr_array_keeps_the_shape():
+    x = np.array([[-50.0, -2.0], [0.0, 3.0]])
+    np.testing.assert_allclose(log_ndtr_array(x), special.log_ndtr(x), rtol=1e-13)

@@ -1,4 +1,4 @@
-"""The standard normal's log-CDF and Brent's root finder, in the standard library alone.
+"""The standard normal's log-CDF and Brent's root finder and minimiser, without scipy.
 
 The calibration of the Gaussian mechanism (:mod:`dppca.privacy.mechanisms`)
 needs only ``log Phi`` and a bracketing root finder. scipy provides both, but
@@ -8,19 +8,24 @@ cost nothing to import.
 
 :func:`brentq` is a line-by-line port of scipy's ``brentq`` (Brent 1973, as in
 scipy/optimize/Zeros/brentq.c): given the same function values it takes the
-same steps and returns the same float. :func:`log_ndtr` follows the split of
-scipy's ``log_ndtr`` (``log1p(-Phi(-x))`` above ``x = -1``, the log of the
-lower tail below) with :func:`math.erfc`, and the asymptotic series of
-``Phi`` below ``x = -20``; it agrees with scipy's to about 1e-15 relative
-(tests/test_normal.py).
+same steps and returns the same float; :func:`fminbound` is likewise scipy's
+bounded Brent minimiser (``minimize_scalar(method="bounded")``).
+:func:`log_ndtr` follows the split of scipy's ``log_ndtr``
+(``log1p(-Phi(-x))`` above ``x = -1``, the log of the lower tail below) with
+:func:`math.erfc`, and the asymptotic series of ``Phi`` below ``x = -20``; it
+agrees with scipy's to about 1e-15 relative (tests/test_normal.py).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any
 
-__all__ = ["brentq", "log_ndtr"]
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["brentq", "fminbound", "log_ndtr", "log_ndtr_array"]
 
 _SQRT1_2 = math.sqrt(0.5)
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
@@ -47,6 +52,12 @@ def log_ndtr(x: float) -> float:
         total += term
         k += 1
     return -0.5 * x2 - math.log(-x) - _HALF_LOG_2PI + math.log(total)
+
+
+def log_ndtr_array(x: Any) -> NDArray[np.float64]:
+    """:func:`log_ndtr` elementwise, for the short arrays of a privacy profile."""
+    values = np.asarray(x, dtype=np.float64)
+    return np.array([log_ndtr(v) for v in values.ravel().tolist()]).reshape(values.shape)
 
 
 def brentq(
@@ -114,3 +125,87 @@ def _div(a: float, b: float) -> float:
     if a == 0 or math.isnan(a):
         return math.nan
     return math.copysign(math.inf, a) * math.copysign(1.0, b)
+
+
+def _sign(x: float) -> float:
+    return 0.0 if x == 0 else math.copysign(1.0, x)
+
+
+def fminbound(
+    f: Callable[..., float],
+    lo: float,
+    hi: float,
+    *,
+    args: tuple[Any, ...] = (),
+    xatol: float = 1e-5,
+    maxiter: int = 500,
+) -> tuple[float, float]:
+    """``(x, f(x))`` at a local minimum of ``f`` on ``[lo, hi]``, as scipy's bounded method.
+
+    A port of scipy's ``_minimize_scalar_bounded`` (Brent's golden-section
+    search with parabolic steps): the same function values give the same
+    steps and the same result.
+    """
+    sqrt_eps = math.sqrt(2.2e-16)
+    golden_mean = 0.5 * (3.0 - math.sqrt(5.0))
+    a, b = float(lo), float(hi)
+    fulc = a + golden_mean * (b - a)
+    nfc, xf = fulc, fulc
+    rat = e = 0.0
+    x = xf
+    fx = float(f(x, *args))
+    num = 1
+    ffulc = fnfc = fx
+    xm = 0.5 * (a + b)
+    tol1 = sqrt_eps * abs(xf) + xatol / 3.0
+    tol2 = 2.0 * tol1
+    while abs(xf - xm) > (tol2 - 0.5 * (b - a)):
+        golden = True
+        if abs(e) > tol1:  # try a parabolic fit
+            golden = False
+            r = (xf - nfc) * (fx - ffulc)
+            q = (xf - fulc) * (fx - fnfc)
+            p = (xf - fulc) * q - (xf - nfc) * r
+            q = 2.0 * (q - r)
+            if q > 0.0:
+                p = -p
+            q = abs(q)
+            r = e
+            e = rat
+            if abs(p) < abs(0.5 * q * r) and p > q * (a - xf) and p < q * (b - xf):
+                rat = (p + 0.0) / q
+                x = xf + rat
+                if (x - a) < tol2 or (b - x) < tol2:
+                    rat = tol1 * (_sign(xm - xf) + float(xm - xf == 0))
+            else:
+                golden = True
+        if golden:  # a golden-section step
+            e = a - xf if xf >= xm else b - xf
+            rat = golden_mean * e
+        x = xf + (_sign(rat) + float(rat == 0)) * max(abs(rat), tol1)
+        fu = float(f(x, *args))
+        num += 1
+        if fu <= fx:
+            if x >= xf:
+                a = xf
+            else:
+                b = xf
+            fulc, ffulc = nfc, fnfc
+            nfc, fnfc = xf, fx
+            xf, fx = x, fu
+        else:
+            if x < xf:
+                a = x
+            else:
+                b = x
+            if (fu <= fnfc) or (nfc == xf):
+                fulc, ffulc = nfc, fnfc
+                nfc, fnfc = x, fu
+            elif (fu <= ffulc) or (fulc == xf) or (fulc == nfc):
+                fulc, ffulc = x, fu
+        xm = 0.5 * (a + b)
+        tol1 = sqrt_eps * abs(xf) + xatol / 3.0
+        tol2 = 2.0 * tol1
+        if num >= maxiter:
+            break
+    return xf, fx
