@@ -33,6 +33,7 @@ __all__ = [
     "check_release_path",
     "check_table_path",
     "command_line",
+    "cost_table",
     "emit_table",
     "forecast_line",
     "info",
@@ -249,11 +250,29 @@ def print_plan(plan: ReleasePlan) -> int:
 
     print(f"privacy cost (not spent): {plan.cost}")
     print(f"what it would mean: {attacker_sentence(plan.cost)}")
-    print(plan.cost.to_frame().to_string(index=False))
+    print(cost_table(plan.cost))
     print(plan.forecast.summary())
     for line in time_lines(plan):  # data-free: n, p and the settings
         print(line)
     return 0
+
+
+def cost_table(cost: Any) -> str:
+    """The cost's parts as an aligned text table (released, mechanism, eps, delta).
+
+    The rows of :meth:`~dppca.privacy.cost.PrivacyCost.to_frame`, laid out
+    without pandas (a ``--dry-run`` does not import it): every column
+    right-aligned, numbers in ``%g`` form.
+    """
+    header = ("released", "mechanism", "eps", "delta")
+    rows = [header] + [
+        (str(c.released), str(c.mechanism), f"{c.eps:g}", f"{c.delta:g}") for c in cost.leaves()
+    ]
+    widths = [max(len(row[j]) for row in rows) for j in range(len(header))]
+    return "\n".join(
+        " ".join(cell.rjust(width) for cell, width in zip(row, widths, strict=True))
+        for row in rows
+    )
 
 
 def forecast_line(args: argparse.Namespace, result: Any) -> None:

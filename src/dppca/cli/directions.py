@@ -29,6 +29,7 @@ from ._common import (
     read_design_input,
     save_release_file,
 )
+from ._layout import quick_layout
 from ._ledger import add_budget_arguments, report_spending
 
 if TYPE_CHECKING:
@@ -92,11 +93,18 @@ def run(args: argparse.Namespace) -> int:
     check_estimator_scale(args)
     check_table_path(args)
     check_release_path(args)
-    data, variables = read_design_input(args)
-    data = apply_scale(args, data, variables)
+    # A dry run needs only n and the column names: a plain CSV file gives them
+    # without pandas (the same plan; anything unusual is read in full).
+    layout = quick_layout(args) if args.dry_run else None
+    if layout is None:
+        data, variables = read_design_input(args)
+        data = apply_scale(args, data, variables)
+        n = len(data)
+    else:
+        n, variables = layout
     # One plan: what --dry-run prints is what the release checks, draws and charges.
     plan = plan_pc_dir(
-        len(data),
+        n,
         len(variables),
         args.k,
         eps=args.eps,
@@ -108,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
         bounds=read_bounds(args, variables),
         variables=variables,
         accuracy=args.accuracy,
-        progress=None if args.dry_run else progress_for(args, len(data)),
+        progress=None if args.dry_run else progress_for(args, n),
         scale=private_scale(args),
         estimator=args.estimator,
         missing=args.missing,
