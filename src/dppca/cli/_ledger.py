@@ -42,8 +42,6 @@ from typing import TYPE_CHECKING, Any
 from ._safety import CLIError
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from ..privacy.ledger import Ledger
 
 __all__ = [
@@ -238,13 +236,15 @@ def run(args: argparse.Namespace) -> int:
     if args.data is not None and args.dataset is not None:
         raise CLIError("give either DATA.csv or --dataset, not both.")
     if args.data is None and args.dataset is None:
-        table = ledger.datasets()
-        if table.empty:
+        records = ledger._dataset_records()
+        if not records:
             print("the ledger holds no dataset yet.")
             return 0
         # a fingerprint prefix would let a holder of a candidate table confirm it
-        table = table.drop(columns="fingerprint").rename(lambda i: f"#{i + 1}")
-        print(_rounded(table).to_string())
+        columns = [c for c in records[0] if c != "fingerprint"]
+        rows = [[r[c] for c in columns] for r in records]
+        labels = [f"#{i + 1}" for i in range(len(rows))]
+        print(text_table(columns, rows, index=labels))
         return 0
     if args.data is not None and not Path(args.data).is_file():
         raise CLIError(f"data file {args.data!r} does not exist or is not a file.")
@@ -255,12 +255,12 @@ def run(args: argparse.Namespace) -> int:
     if total is None:
         print(f"{name}: no budget in the ledger yet (nothing was released from these data).")
         return 0
-    entries = ledger.entries(fp, last=_SHOWN)
-    if not entries.empty:
-        first = int(entries["release"].iloc[0])
+    entries = ledger._entry_rows(fp, last=_SHOWN)
+    if entries:
+        first = int(entries[0][0])
         if first > 1:
             print(f"({first - 1:,} earlier release(s) not shown)")
-        print(_rounded(entries).to_string(index=False))
+        print(text_table(_ENTRY_COLUMNS, entries))
     print(f"{name}: {ledger.headroom(fp).describe()}")
     if ledger.is_public(fp):
         print(f"{name} is a bundled, public dataset: its releases are practice, never refused.")
@@ -289,9 +289,26 @@ def _adopt(args: argparse.Namespace, ledger: Ledger) -> None:
 _SHOWN = 50
 
 
-def _rounded(frame: pd.DataFrame) -> pd.DataFrame:
-    out = frame.copy()
-    for col in out.columns:
-        if col.endswith("eps") or col.endswith("delta"):
-            out[col] = [f"{v:.6g}" for v in out[col]]
-    return out
+_ENTRY_COLUMNS = ["release", "time", "dataset", "kind", "released", "mechanism", "eps", "delta"]
+
+
+def text_table(columns: list[str], rows: list[Any], *, index: list[str] | None = None) -> str:
+    """Rows as an aligned text table, without pandas: values right-aligned, the
+    row labels (``index``) left-aligned, eps and delta columns to 6 significant digits."""
+
+    def shown(column: str, value: Any) -> str:
+        if isinstance(value, float) and (column.endswith("eps") or column.endswith("delta")):
+            return f"{value:.6g}"
+        return str(value)
+
+    cells = [list(columns)] + [
+        [shown(c, v) for c, v in zip(columns, row, strict=True)] for row in rows
+    ]
+    widths = [max(len(line[j]) for line in cells) for j in range(len(columns))]
+    lines = [" ".join(v.rjust(w) for v, w in zip(line, widths, strict=True)) for line in cells]
+    if index is not None:
+        width = max(map(len, index))
+        lines = [" " * width + "  " + lines[0]] + [
+            label.ljust(width) + "  " + line for label, line in zip(index, lines[1:], strict=True)
+        ]
+    return "\n".join(lines)
