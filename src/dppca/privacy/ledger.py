@@ -43,6 +43,7 @@ from .fingerprint import fingerprint, legacy_fingerprints, payload_hash
 from .headroom import Headroom, headroom
 from .ledger_budget import _ADVICE, LedgerBudget
 from .ledger_keys import _check_total, _LedgerKeys, _now, _same
+from .ledger_rows import _BINDING_TABLE
 from .ledger_store import LedgerError, _check_fp, _stored, default_ledger_path
 from .ledger_store import ledger_timeout as ledger_timeout
 
@@ -353,6 +354,7 @@ class Ledger(_LedgerKeys):
         """
         if create:
             with self._write() as con:
+                con.execute(_BINDING_TABLE)
                 con.execute(
                     "INSERT INTO binding (ledger, key) SELECT ?, ? "
                     "WHERE NOT EXISTS (SELECT 1 FROM binding)",
@@ -361,7 +363,12 @@ class Ledger(_LedgerKeys):
                 row = con.execute("SELECT ledger, key FROM binding LIMIT 1").fetchone()
         else:
             with self._connect() as con:
-                row = con.execute("SELECT ledger, key FROM binding LIMIT 1").fetchone()
+                made = con.execute(
+                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'binding'"
+                ).fetchone()
+                row = None
+                if made is not None:
+                    row = con.execute("SELECT ledger, key FROM binding LIMIT 1").fetchone()
         return None if row is None else (str(row[0]), bytes(row[1]))
 
     def holds(self, fp: str, content: str) -> bool:

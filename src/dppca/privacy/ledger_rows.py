@@ -49,7 +49,8 @@ def _leaf(
 # The file's marks: SQLite's application id (the bytes "dPPc") and schema version.
 _APPLICATION_ID = 0x64505063
 # Schema 4: the ledger's public id and its secret key for the tags that bind release
-# files to the ledger that paid them (one row, written at the first tagged file).
+# files to the ledger that paid them (one row). The table is made with that row, at
+# the first tagged file, so a ledger that never tagged one keeps schema 3's layout.
 _BINDING_TABLE = "CREATE TABLE IF NOT EXISTS binding (ledger TEXT NOT NULL, key BLOB NOT NULL)"
 
 _SCHEMA = (
@@ -69,7 +70,6 @@ _SCHEMA = (
     "CREATE INDEX charges_fp ON charges(fp)",
     "CREATE INDEX charges_content ON charges(fp, content)",
     "CREATE INDEX parts_charge ON parts(charge)",
-    _BINDING_TABLE,
 )
 _TABLES = {"datasets", "charges", "parts"}
 
@@ -134,7 +134,8 @@ class _Upgrades:
         its chain was checked (schema 3). Nothing is dropped: each dataset keeps its
         key, total and charges (keys of the first fingerprint rule are
         matched when the data are next read, :meth:`Ledger.adopt`). Schema 4
-        adds the (empty) table of the key that tags release files.
+        may hold the table of the key that tags release files, made when first
+        needed (:meth:`Ledger._binding`).
         """
         self._integrity(con)
         in_txn = con.in_transaction
@@ -150,7 +151,6 @@ class _Upgrades:
                 return
             if version < 3:
                 self._v2_to_v3(con, version)
-            con.execute(_BINDING_TABLE)
             con.execute(f"PRAGMA application_id = {_APPLICATION_ID}")
             con.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
             if not in_txn:
