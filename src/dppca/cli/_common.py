@@ -20,7 +20,6 @@ from ..core.lazy import pandas as pd
 from ..core.reading import add_csv_arguments
 from ..core.tables import MISSING_RULES, tidy_table
 from ..datasets import DATASETS, load_dataset
-from ..kernels.kendall import default_m
 from ._ledger import read_table
 from ._output import (
     add_output_argument,
@@ -320,6 +319,8 @@ def read_design_input(args: argparse.Namespace) -> tuple[Any, tuple[str, ...]]:
 
 def progress_for(args: argparse.Namespace, n: int) -> Any:
     """The ``progress=`` value for the library: a stderr bar for long jobs, else None."""
+    from ..kernels.kendall import default_m
+
     mode = getattr(args, "progress", "never")
     if mode == "never":
         return None

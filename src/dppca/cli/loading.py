@@ -7,9 +7,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from ..core.lazy import pandas as pd
-from ..core.validation import check_random_state, post_processing_rng
-from ..releases.engine import execute
-from ..releases.loading import dp_loading, plan_loading
 from ._common import (
     CLIError,
     add_accuracy_arguments,
@@ -38,7 +35,7 @@ from ._common import (
     save_figure,
     save_release_file,
 )
-from ._ledger import add_budget_arguments, ledger_budget, report_spending
+from ._ledger import add_budget_arguments, report_spending
 from .directions import add_estimator_argument, check_estimator_scale
 from .pca import add_standardize_argument, standardized_release
 
@@ -117,6 +114,10 @@ def _check_out(path: str | None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..core.validation import check_random_state
+    from ..releases.engine import execute
+    from ..releases.loading import dp_loading, plan_loading
+
     pcs = _check_options(args)
     heatmap = args.kind == "heatmap"
     data, variables, reused = _read_input(args)
@@ -164,6 +165,8 @@ def run(args: argparse.Namespace) -> int:
         )
         if args.dry_run:
             return print_plan(plan)
+        from ._ledger_budget import ledger_budget
+
         budget = ledger_budget(args, data, variables, kind="loading")
         result = execute(plan, data, budget=budget, random_state=rng)
         report_spending(budget)
@@ -267,6 +270,8 @@ def _report_cost(args: argparse.Namespace, result: LoadingResult, *, reused: boo
 def _draw(args: argparse.Namespace, result: LoadingResult, pcs: tuple[int, ...] | None) -> None:
     """Draw the figure to ``args.out`` (post-processing, on its own random stream)."""
     import matplotlib
+
+    from ..core.validation import post_processing_rng
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

@@ -16,7 +16,6 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..releases.engine import execute
 from ._common import (
     CLIError,
     add_accuracy_arguments,
@@ -36,7 +35,7 @@ from ._common import (
     read_data,
     save_figure,
 )
-from ._ledger import add_budget_arguments, ledger_budget, report_spending
+from ._ledger import add_budget_arguments, report_spending
 
 if TYPE_CHECKING:
     from ..releases.pca import PCAPlan, PCAResult
@@ -228,6 +227,8 @@ def budget_table(plan: PCAPlan) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..releases.engine import execute
+
     if args.out is not None:  # a typo in a name spends nothing
         check_figure_path(args.out)
     check_table_path(args)
@@ -243,6 +244,8 @@ def run(args: argparse.Namespace) -> int:
     plan = build_plan(args, len(data), variables)
     if args.dry_run:
         return print_pca_plan(plan)
+    from ._ledger_budget import ledger_budget
+
     budget = ledger_budget(args, data, variables, kind="pca")
     fit: PCAResult = execute(plan, data, budget=budget, random_state=args.seed)
     report_spending(budget)
@@ -325,6 +328,7 @@ def standardized_release(
     options in ``refused`` (option name -> value given) are decided by the fit
     and refused when given.
     """
+    from ..releases.engine import execute
     from ..releases.standardized import picture_of, plan_standardized
 
     clashes = [name for name, value in refused.items() if value not in (None, False)]
@@ -350,6 +354,8 @@ def standardized_release(
     if args.dry_run:
         print_pca_plan(plan)
         return None
+    from ._ledger_budget import ledger_budget
+
     budget = ledger_budget(args, data, variables, kind=picture)
     fit = execute(plan, data, budget=budget, random_state=args.seed)
     report_spending(budget)

@@ -5,10 +5,6 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any, cast
 
-from ..core.validation import check_bins_cap, check_random_state, post_processing_rng
-from ..releases.engine import execute
-from ..releases.scaled import check_scale_settings, with_private_scales
-from ..releases.score import plan_score, sample_points
 from ._common import (
     CLIError,
     add_accuracy_arguments,
@@ -35,7 +31,7 @@ from ._common import (
     save_release_file,
 )
 from ._groups import read_grouped_input, with_groups
-from ._ledger import add_budget_arguments, ledger_budget, report_spending
+from ._ledger import add_budget_arguments, report_spending
 from .pca import add_standardize_argument, standardized_release
 
 if TYPE_CHECKING:
@@ -116,6 +112,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import matplotlib
 
+    from ..core.validation import check_random_state
+    from ..releases.engine import execute
+    from ..releases.scaled import check_scale_settings, with_private_scales
+    from ..releases.score import plan_score
+
     matplotlib.use("Agg")
     components = parse_int_list(args.components, "--components", length=2)
     bins = _parse_bins(args.bins)
@@ -172,6 +173,8 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.dry_run:
         return print_plan(plan)
+    from ._ledger_budget import ledger_budget
+
     budget = ledger_budget(args, features, variables, kind="score")
     result: ScoreResult = execute(
         plan,
@@ -215,6 +218,8 @@ def _emit(
 
 def _parse_bins(text: str | None) -> int | tuple[int, int] | None:
     """``--bins``: None, one number for both axes, or two."""
+    from ..core.validation import check_bins_cap
+
     if text is None:
         return None
     values = parse_int_list(text, "--bins")
@@ -231,6 +236,9 @@ def _samples(args: argparse.Namespace, result: ScoreResult) -> dict[str, Any] | 
     The samples get a stream of their own (derived from the same seed), so
     published synthetic points never expose the generator behind the noise.
     """
+    from ..core.validation import post_processing_rng
+    from ..releases.score import sample_points
+
     if not args.sample:
         return None
     post = post_processing_rng(args.seed)

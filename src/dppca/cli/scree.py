@@ -5,9 +5,6 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any, cast
 
-from ..releases.engine import execute
-from ..releases.scaled import check_scale_settings, with_private_scales
-from ..releases.scree import METHODS, ClippedControl, ScreeResult, plan_scree
 from ._common import (
     CLIError,
     add_accuracy_arguments,
@@ -35,7 +32,7 @@ from ._common import (
     save_figure,
     save_release_file,
 )
-from ._ledger import add_budget_arguments, ledger_budget, report_spending
+from ._ledger import add_budget_arguments, report_spending
 from .pca import add_standardize_argument, standardized_release
 
 if TYPE_CHECKING:
@@ -43,6 +40,12 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
     from numpy.typing import NDArray
+
+    from ..releases.scree import ScreeResult
+
+# The estimators of dppca.releases.scree.METHODS, named here so that building the
+# parser does not import the releases (tests/test_startup.py checks they agree).
+_METHODS = ("clipped", "pmwm", "huber")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -60,7 +63,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--method",
         default="clipped",
         metavar="M[,M...]",
-        help=f"estimator(s), comma-separated, from {', '.join(METHODS)} (default clipped); "
+        help=f"estimator(s), comma-separated, from {', '.join(_METHODS)} (default clipped); "
         "several methods share the budget",
     )
     parser.add_argument(
@@ -95,6 +98,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..releases.engine import execute
+    from ..releases.scaled import check_scale_settings, with_private_scales
+    from ..releases.scree import ClippedControl, plan_scree
+
     methods = [m.strip() for m in args.method.split(",") if m.strip()]
     if not methods:
         raise CLIError("--method must name at least one of clipped, pmwm, huber.")
@@ -145,6 +152,8 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.dry_run:
         return print_plan(plan)
+    from ._ledger_budget import ledger_budget
+
     budget = ledger_budget(args, data, variables, kind="scree")
     result: ScreeResult = execute(
         plan, data, budget=budget, random_state=args.seed, directions=reused
