@@ -1,11 +1,13 @@
 """How the ledger's commands scale with its size (issue 33 item 3).
 
 Builds a ledger holding N charges (default 100,000) on one table and a few on
-an unrelated one, then times, as whole processes (``python -m dppca``, best
-of ``--repeat`` runs, wall seconds):
+an unrelated one, then times, as whole processes (``python -m dppca``; the
+median of ``--repeat`` runs after one warm-up, wall seconds and the child's
+CPU seconds from ``os.wait4``, since the machine may be shared):
 
-- ``dppca ledger`` (every dataset);
+- ``dppca ledger`` (every dataset) and ``dppca ledger --verify`` (every record);
 - ``dppca ledger big.csv`` (the table's last releases and its budget);
+- ``dppca directions big.csv --dry-run`` (the plan alone: no ledger, no data values);
 - one new charge to the big table: ``dppca directions big.csv`` and, for the
   ledger's part alone, ``Ledger(path).charge(...)`` in a fresh process;
 - one charge to the unrelated table (same two ways);
@@ -17,7 +19,7 @@ CPU seconds), which is the ledger's own share, and ``Ledger.verify()``.
 Also compares with ``dppca directions`` against an empty ledger, so the
 ledger's own share is visible as a difference in one run. Usage::
 
-    python3 benchmarks/bench_ledger.py [--charges 100000] [--repeat 3]
+    python3 benchmarks/bench_ledger.py [--charges 100000] [--repeat 5]
 
 The ledger is built through the store's own insert (the same rows, digests
 and summaries a charge writes) in one transaction, to keep the build short.
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -56,21 +59,31 @@ def _build(path: Path, big: pd.DataFrame, small: pd.DataFrame, charges: int) -> 
     led.charge(fp_small, plan_pc_dir(len(small), 3, eps=0.1, delta=1e-8).cost, kind="directions")
 
 
-def _time(command: list[str], repeat: int, env: dict[str, str]) -> float:
-    best = float("inf")
-    for _ in range(repeat):
+def _time(command: list[str], repeat: int, env: dict[str, str]) -> tuple[float, float]:
+    """Median wall and CPU seconds (user + system, of the child) of ``repeat`` runs."""
+    walls, cpus = [], []
+    for i in range(repeat + 1):  # the first run warms the file cache and is not counted
         start = time.perf_counter()
-        done = subprocess.run(command, env=env, capture_output=True, text=True)
-        best = min(best, time.perf_counter() - start)
-        if done.returncode not in (0,):
-            raise SystemExit(f"{command} failed: {done.stderr}")
-    return best
+        proc = subprocess.Popen(
+            command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        )
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        err = proc.stderr.read() if proc.stderr else ""
+        if proc.stderr:
+            proc.stderr.close()
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise SystemExit(f"{command} failed: {err}")
+        if i:
+            walls.append(wall)
+            cpus.append(usage.ru_utime + usage.ru_stime)
+    return statistics.median(walls), statistics.median(cpus)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--charges", type=int, default=100_000)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     rng = np.random.default_rng(33)
     env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
@@ -105,7 +118,10 @@ def main() -> None:
         empty = d / "empty.sqlite"
         rows = [
             ("dppca ledger", [*cli, "ledger", "--ledger", str(path)]),
+            ("dppca ledger --verify", [*cli, "ledger", "--verify", "--ledger", str(path)]),
             ("dppca ledger big.csv", [*cli, "ledger", str(d / "big.csv"), "--ledger", str(path)]),
+            ("dppca directions big.csv --dry-run",
+             [*cli, "directions", str(d / "big.csv"), *rel, "--dry-run"]),
             ("dppca directions big.csv (new charge)",
              [*cli, "directions", str(d / "big.csv"), *rel, "--ledger", str(path)]),
             ("dppca directions small.csv (unrelated table)",
@@ -121,9 +137,10 @@ def main() -> None:
              [py, "-c", panel, str(path), str(d / "big.csv")]),
             ("python -c 'import dppca' (reference)", [py, "-c", "import dppca"]),
         ]  # fmt: skip
-        print(f"{'command (whole process)':<52} {'best wall s':>11}")
+        print(f"{'command (whole process), median of runs':<52} {'wall s':>8} {'cpu s':>7}")
         for label, command in rows:
-            print(f"{label:<52} {_time(command, args.repeat, env):>11.3f}")
+            wall, cpu = _time(command, args.repeat, env)
+            print(f"{label:<52} {wall:>8.3f} {cpu:>7.3f}")
         _in_process(path, d, args.repeat)
 
 

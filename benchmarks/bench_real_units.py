@@ -47,7 +47,11 @@ weight, acceleration; SDs from 1.7 to 850) and ``seattle-weather`` (1461 x 4:
 precipitation, two temperatures, wind; precipitation is zero on most days);
 statsmodels ``macrodata`` (203 x 12 quarterly US series, year and quarter
 left out; SDs from 0.8 to 3000, trending, far from elliptical) and ``fair``
-(6366 x 9 survey answers, most of them coded on a few levels: heavy ties).
+(6366 x 9 survey answers, most of them coded on a few levels: heavy ties),
+``modechoice`` (840 x 6 travel times, costs and household income, identifiers
+and the chosen mode left out; skewed, many ties) and ``star98`` (303 x 22
+school statistics: counts, percentages and spending; SDs over 4 orders of
+magnitude, several columns skewed).
 Each seed draws n rows without replacement; an n larger than the table is
 skipped, and a table of fewer than 500 rows also runs at its own size (every
 row; only the noise varies).
@@ -106,7 +110,14 @@ def _statsmodels() -> dict[str, pd.DataFrame]:
         return {}
     macro = sm.datasets.macrodata.load_pandas().data.drop(columns=["year", "quarter"])
     fair = sm.datasets.fair.load_pandas().data
-    return {"macro": macro.astype(float), "fair": fair.astype(float)}
+    mode = sm.datasets.modechoice.load_pandas().data.drop(columns=["individual", "mode", "choice"])
+    star = sm.datasets.star98.load_pandas().data
+    return {
+        "macro": macro.astype(float),
+        "fair": fair.astype(float),
+        "modechoice": mode.astype(float),
+        "star98": star.astype(float),
+    }
 
 
 def tables() -> dict[str, pd.DataFrame]:

@@ -160,6 +160,7 @@ def page(browser, app_url, ledger_file):
     pg.goto(app_url)
     expect(pg.locator("#data_message")).to_contain_text("Loaded gau_g", timeout=WAIT)
     expect(pg.locator("#budget_summary")).to_contain_text("spent eps=0 at", timeout=WAIT)
+    _tab(pg, "Directions / loading")
     yield pg
     context.close()
 
@@ -173,6 +174,7 @@ def private_page(browser, private_url, private_ledger):
     pg.goto(private_url)
     expect(pg.locator("#data_message")).to_contain_text("Loaded mine.csv", timeout=WAIT)
     expect(pg.locator("#budget_summary")).to_contain_text("spent eps=0 at", timeout=WAIT)
+    _tab(pg, "Directions / loading")
     yield pg
     context.close()
 
@@ -201,7 +203,17 @@ def _set_number(pg, selector: str, value: str) -> None:
     _wait_idle(pg)
 
 
+def _tab(pg, name: str) -> None:
+    """Open the tab ``name`` (the PCA tab is open first; the others are not drawn
+    until shown)."""
+    tab = pg.get_by_role("tab", name=name, exact=True)
+    tab.click()
+    expect(tab).to_have_class(re.compile(r"\bactive\b"), timeout=WAIT)
+    _wait_idle(pg)
+
+
 def _run_directions(pg) -> None:
+    _tab(pg, "Directions / loading")
     expect(pg.locator("#directions_preview")).to_contain_text("will cost", timeout=WAIT)
     pg.click("#run_directions")
     expect(pg.locator("#directions_status")).to_contain_text("Release #1 made", timeout=WAIT)
@@ -222,6 +234,58 @@ def test_load_a_bundled_dataset_and_make_a_private_loading_release(page, shots) 
     expect(page.locator("#budget_summary")).to_contain_text(re.compile(r"spent eps=0\.382[78]"))
     expect(page.locator("#loading_note")).to_contain_text("spends nothing")
     page.screenshot(path=str(shots / "app_loading.png"), full_page=True)
+
+
+def test_the_pca_tab_runs_one_fit_and_draws_every_picture_from_it(page, shots) -> None:
+    _tab(page, "PCA")
+    preview = page.locator("#pca_preview")
+    # Before spending: the price, the plan as the dry run prints it, the time.
+    expect(preview).to_contain_text("will cost eps = 1,", timeout=WAIT)
+    expect(preview).to_contain_text("analysis: standardized: the PCA of the standardised")
+    expect(preview).to_contain_text("what this would mean: An attacker testing whether")
+    expect(preview).to_contain_text("estimated time: about")
+    # The split shows the chosen analysis' defaults: in units the scree is a part.
+    expect(page.locator("#pca_w_scree")).to_have_value("0")
+    page.check("input[name=pca_standardize][value=units]")
+    expect(page.locator("#pca_w_scree")).to_have_value("0.25", timeout=WAIT)
+    expect(preview).to_contain_text("analysis: units:", timeout=WAIT)
+    page.check("input[name=pca_standardize][value=standardized]")
+    expect(page.locator("#pca_w_scree")).to_have_value("0", timeout=WAIT)
+    expect(preview).to_contain_text("analysis: standardized:", timeout=WAIT)
+    assert page.inner_text("#ledger") == "ledger\nnothing released yet"
+    page.click("#run_pca")
+    expect(page.locator("#pca_status")).to_contain_text("Release #1 made", timeout=WAIT)
+    expect(page.locator("#pca_plot img")).to_be_visible(timeout=WAIT)
+    expect(page.locator("#pca_note")).to_contain_text("What this fit's eps means: An attacker")
+    expect(page.locator("#pca_importance")).to_contain_text("cumulative_pve", timeout=WAIT)
+    expect(page.locator("#pca_budget")).to_contain_text("directions")
+    expect(page.locator("#budget_summary")).to_contain_text("Releases so far: An attacker")
+    _wait_idle(page)
+    page.locator("#pca_kind").evaluate("el => el.scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(300)  # the pictures of the fit, at the top of the view
+    page.screenshot(path=str(shots / "app_pca.png"))
+    ledger = page.inner_text("#ledger")
+    assert ledger.count("pca") == 1
+    image = page.get_attribute("#pca_plot img", "src")
+    # Each picture is re-drawn from the kept fit: nothing more is spent.
+    titles = {"variable": b"DP correlation circle", "biplot": b"DP biplot"}
+    for kind, title in titles.items():
+        page.check(f"input[name=pca_kind][value={kind}]")
+        image = _new_image(page, "#pca_plot", image)
+        _wait_idle(page)
+        with page.expect_download() as info:
+            page.click("#dl_pca_svg")
+        svg = Path(info.value.path()).read_bytes()
+        assert title in svg and all(t not in svg for t in titles.values() if t != title)
+        assert page.inner_text("#ledger") == ledger
+    page.screenshot(path=str(shots / "app_pca_biplot.png"), full_page=True)
+    with page.expect_download() as info:
+        page.click("#dl_pca_json")
+    assert b'"kind": "PCAResult"' in Path(info.value.path()).read_bytes()
+    with page.expect_download() as info:
+        page.click("#dl_pca_png")
+    assert Path(info.value.path()).read_bytes().startswith(b"\x89PNG")
+    assert page.inner_text("#ledger") == ledger
 
 
 def test_switching_plot_kind_and_components_spends_nothing(page, shots) -> None:
@@ -423,6 +487,7 @@ def _session(browser, url, name="gau_g"):
     pg = context.new_page()
     pg.goto(url)
     expect(pg.locator("#data_message")).to_contain_text(f"Loaded {name}", timeout=WAIT)
+    _tab(pg, "Directions / loading")
     return context, pg
 
 
@@ -667,6 +732,7 @@ def test_a_reload_shows_the_release_paid_for_again(browser, tmp_path):
         before = pg.inner_text("#ledger")
         pg.reload()
         expect(pg.locator("#data_message")).to_contain_text("shown again", timeout=WAIT)
+        _tab(pg, "Directions / loading")
         expect(pg.locator("#loading_note")).to_contain_text("Showing release #1", timeout=WAIT)
         expect(pg.locator("#loading_plot img")).to_be_visible(timeout=WAIT)
         expect(pg.locator("#budget_summary")).to_contain_text(re.compile(r"spent eps=0\.382[78]"))

@@ -15,7 +15,7 @@ from dppca.app.data import DataError, read_csv_upload, select_data
 from dppca.app.plans import CLIPPED_NOTE, describe_forecast
 from dppca.app.state import DEFAULT_EPS, AppState
 from dppca.cli import main
-from dppca.privacy.defaults import default_delta
+from dppca.core.defaults import default_delta
 
 
 @pytest.fixture

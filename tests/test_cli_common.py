@@ -13,8 +13,8 @@ import pytest
 
 import dppca
 from dppca.cli import build_parser, main
-from dppca.cli import score as cli_score
 from dppca.datasets import load_wine
+from dppca.releases import engine
 
 PRIVACY = ["--eps", "0.5", "--delta", "1e-5", "--seed", "1"]
 
@@ -59,7 +59,7 @@ def test_score_checks_the_figure_name_before_the_release(tmp_path, capsys, monke
     def no_release(*args, **kwargs):
         raise AssertionError("the release ran although --out was unusable")
 
-    monkeypatch.setattr(cli_score, "execute", no_release)
+    monkeypatch.setattr(engine, "execute", no_release)  # the command imports it when run
     status = main(["score", *PRIVACY, "--out", str(tmp_path / "plot.jpg")])
     assert status == 2 and "--out must end in" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
@@ -180,7 +180,7 @@ def test_cli_messages_use_shell_spellings_not_python_ones(tmp_path, capsys):
     assert main(args) == 2
     err = capsys.readouterr().err
     assert "delta must be below 1/n" in err and "allow_large_delta" not in err
-    assert err.rstrip().endswith("(for example 1/n^1.1).")
+    assert err.rstrip().endswith("(for example 1e-06, the default min(1e-6, 1/(10 n^1.5))).")
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".parquet"])

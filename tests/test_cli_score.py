@@ -196,10 +196,12 @@ def test_public_group_labels_fix_the_released_groups(tmp_path, capsys, csv_with_
 def test_synthetic_points_use_their_own_stream(tmp_path, monkeypatch, csv_with_groups) -> None:
     # Published synthetic points must not continue the generator that drew the
     # release's noise: the CLI hands sample_points a separate, seed-derived stream.
-    import dppca.cli.score as cli_score
+    # The command imports the release functions when it runs: spy on them where they live.
+    import dppca.releases.engine as engine
+    import dppca.releases.score as score_release
 
     seen: dict[str, list] = {"release": [], "sample": []}
-    real_score, real_sample = cli_score.execute, cli_score.sample_points
+    real_score, real_sample = engine.execute, score_release.sample_points
 
     def spy_score(*args, **kwargs):
         seen["release"].append(kwargs["random_state"])
@@ -209,8 +211,8 @@ def test_synthetic_points_use_their_own_stream(tmp_path, monkeypatch, csv_with_g
         seen["sample"].append(kwargs["random_state"])
         return real_sample(*args, **kwargs)
 
-    monkeypatch.setattr(cli_score, "execute", spy_score)
-    monkeypatch.setattr(cli_score, "sample_points", spy_sample)
+    monkeypatch.setattr(engine, "execute", spy_score)
+    monkeypatch.setattr(score_release, "sample_points", spy_sample)
     args = [
         "score",
         str(csv_with_groups),

@@ -151,7 +151,7 @@ def test_a_conflicting_first_total_is_refused_with_the_recorded_one(table, tmp_p
     # Two first commands declared totals 1 and 3; both passed their checks
     # before either charged. The second to charge is refused, naming the first.
     ledger = tmp_path / "l.sqlite"
-    from dppca.cli._ledger import _CLIBudget
+    from dppca.cli._ledger_budget import _CLIBudget
 
     led = Ledger(ledger)
     fp = led.key(pd.read_csv(table))

@@ -21,7 +21,7 @@ from dppca.privacy.ledger import Ledger
 from dppca.privacy.ledger_store import LedgerError
 
 DATA = Path(__file__).parent / "data"
-SCHEMAS = [1, 2]
+SCHEMAS = [1, 2, 3]
 
 
 @pytest.fixture(params=SCHEMAS)
@@ -41,7 +41,8 @@ def _directions(table: Path, ledger: Path, eps: str, *more: str) -> int:
 
 def test_the_fixtures_are_what_their_versions_wrote() -> None:
     frame = read_csv_checked(DATA / "ledger_table.csv")
-    for schema, key in ((1, legacy_fingerprints(frame)[0]), (2, fingerprint(frame))):
+    keys = ((1, legacy_fingerprints(frame)[0]), (2, fingerprint(frame)), (3, fingerprint(frame)))
+    for schema, key in keys:
         with sqlite3.connect(DATA / f"ledger_schema{schema}.sqlite") as con:
             assert con.execute("PRAGMA user_version").fetchone()[0] == schema
             assert con.execute("SELECT fp FROM datasets").fetchall() == [(key,)]

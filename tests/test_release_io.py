@@ -11,6 +11,7 @@ import pytest
 
 from dppca import (
     DirectionsResult,
+    PrivacyWarning,
     ScoreResult,
     ScreeResult,
     dp_loading,
@@ -470,7 +471,8 @@ def test_a_ledger_charges_a_scree_file_and_its_directions_each_once(tmp_path, sm
     directions = dp_pc_dir(small_frame, 3, random_state=1, eps=0.5, delta=1e-6)
     scree = dp_scree(small_frame, 3, directions=directions, random_state=2, eps=0.2, delta=1e-6)
     path = save_release(scree, tmp_path / "s.json", data=small_frame)
-    load_release(path, data=small_frame, budget=led.budget(fp, kind="reused release"))
+    with pytest.warns(PrivacyWarning, match="no tag of this ledger"):  # saved without one
+        load_release(path, data=small_frame, budget=led.budget(fp, kind="reused release"))
     assert led.releases(fp)["eps"].tolist() == pytest.approx([0.5, scree.cost.eps])
     again = Ledger(tmp_path / "l.sqlite")
     load_release(path, data=small_frame, budget=again.budget(fp, kind="reused release"))

@@ -84,3 +84,24 @@ def test_pandas_type_checks(small_frame):
     assert is_dataframe(small_frame) and not is_series(small_frame)
     assert is_series(small_frame["a"]) and not is_dataframe(small_frame["a"])
     assert not is_dataframe(np.zeros((2, 2)))
+
+
+def test_the_scree_commands_estimators_are_the_releases():
+    # cli/scree.py names them itself, so that building the parser imports no release
+    from dppca.cli.scree import _METHODS
+    from dppca.releases.scree._controls import METHODS
+
+    assert _METHODS == METHODS
+
+
+def test_public_names_load_on_first_use(tmp_path):
+    code = (
+        "import dppca, sys\n"
+        "assert 'dppca.releases.directions' not in sys.modules\n"
+        "from dppca import dp_pc_dir, plan_pca\n"
+        "assert dppca.dp_pc_dir is dp_pc_dir and 'dppca.releases.directions' in sys.modules\n"
+        "assert set(dppca.__all__) <= set(dir(dppca))\n"
+        "from dppca.releases.standardized import _FIT_PLANNER\n"
+        "assert _FIT_PLANNER  # the one fit's planner is there without importing it\n"
+    )
+    assert _loaded_after(code, tmp_path) == set()

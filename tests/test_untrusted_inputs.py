@@ -414,10 +414,18 @@ def test_directions_forged_from_ordinary_pca_are_charged_not_free(tmp_path, data
     status, _, err = _run(capsys, [*scree, "--directions", _tamper(paid, cheap, "cheap.json")])
     assert status == 2 and "sigma" in err
     assert len(Ledger(ledger).releases(fingerprint(pd.read_csv(data)))) == 1
-    # A consistent forgery (matrix and directions of ordinary PCA) is charged its cost.
+    # A consistent forgery (matrix and directions of ordinary PCA) of a file this
+    # ledger tagged is refused: it is not the release the ledger paid for.
     forged = _tamper(paid, forge, "forged.json")
     status, _, err = _run(capsys, [*scree, "--directions", forged, "--eps", "0.05"])
+    assert status == 2 and "not the release this ledger paid for" in err
+    # Without the tag (as a file saved with --no-ledger) it is charged its cost.
+    untagged = json.loads(forged.read_text())
+    del untagged["ledger_tag"]
+    forged.write_text(json.dumps(untagged))
+    status, _, err = _run(capsys, [*scree, "--directions", forged, "--eps", "0.05"])
     assert status == 0 and "forged.json was not in the ledger; charged its cost" in err
+    assert "no tag of this ledger" in err
     kinds = Ledger(ledger).releases(fingerprint(pd.read_csv(data)))
     assert len(kinds) == 3  # the paid directions, the forged file, the scree
     assert kinds["eps"].tolist() == pytest.approx([0.5, 0.5, 0.05])

@@ -204,3 +204,16 @@ def test_check_compare_takes_booleans_or_none(value):
         check_compare(True, False, "it")
     with pytest.raises(TypeError, match="compare must be True or False"):
         check_compare(1, True, "it")
+
+
+@pytest.mark.parametrize("n", [50, 5000])
+def test_large_delta_message_suggests_the_real_default(n):
+    from dppca.core.defaults import default_delta
+    from dppca.core.validation import check_delta_for_n
+
+    with pytest.raises(ValueError, match="allow_large_delta=True") as info:
+        check_delta_for_n(0.5, n)
+    suggested = float(str(info.value).split("for example ")[1].split(",")[0])
+    assert suggested == default_delta(n) < 1.0 / n
+    assert "min(1e-6, 1/(10 n^1.5))" in str(info.value) and "1.1" not in str(info.value)
+    assert check_delta_for_n(default_delta(n), n) == default_delta(n)

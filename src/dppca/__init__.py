@@ -6,6 +6,9 @@ Kendall matrix (g-DPPCA), and the PCA pictures built on them.
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from ._version import __version__
 from .core.exceptions import (
     AccuracyWarning,
@@ -15,38 +18,88 @@ from .core.exceptions import (
     PrivacyWarning,
     TiedRowsError,
 )
-from .kernels.kendall import spherical_kendall
-from .privacy.accounting import Budget
-from .privacy.calibration import calibrate_noise
-from .privacy.cost import PrivacyCost, compose
-from .privacy.headroom import Headroom
-from .privacy.totals import compose_tight, tight_total
-from .privacy.tradeoff import attacker_sentence, tradeoff_curve
-from .release_io import load_release, save_release
-from .releases.directions.plan import plan_pc_dir
-from .releases.directions.release import dp_pc_dir, pc_dir
-from .releases.directions.result import DirectionsResult
-from .releases.loading.plan import plan_loading
-from .releases.loading.release import dp_loading
-from .releases.loading.result import LoadingResult
-from .releases.pca.plan import plan_pca
-from .releases.pca.release import dp_pca
-from .releases.pca.result import PCAResult
-from .releases.pca.split import PCASplit
-from .releases.report import plan_report
-from .releases.score.plan import plan_score
-from .releases.score.release import dp_score
-from .releases.score.result import ScoreResult, sample_points
-from .releases.scree._controls import ClippedControl, HuberControl, PMWMControl
-from .releases.scree._plan import plan_scree
-from .releases.scree._release import dp_scree
-from .releases.scree._result import ScreeResult
-from .releases.splits import ScoreSplit, ScreeSplit
-from .releases.standardized import register_fit_planner as _register_fit_planner
-from .reporting import Report, report
+from .releases._fit_registry import register_fit_planner
+
+if TYPE_CHECKING:  # type checkers and readers see every public name where it lives
+    from .kernels.kendall import spherical_kendall
+    from .privacy.accounting import Budget
+    from .privacy.calibration import calibrate_noise
+    from .privacy.cost import PrivacyCost, compose
+    from .privacy.headroom import Headroom
+    from .privacy.totals import compose_tight, tight_total
+    from .privacy.tradeoff import attacker_sentence, tradeoff_curve
+    from .release_io import load_release, save_release
+    from .releases.directions.plan import plan_pc_dir
+    from .releases.directions.release import dp_pc_dir, pc_dir
+    from .releases.directions.result import DirectionsResult
+    from .releases.loading.plan import plan_loading
+    from .releases.loading.release import dp_loading
+    from .releases.loading.result import LoadingResult
+    from .releases.pca.plan import plan_pca
+    from .releases.pca.release import dp_pca
+    from .releases.pca.result import PCAResult
+    from .releases.pca.split import PCASplit
+    from .releases.report import plan_report
+    from .releases.score.plan import plan_score
+    from .releases.score.release import dp_score
+    from .releases.score.result import ScoreResult, sample_points
+    from .releases.scree._controls import ClippedControl, HuberControl, PMWMControl
+    from .releases.scree._plan import plan_scree
+    from .releases.scree._release import dp_scree
+    from .releases.scree._result import ScreeResult
+    from .releases.splits import ScoreSplit, ScreeSplit
+    from .reporting import Report, report
+
+# Where each public name lives. ``import dppca`` loads none of these modules: a
+# name's module is imported at its first use (PEP 562), so a short command (a
+# ``--dry-run``, a ledger query) does not pay for the releases it never runs.
+_LAZY: dict[str, str] = {
+    "spherical_kendall": ".kernels.kendall",
+    "Budget": ".privacy.accounting",
+    "Headroom": ".privacy.headroom",
+    **dict.fromkeys(("PrivacyCost", "compose"), ".privacy.cost"),
+    "calibrate_noise": ".privacy.calibration",
+    **dict.fromkeys(("compose_tight", "tight_total"), ".privacy.totals"),
+    **dict.fromkeys(("attacker_sentence", "tradeoff_curve"), ".privacy.tradeoff"),
+    **dict.fromkeys(("load_release", "save_release"), ".release_io"),
+    "DirectionsResult": ".releases.directions.result",
+    **dict.fromkeys(("dp_pc_dir", "pc_dir"), ".releases.directions.release"),
+    "plan_pc_dir": ".releases.directions.plan",
+    "LoadingResult": ".releases.loading.result",
+    "dp_loading": ".releases.loading.release",
+    "plan_loading": ".releases.loading.plan",
+    "PCAResult": ".releases.pca.result",
+    "PCASplit": ".releases.pca.split",
+    "dp_pca": ".releases.pca.release",
+    "plan_pca": ".releases.pca.plan",
+    "plan_report": ".releases.report",
+    **dict.fromkeys(("ScoreResult", "sample_points"), ".releases.score.result"),
+    "dp_score": ".releases.score.release",
+    "plan_score": ".releases.score.plan",
+    **dict.fromkeys(
+        ("ClippedControl", "HuberControl", "PMWMControl"), ".releases.scree._controls"
+    ),
+    "ScreeResult": ".releases.scree._result",
+    "dp_scree": ".releases.scree._release",
+    "plan_scree": ".releases.scree._plan",
+    **dict.fromkeys(("ScoreSplit", "ScreeSplit"), ".releases.splits"),
+    **dict.fromkeys(("Report", "report"), ".reporting"),
+    # The scikit-learn estimator: scikit-learn is an optional extra (so DPPCA is not
+    # in __all__, and ``from dppca import *`` works without it).
+    "DPPCA": ".sklearn",
+}
+
+
+def _plan_pca(*args: Any, **kwargs: Any) -> Any:
+    """``dppca.plan_pca``, imported at the first standardised picture."""
+    from .releases.pca.plan import plan_pca
+
+    return plan_pca(*args, **kwargs)
+
 
 # dp_loading, dp_scree and dp_score with standardize=True run the one private PCA fit.
-_register_fit_planner(plan_pca)
+register_fit_planner(_plan_pca)
+
 
 __all__ = [
     "AccuracyWarning",
@@ -98,10 +151,13 @@ __all__ = [
 
 
 def __getattr__(name: str) -> object:
-    # The scikit-learn estimator is loaded on first use: scikit-learn is an optional extra
-    # (so DPPCA is not in __all__, and ``from dppca import *`` works without it).
-    if name == "DPPCA":
-        from .sklearn import DPPCA
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'dppca' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value  # later lookups are plain module attributes
+    return value
 
-        return DPPCA
-    raise AttributeError(f"module 'dppca' has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

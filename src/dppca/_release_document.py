@@ -55,6 +55,7 @@ _KEYS = frozenset(
         "new_cost",
         "reuses",
         "result",
+        "ledger_tag",  # optional: the paying ledger's id and HMAC (dppca.release_io)
     }
 )
 _TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]')

@@ -52,6 +52,8 @@ scree or score reused), or refused when that does not fit.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import hmac
 import json
 import os
 from pathlib import Path
@@ -68,6 +70,7 @@ from ._release_document import (
 )
 from ._version import __version__
 from .core.reading import write_text_atomically
+from .core.warnings import warn_privacy
 from .privacy.cost import compose
 from .privacy.fingerprint import content_hash
 from .releases.directions.result import DirectionsResult
@@ -242,8 +245,79 @@ def save_release(
         reused_directions=reused_directions,
     )
     if budget is not None:
+        text = _bind(text, budget)
         budget.record(release_hash(result), payload=text)
     return write_text_atomically(path, text)
+
+
+# --------------------------------------------------------------------------- ledger tags
+
+#: The field of a release file that binds it to the ledger that paid for it.
+TAG_FIELD = "ledger_tag"
+
+
+def _canonical(document: dict[str, Any]) -> bytes:
+    """The document without its tag, as one canonical JSON text (what the tag covers)."""
+    body = {k: v for k, v in document.items() if k != TAG_FIELD}
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False).encode()
+
+
+def _ledger_of(budget: Any) -> Any:
+    """The :class:`~dppca.privacy.ledger.Ledger` behind a budget, or None."""
+    ledger = getattr(budget, "_ledger_db", None)
+    return ledger if hasattr(ledger, "_binding") else None
+
+
+def _bind(text: str, budget: Any) -> str:
+    """``text`` with the paying ledger's tag, an HMAC-SHA256 of the rest of the file."""
+    ledger = _ledger_of(budget)
+    if ledger is None:
+        return text
+    ledger_id, key = ledger._binding(create=True)
+    document = json.loads(text)
+    tag = hmac.new(key, _canonical(document), hashlib.sha256).hexdigest()
+    document[TAG_FIELD] = {"ledger": ledger_id, "hmac_sha256": tag}
+    return json.dumps(document, indent=1, allow_nan=False) + "\n"
+
+
+def check_tag(path: str | os.PathLike[str], budget: Any) -> bool:
+    """Whether ``budget``'s ledger tagged the release file; refuse a forged file naming it.
+
+    Raises ValueError for a file that names the ledger but whose tag does not
+    match its contents (see :func:`load_release`).
+    """
+    return _check_tag(_read_document(path), budget, str(path))
+
+
+def _check_tag(document: dict[str, Any], budget: Any, source: str) -> bool:
+    """Whether this budget's ledger tagged the file; refuse one it did not tag but is named.
+
+    A file without a tag, or tagged by another ledger, passes (False): it is
+    charged at its stated cost (:func:`account_reuse`), with a warning that the
+    cost is taken on trust.
+    """
+    ledger = _ledger_of(budget)
+    claim = document.get(TAG_FIELD)
+    if ledger is None or claim is None:
+        return False
+    if (
+        not isinstance(claim, dict)
+        or set(claim) != {"ledger", "hmac_sha256"}
+        or not all(isinstance(v, str) for v in claim.values())
+    ):
+        raise ValueError(f"{source!r} has a damaged {TAG_FIELD}; the file is refused.")
+    binding = ledger._binding(create=False)
+    if binding is None or claim["ledger"] != binding[0]:
+        return False  # another ledger's file: this one cannot check its tag
+    expected = hmac.new(binding[1], _canonical(document), hashlib.sha256).hexdigest()
+    if not hmac.compare_digest(expected, claim["hmac_sha256"]):
+        raise ValueError(
+            f"{source!r} names this ledger but is not the release this ledger paid for: "
+            "its tag does not match its contents (a cost, n, fingerprint or value was "
+            "changed after it was saved). The file is refused and nothing was charged; "
+            "use the file as it was saved."
+        )
+    return True
 
 
 def release_text(
@@ -408,6 +482,19 @@ def load_release(
     is given: its values may carry that loss about these data, and the
     stated cost is the best the file can say. Without ``budget`` nothing is
     checked or charged; the caller accounts for the release.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from dppca import dp_scree, save_release
+    >>> from dppca.datasets import load_iris
+    >>> res = dp_scree(load_iris().iloc[:, :4], eps=1.0, delta=1e-6, random_state=0)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     again = load_release(save_release(res, pathlib.Path(tmp) / "scree.json"))
+    >>> again
+    ScreeResult(p=4, k=4, n=150, methods=('clipped',), eps=1, delta=1e-06)
+    >>> bool((again.values == res.values).all())
+    True
     """
     document = _read_document(path)
     cls = _KINDS[document["kind"]]
@@ -433,7 +520,14 @@ def load_release(
     if data is not None:
         check_release_matches(document, data, columns, str(path))
     if budget is not None:
-        account_reuse(result, budget, source=str(path))
+        verified = _check_tag(document, budget, str(path))
+        charged = account_reuse(result, budget, source=str(path))
+        if charged and not verified and _ledger_of(budget) is not None:
+            warn_privacy(
+                f"{str(path)!r} carries no tag of this ledger, so its stated cost "
+                f"{result.cost} was charged as the file states it, unverified (a file "
+                "saved from this ledger is tagged, and its tag is checked)."
+            )
     return result
 
 

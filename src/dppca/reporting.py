@@ -72,6 +72,16 @@ class Report:
         releases (:attr:`dppca.releases.report.ReportPlan.cost`).
     notes : tuple of str
         Warnings raised while releasing (accuracy or privacy qualifications).
+
+    Examples
+    --------
+    >>> from dppca import report
+    >>> from dppca.datasets import load_iris
+    >>> rep = report(load_iris().iloc[:, :4], eps=1.0, delta=1e-6, random_state=0)
+    >>> rep
+    Report(n=150, p=4, eps=1, delta=1e-06)
+    >>> rep.html.startswith("<!DOCTYPE html>"), rep.cost.eps <= 1.0
+    (True, True)
     """
 
     html: str

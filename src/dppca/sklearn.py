@@ -10,11 +10,7 @@ class cannot break it. scikit-learn is an optional extra: ``pip install
 from __future__ import annotations
 
 import copy
-import copyreg
-import io
 import numbers
-import pickle
-import types
 import warnings
 from collections.abc import Mapping
 from typing import Any
@@ -92,29 +88,6 @@ _TRANSFORM_WARNING = (
     "public_transform=True to declare that the data you transform are public (this "
     "silences the warning); components_ stay private either way."
 )
-
-
-class _PickledFit:
-    """A fit pickled by :func:`_dumps` (inside a pickled estimator)."""
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-
-
-def _read_only(mapping: dict[Any, Any]) -> Mapping[Any, Any]:
-    return types.MappingProxyType(mapping)
-
-
-def _dumps(obj: object) -> bytes:
-    """``pickle.dumps`` that also writes read-only mappings (as mappings rebuilt on load)."""
-    buffer = io.BytesIO()
-    pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
-    pickler.dispatch_table = {
-        **copyreg.dispatch_table,
-        types.MappingProxyType: lambda m: (_read_only, (dict(m),)),
-    }
-    pickler.dump(obj)
-    return buffer.getvalue()
 
 
 class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -462,19 +435,6 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         return back if self.scale_ is None else back * self.scale_
 
     # -- scikit-learn protocol ----------------------------------------------------------
-    def __getstate__(self) -> dict[str, Any]:
-        # The fit's results hold read-only mappings, which the default pickler refuses:
-        # the fit travels as bytes from a pickler that knows them.
-        state: dict[str, Any] = super().__getstate__()
-        if isinstance(state.get("pca_"), PCAResult):
-            state["pca_"] = _PickledFit(_dumps(state["pca_"]))
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        if isinstance(state.get("pca_"), _PickledFit):
-            state = {**state, "pca_": pickle.loads(state["pca_"].data)}
-        super().__setstate__(state)
-
     def __sklearn_clone__(self) -> DPPCA:
         """A clone that shares this estimator's accountant (``budget``), never a copy.
 

@@ -7,9 +7,11 @@ a user of that version has on disk:
 - ``ledger_schema1.sqlite``: schema 1 (the first ledger, data keyed by
   fingerprint rule v1), written at commit 1737cf5;
 - ``ledger_schema2.sqlite``: schema 2 (marks, digests, seals; fingerprint
-  rule v2), written at commit ae5e502.
+  rule v2), written at commit ae5e502;
+- ``ledger_schema3.sqlite``: schema 3 (per-dataset summaries and last
+  digests; no key for release-file tags), written at commit 4ca2491.
 
-Both hold one release of eps 0.8 (delta 1e-6) from ``ledger_table.csv``
+Each holds one release of eps 0.8 (delta 1e-6) from ``ledger_table.csv``
 under a total of (1, 1e-5), charged by ``dppca directions``. Run from the
 repository root (needs git and the repository's history)::
 
@@ -33,7 +35,7 @@ import pandas as pd
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 TABLE = HERE / "ledger_table.csv"
-VERSIONS = {1: "1737cf5", 2: "ae5e502"}
+VERSIONS = {1: "1737cf5", 2: "ae5e502", 3: "4ca2491"}
 
 
 def make_table() -> None:
@@ -61,7 +63,12 @@ def make_ledger(schema: int, commit: str) -> None:
 
 
 if __name__ == "__main__":
-    make_table()
+    # python3 tests/data/make_ledger_fixtures.py [SCHEMA ...]: only those (default all)
+    wanted = {int(a) for a in sys.argv[1:]} or set(VERSIONS)
+    if wanted == set(VERSIONS):
+        make_table()
     for schema, commit in VERSIONS.items():
+        if schema not in wanted:
+            continue
         make_ledger(schema, commit)
         print(f"wrote ledger_schema{schema}.sqlite with dppca at {commit}")

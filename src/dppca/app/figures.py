@@ -18,13 +18,17 @@ from .._csv import formula_safe
 from ..releases.loading.result import LoadingResult
 from .plans import Release
 from .state import directions_of
+from .stored import payload_of
 
 __all__ = [
     "FIGURE_FORMATS",
+    "PCA_PICTURES",
     "csv_text",
     "figure_bytes",
     "loading_figure",
     "message_figure",
+    "pca_figure",
+    "release_file",
     "release_table",
     "render",
     "score_figure",
@@ -121,6 +125,88 @@ def score_figure(
     return fig
 
 
+#: The pictures of a PCA fit on the page, in the order of the grid ("all").
+PCA_PICTURES = {
+    "scree": "scree / PVE",
+    "score": "score plot",
+    "loading": "loading plot",
+    "variable": "correlation circle",
+    "biplot": "biplot",
+}
+
+
+def _score_left_out(fit: Any) -> str:
+    """Why a fit has no score plot: its own note, else the setting that left it out."""
+    from .plans import page_sentence
+
+    for note in fit.notes:
+        if note.startswith("no score plot"):
+            return page_sentence(note)
+    return "This fit has no score plot: it was run with the score plot set to 'never'."
+
+
+def _draw_pca(fit: Any, kind: str, ax: Any) -> None:
+    """One picture of a fit on ``ax``; the score slot says why when there is none."""
+    import textwrap
+
+    if kind == "score" and fit.score is None:
+        ax.axis("off")
+        ax.set_title("score plot left out", fontsize=10)
+        ax.text(
+            0.5,
+            0.5,
+            textwrap.fill(_score_left_out(fit), 48),
+            ha="center",
+            va="center",
+            fontsize=8,
+            transform=ax.transAxes,
+        )
+        return
+    fit.plot(kind, ax=ax)
+
+
+def _about(fit: Any, ax: Any) -> None:
+    """The grid's last panel: what the fit estimates, its cost and what that means."""
+    import textwrap
+
+    ax.axis("off")
+    text = (
+        f"{fit.analysis} analysis: {fit.estimates}.\n\n"
+        f"One fit, eps = {fit.eps:.4g}, delta = {fit.delta:.3g}, n = {fit.n}: every "
+        f"picture is drawn from it at no further cost.\n\n{fit.privacy_sentence()}"
+    )
+    wrapped = "\n".join(textwrap.fill(part, 48) for part in text.split("\n"))
+    ax.text(0.0, 1.0, wrapped, ha="left", va="top", fontsize=8.5, transform=ax.transAxes)
+
+
+def pca_figure(release: Release, *, kind: str = "all") -> Any:
+    """A picture of a PCA fit (:func:`dppca.dp_pca`), or all five in one figure.
+
+    Every picture is drawn from the kept fit (released values only): the
+    scree from its private variances, the score plot from its private
+    histogram, the loading plot, the correlation circle and the biplot from
+    its private directions and variances. Without a score plot, its place
+    says why the fit left it out.
+    """
+    from matplotlib.figure import Figure
+
+    fit = release.result
+    if kind == "all":
+        fig = Figure(figsize=(15.0, 9.6), layout="constrained")
+        axes = fig.subplots(2, 3).ravel()
+        for ax, name in zip(axes, PCA_PICTURES, strict=False):
+            _draw_pca(fit, name, ax)
+        _about(fit, axes[-1])
+        return fig
+    if kind not in PCA_PICTURES:
+        raise ValueError(f"kind must be 'all' or one of {', '.join(PCA_PICTURES)}; got {kind!r}.")
+    if kind == "score" and fit.score is None:
+        return message_figure(_score_left_out(fit))
+    fig, ax = _new_axes((6.4, 5.6))
+    fit.plot(kind, ax=ax)
+    return fig
+
+
 def message_figure(text: str) -> Any:
     """A small figure holding only ``text`` (shown where a plot cannot be drawn)."""
     import textwrap
@@ -164,6 +250,15 @@ def csv_text(frame: pd.DataFrame, *, index: bool = True) -> str:
     entries) is escaped (:func:`dppca._csv.formula_safe`).
     """
     return formula_safe(frame, index=index).to_csv(index=index)
+
+
+def release_file(release: Release) -> bytes:
+    """The release file of a kept release (:mod:`dppca.release_io`, JSON): the
+    released values, their cost, n and the column names; never the data or a seed."""
+    text = payload_of(release.result)
+    if text is None:
+        raise ValueError(f"release #{release.number} cannot be written as a release file.")
+    return text.encode("utf-8")
 
 
 def release_table(release: Release) -> pd.DataFrame:

@@ -39,6 +39,7 @@ __all__ = ["SampleCache", "SessionOutputs"]
 
 # A tab's figure and downloads (prefix), the release they draw and its table's name.
 _TABS = {
+    "pca": ("pca", "Importance table"),
     "loading": ("directions", "Directions"),
     "scree": ("scree", "Scree table"),
     "score": ("score", "Bin table"),
@@ -94,9 +95,15 @@ class SessionOutputs:
         return getattr(self.input, name)()
 
     def register(self) -> None:
-        """The three figures, then each tab's downloads and the ledger's."""
+        """The tabs' figures, then each tab's downloads and the ledger's."""
         self._figures()
         self._downloads()
+
+    def draw_pca(self) -> Job:
+        self.tick()
+        rel = _need(self.state.latest("pca"))
+        kind = self.input.pca_kind()
+        return lambda: figures.pca_figure(rel, kind=kind)
 
     def draw_loading(self) -> Job:
         self.tick()
@@ -132,7 +139,12 @@ class SessionOutputs:
         return job
 
     def _draws(self) -> dict[str, Callable[[], Job]]:
-        return {"loading": self.draw_loading, "scree": self.draw_scree, "score": self.draw_score}
+        return {
+            "pca": self.draw_pca,
+            "loading": self.draw_loading,
+            "scree": self.draw_scree,
+            "score": self.draw_score,
+        }
 
     def _figures(self) -> None:
         for prefix, draw in self._draws().items():
@@ -161,6 +173,12 @@ class SessionOutputs:
             _download(f"dl_{prefix}_csv", f"dppca-{prefix}.csv", table_job, "text/csv")
             render.ui(self._download_buttons(prefix, kind, table))
 
+        def release_job() -> Job:  # the fit's release file (dppca.release_io)
+            rel = _need(self.state.latest("pca"))
+            return lambda: figures.release_file(rel)
+
+        _download("dl_pca_json", "dppca-pca.json", release_job, "application/json")
+
         def ledger_job() -> Job:
             frame = self.state.ledger_frame()
             req(not frame.empty)
@@ -181,7 +199,8 @@ class SessionOutputs:
     def _download_buttons(self, prefix: str, kind: str, table: str) -> Callable[[], Any]:
         def fn() -> Any:
             self.tick()
-            return download_buttons(prefix, table, self.state.latest(kind) is not None)
+            made = self.state.latest(kind) is not None
+            return download_buttons(prefix, table, made, release_file=kind == "pca")
 
         fn.__name__ = f"{prefix}_downloads"
         return fn

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BOUNDS_HELP",
     "CLIPPED_NOTE",
+    "PCA_SCORE",
     "Preview",
     "Release",
     "ReleaseRequest",
@@ -70,6 +71,7 @@ class Preview:
     warnings: tuple[str, ...] = ()
     forecast: Forecast | None = None
     bounds_given: bool = False
+    details: tuple[str, ...] = ()  # a PCA fit's plan, as ``dppca pca --dry-run`` prints it
 
     @property
     def forecast_lines(self) -> tuple[str, ...]:
@@ -149,6 +151,17 @@ _PAGE_WORDS = (
     ("a public ClippedControl(clip=...)", "a public clip level (method controls)"),
     ("give public bounds or frame=, or raise eps", "give public bounds or raise eps"),
     (" or split=ScreeSplit(clip=...)", ""),  # the page has no control for the clip share
+    # the fit's note when it leaves its score plot out (dppca.releases.pca.plan)
+    (
+        "Give public scales= or bounds= (a codebook's) for a score plot, or score=True to "
+        "release it with private scales anyway",
+        "Give public bounds for every analysed variable (in the sidebar) for a score plot, "
+        "or choose 'always' for the score plot to release it with private scales anyway",
+    ),
+    (
+        "give public scales= or bounds= (a codebook's), or score=False",
+        "give public bounds (in the sidebar), or choose 'never' for the score plot",
+    ),
 )
 
 
@@ -216,6 +229,8 @@ def plan_request(
     opts = dict(params)
     eps, delta = check_eps(opts.pop("eps")), check_delta(opts.pop("delta"))
     check_delta_for_n(delta, n)
+    if kind == "pca":
+        return _pca_request(sel, opts, eps, delta, box)
     # ties="zero": rows that (almost) coincide contribute nothing to the Kendall
     # matrix instead of stopping the release, which keeps the guarantee and
     # avoids an error that depends on the data. The page shows the forecast
@@ -261,6 +276,51 @@ def plan_request(
 
     plan = with_private_scales(build, eps, scale, tuple(sel.columns))
     return ReleaseRequest(kind, plan, made[-1], box)
+
+
+#: The PCA tab's choices of the score plot, as ``dp_pca(score=...)``.
+PCA_SCORE = {"auto": None, "yes": True, "no": False}
+
+
+def _pca_request(
+    sel: Selection,
+    opts: Mapping[str, Any],
+    eps: float,
+    delta: float,
+    box: NDArray[np.float64] | None,
+) -> ReleaseRequest:
+    """The plan of one private PCA fit (:func:`dppca.releases.pca.plan_pca`).
+
+    The same keyword arguments as :func:`dppca.dp_pca`, from the page's
+    settings, the selection's shape and the public bounds; the fit reads only
+    the table (no inputs besides it).
+    """
+    from ..releases.pca.plan import plan_pca
+    from ..releases.pca.split import PCASplit
+
+    score = opts.get("score", "auto")
+    if score not in PCA_SCORE:
+        raise DataError(f"the score plot setting must be one of {', '.join(PCA_SCORE)}.")
+    weights = {name: w for name, w in dict(opts.get("split") or {}).items() if w is not None}
+    components = tuple(int(c) for c in opts.get("components", (1, 2)))
+    plan = plan_pca(
+        sel.n,
+        len(sel.columns),
+        eps=eps,
+        delta=delta,
+        standardize=bool(opts.get("standardize", True)),
+        k=opts.get("k"),
+        components=cast("tuple[int, int]", components),
+        score=PCA_SCORE[score],
+        bounds=box,
+        split=PCASplit(**weights),
+        calibration=opts.get("calibration", "analytic"),
+        variables=tuple(sel.columns),
+        # the page shows the forecast and the fit's notes itself
+        accuracy="ignore",
+        missing=cast("Any", sel.missing),
+    )
+    return ReleaseRequest("pca", plan, {}, box)
 
 
 def _scree_plan(

@@ -10,15 +10,19 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..privacy.cost import PrivacyCost
 from ..privacy.headroom import Headroom
 from ..releases.engine import ReleasePlan
 from ..releases.forecast import time_lines
 from .data import Selection
+from .plans import page_sentence
 
-__all__ = ["preview_notes", "price_message"]
+if TYPE_CHECKING:
+    from ..releases.pca.plan import PCAPlan
+
+__all__ = ["plan_details", "preview_notes", "price_message"]
 
 
 def _fmt_cost(cost: PrivacyCost) -> str:
@@ -39,6 +43,8 @@ def preview_notes(
     timing lines only on n, p and the settings.
     """
     notes = tuple(dict.fromkeys(str(w.message) for w in caught))
+    # a fit's own remarks (for example why it leaves its score plot out)
+    notes += tuple(page_sentence(note) for note in getattr(plan, "notes", ()))
     if (
         kind == "score"
         and params.get("use_groups", True)
@@ -51,6 +57,17 @@ def preview_notes(
             "private); give the public list of labels in the data panel to avoid that.",
         )
     return notes + time_lines(plan)
+
+
+def plan_details(plan: ReleasePlan) -> tuple[str, ...]:
+    """A PCA fit's plan in the words of ``dppca pca --dry-run`` (the same lines).
+
+    What the analysis estimates, its cost, what that cost means to an
+    attacker, the cost of each part and the forecast; all data-free.
+    """
+    from ..cli.pca import pca_plan_lines
+
+    return pca_plan_lines(cast("PCAPlan", plan))
 
 
 def price_message(cost: PrivacyCost, room: Headroom, affordable: bool, has_releases: bool) -> str:

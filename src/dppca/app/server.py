@@ -16,17 +16,16 @@ from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
-from shiny import Inputs, Outputs, reactive, render, ui
+from shiny import Inputs, Outputs, reactive, render, req, ui
 from shiny import Session as ShinySession
 
 from ..datasets import DATASETS
-from ..privacy.ledger import Ledger
-from ..privacy.ledger_store import LedgerError
+from ..privacy.ledger import Ledger, LedgerError
 from . import widgets
 from .data import DataError, numeric_columns, read_csv_upload
 from .outputs import SampleCache, SessionOutputs
 from .plans import Preview, Release
-from .state import AppState
+from .state import RELEASE_KINDS, AppState
 from .views import (
     RELEASE_FAILURES,
     failure_message,
@@ -36,13 +35,15 @@ from .views import (
     release_message,
     release_settings,
     same_selection,
+    split_defaults,
+    summary_table,
     table_notes,
 )
-from .widgets import alert, bound_ids, preview_box, release_note
+from .widgets import alert, bound_ids, fit_note, preview_box, release_note
 
 __all__ = ["Session", "make_server"]
 
-KINDS = ("directions", "scree", "score")
+KINDS = RELEASE_KINDS  # the PCA fit first, then one tab per picture
 Message = tuple[str, str] | None  # text and Bootstrap kind of an alert
 
 
@@ -90,6 +91,7 @@ class Session:
         for kind in KINDS:
             self._release_handlers(kind)
         self._notes()
+        self._pca_handlers()
         SessionOutputs(self.input, self.state, self.tick, self.samples).register()
 
     def value(self, name: str) -> Any:
@@ -130,6 +132,7 @@ class Session:
         self.suggest_release_budgets()
         p = len(selected)
         ui.update_numeric("scree_k", value=min(5, max(p, 1)), max=max(p, 1))
+        ui.update_numeric("pca_k", max=max(p, 1))
         for key in self.status:
             self.status[key].set(None)
         self.samples.clear()
@@ -206,6 +209,7 @@ class Session:
                 (f"Analysing {len(cols)} columns of {state.data_name}.{notes}", "success")
             )
             ui.update_numeric("scree_k", max=len(cols))
+            ui.update_numeric("pca_k", max=len(cols))
         self.columns_changed()
         self.changed()
 
@@ -465,3 +469,32 @@ class Session:
         @render.ui
         def score_note() -> Any:
             return note("score", "score")
+
+        @render.ui
+        def pca_note() -> Any:
+            self.tick()
+            return fit_note(self.state.latest("pca"))
+
+    def _pca_handlers(self) -> None:
+        """The PCA tab: its split's defaults follow the analysis; the fit's tables."""
+
+        @reactive.effect
+        @reactive.event(self.input.pca_standardize, ignore_init=True)
+        def _split_defaults() -> None:
+            for part, weight in split_defaults(self.input.pca_standardize()).items():
+                ui.update_numeric(f"pca_w_{part}", value=weight)
+
+        def summary() -> Any:
+            self.tick()
+            rel = self.state.latest("pca")
+            req(rel is not None)
+            assert rel is not None
+            return rel.result.summary()
+
+        @render.table(index=True)
+        def pca_importance() -> pd.DataFrame:
+            return summary_table(summary().importance)
+
+        @render.table(index=True)
+        def pca_budget() -> pd.DataFrame:
+            return summary_table(summary().budget)

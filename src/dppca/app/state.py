@@ -24,10 +24,10 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from ..core.defaults import default_delta
 from ..core.validation import check_delta, check_eps, post_processing_rng
 from ..datasets import DATASETS, load_dataset
 from ..privacy.accounting import Budget
-from ..privacy.defaults import default_delta
 from ..privacy.ledger import Ledger
 from ..privacy.ledger_budget import LedgerBudget
 from ..privacy.ledger_store import LedgerError
@@ -48,7 +48,7 @@ from .plans import (
     plan_request,
     read_bound,
 )
-from .preview_text import preview_notes, price_message
+from .preview_text import plan_details, preview_notes, price_message
 from .stored import DeferredCharge, payload_of, restore_releases, stores_releases
 
 __all__ = [
@@ -61,10 +61,18 @@ __all__ = [
 
 #: Total epsilon offered for a newly loaded dataset.
 DEFAULT_EPS = 1.0
-#: What the app can release, one tab each.
-RELEASE_KINDS = ("directions", "scree", "score")
-#: Share of the dataset's total budget suggested for each kind of release.
-DEFAULT_SHARES: Mapping[str, float] = {"directions": 0.4, "scree": 0.3, "score": 0.3}
+#: What the app can release, one tab each; the PCA fit (every picture from one
+#: release) first, as the recommended route.
+RELEASE_KINDS = ("pca", "directions", "scree", "score")
+#: Share of the dataset's total budget suggested for each kind of release. The
+#: PCA fit is a whole analysis (all five pictures), so it is offered the whole
+#: budget; the single-picture tabs are offered parts of it.
+DEFAULT_SHARES: Mapping[str, float] = {
+    "pca": 1.0,
+    "directions": 0.4,
+    "scree": 0.3,
+    "score": 0.3,
+}
 
 
 # Releases of one dataset run one at a time in the process (the ledger's transaction
@@ -353,6 +361,7 @@ class AppState:
             notes,
             forecast=req.plan.forecast,
             bounds_given=req.bounds is not None,
+            details=plan_details(req.plan) if kind == "pca" else (),
         )
 
     def release(self, kind: str, **params: Any) -> Release:

@@ -24,7 +24,7 @@ from .plans import Release
 
 __all__ = ["DeferredCharge", "payload_of", "restore_releases", "stores_releases"]
 
-_KINDS = ("directions", "scree", "score")
+_KINDS = ("pca", "directions", "scree", "score")
 
 
 def stores_releases(ledger: Ledger) -> bool:

@@ -19,10 +19,11 @@ from ..datasets import DATASETS
 from ..privacy.ledger import Ledger
 from ._limits import LocalApp, new_token
 from .data import MAX_UPLOAD_BYTES, MISSING_BOX, MISSING_HELP
+from .figures import PCA_PICTURES
 from .plans import BOUNDS_HELP
 from .server import make_server
 from .state import DEFAULT_EPS
-from .views import MAX_SAMPLE_SIZE, MAX_UNCERTAINTY
+from .views import MAX_SAMPLE_SIZE, MAX_UNCERTAINTY, split_defaults
 from .widgets import FREE
 
 __all__ = ["build_ui", "create_app"]
@@ -59,6 +60,94 @@ def _downloads(prefix: str, table: str) -> Any:
     return ui.output_ui(f"{prefix}_downloads")
 
 
+_ANALYSES = {
+    "standardized": "standardised (correlation PCA; the same in any units; recommended)",
+    "units": "in the table's units (depends on them)",
+}
+_PCA_SCORE = {
+    "auto": "automatic",
+    "yes": "always",
+    "no": "never",
+}
+_WEIGHT_LABELS = {
+    "directions": "directions",
+    "scree": "scree (units only)",
+    "frame": "score frame",
+    "score": "score histogram",
+    "scales": "private scales (standardised)",
+}
+
+
+def _pca_tab() -> Any:
+    """The PCA tab: one private PCA fit, and every picture drawn from it."""
+    weights = split_defaults("standardized")
+    return ui.nav_panel(
+        "PCA",
+        ui.p(
+            "One private PCA of the chosen columns: the directions, the variances "
+            "(scree / PVE) and the score plot share one budget and one choice of analysis, "
+            "and the five pictures (scree, score, loading, correlation circle, biplot) are "
+            "drawn from that one fit at no further cost. Missing values follow the rule "
+            "chosen in the data panel; public bounds, if given, clip the data and set the "
+            "score plot's frame and scales for free.",
+            class_="small text-muted",
+        ),
+        ui.layout_columns(
+            ui.input_numeric("pca_eps", "eps of this fit", value=DEFAULT_EPS, min=0, step=0.05),
+            ui.input_numeric("pca_delta", "delta of this fit", value=1e-7, min=0, step=1e-7),
+            ui.input_select("pca_calibration", "Gaussian calibration", _CALIBRATIONS),
+        ),
+        ui.input_radio_buttons("pca_standardize", "Analysis", _ANALYSES, inline=True),
+        ui.layout_columns(
+            ui.input_select("pca_score", "Score plot", _PCA_SCORE),
+            ui.input_numeric(
+                "pca_k", "PCs with a private variance (0 = the fit's default)", 0, min=0, step=1
+            ),
+            ui.input_numeric("pca_pc_x", "x: PC", 1, min=1, step=1),
+            ui.input_numeric("pca_pc_y", "y: PC", 2, min=1, step=1),
+        ),
+        ui.help_text(
+            "Score plot 'automatic': released unless it would need private scales that "
+            "the forecast says fail at this n and eps (then left out, saying why, and its "
+            "budget goes to the other parts); 'never' releases none, at no cost."
+        ),
+        ui.accordion(
+            ui.accordion_panel(
+                "Budget split (weights of the parts)",
+                ui.help_text(
+                    "Public weights of the parts that spend, normalised over the parts the "
+                    "fit uses; 0 means the analysis' default (or a part it does not use). "
+                    "They decide which part gets how much noise, not what the fit costs: "
+                    "it records exactly its eps. The plan below lists each part's eps."
+                ),
+                ui.layout_columns(
+                    *(
+                        ui.input_numeric(
+                            f"pca_w_{part}", label, weights[part] or 0, min=0, step=0.05
+                        )
+                        for part, label in _WEIGHT_LABELS.items()
+                    )
+                ),
+                value="split",
+            ),
+            id="pca_split_panel",
+            open=False,
+        ),
+        *_release_block("pca", "Run private PCA fit"),
+        ui.hr(),
+        ui.input_radio_buttons(
+            "pca_kind", "Picture", {"all": "all five", **PCA_PICTURES}, inline=True
+        ),
+        ui.output_ui("pca_note"),
+        ui.output_image("pca_plot", height="auto"),
+        ui.layout_columns(
+            ui.div(ui.h6("Importance of components"), ui.output_table("pca_importance")),
+            ui.div(ui.h6("Budget of the parts"), ui.output_table("pca_budget")),
+        ),
+        _downloads("pca", "Importance table"),
+    )
+
+
 # Many columns must not push the rest of the sidebar below the fold.
 _CSS = """
 #columns + .selectize-control .selectize-input { max-height: 7.5em; overflow-y: auto; }
@@ -66,6 +155,7 @@ _CSS = """
 .bounds-table td, .bounds-table th { padding: 2px 4px; vertical-align: middle; }
 .bounds-table .form-group { margin-bottom: 0; }
 .bounds-table input { padding: 2px 6px; }
+.plan-text { white-space: pre-wrap; }
 """
 
 
@@ -136,6 +226,7 @@ def build_ui(provided: str | None = None, *, max_upload: int = MAX_UPLOAD_BYTES)
         ui.help_text(FREE),
         width=380,
     )
+    pca_tab = _pca_tab()
     loading_tab = ui.nav_panel(
         "Directions / loading",
         *_release_inputs("directions"),
@@ -291,7 +382,7 @@ def build_ui(provided: str | None = None, *, max_upload: int = MAX_UPLOAD_BYTES)
     )
     return ui.page_sidebar(
         sidebar,
-        ui.navset_card_tab(loading_tab, scree_tab, score_tab, id="tabs"),
+        ui.navset_card_tab(pca_tab, loading_tab, scree_tab, score_tab, id="tabs"),
         ledger,
         title="dppca: differentially private PCA",
         fillable=False,

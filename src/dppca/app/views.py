@@ -30,11 +30,13 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_SAMPLE_SIZE",
     "MAX_UNCERTAINTY",
+    "PCA_PARTS",
     "RELEASE_FAILURES",
     "failure_message",
     "ledger_csv_frame",
     "load_message",
     "loading_options",
+    "pca_settings",
     "positive_or_none",
     "readable_ledger",
     "refusal_message",
@@ -43,6 +45,9 @@ __all__ = [
     "required_number",
     "same_selection",
     "score_display",
+    "split_defaults",
+    "split_weight",
+    "summary_table",
     "table_notes",
 ]
 
@@ -101,8 +106,10 @@ def release_settings(kind: str, value: Value) -> dict[str, Any]:
         "eps": required_number(value(f"{kind}_eps"), "eps"),
         "delta": required_number(value(f"{kind}_delta"), "delta"),
         "calibration": value(f"{kind}_calibration"),
-        "scale": value(f"{kind}_scale") or None,
     }
+    if kind == "pca":  # the analysis replaces the column scales
+        return {**base, **pca_settings(value)}
+    base["scale"] = value(f"{kind}_scale") or None
     if kind == "directions":
         base["design"] = value("directions_design")
         base["estimator"] = value("directions_estimator")
@@ -126,6 +133,61 @@ def release_settings(kind: str, value: Value) -> dict[str, Any]:
             reuse_directions=value("score_reuse"),
         )
     return base
+
+
+#: The parts of a PCA fit whose weights the page sets (:class:`dppca.PCASplit`).
+PCA_PARTS = ("directions", "scree", "frame", "score", "scales")
+
+
+def split_weight(value: Any, part: str) -> float | None:
+    """A weight of the PCA tab's budget split: None (the default) for 0 or blank.
+
+    Raises
+    ------
+    DataError
+        If the weight is not a finite number >= 0.
+    """
+    label = f"the weight of the {part} part"
+    if value in (None, ""):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise DataError(f"{label} must be a number; got {value!r}.") from None
+    if not math.isfinite(number) or number < 0:
+        raise DataError(f"{label} must be a finite number >= 0 (0: the default); got {value!r}.")
+    return number or None
+
+
+def split_defaults(analysis: str) -> dict[str, float]:
+    """The default weights of a fit's parts (:data:`dppca.releases.pca.split.DEFAULT_WEIGHTS`),
+    shown in the PCA tab for ``"standardized"`` or ``"units"``; 0 marks a part the
+    analysis does not use."""
+    from ..releases.pca.split import DEFAULT_WEIGHTS
+
+    weights = DEFAULT_WEIGHTS["units" if analysis == "units" else "standardized"]
+    return {part: float(weights[part]) for part in PCA_PARTS}
+
+
+def summary_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """A table of a fit's summary for the page: numbers to four significant digits."""
+    # Series.map: DataFrame.map needs pandas 2.1, and applymap is deprecated there
+    return frame.apply(lambda col: col.map(lambda v: f"{v:.4g}" if isinstance(v, float) else v))
+
+
+def pca_settings(value: Value) -> dict[str, Any]:
+    """The PCA tab's analysis, PCs, score plot and budget split (see ``plan_request``)."""
+    k = positive_or_none(value("pca_k"), label="the number of PCs k")
+    return {
+        "standardize": value("pca_standardize") != "units",
+        "k": k,
+        "components": (
+            int(positive_or_none(value("pca_pc_x"), label="x: PC") or 1),
+            int(positive_or_none(value("pca_pc_y"), label="y: PC") or 2),
+        ),
+        "score": value("pca_score") or "auto",
+        "split": {part: split_weight(value(f"pca_w_{part}"), part) for part in PCA_PARTS},
+    }
 
 
 def same_selection(

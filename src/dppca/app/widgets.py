@@ -11,7 +11,7 @@ from typing import Any
 
 from shiny import ui
 
-from .plans import Preview, Release, check_lines
+from .plans import Preview, Release, check_lines, page_sentence
 
 __all__ = [
     "FREE",
@@ -19,6 +19,7 @@ __all__ = [
     "bound_ids",
     "bounds_table",
     "download_buttons",
+    "fit_note",
     "preview_box",
     "release_note",
 ]
@@ -49,9 +50,18 @@ def preview_box(preview: Preview) -> Any:
     cost = ui.div(*body, class_=f"alert alert-{kind} py-2 my-2 cost-preview", role="status")
     if preview.forecast is None:
         return cost
-    return ui.div(
-        cost, _forecast_box(preview.forecast_lines, preview.forecast.ok, "forecast-preview")
-    )
+    parts = [cost]
+    if preview.details:  # a PCA fit: its plan as the command line's dry run prints it
+        parts.append(
+            ui.tags.details(
+                ui.tags.summary("The plan (as dppca pca --dry-run prints it; no data read)"),
+                ui.tags.pre("\n".join(preview.details), class_="small mb-0 plan-text"),
+                open=True,
+                class_="my-2",
+            )
+        )
+    parts.append(_forecast_box(preview.forecast_lines, preview.forecast.ok, "forecast-preview"))
+    return ui.div(*parts)
 
 
 def _release_forecast(rel: Release) -> Any:
@@ -78,9 +88,29 @@ def release_note(rel: Release | None, what: str) -> Any:
     )
 
 
-def download_buttons(prefix: str, table: str, enabled: bool) -> Any:
-    """A tab's download buttons; inert ones while there is nothing to download."""
+def fit_note(rel: Release | None) -> Any:
+    """The PCA tab's line above the pictures: the release, then the fit's own notes
+    and what its eps means to an attacker."""
+    head = release_note(rel, "PCA")
+    if rel is None:
+        return head
+    fit = rel.result
+    lines = [ui.p(f"Analysis: {fit.analysis}: {fit.estimates}.", class_="mb-1")]
+    lines += [ui.p(page_sentence(note), class_="mb-1") for note in fit.notes]
+    lines.append(ui.p(f"What this fit's eps means: {fit.privacy_sentence()}", class_="mb-0"))
+    return ui.div(
+        head, ui.div(*lines, class_="alert alert-light py-2 my-2 small fit-notes", role="status")
+    )
+
+
+def download_buttons(prefix: str, table: str, enabled: bool, *, release_file: bool = False) -> Any:
+    """A tab's download buttons; inert ones while there is nothing to download.
+
+    ``release_file`` adds the release file (JSON, :mod:`dppca.release_io`).
+    """
     labels = {**_DOWNLOAD_LABELS, "csv": f"{table} (CSV)"}
+    if release_file:
+        labels["json"] = "Release file (JSON)"
     if enabled:
         buttons = [ui.download_button(f"dl_{prefix}_{fmt}", lab) for fmt, lab in labels.items()]
     else:  # nothing to download yet: inert buttons, no request reaches the server

@@ -19,7 +19,6 @@ import numpy as np
 from ..core.lazy import pandas as pd
 from ..core.reading import add_csv_arguments
 from ..core.tables import MISSING_RULES, tidy_table
-from ..core.validation import default_m
 from ..datasets import DATASETS, load_dataset
 from ._ledger import read_table
 from ._output import (
@@ -284,6 +283,8 @@ def read_design_input(args: argparse.Namespace) -> tuple[Any, tuple[str, ...]]:
 
 def progress_for(args: argparse.Namespace, n: int) -> Any:
     """The ``progress=`` value for the library: a stderr bar for long jobs, else None."""
+    from ..core.validation import default_m
+
     mode = getattr(args, "progress", "never")
     if mode == "never":
         return None

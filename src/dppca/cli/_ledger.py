@@ -37,17 +37,16 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..core.lazy import pandas as pd
-from ..privacy.ledger import Ledger
-from ..privacy.ledger_budget import LedgerBudget
 from ._safety import CLIError
+
+if TYPE_CHECKING:
+    from ..privacy.ledger import Ledger
 
 __all__ = [
     "add_budget_arguments",
     "add_ledger_arguments",
-    "ledger_budget",
     "ledger_location",
     "read_table",
     "register",
@@ -97,7 +96,7 @@ def ledger_location(args: argparse.Namespace) -> str | Path:
         return ":memory:"
     if getattr(args, "ledger", None):
         return Path(args.ledger).expanduser()
-    from ..privacy.ledger_store import default_ledger_path
+    from ..privacy.ledger import default_ledger_path
 
     return default_ledger_path()
 
@@ -118,7 +117,7 @@ def _source_key(args: argparse.Namespace, ledger: Ledger) -> tuple[str, str, int
     the table's old key is moved onto it first.
     """
     from ..datasets import load_dataset
-    from ..privacy.ledger_store import LedgerError
+    from ..privacy.ledger import LedgerError
 
     if args.data is None:
         name = args.dataset or args.default_dataset
@@ -138,6 +137,8 @@ def read_table(path: Path, args: argparse.Namespace) -> Any:
     """The whole table in ``path``: a Parquet file (``.parquet``/``.pq``) or a CSV file
     read with the command's ``--sep``/``--decimal``."""
     if path.suffix.lower() in {".parquet", ".pq"}:
+        from ..core.lazy import pandas as pd
+
         try:
             return pd.read_parquet(path)
         except ImportError:
@@ -148,113 +149,6 @@ def read_table(path: Path, args: argparse.Namespace) -> Any:
     from ..core.reading import csv_options, read_csv_checked
 
     return read_csv_checked(path, **csv_options(args))
-
-
-def ledger_budget(args: argparse.Namespace, data: Any, variables: Any = None, *, kind: str) -> Any:
-    """The dataset's budget in the ledger for ``budget=``, or None with ``--no-ledger``.
-
-    Sets the dataset's total if it has none (see the module docstring) and
-    refuses, before any computation, a total that contradicts the one in force.
-    The budget is also kept as ``args.paid_by``, so that ``--save-release``
-    records the release's content hash with its charge (a later
-    ``--directions FILE`` is then free).
-    """
-    if getattr(args, "no_ledger", False):
-        return None
-    from ..privacy.defaults import default_delta
-    from ..privacy.ledger_store import LedgerError
-
-    ledger = Ledger(ledger_location(args))
-    fp, name, n = _source_key(args, ledger)
-    given_eps = getattr(args, "budget_eps", None)
-    given_delta = getattr(args, "budget_delta", None)
-    if (given_eps is None) != (given_delta is None):
-        raise CLIError("give both --budget-eps and --budget-delta, or neither.")
-    if given_eps is not None:
-        assert given_delta is not None  # both or neither, checked above
-        try:
-            total = _check_total(given_eps, given_delta, n)
-        except ValueError as exc:
-            raise CLIError(str(exc)) from None
-        budget = _CLIBudget(ledger, fp, kind=kind, name=name, total=total, declared=True)
-    else:
-        # The default total of a new table, written with its first charge (a
-        # failed command leaves the ledger as it was); a release it cannot pay
-        # is refused with the line that declares a total.
-        # Its delta is the command's own where that is larger (a release's delta,
-        # checked below 1/n, is the user's choice); its eps is never the command's.
-        delta = max(default_delta(n), float(getattr(args, "delta", None) or 0.0))
-        budget = _CLIBudget(ledger, fp, kind=kind, name=name, total=(1.0, delta))
-    try:
-        budget.check_total()
-    except LedgerError as exc:
-        raise CLIError(f"{exc} {ADVICE}") from None
-    # --save-release records the release's content hash with the charge it paid.
-    args.paid_by = budget
-    return budget
-
-
-def _check_total(eps: float, delta: float, n: int) -> tuple[float, float]:
-    from ..core.validation import check_delta, check_delta_for_n, check_eps
-
-    eps = check_eps(eps, "--budget-eps")
-    delta = check_delta(delta, "--budget-delta")
-    if delta >= 1.0 / n:
-        check_delta_for_n(delta, n)
-    return eps, delta
-
-
-class _CLIBudget(LedgerBudget):
-    """A dataset's budget in the ledger whose refusals say how to go on from the shell.
-
-    A first release the default total cannot pay is refused with the line
-    that declares a total (the release's eps never becomes the total).
-    """
-
-    advice = ADVICE
-
-    def check_total(self) -> None:
-        """Refuse, before any work, a declared total that contradicts the one in force."""
-        from ..privacy.ledger_store import LedgerError
-
-        recorded = self._ledger_db.total(self.fp)
-        wanted = self.first_total
-        if self.declared and wanted and recorded not in (None, wanted) and self.releases:
-            assert recorded is not None
-            raise LedgerError(
-                f"the total budget of {self.name} is already (eps={recorded[0]:g}, "
-                f"delta={recorded[1]:g}); the total (eps={wanted[0]:g}, "
-                f"delta={wanted[1]:g}) asked for was refused and nothing was "
-                "released. Keep the recorded total (leave out --budget-eps/"
-                "--budget-delta)."
-            )
-
-    def check(self, cost: Any) -> None:
-        from ..core.exceptions import BudgetExceededError
-
-        if (
-            not self.declared
-            and self.first_total is not None
-            and self._pending()
-            and not self.public
-            and not self.can_afford(cost)
-        ):
-            raise BudgetExceededError(_first_use_refusal(str(self.name), cost, self.first_total))
-        super().check(cost)
-
-
-def _first_use_refusal(name: str, cost: Any, total: tuple[float, float]) -> str:
-    """A first release the default total cannot pay: the line that declares a total."""
-    eps = max(1.0, float(cost.eps))
-    delta = total[1]
-    return (
-        f"{name} has no total budget in the ledger yet, and this release's cost {cost} does "
-        f"not fit in the default total of a new table (eps={total[0]:g}, delta={total[1]:g}: "
-        "eps 1, and delta min(1e-6, 1/(10 n^1.5)) rounded down or the release's own if "
-        "larger). The total is the data holder's "
-        "decision, made once and never raised; to declare one, add to this command: "
-        f"--budget-eps {eps:g} --budget-delta {delta:.3g}"
-    )
 
 
 def report_spending(budget: Any) -> None:
@@ -328,9 +222,11 @@ def run(args: argparse.Namespace) -> int:
     if not os.path.exists(path):
         print(f"dppca: ledger {path} does not exist yet (nothing was released).", file=sys.stderr)
         return 0
+    from ..privacy.ledger import Ledger
+
     ledger = Ledger(path)
     if getattr(args, "verify", False):
-        from ..privacy.ledger_store import LedgerError
+        from ..privacy.ledger import LedgerError
 
         try:
             ledger.verify()
@@ -340,13 +236,15 @@ def run(args: argparse.Namespace) -> int:
     if args.data is not None and args.dataset is not None:
         raise CLIError("give either DATA.csv or --dataset, not both.")
     if args.data is None and args.dataset is None:
-        table = ledger.datasets()
-        if table.empty:
+        records = ledger._dataset_records()
+        if not records:
             print("the ledger holds no dataset yet.")
             return 0
         # a fingerprint prefix would let a holder of a candidate table confirm it
-        table = table.drop(columns="fingerprint").rename(lambda i: f"#{i + 1}")
-        print(_rounded(table).to_string())
+        columns = [c for c in records[0] if c != "fingerprint"]
+        rows = [[r[c] for c in columns] for r in records]
+        labels = [f"#{i + 1}" for i in range(len(rows))]
+        print(text_table(columns, rows, index=labels))
         return 0
     if args.data is not None and not Path(args.data).is_file():
         raise CLIError(f"data file {args.data!r} does not exist or is not a file.")
@@ -357,12 +255,12 @@ def run(args: argparse.Namespace) -> int:
     if total is None:
         print(f"{name}: no budget in the ledger yet (nothing was released from these data).")
         return 0
-    entries = ledger.entries(fp, last=_SHOWN)
-    if not entries.empty:
-        first = int(entries["release"].iloc[0])
+    entries = ledger._entry_rows(fp, last=_SHOWN)
+    if entries:
+        first = int(entries[0][0])
         if first > 1:
             print(f"({first - 1:,} earlier release(s) not shown)")
-        print(_rounded(entries).to_string(index=False))
+        print(text_table(_ENTRY_COLUMNS, entries))
     print(f"{name}: {ledger.headroom(fp).describe()}")
     if ledger.is_public(fp):
         print(f"{name} is a bundled, public dataset: its releases are practice, never refused.")
@@ -372,8 +270,7 @@ def run(args: argparse.Namespace) -> int:
 def _adopt(args: argparse.Namespace, ledger: Ledger) -> None:
     """``--adopt PREFIX``: the record under PREFIX is this table's; move it onto its key."""
     from ..datasets import load_dataset
-    from ..privacy.fingerprint import fingerprint
-    from ..privacy.ledger_store import LedgerError
+    from ..privacy.ledger import LedgerError, fingerprint
 
     if args.data is None and args.dataset is None:
         raise CLIError("--adopt needs the table: give DATA.csv (or --dataset).")
@@ -392,9 +289,26 @@ def _adopt(args: argparse.Namespace, ledger: Ledger) -> None:
 _SHOWN = 50
 
 
-def _rounded(frame: pd.DataFrame) -> pd.DataFrame:
-    out = frame.copy()
-    for col in out.columns:
-        if col.endswith("eps") or col.endswith("delta"):
-            out[col] = [f"{v:.6g}" for v in out[col]]
-    return out
+_ENTRY_COLUMNS = ["release", "time", "dataset", "kind", "released", "mechanism", "eps", "delta"]
+
+
+def text_table(columns: list[str], rows: list[Any], *, index: list[str] | None = None) -> str:
+    """Rows as an aligned text table, without pandas: values right-aligned, the
+    row labels (``index``) left-aligned, eps and delta columns to 6 significant digits."""
+
+    def shown(column: str, value: Any) -> str:
+        if isinstance(value, float) and (column.endswith("eps") or column.endswith("delta")):
+            return f"{value:.6g}"
+        return str(value)
+
+    cells = [list(columns)] + [
+        [shown(c, v) for c, v in zip(columns, row, strict=True)] for row in rows
+    ]
+    widths = [max(len(line[j]) for line in cells) for j in range(len(columns))]
+    lines = [" ".join(v.rjust(w) for v, w in zip(line, widths, strict=True)) for line in cells]
+    if index is not None:
+        width = max(map(len, index))
+        lines = [" " * width + "  " + lines[0]] + [
+            label.ljust(width) + "  " + line for label, line in zip(index, lines[1:], strict=True)
+        ]
+    return "\n".join(lines)

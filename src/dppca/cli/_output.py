@@ -13,15 +13,16 @@ import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._csv import formula_safe
 from ..core.lazy import pandas as pd
 from ..core.tempfiles import new_temporary
-from ..releases.engine import ReleasePlan
-from ..releases.forecast import time_lines
 from . import _safety
 from ._safety import CLIError
+
+if TYPE_CHECKING:
+    from ..releases.engine import ReleasePlan
 
 __all__ = [
     "add_output_argument",
@@ -31,6 +32,7 @@ __all__ = [
     "check_release_path",
     "check_table_path",
     "command_line",
+    "cost_table",
     "emit_table",
     "forecast_line",
     "info",
@@ -193,14 +195,21 @@ def load_directions(args: argparse.Namespace, data: Any, variables: tuple[str, .
         columns = list(variables) if data is not None else None
         result = load_release(path, kind=DirectionsResult, data=data, columns=columns)
         if data is not None:  # a file the ledger does not hold is charged now
-            from ..release_io import account_reuse
-            from ._ledger import ledger_budget
+            from ..release_io import account_reuse, check_tag
+            from ._ledger_budget import ledger_budget
 
             paid_by = getattr(args, "paid_by", None)
             budget = ledger_budget(args, data, variables, kind="reused release (unrecorded)")
             args.paid_by = paid_by  # this budget pays for no new release
+            # a file tagged by this ledger must be as it was saved (a forged cost is refused)
+            verified = budget is not None and check_tag(path, budget)
             if budget is not None and account_reuse(result, budget, source=str(path)):
                 info(f"--directions: {path} was not in the ledger; charged its cost {result.cost}")
+                if not verified:
+                    info(
+                        "--directions: the file carries no tag of this ledger, so its cost "
+                        "is charged as the file states it, unverified."
+                    )
         return result
     except ValueError as exc:
         raise CLIError(f"--directions: {exc}") from None
@@ -236,14 +245,33 @@ def save_release_file(
 def print_plan(plan: ReleasePlan) -> int:
     """``--dry-run``: the cost and the forecast on stdout; nothing was released."""
     from ..privacy.tradeoff import attacker_sentence
+    from ..releases.forecast import time_lines
 
     print(f"privacy cost (not spent): {plan.cost}")
     print(f"what it would mean: {attacker_sentence(plan.cost)}")
-    print(plan.cost.to_frame().to_string(index=False))
+    print(cost_table(plan.cost))
     print(plan.forecast.summary())
     for line in time_lines(plan):  # data-free: n, p and the settings
         print(line)
     return 0
+
+
+def cost_table(cost: Any) -> str:
+    """The cost's parts as an aligned text table (released, mechanism, eps, delta).
+
+    The rows of :meth:`~dppca.privacy.cost.PrivacyCost.to_frame`, laid out
+    without pandas (a ``--dry-run`` does not import it): every column
+    right-aligned, numbers in ``%g`` form.
+    """
+    header = ("released", "mechanism", "eps", "delta")
+    rows = [header] + [
+        (str(c.released), str(c.mechanism), f"{c.eps:g}", f"{c.delta:g}") for c in cost.leaves()
+    ]
+    widths = [max(len(row[j]) for row in rows) for j in range(len(header))]
+    return "\n".join(
+        " ".join(cell.rjust(width) for cell, width in zip(row, widths, strict=True))
+        for row in rows
+    )
 
 
 def forecast_line(args: argparse.Namespace, result: Any) -> None:

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+from typing import TYPE_CHECKING
 
-from ..releases.directions.plan import plan_pc_dir
-from ..releases.directions.result import DirectionsResult
-from ..releases.engine import execute
 from ._common import (
     add_accuracy_arguments,
     add_data_arguments,
@@ -20,7 +18,8 @@ from ._common import (
     read_bounds,
     read_design_input,
 )
-from ._ledger import add_budget_arguments, ledger_budget, report_spending
+from ._layout import quick_layout
+from ._ledger import add_budget_arguments, report_spending
 from ._output import (
     add_release_arguments,
     add_table_argument,
@@ -34,6 +33,9 @@ from ._output import (
     save_release_file,
 )
 from ._safety import CLIError
+
+if TYPE_CHECKING:
+    from ..releases.directions.result import DirectionsResult
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -87,14 +89,24 @@ def check_estimator_scale(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..releases.directions.plan import plan_pc_dir
+    from ..releases.engine import execute
+
     check_estimator_scale(args)
     check_table_path(args)
     check_release_path(args)
-    data, variables = read_design_input(args)
-    data = apply_scale(args, data, variables)
+    # A dry run needs only n and the column names: a plain CSV file gives them
+    # without pandas (the same plan; anything unusual is read in full).
+    layout = quick_layout(args) if args.dry_run else None
+    if layout is None:
+        data, variables = read_design_input(args)
+        data = apply_scale(args, data, variables)
+        n = len(data)
+    else:
+        n, variables = layout
     # One plan: what --dry-run prints is what the release checks, draws and charges.
     plan = plan_pc_dir(
-        len(data),
+        n,
         len(variables),
         args.k,
         eps=args.eps,
@@ -106,13 +118,15 @@ def run(args: argparse.Namespace) -> int:
         bounds=read_bounds(args, variables),
         variables=variables,
         accuracy=args.accuracy,
-        progress=None if args.dry_run else progress_for(args, len(data)),
+        progress=None if args.dry_run else progress_for(args, n),
         scale=private_scale(args),
         estimator=args.estimator,
         missing=args.missing,
     )
     if args.dry_run:
         return print_plan(plan)
+    from ._ledger_budget import ledger_budget
+
     budget = ledger_budget(args, data, variables, kind="directions")
     result: DirectionsResult = execute(plan, data, budget=budget, random_state=args.seed)
     report_spending(budget)

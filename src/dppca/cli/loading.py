@@ -7,10 +7,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from ..core.lazy import pandas as pd
-from ..core.validation import check_random_state, post_processing_rng
-from ..releases.engine import execute
-from ..releases.loading.plan import plan_loading
-from ..releases.loading.release import dp_loading
 from ._common import (
     add_accuracy_arguments,
     add_data_arguments,
@@ -25,7 +21,7 @@ from ._common import (
     read_bounds,
     read_design_input,
 )
-from ._ledger import add_budget_arguments, ledger_budget, report_spending
+from ._ledger import add_budget_arguments, report_spending
 from ._output import (
     add_release_arguments,
     add_table_argument,
@@ -120,6 +116,11 @@ def _check_out(path: str | None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..core.validation import check_random_state
+    from ..releases.engine import execute
+    from ..releases.loading.plan import plan_loading
+    from ..releases.loading.release import dp_loading
+
     pcs = _check_options(args)
     heatmap = args.kind == "heatmap"
     data, variables, reused = _read_input(args)
@@ -167,6 +168,8 @@ def run(args: argparse.Namespace) -> int:
         )
         if args.dry_run:
             return print_plan(plan)
+        from ._ledger_budget import ledger_budget
+
         budget = ledger_budget(args, data, variables, kind="loading")
         result = execute(plan, data, budget=budget, random_state=rng)
         report_spending(budget)
@@ -270,6 +273,8 @@ def _report_cost(args: argparse.Namespace, result: LoadingResult, *, reused: boo
 def _draw(args: argparse.Namespace, result: LoadingResult, pcs: tuple[int, ...] | None) -> None:
     """Draw the figure to ``args.out`` (post-processing, on its own random stream)."""
     import matplotlib
+
+    from ..core.validation import post_processing_rng
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

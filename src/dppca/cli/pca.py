@@ -16,7 +16,6 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..releases.engine import execute
 from ._common import (
     add_accuracy_arguments,
     add_data_arguments,
@@ -27,7 +26,7 @@ from ._common import (
     read_bounds,
     read_data,
 )
-from ._ledger import add_budget_arguments, ledger_budget, report_spending
+from ._ledger import add_budget_arguments, report_spending
 from ._output import (
     add_table_argument,
     check_figure_path,
@@ -194,15 +193,27 @@ def build_plan(args: argparse.Namespace, n: int, variables: tuple[str, ...]) -> 
     )
 
 
-def print_pca_plan(plan: PCAPlan) -> int:
-    """``--dry-run``: what the analysis estimates, the cost of each part, the forecast."""
+def pca_plan_lines(plan: PCAPlan) -> tuple[str, ...]:
+    """What ``--dry-run`` prints (the app's PCA preview shows the same lines).
+
+    What the analysis estimates, its cost and what that cost means to an
+    attacker, the cost of each part, the forecast: all from the plan, no data.
+    """
     from ..privacy.tradeoff import attacker_sentence
 
-    print(f"analysis: {plan.analysis}: {plan.estimates}")
-    print(f"privacy cost (not spent): {plan.cost}")
-    print(f"what this would mean: {attacker_sentence(plan.cost)}")
-    print(budget_table(plan).to_string())
-    print(plan.forecast.summary())
+    return (
+        f"analysis: {plan.analysis}: {plan.estimates}",
+        f"privacy cost (not spent): {plan.cost}",
+        f"what this would mean: {attacker_sentence(plan.cost)}",
+        budget_table(plan).to_string(),
+        plan.forecast.summary(),
+    )
+
+
+def print_pca_plan(plan: PCAPlan) -> int:
+    """``--dry-run``: what the analysis estimates, the cost of each part, the forecast."""
+    for line in pca_plan_lines(plan):
+        print(line)
     return 0
 
 
@@ -219,6 +230,8 @@ def budget_table(plan: PCAPlan) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..releases.engine import execute
+
     if args.out is not None:  # a typo in a name spends nothing
         check_figure_path(args.out)
     check_table_path(args)
@@ -234,6 +247,8 @@ def run(args: argparse.Namespace) -> int:
     plan = build_plan(args, len(data), variables)
     if args.dry_run:
         return print_pca_plan(plan)
+    from ._ledger_budget import ledger_budget
+
     budget = ledger_budget(args, data, variables, kind="pca")
     fit: PCAResult = execute(plan, data, budget=budget, random_state=args.seed)
     report_spending(budget)
@@ -316,6 +331,7 @@ def standardized_release(
     options in ``refused`` (option name -> value given) are decided by the fit
     and refused when given.
     """
+    from ..releases.engine import execute
     from ..releases.standardized import picture_of, plan_standardized
 
     clashes = [name for name, value in refused.items() if value not in (None, False)]
@@ -341,6 +357,8 @@ def standardized_release(
     if args.dry_run:
         print_pca_plan(plan)
         return None
+    from ._ledger_budget import ledger_budget
+
     budget = ledger_budget(args, data, variables, kind=picture)
     fit = execute(plan, data, budget=budget, random_state=args.seed)
     report_spending(budget)

@@ -17,7 +17,7 @@ from ._common import (
     read_bounds,
 )
 from ._groups import read_grouped_input, with_groups
-from ._ledger import add_budget_arguments, ledger_budget, report_spending
+from ._ledger import add_budget_arguments, report_spending
 from ._output import (
     add_table_argument,
     check_table_path,
@@ -138,6 +138,8 @@ def _standardized(
         n, p = len(data), len(variables)
         plan = plan_pca(n, p, eps=args.eps, delta=args.delta, score=True, **options)
         return print_pca_plan(plan)
+    from ._ledger_budget import ledger_budget
+
     budget = ledger_budget(args, data, variables, kind="report")
     result = report(
         data,
@@ -203,6 +205,8 @@ def run(args: argparse.Namespace) -> int:
                 missing=args.missing,
             )
         )
+    from ._ledger_budget import ledger_budget
+
     budget = ledger_budget(args, features, variables, kind="report")
     result = report(
         data,

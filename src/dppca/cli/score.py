@@ -5,14 +5,6 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any, cast
 
-from ..core.options import evolve, split_settings
-from ..core.scalar_checks import check_positive_int
-from ..core.validation import check_bins_cap, check_random_state, post_processing_rng
-from ..releases.engine import execute
-from ..releases.scaled import check_scale_settings, with_private_scales
-from ..releases.score.options import ScoreOptions
-from ..releases.score.plan import ScoreGiven, plan_score_options
-from ..releases.score.result import sample_points
 from ._common import (
     add_accuracy_arguments,
     add_data_arguments,
@@ -24,7 +16,7 @@ from ._common import (
     read_bounds,
 )
 from ._groups import read_grouped_input, with_groups
-from ._ledger import add_budget_arguments, ledger_budget, report_spending
+from ._ledger import add_budget_arguments, report_spending
 from ._output import (
     add_output_argument,
     add_release_arguments,
@@ -122,6 +114,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import matplotlib
 
+    from ..core.validation import check_random_state
+    from ..releases.engine import execute
+    from ..releases.scaled import check_scale_settings, with_private_scales
+    from ..releases.score.plan import plan_score
+
     matplotlib.use("Agg")
     components = parse_int_list(args.components, "--components", length=2)
     bins = _parse_bins(args.bins)
@@ -153,34 +150,33 @@ def run(args: argparse.Namespace) -> int:
         n_groups = len(group_labels) if group_labels else frame[args.groups].nunique()
     # One plan: what --dry-run prints is what the release checks, draws and charges.
     scale = check_scale_settings(private_scale(args), bounds=bounds, directions=reused)
-    privacy, options = split_settings(
-        "dppca score",
-        {
-            "eps": args.eps,
-            "delta": args.delta,
-            "bins": bins,
-            "components": components,
-            "method": methods,
-            "groups_public": args.groups_public,
-            "calibration": args.calibration,
-            "ties": args.ties,
-            "bounds": bounds,
-            "accuracy": args.accuracy,
-            "missing": args.missing,
-        },
-        ScoreOptions,
-    )  # the options built and checked once; the stretch derives the rest
-    groups = None if n_groups is None else check_positive_int(n_groups, "groups")
-    given = ScoreGiven(directions=reused is not None, groups=groups)
-    n, p = len(data), len(variables)
     plan = with_private_scales(
-        lambda e: plan_score_options(n, p, evolve(privacy, eps=e), options, given, variables),
-        privacy.eps,
+        lambda e: plan_score(
+            len(data),
+            len(variables),
+            eps=e,
+            delta=args.delta,
+            bins=bins,
+            components=components,
+            method=methods,
+            directions_given=reused is not None,
+            groups=n_groups,
+            groups_public=args.groups_public,
+            calibration=args.calibration,
+            ties=args.ties,
+            bounds=bounds,
+            variables=variables,
+            accuracy=args.accuracy,
+            missing=args.missing,
+        ),
+        args.eps,
         scale,
         variables,
     )
     if args.dry_run:
         return print_plan(plan)
+    from ._ledger_budget import ledger_budget
+
     budget = ledger_budget(args, features, variables, kind="score")
     result: ScoreResult = execute(
         plan,
@@ -224,6 +220,8 @@ def _emit(
 
 def _parse_bins(text: str | None) -> int | tuple[int, int] | None:
     """``--bins``: None, one number for both axes, or two."""
+    from ..core.validation import check_bins_cap
+
     if text is None:
         return None
     values = parse_int_list(text, "--bins")
@@ -240,6 +238,9 @@ def _samples(args: argparse.Namespace, result: ScoreResult) -> dict[str, Any] | 
     The samples get a stream of their own (derived from the same seed), so
     published synthetic points never expose the generator behind the noise.
     """
+    from ..core.validation import post_processing_rng
+    from ..releases.score.result import sample_points
+
     if not args.sample:
         return None
     post = post_processing_rng(args.seed)

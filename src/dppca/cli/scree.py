@@ -5,13 +5,6 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any, cast
 
-from ..core.options import evolve, split_settings
-from ..releases.engine import execute
-from ..releases.scaled import check_scale_settings, with_private_scales
-from ..releases.scree._controls import METHODS, ClippedControl
-from ..releases.scree._options import ScreeOptions
-from ..releases.scree._plan import plan_scree_options
-from ..releases.scree._result import ScreeResult
 from ._common import (
     add_accuracy_arguments,
     add_data_arguments,
@@ -24,7 +17,7 @@ from ._common import (
     read_bounds,
     read_data,
 )
-from ._ledger import add_budget_arguments, ledger_budget, report_spending
+from ._ledger import add_budget_arguments, report_spending
 from ._output import (
     add_output_argument,
     add_release_arguments,
@@ -50,6 +43,12 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
     from numpy.typing import NDArray
 
+    from ..releases.scree._result import ScreeResult
+
+# The estimators of dppca.releases.scree.METHODS, named here so that building the
+# parser does not import the releases (tests/test_startup.py checks they agree).
+_METHODS = ("clipped", "pmwm", "huber")
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -66,7 +65,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--method",
         default="clipped",
         metavar="M[,M...]",
-        help=f"estimator(s), comma-separated, from {', '.join(METHODS)} (default clipped); "
+        help=f"estimator(s), comma-separated, from {', '.join(_METHODS)} (default clipped); "
         "several methods share the budget",
     )
     parser.add_argument(
@@ -101,6 +100,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..releases.engine import execute
+    from ..releases.scaled import check_scale_settings, with_private_scales
+    from ..releases.scree._controls import ClippedControl
+    from ..releases.scree._plan import plan_scree
+
     methods = [m.strip() for m in args.method.split(",") if m.strip()]
     if not methods:
         raise CLIError("--method must name at least one of clipped, pmwm, huber.")
@@ -127,32 +131,32 @@ def run(args: argparse.Namespace) -> int:
     bounds = read_bounds(args, variables)
     # One plan: what --dry-run prints is what the release checks, draws and charges.
     scale = check_scale_settings(private_scale(args), bounds=bounds, directions=reused)
-    privacy, options = split_settings(
-        "dppca scree",
-        {
-            "eps": args.eps,
-            "delta": args.delta,
-            "k": k,
-            "method": methods,
-            "control": control,
-            "mono": args.mono,
-            "calibration": args.calibration,
-            "ties": args.ties,
-            "bounds": bounds,
-            "accuracy": args.accuracy,
-            "missing": args.missing,
-        },
-        ScreeOptions,
-    )  # the options built and checked once; the stretch derives the rest
-    n, p, given = len(data), len(variables), reused is not None
     plan = with_private_scales(
-        lambda e: plan_scree_options(n, p, evolve(privacy, eps=e), options, given, variables),
-        privacy.eps,
+        lambda e: plan_scree(
+            len(data),
+            len(variables),
+            k,
+            eps=e,
+            delta=args.delta,
+            method=methods,
+            control=control,
+            directions_given=reused is not None,
+            mono=args.mono,
+            calibration=args.calibration,
+            ties=args.ties,
+            bounds=bounds,
+            variables=variables,
+            accuracy=args.accuracy,
+            missing=args.missing,
+        ),
+        args.eps,
         scale,
         variables,
     )
     if args.dry_run:
         return print_plan(plan)
+    from ._ledger_budget import ledger_budget
+
     budget = ledger_budget(args, data, variables, kind="scree")
     result: ScreeResult = execute(
         plan, data, budget=budget, random_state=args.seed, directions=reused

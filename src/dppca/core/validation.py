@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .defaults import default_delta
 from .scalar_checks import (
     check_bool,
     check_choice,
@@ -339,9 +340,12 @@ def check_accuracy(accuracy: object) -> Accuracy:
 def check_delta_for_n(delta: float, n: int, allow: bool = False) -> float:
     """Refuse ``delta >= 1 / n`` unless ``allow``: it lets a mechanism publish a row."""
     if delta >= 1.0 / n and not allow:
+        hint = ""
+        if n >= 2:  # n is public: the suggestion is the default a new table would get
+            hint = f" (for example {default_delta(n):g}, the default min(1e-6, 1/(10 n^1.5)))"
         raise ValueError(
             f"delta must be below 1/n = {1.0 / n:.3g} for n={n} rows; got {delta!r}. A larger "
             "delta allows releases that expose a whole row with that probability; use a "
-            "smaller delta (for example 1/n^1.1) or pass allow_large_delta=True."
+            f"smaller delta{hint} or pass allow_large_delta=True."
         )
     return delta

@@ -260,7 +260,13 @@ DATASETS: dict[str, Callable[[], pd.DataFrame]] = {
 
 
 def load_dataset(name: str) -> pd.DataFrame:
-    """Load a bundled dataset by name (one of ``DATASETS``)."""
+    """Load a bundled dataset by name (one of ``DATASETS``).
+
+    Examples
+    --------
+    >>> load_dataset("iris").shape
+    (150, 4)
+    """
     if name not in DATASETS:
         options = ", ".join(sorted(DATASETS))
         raise ValueError(f"dataset must be one of {options}; got {name!r}.")
@@ -287,6 +293,12 @@ def public_fingerprints() -> frozenset[str]:
 
     A fingerprint covers the numeric columns only, so it does not decide
     what is public: :func:`bundled_name` does, on the whole table.
+
+    Examples
+    --------
+    >>> from dppca.privacy.ledger import fingerprint
+    >>> fingerprint(load_wine()) in public_fingerprints()
+    True
     """
     return frozenset(_KEYS)
 
@@ -301,6 +313,13 @@ def bundled_name(data: object) -> str | None:
     over exactly its columns, text and label columns included: a bundled
     table with a label changed or a text column added holds something private
     and is charged like any other table.
+
+    Examples
+    --------
+    >>> bundled_name(load_iris())
+    'iris'
+    >>> bundled_name(load_iris().iloc[:-1]) is None  # one row less: not the public table
+    True
     """
     if not isinstance(data, pd.DataFrame):
         return None

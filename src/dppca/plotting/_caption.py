@@ -124,6 +124,16 @@ def add_privacy_caption(
     -------
     matplotlib.text.Annotation
         The caption, with ``gid`` :data:`CAPTION_GID`.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from types import SimpleNamespace
+    >>> fig, ax = plt.subplots()
+    >>> _ = ax.set_title("My panel")
+    >>> result = SimpleNamespace(eps=0.5, delta=1e-5, n=200, private=True)
+    >>> add_privacy_caption(ax, result, note="bins only").get_text().splitlines()
+    ['eps=0.5, delta=1e-05, n=200', 'bins only']
     """
     old = find_caption(ax)
     if old is not None:

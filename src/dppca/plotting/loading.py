@@ -322,15 +322,45 @@ def _note_uncertainty(ax: Axes, sens: NoiseSensitivity, style: str, level: float
 
 
 def plot_loading_vector(result: LoadingResult, *, ax: Axes | None = None, **kwargs: Any) -> Any:
-    """Vector loading plot: arrows from the origin; see :func:`plot_loading`."""
+    """Vector loading plot: arrows from the origin; see :func:`plot_loading`.
+
+    Examples
+    --------
+    >>> from dppca import dp_loading
+    >>> from dppca.datasets import load_wine
+    >>> res = dp_loading(load_wine(), eps=1.0, delta=1e-6, random_state=0)
+    >>> ax = plot_loading_vector(res)
+    >>> ax.get_xlabel()[:3], ax.get_ylabel()[:3]
+    ('PC1', 'PC2')
+    """
     return plot_loading(result, kind="vector", ax=ax, **kwargs)
 
 
 def plot_loading_point(result: LoadingResult, *, ax: Axes | None = None, **kwargs: Any) -> Any:
-    """Point loading plot: labelled points; see :func:`plot_loading`."""
+    """Point loading plot: labelled points; see :func:`plot_loading`.
+
+    Examples
+    --------
+    >>> from dppca import dp_loading
+    >>> from dppca.datasets import load_wine
+    >>> res = dp_loading(load_wine(), eps=1.0, delta=1e-6, random_state=0)
+    >>> ax = plot_loading_point(res)
+    >>> ax.get_xlabel()[:3], ax.get_ylabel()[:3]
+    ('PC1', 'PC2')
+    """
     return plot_loading(result, kind="point", ax=ax, **kwargs)
 
 
 def plot_loading_heatmap(result: LoadingResult, *, ax: Axes | None = None, **kwargs: Any) -> Any:
-    """Loading heatmap of signed entries, limits [-1, 1]; see :func:`plot_loading`."""
+    """Loading heatmap of signed entries, limits [-1, 1]; see :func:`plot_loading`.
+
+    Examples
+    --------
+    >>> from dppca import dp_loading
+    >>> from dppca.datasets import load_wine
+    >>> res = dp_loading(load_wine(), eps=1.0, delta=1e-6, random_state=0)
+    >>> ax = plot_loading_heatmap(res)
+    >>> [t.get_text() for t in ax.get_yticklabels()][:2]
+    ['alcohol', 'malic_acid']
+    """
     return plot_loading(result, kind="heatmap", ax=ax, **kwargs)

@@ -47,7 +47,15 @@ _BAR_COLOR = "0.15"  # the colour bar of a grouped panel: opacity only, in a neu
 def group_color_map(
     groups: Sequence[Any], group_colors: Mapping[Any, Any] | Sequence[Any] | None = None
 ) -> dict[Any, Any]:
-    """Colour per group label: the caller's mapping or list, else the tab10/tab20 palette."""
+    """Colour per group label: the caller's mapping or list, else the tab10/tab20 palette.
+
+    Examples
+    --------
+    >>> group_color_map(["a", "b"], {"a": "red", "b": "blue"})
+    {'a': 'red', 'b': 'blue'}
+    >>> sorted(group_color_map(["x", "y", "z"]))  # the default palette, one colour each
+    ['x', 'y', 'z']
+    """
     groups = list(groups)
     if isinstance(group_colors, Mapping):
         palette = _default_palette(len(groups))
@@ -295,6 +303,15 @@ def plot_score(
     no individual data point is shown: a histogram panel draws only released
     bins, a sample panel only synthetic points. The colour bar's scale is
     released values only.
+
+    Examples
+    --------
+    >>> from dppca import dp_score
+    >>> from dppca.datasets import load_iris
+    >>> res = dp_score(load_iris().iloc[:, :4], eps=1.0, delta=1e-6, random_state=0)
+    >>> ax = plot_score(res)  # the released histogram; no data point is drawn
+    >>> ax.get_xlim() == res.xlim and ax.get_ylim() == res.ylim
+    True
     """
     method = _check_panel(result, kind, method, sample)
     check_artist_kwargs(
@@ -382,6 +399,15 @@ def plot_score_panels(
     -------
     matplotlib.figure.Figure
         The figure drawn on (that of ``ax`` when given).
+
+    Examples
+    --------
+    >>> from dppca import dp_score
+    >>> from dppca.datasets import load_iris
+    >>> res = dp_score(load_iris().iloc[:, :4], eps=1.0, delta=1e-6, random_state=0)
+    >>> fig = plot_score_panels(res)
+    >>> len(fig.axes) >= 1
+    True
     """
     if compare and result.nonprivate is None:
         raise ValueError("compare=True needs a result made with dp_score(..., compare=True).")
@@ -458,6 +484,17 @@ def plot_score_groups(
     -------
     matplotlib.figure.Figure
         The figure drawn on (that of ``ax`` when given).
+
+    Examples
+    --------
+    >>> from dppca import dp_score
+    >>> from dppca.datasets import load_iris_g
+    >>> labels = ["setosa", "versicolor", "virginica"]  # public: from the codebook
+    >>> res = dp_score(load_iris_g(), eps=1.0, delta=1e-6, groups="species",
+    ...                group_labels=labels, groups_public=True, random_state=0)
+    >>> fig = plot_score_groups(res, overlay=False)
+    >>> [ax.get_title() for ax in fig.axes[:3]]  # doctest: +ELLIPSIS
+    [...setosa..., ...versicolor..., ...virginica...]
     """
     if result.groups is None:
         raise ValueError("plot_score_groups needs a grouped result (dp_score(..., groups=...)).")

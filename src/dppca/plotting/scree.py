@@ -277,6 +277,15 @@ def plot_scree(
     above the largest plotted value (band included), so they depend on the
     released values only, unless ``compare=True`` adds the non-private ones.
     The panel states eps, delta and n under its title.
+
+    Examples
+    --------
+    >>> from dppca import dp_scree
+    >>> from dppca.datasets import load_iris
+    >>> res = dp_scree(load_iris().iloc[:, :4], eps=1.0, delta=1e-6, random_state=0)
+    >>> ax = plot_scree(res, kind="pve")
+    >>> tuple(float(v) for v in ax.get_ylim())  # PVE runs over its public range
+    (0.0, 1.0)
     """
     kind = check_choice(kind, "kind", ("pve", "pve_total", "scree"))
     compare = check_compare(

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..core.lazy import scipy_optimize as optimize
 from ..core.lazy import scipy_special as special
+from ._normal import brentq
 from .cost import _REL_SLACK, PrivacyCost
 from .mechanisms import _analytic_delta
 
@@ -73,7 +74,7 @@ def _gaussian_eps(mu: float, delta: float) -> float:
     hi = 1.0
     while excess(hi) > 0:
         hi *= 2.0
-    eps = optimize.brentq(excess, 0.0, hi, xtol=1e-15, rtol=1e-15)
+    eps = brentq(excess, 0.0, hi, xtol=1e-15, rtol=1e-15)
     while excess(eps) > 0:
         eps = eps * (1 + 1e-14) + 1e-300
     return eps

@@ -80,6 +80,15 @@ class PrivacyCost:
     kind they must be true of the noise (for a Gaussian part, the exact privacy
     profile at ``sigma / sensitivity``); the tight accountant reads the noise
     itself, so it never relies on them.
+
+    Examples
+    --------
+    >>> from dppca import PrivacyCost
+    >>> cost = PrivacyCost(0.5, 1e-6, "gaussian (analytic)", "directions")
+    >>> cost
+    PrivacyCost(eps=0.5, delta=1e-06, mechanism='gaussian (analytic)')
+    >>> cost.eps, cost.delta
+    (0.5, 1e-06)
     """
 
     # The public home, named by release files (release_io) and the docs.
@@ -196,6 +205,14 @@ def compose(
     -------
     PrivacyCost
         With ``eps`` and ``delta`` the sums of the parts' values.
+
+    Examples
+    --------
+    >>> from dppca import PrivacyCost, compose
+    >>> a = PrivacyCost(0.5, 1e-6, "gaussian", "directions")
+    >>> b = PrivacyCost(0.25, 0.0, "laplace", "scree")
+    >>> compose([a, b])
+    PrivacyCost(eps=0.75, delta=1e-06, mechanism='composition', parts=2)
     """
     parts = tuple(costs)
     if not parts:

@@ -146,6 +146,13 @@ def legacy_fingerprints(data: Any) -> tuple[str, ...]:
     -------
     tuple of str
         The v1 key (one today; a later change of rule adds its own).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> keys = legacy_fingerprints(np.eye(3))
+    >>> len(keys), len(keys[0])
+    (1, 64)
     """
     if isinstance(data, pd.DataFrame):
         numeric = [

@@ -50,6 +50,15 @@ class Headroom:
         The release the repeats are counted in (by default the last one).
     rule : str
         How the numbers are composed.
+
+    Examples
+    --------
+    >>> from dppca import Budget, PrivacyCost
+    >>> budget = Budget(eps=1.0, delta=1e-5)
+    >>> budget.spend(PrivacyCost(0.4, 4e-6, "gaussian", "directions"))
+    >>> room = budget.headroom()
+    >>> room.releases, round(room.spent_eps, 3)
+    (1, 0.4)
     """
 
     # The public home, as for PrivacyCost.

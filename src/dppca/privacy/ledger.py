@@ -34,6 +34,7 @@ public names.
 from __future__ import annotations
 
 import os
+import secrets
 from typing import Any
 
 from ..core.exceptions import BudgetExceededError
@@ -43,10 +44,10 @@ from .fingerprint import fingerprint, legacy_fingerprints, payload_hash
 from .headroom import Headroom, headroom
 from .ledger_budget import _ADVICE, LedgerBudget
 from .ledger_keys import _check_total, _LedgerKeys, _now, _same
-from .ledger_rows import _stored
-from .ledger_store import LedgerError, _check_fp, default_ledger_path, ledger_timeout
+from .ledger_rows import _BINDING_TABLE, _stored
+from .ledger_store import LedgerError, _check_fp, default_ledger_path
+from .ledger_store import ledger_timeout as ledger_timeout
 
-# The ledger's public face (docs/api.rst): its names, wherever they are defined.
 __all__ = [
     "Ledger",
     "LedgerBudget",
@@ -342,6 +343,34 @@ class Ledger(_LedgerKeys):
                 "UPDATE charges SET content = ?, payload = COALESCE(?, payload) WHERE id = ?",
                 (content, payload, ids[release - 1][0]),
             )
+
+    def _binding(self, *, create: bool) -> tuple[str, bytes] | None:
+        """The ledger's public id and secret key for tagging release files.
+
+        Created once, at the first tagged file (``create=True``), as 16 random
+        hex digits and 32 random bytes, and kept in the ledger file; None when
+        the ledger has none yet. The key never leaves the ledger: a release file
+        carries only the id and its HMAC-SHA256 tag
+        (:func:`dppca.release_io.save_release`).
+        """
+        if create:
+            with self._write() as con:
+                con.execute(_BINDING_TABLE)
+                con.execute(
+                    "INSERT INTO binding (ledger, key) SELECT ?, ? "
+                    "WHERE NOT EXISTS (SELECT 1 FROM binding)",
+                    (secrets.token_hex(8), secrets.token_bytes(32)),
+                )
+                row = con.execute("SELECT ledger, key FROM binding LIMIT 1").fetchone()
+        else:
+            with self._connect() as con:
+                made = con.execute(
+                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'binding'"
+                ).fetchone()
+                row = None
+                if made is not None:
+                    row = con.execute("SELECT ledger, key FROM binding LIMIT 1").fetchone()
+        return None if row is None else (str(row[0]), bytes(row[1]))
 
     def holds(self, fp: str, content: str) -> bool:
         """Whether a release of the dataset with this content hash was charged here."""

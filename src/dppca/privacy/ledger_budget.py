@@ -42,6 +42,16 @@ class LedgerBudget(Budget):
     ``declared=True`` marks it as the user's: a different total in force is
     then refused (:meth:`dppca.privacy.ledger.Ledger.charge`). ``new_total`` is the total the last
     spend wrote, if it wrote one.
+
+    Examples
+    --------
+    >>> from dppca import PrivacyCost
+    >>> from dppca.privacy.ledger import Ledger, LedgerBudget
+    >>> led = Ledger(":memory:")
+    >>> budget = LedgerBudget(led, "abc", name="demo", total=(1.0, 1e-5))
+    >>> budget.spend(PrivacyCost(0.4, 4e-6, "gaussian", "directions"))
+    >>> led.total("abc")
+    (1.0, 1e-05)
     """
 
     advice = _ADVICE

@@ -18,7 +18,7 @@ __all__: list[str] = []
 
 # Schema 1: the first ledger (fingerprint rule v1); 2: marks, digests and seals;
 # 3: a composed summary (tally) and the last digest per dataset, parts indexed.
-_SCHEMA_VERSION = 3
+_SCHEMA_VERSION = 4
 
 _BASIC_FIELDS = ("eps", "delta", "mechanism", "released", "parts")
 
@@ -48,6 +48,11 @@ def _leaf(
 
 # The file's marks: SQLite's application id (the bytes "dPPc") and schema version.
 _APPLICATION_ID = 0x64505063
+# Schema 4: the ledger's public id and its secret key for the tags that bind release
+# files to the ledger that paid them (one row). The table is made with that row, at
+# the first tagged file, so a ledger that never tagged one keeps schema 3's layout.
+_BINDING_TABLE = "CREATE TABLE IF NOT EXISTS binding (ledger TEXT NOT NULL, key BLOB NOT NULL)"
+
 _SCHEMA = (
     "CREATE TABLE datasets ("
     " fp TEXT PRIMARY KEY, name TEXT, eps REAL NOT NULL,"
@@ -122,13 +127,15 @@ class _Upgrades:
     _charge_record: Any
 
     def _upgrade(self, con: sqlite3.Connection, version: int) -> None:
-        """Bring a ledger of schema 1 or 2 to this schema, in place, in one transaction.
+        """Bring a ledger of schema 1, 2 or 3 to this schema, in place, in one transaction.
 
         Schema 1 (the first ledger) gets the marks, digests and seals of
         schema 2; every dataset then gets its summary and last digest, after
-        its chain was checked. Nothing is dropped: each dataset keeps its
+        its chain was checked (schema 3). Nothing is dropped: each dataset keeps its
         key, total and charges (keys of the first fingerprint rule are
-        matched when the data are next read, :meth:`Ledger.adopt`).
+        matched when the data are next read, :meth:`Ledger.adopt`). Schema 4
+        may hold the table of the key that tags release files, made when first
+        needed (:meth:`Ledger._binding`).
         """
         self._integrity(con)
         in_txn = con.in_transaction
@@ -142,24 +149,8 @@ class _Upgrades:
                 if not in_txn:
                     con.execute("COMMIT")
                 return
-            if version == 1:
-                self._v1_to_v2(con)
-            con.execute("ALTER TABLE datasets ADD COLUMN last TEXT NOT NULL DEFAULT ''")
-            con.execute("ALTER TABLE datasets ADD COLUMN tally TEXT NOT NULL DEFAULT ''")
-            # The fingerprint rule of each key: 1 for the first ledger's keys; 0
-            # (unknown: either rule) for a schema-2 file, which may hold both.
-            rule = 1 if version == 1 else 0
-            con.execute(f"ALTER TABLE datasets ADD COLUMN keyrule INTEGER NOT NULL DEFAULT {rule}")
-            con.execute("CREATE INDEX IF NOT EXISTS parts_charge ON parts(charge)")
-            for fp, eps, delta, seal in con.execute(
-                "SELECT fp, eps, delta, seal FROM datasets"
-            ).fetchall():
-                costs, last = self._walk(con, fp)
-                if seal != _digest(fp, float(eps), float(delta), last):
-                    raise self._refuse(
-                        "is damaged (a dataset's total or its last charge was changed)"
-                    )
-                self._seal(con, fp, (float(eps), float(delta)), last, Tally.of(costs))
+            if version < 3:
+                self._v2_to_v3(con, version)
             con.execute(f"PRAGMA application_id = {_APPLICATION_ID}")
             con.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
             if not in_txn:
@@ -168,6 +159,25 @@ class _Upgrades:
             if con.in_transaction and not in_txn:
                 con.execute("ROLLBACK")
             raise
+
+    def _v2_to_v3(self, con: sqlite3.Connection, version: int) -> None:
+        """The summaries and last digests of schema 3 on a ledger of schema 1 or 2."""
+        if version == 1:
+            self._v1_to_v2(con)
+        con.execute("ALTER TABLE datasets ADD COLUMN last TEXT NOT NULL DEFAULT ''")
+        con.execute("ALTER TABLE datasets ADD COLUMN tally TEXT NOT NULL DEFAULT ''")
+        # The fingerprint rule of each key: 1 for the first ledger's keys; 0
+        # (unknown: either rule) for a schema-2 file, which may hold both.
+        rule = 1 if version == 1 else 0
+        con.execute(f"ALTER TABLE datasets ADD COLUMN keyrule INTEGER NOT NULL DEFAULT {rule}")
+        con.execute("CREATE INDEX IF NOT EXISTS parts_charge ON parts(charge)")
+        for fp, eps, delta, seal in con.execute(
+            "SELECT fp, eps, delta, seal FROM datasets"
+        ).fetchall():
+            costs, last = self._walk(con, fp)
+            if seal != _digest(fp, float(eps), float(delta), last):
+                raise self._refuse("is damaged (a dataset's total or its last charge was changed)")
+            self._seal(con, fp, (float(eps), float(delta)), last, Tally.of(costs))
 
     def _v1_to_v2(self, con: sqlite3.Connection) -> None:
         """The marks, digests and seals of schema 2 on a ledger of the first schema."""

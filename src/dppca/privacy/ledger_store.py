@@ -49,6 +49,14 @@ def ledger_timeout() -> float:
     ``$DPPCA_LEDGER_TIMEOUT`` sets another wait (a number of seconds >= 0).
     After the wait the command stops with a message that the ledger is busy;
     nothing is recorded or released.
+
+    Examples
+    --------
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"DPPCA_LEDGER_TIMEOUT": "2.5"}):
+    ...     ledger_timeout()
+    2.5
     """
     text = os.environ.get("DPPCA_LEDGER_TIMEOUT", "")
     if not text:
@@ -65,7 +73,18 @@ def ledger_timeout() -> float:
 
 
 class LedgerError(ValueError):
-    """A ledger cannot do what was asked (no total set, a fixed total, a bad file)."""
+    """A ledger cannot do what was asked (no total set, a fixed total, a bad file).
+
+    Examples
+    --------
+    >>> from dppca import PrivacyCost
+    >>> from dppca.privacy.ledger import Ledger, LedgerError
+    >>> try:  # a dataset without a total cannot be charged
+    ...     Ledger(":memory:").charge("abc", PrivacyCost(0.4, 4e-6, "gaussian", "d"), kind="d")
+    ... except LedgerError:
+    ...     print("refused")
+    refused
+    """
 
 
 def default_ledger_path() -> Path:
@@ -74,6 +93,14 @@ def default_ledger_path() -> Path:
     ``$DPPCA_LEDGER`` if set; else ``$XDG_STATE_HOME/dppca/ledger.sqlite``;
     else ``~/.local/state/dppca/ledger.sqlite`` (on Windows under
     ``%LOCALAPPDATA%``).
+
+    Examples
+    --------
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"DPPCA_LEDGER": "/tmp/my-ledger.sqlite"}):
+    ...     default_ledger_path().name
+    'my-ledger.sqlite'
     """
     override = os.environ.get("DPPCA_LEDGER")
     if override:
@@ -206,8 +233,8 @@ class _LedgerFile(_Upgrades):
                 f"{version}; this dppca reads schemas 1 to {_SCHEMA_VERSION}); upgrade dppca "
                 "to use it. Nothing was recorded or released."
             )
-        elif version == 2 and _TABLES <= tables:
-            self._upgrade(con, 2)
+        elif version in (2, 3) and _TABLES <= tables:
+            self._upgrade(con, version)
         elif version != _SCHEMA_VERSION or not _TABLES <= tables:
             raise self._refuse(f"has an unknown layout (schema {version})")
         if verify:

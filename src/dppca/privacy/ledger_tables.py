@@ -26,6 +26,19 @@ _ENTRY_COLUMNS = [
 ]
 
 
+_DATASET_COLUMNS = [
+    "fingerprint",
+    "dataset",
+    "created",
+    "total_eps",
+    "total_delta",
+    "spent_eps",
+    "spent_delta",
+    "basic_eps",
+    "releases",
+]
+
+
 class _LedgerTables(_LedgerFile):
     """Tables of what a ledger holds (every dataset, or one)."""
 
@@ -37,6 +50,13 @@ class _LedgerTables(_LedgerFile):
         ``mechanism``, ``eps``, ``delta``. ``fp=None`` lists every dataset.
         ``last=N`` (with ``fp``) keeps the dataset's N latest releases only.
         """
+        rows = self._entry_rows(fp, last=last)
+        return pd.DataFrame(rows, columns=_ENTRY_COLUMNS).astype({"eps": float, "delta": float})
+
+    def _entry_rows(
+        self, fp: str | None = None, *, last: int | None = None
+    ) -> list[tuple[Any, ...]]:
+        """The rows of :meth:`entries` as tuples, without pandas (the command line's)."""
         query = (
             "SELECT c.id, c.fp, c.time, COALESCE(c.name, d.name), c.kind, p.released,"
             " p.mechanism, p.eps, p.delta FROM charges c JOIN parts p ON p.charge = c.id"
@@ -59,14 +79,19 @@ class _LedgerTables(_LedgerFile):
                     )
                     params = (*params, params[0], int(last))
             rows = con.execute(query + " ORDER BY c.id, p.rowid", params).fetchall()
-        frame = pd.DataFrame(rows, columns=["id", "fp", *_ENTRY_COLUMNS[1:]]).astype(
-            {"eps": float, "delta": float}
-        )
         # Number the releases within each dataset: 1, 2, ... in charge order.
-        ids = frame[["fp", "id"]].drop_duplicates()
-        ids["release"] = ids.groupby("fp").cumcount() + 1 + skipped
-        frame = frame.merge(ids, on=["fp", "id"], how="left")
-        return frame[_ENTRY_COLUMNS].reset_index(drop=True)
+        numbers: dict[Any, int] = {}
+        counts: dict[str, int] = {}
+        out = []
+        for charge, key, *rest in rows:
+            if charge not in numbers:
+                counts[key] = counts.get(key, skipped) + 1
+                numbers[charge] = counts[key]
+            time, name, kind, released, mechanism, eps, delta = rest
+            out.append(
+                (numbers[charge], time, name, kind, released, mechanism, float(eps), float(delta))
+            )
+        return out
 
     def releases(self, fp: str) -> pd.DataFrame:
         """One row per release of the dataset: ``release``, ``time``, ``dataset``, ``kind``,
@@ -97,6 +122,10 @@ class _LedgerTables(_LedgerFile):
         ``spent_eps`` is the tight total at the total delta and ``spent_delta``
         the sum of the releases' deltas; ``basic_eps`` is the upper bound.
         """
+        return pd.DataFrame(self._dataset_records(), columns=_DATASET_COLUMNS)
+
+    def _dataset_records(self) -> list[dict[str, Any]]:
+        """The rows of :meth:`datasets` as dicts, without pandas (the command line's)."""
         with self._connect() as con:
             rows = con.execute(
                 "SELECT fp, name, eps, delta, created FROM datasets ORDER BY created, fp"
@@ -117,15 +146,4 @@ class _LedgerTables(_LedgerFile):
                         "releases": tally.charges,
                     }
                 )
-        columns = [
-            "fingerprint",
-            "dataset",
-            "created",
-            "total_eps",
-            "total_delta",
-            "spent_eps",
-            "spent_delta",
-            "basic_eps",
-            "releases",
-        ]
-        return pd.DataFrame(out, columns=columns)
+        return out

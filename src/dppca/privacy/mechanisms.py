@@ -25,12 +25,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..core.lazy import scipy_optimize as optimize
-from ..core.lazy import scipy_special as special
 from ..core.types import RandomStateLike
 from ..core.validation import check_calibration, check_delta, check_eps, check_random_state
 from ..core.warnings import warn_privacy
 from . import hardened
+from ._normal import brentq, log_ndtr
 
 # OpenDP's sampler names once loaded (hardened.load_opendp), False if it is not
 # installed (an optional extra, imported on the first hardened draw only).
@@ -72,8 +71,8 @@ def _analytic_delta(sigma: float, eps: float) -> float:
     neither the large factor ``exp(eps)`` nor the difference of two tiny
     probabilities loses precision.
     """
-    la = special.log_ndtr(0.5 / sigma - eps * sigma)
-    lb = special.log_ndtr(-0.5 / sigma - eps * sigma)
+    la = log_ndtr(0.5 / sigma - eps * sigma)
+    lb = log_ndtr(-0.5 / sigma - eps * sigma)
     return math.exp(la) * -math.expm1(eps + lb - la)
 
 
@@ -133,7 +132,7 @@ def analytic_multiplier(eps: float, delta: float) -> float:
         lo, hi = hi, hi + math.log(2.0)
     while excess(lo) <= 0 and lo > math.log(1e-300):
         lo -= 10.0
-    log_sigma = optimize.brentq(excess, lo, hi, xtol=1e-14, rtol=4 * np.finfo(float).eps)
+    log_sigma = brentq(excess, lo, hi, xtol=1e-14, rtol=4 * np.finfo(float).eps)
     sigma = math.exp(log_sigma)
     while _analytic_delta(sigma, eps) > delta:
         sigma *= 1 + 1e-12

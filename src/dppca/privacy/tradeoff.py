@@ -36,8 +36,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..core.lazy import scipy_optimize as optimize
-from ..core.lazy import scipy_special as special
+from ._normal import fminbound, log_ndtr_array
 from .composition import (
     _LEGENDRE_NODES,
     _composed_pld,
@@ -78,8 +77,8 @@ def _gaussian_profile(mu: float) -> Profile:
     """Exact profile of the Gaussian mechanism with ``mu = sensitivity / sigma``."""
 
     def delta(eps: NDArray[np.float64]) -> NDArray[np.float64]:
-        la = special.log_ndtr(0.5 * mu - eps / mu)
-        lb = special.log_ndtr(-0.5 * mu - eps / mu)
+        la = log_ndtr_array(0.5 * mu - eps / mu)
+        lb = log_ndtr_array(-0.5 * mu - eps / mu)
         with np.errstate(over="ignore", invalid="ignore"):
             d = np.exp(la) * -np.expm1(eps + lb - la)
         return np.clip(np.where(np.isfinite(d), d, 0.0), 0.0, 1.0)
@@ -213,14 +212,8 @@ def _powers(profile: Profile, alphas: NDArray[np.float64]) -> NDArray[np.float64
             best = min(best, float(vals[j]))
             lo, up = grid[max(j - 1, 0)], grid[min(j + 1, grid.size - 1)]
             if up > lo and not slow:
-                res = optimize.minimize_scalar(
-                    fun,
-                    bounds=(lo, up),
-                    args=(alpha,),
-                    method="bounded",
-                    options={"xatol": 1e-12 * max(1.0, up)},
-                )
-                best = min(best, float(res.fun))
+                _, low = fminbound(fun, lo, up, args=(alpha,), xatol=1e-12 * max(1.0, up))
+                best = min(best, low)
         out[i] = max(alpha, min(1.0, best))
     return out
 

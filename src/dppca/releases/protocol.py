@@ -18,9 +18,13 @@ plotting code.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from collections.abc import Callable
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
+
+import numpy as np
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -31,6 +35,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DIRECTIONS_SOURCES",
     "DirectionsSource",
+    "FrozenPickle",
     "ReleaseResult",
     "ResultMixin",
     "check_directions_source",
@@ -140,7 +145,53 @@ class ReleaseResult(Protocol):
     ) -> Axes: ...  # pragma: no cover
 
 
-class ResultMixin:
+class FrozenPickle:
+    """Pickling for frozen results that hold read-only mappings and arrays.
+
+    ``types.MappingProxyType`` does not pickle and numpy arrays come back
+    writeable from a pickle. The state written here holds each read-only
+    mapping (at any depth, in fields, tuples or other mappings) as a tagged
+    plain dict; loading rebuilds the read-only mappings and sets every array
+    read-only again, so a loaded result is as frozen as the one saved.
+    """
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {name: _thaw(value) for name, value in self.__dict__.items()}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            object.__setattr__(self, name, _refreeze(value))
+
+
+class _ReadOnlyState(dict[Any, Any]):
+    """A read-only mapping as it travels in a pickle (rebuilt on load)."""
+
+
+def _thaw(value: Any) -> Any:
+    """``value`` with every read-only mapping in it turned into a :class:`_ReadOnlyState`."""
+    if isinstance(value, MappingProxyType):
+        return _ReadOnlyState({k: _thaw(v) for k, v in value.items()})
+    if type(value) is tuple:
+        return tuple(_thaw(v) for v in value)
+    return value
+
+
+def _refreeze(value: Any) -> Any:
+    """Undo :func:`_thaw` and set every array met on the way read-only."""
+    if isinstance(value, _ReadOnlyState):
+        return MappingProxyType({k: _refreeze(v) for k, v in value.items()})
+    if type(value) is tuple:
+        return tuple(_refreeze(v) for v in value)
+    if isinstance(value, np.ndarray):
+        value.setflags(write=False)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type | FrozenPickle):
+        # a nested frozen part (a resolvability record, ...) unpickled by default
+        for f in dataclasses.fields(value):
+            _refreeze(getattr(value, f.name))
+    return value
+
+
+class ResultMixin(FrozenPickle):
     """The computed ``private`` flag, shared by every result class.
 
     A subclass says what in it is not private (:meth:`nonprivate_parts`);

@@ -28,28 +28,17 @@ import numpy as np
 from ..core.data_checks import check_data
 from ..core.tables import check_missing
 from ..privacy.accounting import Budget
+from ._fit_registry import _FIT_PLANNER
 from .engine import CheckedData, execute
 
 __all__ = [
     "plan_standardized",
     "refuse_options",
-    "register_fit_planner",
     "release_standardized",
     "standardized_release",
 ]
 
 Picture = Literal["loading", "scree", "score"]
-
-# The fit's planner (dppca.plan_pca). The fit sits above the one-picture releases (it
-# composes them), so they reach it through this slot, filled once by the package
-# (dppca/__init__.py), instead of an import that would close a loop through the fit's
-# own imports of those releases.
-_FIT_PLANNER: list[Callable[..., Any]] = []
-
-
-def register_fit_planner(planner: Callable[..., Any]) -> None:
-    """Name the one function that plans a private PCA fit (``dppca.plan_pca``)."""
-    _FIT_PLANNER[:] = [planner]
 
 
 def refuse_options(function: str, given: Mapping[str, tuple[object, object]]) -> None:

@@ -72,6 +72,18 @@ class DirectionsResult(ResultMixin):
         The matrix that was released with noise: ``"kendall"`` (the spherical
         Kendall matrix) or ``"tau"`` (Kendall's tau matrix over p); None for
         :func:`~dppca.pc_dir`.
+
+    Examples
+    --------
+    >>> from dppca import dp_pc_dir
+    >>> from dppca.datasets import load_wine
+    >>> res = dp_pc_dir(load_wine(), 2, eps=1.0, delta=1e-6, random_state=0)
+    >>> res
+    DirectionsResult(p=13, k=2, n=178, eps=1, delta=1e-06)
+    >>> res.directions.shape, res.to_frame().columns.tolist()
+    ((13, 2), ['PC1', 'PC2'])
+    >>> bool(abs(res.directions.T @ res.directions - [[1, 0], [0, 1]]).max() < 1e-12)
+    True
     """
 
     directions: NDArray[np.float64]

@@ -61,6 +61,18 @@ class LoadingResult(ResultMixin):
     (``directions``, and the DP columns of the tables) keeps its (eps, delta)
     guarantee. ``cost``, ``eps``, ``delta``, ``n``, ``variables``, ``bounds``
     and ``forecast`` are those of ``directions``.
+
+    Examples
+    --------
+    >>> from dppca import dp_loading
+    >>> from dppca.datasets import load_wine
+    >>> res = dp_loading(load_wine(), eps=1.0, delta=1e-6, random_state=0)
+    >>> res
+    LoadingResult(p=13, k=13, components=(1, 2), n=178, eps=1, delta=1e-06)
+    >>> res.to_frame().shape
+    (13, 2)
+    >>> res.eps == res.directions.eps  # the plot is post-processing of the directions
+    True
     """
 
     directions: DirectionsResult

@@ -66,9 +66,11 @@ class PCAPlan(Protocol):
 
 
 __all__ = [
+    "EDGE_SHARE",
     "FRAME_LIMIT",
     "assemble_fit",
     "axis_sds",
+    "edge_share_bound",
     "feed_step",
     "frame_ratio",
     "review_fit",
@@ -78,6 +80,14 @@ __all__ = [
 #: A score frame more than this many times wider (or narrower) than the
 #: central 99 % range the fit's private variances give is not drawn as right.
 FRAME_LIMIT = 10.0
+#: A score plot whose released histogram shows, beyond its noise, at least this
+#: share of the rows in the outer ring of bins is taken to cut rows off.
+EDGE_SHARE = 0.2
+# Noise sds of the lower bound in :func:`edge_share_bound` (about 2.3 % one-sided each).
+_EDGE_SDS = 2.0
+# The mean and variance of max(0, Z) for a standard normal Z.
+_POS_MEAN = 1.0 / math.sqrt(2.0 * math.pi)
+_POS_VAR = 0.5 - 1.0 / (2.0 * math.pi)
 # A released variance counts as above its noise when it exceeds this many noise sds:
 # 2 for the standardised scree (Gaussian noise, to first order), 4 for a clipped
 # scree, whose K-norm noise is not Gaussian (Chebyshev: at most 1/16 beyond 4 sds).
@@ -329,6 +339,69 @@ def frame_ratio(fit: PCAResult) -> NDArray[np.float64] | None:
     )
 
 
+def edge_share_bound(fit: PCAResult, *, complete: bool = True) -> float | None:
+    """A lower bound on the share of rows in the score grid's outer ring of bins.
+
+    Rows outside the frame are counted in the edge bins
+    (:func:`dppca.releases.score.histograms.bin_counts`), so a frame that cuts
+    rows off piles them there; the fit's frame check against the variances
+    cannot see that when the score table is not in the units the variances
+    describe (a private or public scale far off its column). Reads the
+    released bin probabilities ``q``, the public noise sd ``sigma`` of the
+    ``"add"`` histogram, the grid's shape and n only (post-processing).
+
+    Derivation: the released counts are ``max(0, c_b + e_b)`` with ``e_b``
+    independent N(0, sigma^2) and ``sum_b c_b = n``, normalised by their sum
+    ``S``. For ``c >= 0``, ``max(0, c + e) <= c + max(0, e)``, so the true
+    ring count is at least ``q_R S - sum_R max(0, e_b)``; and
+    ``S >= n + sum_b e_b``. With ``B`` bins, ``B_R`` in the ring and
+    ``z = 2`` sds of each sum (``max(0, Z)`` has mean ``1 / sqrt(2 pi)`` and
+    variance ``1/2 - 1/(2 pi)``), the bound is
+    ``q_R (n - z sigma sqrt(B)) - B_R sigma / sqrt(2 pi)
+    - z sigma sqrt(B_R (1/2 - 1/(2 pi)))``, over n: it holds with probability
+    at least about 0.95 (two one-sided 2-sd events). None when the score plot
+    has groups or no ``"add"`` histogram, when the frame is the range of
+    the scores over public bounds (it holds every row: nothing is cut off),
+    and unless ``complete`` (every row has a score: with ``missing="zero"``
+    the number of scored rows is not public, and the bound needs it).
+    """
+    score = fit.score
+    if score is None or not complete or "add" not in score.probs:
+        return None
+    if score.frame_source == "bounds":
+        return None
+    probs = np.asarray(score.probs["add"], dtype=np.float64)
+    sigma = float(score.noise.get("add", {}).get("sigma", math.nan))
+    if probs.shape[0] != 1 or not math.isfinite(sigma):
+        return None
+    mx, my = score.bins
+    grid = probs[0].reshape(my, mx)
+    if mx < 3 or my < 3:
+        return None
+    ring = float(grid.sum() - grid[1:-1, 1:-1].sum())
+    n, bins, outer = fit.n, mx * my, mx * my - (mx - 2) * (my - 2)
+    count = (
+        ring * (n - _EDGE_SDS * sigma * math.sqrt(bins))
+        - outer * sigma * _POS_MEAN
+        - _EDGE_SDS * sigma * math.sqrt(outer * _POS_VAR)
+    )
+    return count / n
+
+
+def _edge_problem(fit: PCAResult, complete: bool) -> str | None:
+    """A sentence when the released histogram piles rows on the frame's edge bins."""
+    share = edge_share_bound(fit, complete=complete)
+    if share is None or share < EDGE_SHARE:
+        return None
+    return (
+        f"the private score plot puts at least {share:.0%} of the rows (beyond its noise) "
+        "in the outer bins of its frame, where rows outside the frame are counted: the "
+        "frame probably cuts off part of the scores (on a standardised fit, a scale far "
+        "off its column does this). Public bounds (bounds=...) or public scales= make "
+        "the frame exact; a larger eps or more rows help."
+    )
+
+
 def _frame_problem(fit: PCAResult, ratio: NDArray[np.float64]) -> str | None:
     """A sentence on the axes whose frame disagrees with, or cannot be checked by, the fit."""
     wrong, unchecked = [], []
@@ -378,9 +451,18 @@ def review_fit(plan: PCAPlan, fit: PCAResult) -> PCAResult:
             if "left in their own units" in note:  # the private scales failed somewhere
                 warnings.warn(note, AccuracyWarning, stacklevel=_user_stacklevel())
     ratio = frame_ratio(fit)
+    complete = plan.settings is None or plan.settings.missing == "refuse"
     notes = list(fit.notes)
-    if ratio is not None:
-        problem = _frame_problem(fit, ratio)
+    if ratio is not None or fit.score is not None:
+        problems = [
+            text
+            for text in (
+                None if ratio is None else _frame_problem(fit, ratio),
+                _edge_problem(fit, complete),
+            )
+            if text is not None
+        ]
+        problem = " Also, ".join(problems) if problems else None
         if problem is not None:
             notes.append(problem)
         fit = dataclasses.replace(fit, frame_ratio=ratio, notes=tuple(notes))

@@ -34,6 +34,9 @@ PLOT_KINDS = ("scree", "score", "loading", "variable", "biplot")
 
 # kind -> (module, function) of the pictures drawn from the whole fit.
 _FIT_DRAWERS = {
+    "scree": ("dppca.plotting._fit", "plot_fit_scree"),
+    "score": ("dppca.plotting._fit", "plot_fit_score"),
+    "loading": ("dppca.plotting._fit", "plot_fit_loading"),
     "variable": ("dppca.plotting.variables", "plot_correlation_circle"),
     "biplot": ("dppca.plotting.biplot", "plot_biplot"),
 }
@@ -137,6 +140,17 @@ class PCAResult(ResultMixin):
         the standardised analysis). Not private.
     nonprivate_directions : ndarray of shape (p, k) or None
         With ``compare=True``: the matching non-private analysis' directions.
+
+    Examples
+    --------
+    >>> from dppca import dp_pca
+    >>> from dppca.datasets import load_wine
+    >>> fit = dp_pca(load_wine(), eps=1.0, delta=1e-6, random_state=0)
+    >>> fit
+    PCAResult(analysis='standardized', p=13, k=13, n=178, eps=1, delta=1e-06)
+    >>> fit.to_frame().columns.tolist()
+    ['variance', 'pve', 'cumulative_pve']
+    >>> ax = fit.plot("loading")  # every picture reuses the fit's releases
     """
 
     analysis: str
@@ -312,16 +326,10 @@ class PCAResult(ResultMixin):
         -------
         matplotlib.axes.Axes
         """
-        if kind == "scree":
-            return self.scree.plot(ax=ax, **kwargs)
-        if kind == "score":
-            if self.score is None:
-                raise ValueError(
-                    "this fit has no score plot (dp_pca(..., score=False)); fit with score=True."
-                )
-            return self.score.plot(ax=ax, **kwargs)
-        if kind == "loading":
-            return self.loading.plot(ax=ax, **kwargs)
+        if kind == "score" and self.score is None:
+            raise ValueError(
+                "this fit has no score plot (dp_pca(..., score=False)); fit with score=True."
+            )
         if kind in _FIT_DRAWERS:
             module, name = _FIT_DRAWERS[kind]
             try:

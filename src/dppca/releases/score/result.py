@@ -22,7 +22,7 @@ from ...privacy.cost import PrivacyCost
 from ...privacy.mechanisms import sample_histogram
 from ..directions.result import DirectionsResult
 from ..forecast import Forecast
-from ..protocol import ResultMixin, check_directions_source, drawer
+from ..protocol import FrozenPickle, ResultMixin, check_directions_source, drawer
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -35,7 +35,7 @@ _DEFAULT_BANDWIDTH = {"center": 0.5, "uniform": 0.25}
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class NonPrivateScores:
+class NonPrivateScores(FrozenPickle):
     """Raw scores and exact histograms, for comparison only (NOT private).
 
     Present on a :class:`ScoreResult` only when ``dp_score(..., compare=True)``
@@ -140,6 +140,16 @@ class ScoreResult(ResultMixin):
     scales, scale_note : ndarray of shape (p,) or None, str or None
         With ``scale="private"``: what the data were divided by (the released
         scales) and a note naming the columns left unscaled.
+
+    Examples
+    --------
+    >>> from dppca import dp_score
+    >>> from dppca.datasets import load_iris
+    >>> res = dp_score(load_iris().iloc[:, :4], eps=1.0, delta=1e-6, random_state=0)
+    >>> res
+    ScoreResult(n=150, components=(1, 2), bins=(3, 3), methods=('add',), eps=1, delta=1e-06)
+    >>> res.probs["add"].shape  # one row of bin probabilities (no groups), 3 x 3 bins
+    (1, 9)
     """
 
     components: tuple[int, int]

@@ -30,6 +30,16 @@ class ClippedControl:
         chooses it privately with a pure-DP quantile scan on a short public
         ladder (``ScreeSplit.clip`` of the budget); with public ``bounds`` the
         ladder runs down from the largest value the bounds allow.
+
+    Examples
+    --------
+    >>> from dppca import ClippedControl, dp_scree
+    >>> from dppca.datasets import load_iris
+    >>> X = load_iris().iloc[:, :4]  # in cm: a public clip of 20 cm^2 is generous
+    >>> res = dp_scree(X, eps=1.0, delta=1e-6, control=ClippedControl(clip=20.0),
+    ...                random_state=0)
+    >>> res.clip_level
+    20.0
     """
 
     clip: float | None = None
@@ -74,6 +84,16 @@ class PMWMControl:
         ``lower`` already, and the lower search on ``-w`` starts from
         ``-upper``, so with a wide public range its bins are too coarse to
         help. When on, the quantile epsilon is split evenly between the two.
+
+    Examples
+    --------
+    >>> from dppca import PMWMControl, dp_scree
+    >>> from dppca.datasets import load_iris
+    >>> control = PMWMControl(upper=100.0)  # public upper bound of the squared pair norms
+    >>> res = dp_scree(load_iris().iloc[:, :4], eps=1.0, delta=1e-6, method="pmwm",
+    ...                control=control, random_state=0)
+    >>> res.methods
+    ('pmwm',)
     """
 
     lower: float = 0.0
@@ -143,6 +163,15 @@ class HuberControl:
     blocks : int, optional
         Number of blocks for ``m2_rule="mode"``; None uses
         ``max(1, floor(sqrt(m) / 2))`` for ``m`` pairs.
+
+    Examples
+    --------
+    >>> from dppca import HuberControl, dp_scree
+    >>> from dppca.datasets import load_iris
+    >>> res = dp_scree(load_iris().iloc[:, :4], eps=1.0, delta=1e-6, method="huber",
+    ...                control=HuberControl(m2_rule="median"), random_state=0)
+    >>> res.methods
+    ('huber',)
     """
 
     k_min: int = -30

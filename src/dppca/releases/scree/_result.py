@@ -117,6 +117,16 @@ class ScreeResult(ResultMixin):
         Computed from the released values and the public noise scales, for
         honest figures: runs of values the monotone fit pooled, values
         clipped to 0 (below the noise level), and 2 noise sd per value.
+
+    Examples
+    --------
+    >>> from dppca import dp_scree
+    >>> from dppca.datasets import load_iris
+    >>> res = dp_scree(load_iris().iloc[:, :4], eps=1.0, delta=1e-6, random_state=0)
+    >>> res
+    ScreeResult(p=4, k=4, n=150, methods=('clipped',), eps=1, delta=1e-06)
+    >>> res.values.shape, res.to_frame().columns.tolist()[:2]
+    ((1, 4), ['scree_clipped', 'pve_clipped'])
     """
 
     methods: tuple[str, ...]
