@@ -198,7 +198,7 @@ def test_synthetic_points_use_their_own_stream(tmp_path, monkeypatch, csv_with_g
     # release's noise: the CLI hands sample_points a separate, seed-derived stream.
     # The command imports the release functions when it runs: spy on them where they live.
     import dppca.releases.engine as engine
-    import dppca.releases.score as score_release
+    import dppca.releases.score.result as score_release
 
     seen: dict[str, list] = {"release": [], "sample": []}
     real_score, real_sample = engine.execute, score_release.sample_points
