@@ -55,6 +55,8 @@ EDGE_SHARE = 0.2
 #: spread, given the centre ladder's resolution, is not drawn as if it were right
 #: (the limit of the fit's own frame check, ``FRAME_LIMIT``).
 WIDE_LIMIT = 10.0
+# The default inflation of dp_score's frame (see score_frame_problem).
+_INFLATE = 0.2
 # Noise sds of the lower bounds (about 2.3 % one-sided each).
 _EDGE_SDS = 2.0
 # The mean and variance of max(0, Z) for a standard normal Z.
@@ -189,7 +191,7 @@ def gaussian_shares(bins: tuple[int, int], half_sds: float) -> tuple[float, floa
 def centre_slack(
     centre: float, half: float, *, bound: float, n: int, eps: float, inflate: float
 ) -> float:
-    """How many times wider than the scores' spread a private frame axis may be.
+    """How many times wider a private frame axis may be than one centred on the median.
 
     The private centre ``c`` is the middle of a public ladder bin
     (:func:`dppca.releases.score.frame._centre_ladder`) chosen to hold the
@@ -199,21 +201,20 @@ def centre_slack(
     Gaussian stretch of :func:`frame_level`) and ``h`` the scan's quantile
     of ``|s - c|``. By the triangle inequality the same quantile of the
     spread ``|s - m|`` is at least ``h - b``; so the frame may be up to
-    ``H / (h - b) = w h / (h - b)`` times the scores' spread about their
-    median (infinite when ``h <= b``: the centre's error alone may explain the
-    whole width). Reads the released ``c`` and ``H`` and public settings
-    only. A centre chosen outside the median's bin (the forecast's
+    ``h / (h - b)`` times wider than the same rule applied about the median
+    (infinite when ``h <= b``: the centre's error alone may explain the whole
+    width). Reads the released ``c`` and ``H`` and public settings only. A
+    centre chosen outside the median's bin (the forecast's
     :func:`~dppca.releases.score.frame.frame_failure_bound`) is not covered;
     such a frame misses the scores, and the edge check sees that.
     """
     edges = _centre_ladder(bound)
     j = int(np.clip(np.searchsorted(edges, centre), 1, edges.size - 1))
     b = 0.5 * float(edges[j] - edges[j - 1])
-    widen = _widen(n, eps, inflate)
-    h = half / widen
+    h = half / _widen(n, eps, inflate)
     if not h > b:
         return math.inf
-    return widen * h / (h - b)
+    return h / (h - b)
 
 
 def _widen(n: int, eps: float, inflate: float) -> float:
@@ -257,7 +258,9 @@ def score_frame_problem(
 
     0. the half width at an end of its ladder (:func:`ladder_end`);
     1. the centre's resolution (:func:`centre_slack`): a frame axis that may
-       be more than ``WIDE_LIMIT`` times the scores' spread;
+       be more than ``WIDE_LIMIT`` times the scores' spread, counting the
+       frame's own widening at the default ``inflate`` 0.2 at most (a wider
+       frame asked for with a larger ``inflate`` is not held against it);
     2. the outer ring (:func:`edge_share_bound`): at least the share a frame
        fitted to Gaussian scores puts there (:func:`gaussian_shares`, public)
        plus ``EDGE_SHARE``, beyond the noise: rows cut off or missed;
@@ -285,7 +288,7 @@ def score_frame_problem(
             eps=eps_frame,
             inflate=inflate,
         )
-        if slack > WIDE_LIMIT:
+        if slack * _widen(n, eps_frame, min(inflate, _INFLATE)) > WIDE_LIMIT:
             wide.append(f"PC{c}")
     if ends:
         texts.append(
@@ -318,7 +321,7 @@ def score_frame_problem(
         texts.append(
             f"the private score plot puts at least {middle:.0%} of the rows (beyond its "
             "noise) in the central bin of its frame (a frame fitted to the scores puts "
-            f"about {centre:.0%} there): the frame is probably far wider than the scores"
+            f"about {centre:.0%} there): the frame is probably several times wider than the scores"
         )
     if not texts:
         return None
