@@ -247,9 +247,9 @@ def dp_pc_dir(
 
 def _check_input(X: Data, design: object, missing: str = "refuse") -> CheckedData:
     """The table checked once for a direction release (in memory or Dask)."""
-    if design is not None:  # None is resolved by the plan, from n and p
-        check_design(design)
-    data, variables = validate_kendall_input(X, design or "exact", missing=missing)
+    # None is resolved by the plan, from n and p (the check reads no design)
+    checked = "exact" if design is None else check_design(design)
+    data, variables = validate_kendall_input(X, checked, missing=missing)
     return CheckedData(data, variables)
 
 
