@@ -21,8 +21,9 @@ difference (balanced - exact) with its standard error, and the worst paired
 difference over the seeds. The design default switches only where the mean
 difference plus two standard errors stays below 0.01.
 
-Run:  python benchmarks/bench_design.py [--seeds 10] [--quick]
-(--quick: 3 seeds, n = 20,000 only.)
+Run:  python benchmarks/bench_design.py [--seeds 10] [--quick] [--large]
+(--quick: 3 seeds, n = 20,000 only; --large: only the near tie at
+n = 160,000, just above the default's threshold.)
 """
 
 from __future__ import annotations
@@ -100,6 +101,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument(
+        "--large",
+        action="store_true",
+        help="only the near tie at n = 160,000, above the default's threshold (about 1 CPU-min)",
+    )
     args = parser.parse_args()
     seeds = 3 if args.quick else args.seeds
     sizes = (20_000,) if args.quick else (20_000, 50_000)
@@ -112,6 +118,8 @@ def main() -> None:
         ("spiked 2% outliers n=20000", *spiked(20_000, data, "outliers")),
         ("near tie n=20000", *near_tie(20_000, data)),
     ]
+    if args.large:  # 160,000 x 8: 1.02e11 pair-columns, just above BALANCED_DEFAULT_WORK
+        tables = [("near tie n=160000", *near_tie(160_000, data))]
     print(f"{seeds} seeds, delta = {DELTA:g}, balanced m = 20; sinTheta of the top-2 subspace")
     print(
         f"{'table':<28} {'eps':>4} {'exact':>7} {'balanced':>9} "

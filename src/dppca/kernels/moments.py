@@ -58,7 +58,8 @@ NUMBA_MIN_PAIRS = 10**6
 #: Elements per temporary of the numpy fallback (rows of a block times partners).
 _NUMPY_TILE = 1 << 18
 #: Rows a block of the compiled kernel sums side by side (its sums stay in
-#: registers; each row's own sum still runs over its partners in order).
+#: registers; each row's own sum still runs over its partners in order). The
+#: kernel's two summing loops are written out for eight.
 _LANES = 8
 #: Partners a block of the compiled kernel takes at a time (its scratch stays in L1).
 _CHUNK = 128
@@ -159,26 +160,7 @@ def _compile_numba() -> RowsFn:
     """Compile the row-block kernel (imports numba; cached on disk when possible)."""
     import numba
 
-    def lane_sums(vals, m, acc):  # pragma: no cover - compiled
-        """``acc[r] += vals[r, b]`` for b in order: eight sums side by side, in registers."""
-        s0, s1, s2, s3 = acc[0], acc[1], acc[2], acc[3]
-        s4, s5, s6, s7 = acc[4], acc[5], acc[6], acc[7]
-        v0, v1, v2, v3 = vals[0], vals[1], vals[2], vals[3]
-        v4, v5, v6, v7 = vals[4], vals[5], vals[6], vals[7]
-        for b in range(m):
-            s0 += v0[b]
-            s1 += v1[b]
-            s2 += v2[b]
-            s3 += v3[b]
-            s4 += v4[b]
-            s5 += v5[b]
-            s6 += v6[b]
-            s7 += v7[b]
-        acc[0], acc[1], acc[2], acc[3] = s0, s1, s2, s3
-        acc[4], acc[5], acc[6], acc[7] = s4, s5, s6, s7
-
     options: dict[str, Any] = {"nogil": True, "error_model": "numpy", "fastmath": False}
-    _lane_sums = numba.njit(inline="always", **options)(lane_sums)
 
     def kernel(xt, y, yt, clip, out, rows):  # pragma: no cover - compiled
         p, n = xt.shape
@@ -278,7 +260,23 @@ def _compile_numba() -> RowsFn:
                     for b in range(m):
                         tt[r, b] = 0.0
                         vv[r, b] = 0.0
-                _lane_sums(tt, m, w[k])
+                # the eight rows' sums side by side, each in order of b (written
+                # out: eight independent chains, held in registers)
+                s0, s1, s2, s3 = w[k, 0], w[k, 1], w[k, 2], w[k, 3]
+                s4, s5, s6, s7 = w[k, 4], w[k, 5], w[k, 6], w[k, 7]
+                v0, v1, v2, v3 = tt[0], tt[1], tt[2], tt[3]
+                v4, v5, v6, v7 = tt[4], tt[5], tt[6], tt[7]
+                for b in range(m):
+                    s0 += v0[b]
+                    s1 += v1[b]
+                    s2 += v2[b]
+                    s3 += v3[b]
+                    s4 += v4[b]
+                    s5 += v5[b]
+                    s6 += v6[b]
+                    s7 += v7[b]
+                w[k, 0], w[k, 1], w[k, 2], w[k, 3] = s0, s1, s2, s3
+                w[k, 4], w[k, 5], w[k, 6], w[k, 7] = s4, s5, s6, s7
                 for j in range(k):
                     f0 = yt[j, b0 : b0 + m]
                     for r in range(width):
@@ -290,7 +288,21 @@ def _compile_numba() -> RowsFn:
                             d = e0 - f0[b]
                             v = c * (0.5 * (d * d))
                             vr[b] = v if c > 0.0 else 0.0  # adding 0.0 changes no bit
-                    _lane_sums(vv, m, w[j])
+                    s0, s1, s2, s3 = w[j, 0], w[j, 1], w[j, 2], w[j, 3]
+                    s4, s5, s6, s7 = w[j, 4], w[j, 5], w[j, 6], w[j, 7]
+                    v0, v1, v2, v3 = vv[0], vv[1], vv[2], vv[3]
+                    v4, v5, v6, v7 = vv[4], vv[5], vv[6], vv[7]
+                    for b in range(m):
+                        s0 += v0[b]
+                        s1 += v1[b]
+                        s2 += v2[b]
+                        s3 += v3[b]
+                        s4 += v4[b]
+                        s5 += v5[b]
+                        s6 += v6[b]
+                        s7 += v7[b]
+                    w[j, 0], w[j, 1], w[j, 2], w[j, 3] = s0, s1, s2, s3
+                    w[j, 4], w[j, 5], w[j, 6], w[j, 7] = s4, s5, s6, s7
                 b0 += m
             for r in range(width):
                 for j in range(k + 1):
