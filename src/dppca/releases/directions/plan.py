@@ -38,7 +38,7 @@ from ...core.validation import (
     check_ties,
 )
 from ...kernels.eigen import top_eigh
-from ...kernels.kendall import kendall_matrix, validate_kendall_input
+from ...kernels.kendall import default_design, kendall_matrix, validate_kendall_input
 from ...kernels.tau import kendall_tau_matrix
 from ...privacy.accounting import PrivacyCost, compose_tight
 from ...privacy.mechanisms import (
@@ -228,7 +228,7 @@ def plan_pc_dir(
     delta: float,
     calibration: Calibration = "analytic",
     sensitivity: Sensitivity = "tight",
-    design: Design = "exact",
+    design: Design | None = None,
     m: int | None = None,
     ties: Ties = "zero",
     bounds: Any = None,
@@ -257,6 +257,11 @@ def plan_pc_dir(
     ``"zero"``. The plan is what :func:`dppca.releases.engine.execute` runs:
     its ``cost`` is what the release records; ``missing`` is how it checks
     the table (the price does not depend on it).
+    ``design=None`` (the default) is the rule
+    :func:`dppca.kernels.kendall.default_design` on the public n and p (the
+    balanced design above about 25 CPU-s of the exact kernel); every release
+    that makes its own directions (the scree, score, report and PCA fit)
+    plans them here, so the rule reaches them all.
 
     Examples
     --------
@@ -274,10 +279,12 @@ def plan_pc_dir(
     )
     calibration = check_calibration(calibration)
     sensitivity = check_choice(sensitivity, "sensitivity", ("tight", "seed"))
-    design = check_design(design)
     ties = check_ties(ties)
     accuracy = check_accuracy(accuracy)
     estimator = check_estimator(estimator, scale=scale, sensitivity=sensitivity, ties=ties)
+    if design is None:  # a rule on the public n and p (tau's exact counts are cheap)
+        design = default_design(n, p) if estimator == "kendall" else "exact"
+    design = check_design(design)
     names = variables if variables is not None else tuple(f"V{j + 1}" for j in range(p))
     box = check_bounds(bounds, names)
     m = check_design_m(m, n) if design == "balanced" else m

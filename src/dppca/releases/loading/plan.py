@@ -133,7 +133,7 @@ def plan_loading(
     sign_reference: SignReference = "private",
     calibration: Calibration = "analytic",
     sensitivity: Sensitivity = "tight",
-    design: Design = "exact",
+    design: Design | None = None,
     m: int | None = None,
     ties: Ties = "zero",
     bounds: Any = None,
@@ -164,9 +164,10 @@ def plan_loading(
     components = check_components(components, k)
     compare = check_bool(compare, "compare")
     sign_reference = check_choice(sign_reference, "sign_reference", ("private", "nonprivate"))
-    design = check_design(design)
-    if design == "balanced":
-        m = check_design_m(m, n)
+    if design is not None:  # None: plan_pc_dir's rule on n and p
+        design = check_design(design)
+        if design == "balanced":
+            m = check_design_m(m, n)
     plan = plan_pc_dir(
         n,
         p,
