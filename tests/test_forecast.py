@@ -240,15 +240,16 @@ def test_the_time_estimate_reads_the_plan_alone_and_suggests_the_balanced_design
     from dppca.releases.forecast import estimate_seconds, time_lines
 
     small = plan_pc_dir(20_000, 20, 2, eps=1.0, delta=1e-7, accuracy="ignore")
-    big = plan_pc_dir(10**6, 20, 2, eps=1.0, delta=1e-8, accuracy="ignore")
-    balanced = plan_pc_dir(10**6, 20, 2, eps=1.0, delta=1e-8, design="balanced", accuracy="ignore")
+    big = plan_pc_dir(10**6, 20, 2, eps=1.0, delta=1e-8, design="exact", accuracy="ignore")
+    balanced = plan_pc_dir(10**6, 20, 2, eps=1.0, delta=1e-8, accuracy="ignore")  # the default
     # the exact design is quadratic in n, the balanced one linear
     assert estimate_seconds(big) > 1000 * estimate_seconds(small) / 2
     assert estimate_seconds(balanced) < estimate_seconds(big) / 50
     assert len(time_lines(small)) == 1 and "estimated time" in time_lines(small)[0]
     assert "--design balanced" in time_lines(big)[1]
-    assert len(time_lines(balanced)) == 1  # nothing to suggest
-    loading = plan_loading(10**6, 20, eps=1.0, delta=1e-8, accuracy="ignore")
+    assert balanced.design == "balanced"
+    assert "--design exact" in time_lines(balanced)[1]  # the default named, the way back
+    loading = plan_loading(10**6, 20, eps=1.0, delta=1e-8, design="exact", accuracy="ignore")
     assert any("--design balanced" in line for line in time_lines(loading))
     print_plan(big)  # what --dry-run prints
     out = capsys.readouterr().out

@@ -714,7 +714,7 @@ def test_a_local_html_file_in_chromium_cannot_spend_the_apps_budget(served: Serv
             context = browser.new_context()
             app = context.new_page()
             app.goto(f"{served.origin}/?token={served.token}")  # the app's cookie is set
-            sync_api.expect(app.locator("#directions_preview")).to_contain_text(
+            sync_api.expect(app.locator("#pca_preview")).to_contain_text(
                 "will cost", timeout=30_000
             )
             other = context.new_page()

@@ -317,7 +317,7 @@ class DirectionsOptions(_Checked):
 
     k: int | None = None
     sensitivity: str = "tight"
-    design: str = "exact"
+    design: str | None = None
     m: int | None = None
     progress: Any = field(default=None)
     estimator: str = "kendall"
@@ -325,7 +325,7 @@ class DirectionsOptions(_Checked):
     _parameter_constraints: ClassVar[Mapping[str, Constraint]] = {
         "k": Check(check_k_option, (0, 1.5, True)),
         "sensitivity": Choice(("tight", "seed")),
-        "design": Choice(("exact", "balanced")),
+        "design": Choice((None, "exact", "balanced")),
         "m": Check(_check_m, (1.5, True)),
         "progress": Check(_check_progress, ("yes", 3)),
         "estimator": Choice(("kendall", "tau")),

@@ -17,8 +17,12 @@ its projections add up to at most the ``t_ab`` it is scaled by.
 
 Two implementations fill the ``(n, k + 1)`` table of partial sums:
 
-* ``numba`` (the optional extra ``dppca[fast]``): one pass per row, vectorised
-  over the partners, releasing the GIL so that groups of rows run in threads;
+* ``numba`` (the optional extra ``dppca[fast]``): blocks of eight consecutive
+  rows against chunks of 128 partners (the chunk's columns and scratch stay in
+  L1 cache), vectorised over the partners, with the eight rows' running sums
+  side by side (eight independent additions, not one chain of dependent ones:
+  the chain's latency was most of the old one-row-a-pass kernel's time),
+  releasing the GIL so that groups of rows run in threads;
 * ``numpy``: the fallback, row blocks against all later rows, with bounded
   temporaries.
 
@@ -53,6 +57,12 @@ __all__ = ["NUMBA_MIN_PAIRS", "moment_backend", "moment_rows"]
 NUMBA_MIN_PAIRS = 10**6
 #: Elements per temporary of the numpy fallback (rows of a block times partners).
 _NUMPY_TILE = 1 << 18
+#: Rows a block of the compiled kernel sums side by side (its sums stay in
+#: registers; each row's own sum still runs over its partners in order). The
+#: kernel's two summing loops are written out for eight.
+_LANES = 8
+#: Partners a block of the compiled kernel takes at a time (its scratch stays in L1).
+_CHUNK = 128
 #: Rows per task (each task takes rows from both ends, so tasks are of equal size).
 _ROWS_PER_TASK = 64
 
@@ -147,78 +157,158 @@ def _half_square(
 
 
 def _compile_numba() -> RowsFn:
-    """Compile the per-row kernel (imports numba; cached on disk when possible)."""
+    """Compile the row-block kernel (imports numba; cached on disk when possible)."""
     import numba
+
+    options: dict[str, Any] = {"nogil": True, "error_model": "numpy", "fastmath": False}
 
     def kernel(xt, y, yt, clip, out, rows):  # pragma: no cover - compiled
         p, n = xt.shape
-        k = y.shape[1]
-        acc = np.empty(n)
-        psum = np.empty(n)
-        scale = np.empty(n)
-        w = np.empty(k)
-        for r in range(rows.size):
-            a = rows[r]
-            m = n - a - 1
-            for b in range(m):
-                acc[b] = 0.0
-                psum[b] = 0.0
-            # views from a + 1 on: indices from range() are then provably
-            # non-negative, and the loops over partners vectorise
-            for j in range(p):
-                xa = xt[j, a]
-                xb = xt[j, a + 1 :]
-                for b in range(m):
-                    d = xa - xb[b]
-                    acc[b] += d * d
-            for j in range(k):
-                ya = yt[j, a]
-                yb = yt[j, a + 1 :]
-                for b in range(m):
-                    d = ya - yb[b]
-                    psum[b] += 0.5 * (d * d)
-            # no reduction in this loop, so it vectorises (divisions included)
-            for b in range(m):
-                h = 0.5 * acc[b]
-                h = np.inf if h != h else h
-                q = psum[b]
-                q = np.inf if q != q else q
-                t = h if h >= q else q
-                # an infinite norm adds nothing to w, even at clip = inf
-                keep = 1.0 if t < np.inf else 0.0
-                scale[b] = clip / t if t > clip else keep
-                acc[b] = clip if t > clip else t  # min(t, clip)
-            s = 0.0
-            for b in range(m):  # each sum in order of b, as numpy's accumulate
-                s += acc[b]
-            if k <= 8:  # few directions: one pass per direction, vectorised loads
-                for j in range(k):
-                    ya = yt[j, a]
-                    yb = yt[j, a + 1 :]
-                    wj = 0.0
+        k = yt.shape[0]
+        # per block of up to 8 consecutive rows, one chunk of partners at a time:
+        # tt (the norm, then min(t, clip)), qq (projections), cc (scale), vv (one
+        # direction's clipped terms), each (8, chunk): small enough for L1
+        tt = np.empty((_LANES, _CHUNK))
+        qq = np.empty((_LANES, _CHUNK))
+        cc = np.empty((_LANES, _CHUNK))
+        vv = np.empty((_LANES, _CHUNK))
+        w = np.empty((k + 1, _LANES))  # row k: the sums s
+        i = 0
+        while i < rows.size:
+            a0 = rows[i]
+            width = 1
+            while width < _LANES and i + width < rows.size and rows[i + width] == a0 + width:
+                width += 1
+            for j in range(k + 1):
+                for r in range(_LANES):
+                    w[j, r] = 0.0
+            b0 = a0 + 1
+            while b0 < n:
+                m = min(_CHUNK, n - b0)
+                for r in range(width):
+                    a = a0 + r
+                    tr = tt[r]
+                    qr = qq[r]
+                    cr = cc[r]
                     for b in range(m):
-                        c = scale[b]
-                        d = ya - yb[b]
-                        v = c * (0.5 * (d * d))
-                        wj += v if c > 0.0 else 0.0  # adding 0.0 changes no bit
-                    w[j] = wj
-            else:  # many: one pass over the partners, directions innermost
-                for j in range(k):
-                    w[j] = 0.0
-                ya = y[a]
-                yv = y[a + 1 :]
+                        tr[b] = 0.0
+                        qr[b] = 0.0
+                    # the squared norm, column by column in order (four a pass)
+                    j = 0
+                    while j + 4 <= p:
+                        e0, e1, e2, e3 = xt[j, a], xt[j + 1, a], xt[j + 2, a], xt[j + 3, a]
+                        f0 = xt[j, b0 : b0 + m]
+                        f1 = xt[j + 1, b0 : b0 + m]
+                        f2 = xt[j + 2, b0 : b0 + m]
+                        f3 = xt[j + 3, b0 : b0 + m]
+                        for b in range(m):
+                            d = e0 - f0[b]
+                            u = tr[b] + d * d
+                            d = e1 - f1[b]
+                            u = u + d * d
+                            d = e2 - f2[b]
+                            u = u + d * d
+                            d = e3 - f3[b]
+                            tr[b] = u + d * d
+                        j += 4
+                    for jj in range(j, p):
+                        e0 = xt[jj, a]
+                        f0 = xt[jj, b0 : b0 + m]
+                        for b in range(m):
+                            d = e0 - f0[b]
+                            tr[b] += d * d
+                    # the squared projections, direction by direction in order
+                    j = 0
+                    while j + 4 <= k:
+                        e0, e1, e2, e3 = yt[j, a], yt[j + 1, a], yt[j + 2, a], yt[j + 3, a]
+                        f0 = yt[j, b0 : b0 + m]
+                        f1 = yt[j + 1, b0 : b0 + m]
+                        f2 = yt[j + 2, b0 : b0 + m]
+                        f3 = yt[j + 3, b0 : b0 + m]
+                        for b in range(m):
+                            d = e0 - f0[b]
+                            u = qr[b] + 0.5 * (d * d)
+                            d = e1 - f1[b]
+                            u = u + 0.5 * (d * d)
+                            d = e2 - f2[b]
+                            u = u + 0.5 * (d * d)
+                            d = e3 - f3[b]
+                            qr[b] = u + 0.5 * (d * d)
+                        j += 4
+                    for jj in range(j, k):
+                        e0 = yt[jj, a]
+                        f0 = yt[jj, b0 : b0 + m]
+                        for b in range(m):
+                            d = e0 - f0[b]
+                            qr[b] += 0.5 * (d * d)
+                    lo = a + 1 - b0  # partners b0 + b with b < lo do not follow row a
+                    # no reduction in this loop, so it vectorises (divisions included)
+                    for b in range(m):
+                        h = 0.5 * tr[b]
+                        h = np.inf if h != h else h
+                        q = qr[b]
+                        q = np.inf if q != q else q
+                        t = h if h >= q else q
+                        # an infinite norm adds nothing to w, even at clip = inf
+                        keep = 1.0 if t < np.inf else 0.0
+                        ok = b >= lo
+                        c = clip / t if t > clip else keep
+                        cr[b] = c if ok else 0.0
+                        t = clip if t > clip else t  # min(t, clip)
+                        tr[b] = t if ok else 0.0
+                for r in range(width, _LANES):  # lanes without a row add zeros
+                    for b in range(m):
+                        tt[r, b] = 0.0
+                        vv[r, b] = 0.0
+                # the eight rows' sums side by side, each in order of b (written
+                # out: eight independent chains, held in registers)
+                s0, s1, s2, s3 = w[k, 0], w[k, 1], w[k, 2], w[k, 3]
+                s4, s5, s6, s7 = w[k, 4], w[k, 5], w[k, 6], w[k, 7]
+                v0, v1, v2, v3 = tt[0], tt[1], tt[2], tt[3]
+                v4, v5, v6, v7 = tt[4], tt[5], tt[6], tt[7]
                 for b in range(m):
-                    c = scale[b]
-                    if c > 0.0:
-                        yb = yv[b]
-                        for j in range(k):
-                            d = ya[j] - yb[j]
-                            w[j] += c * (0.5 * (d * d))
-            for j in range(k):
-                out[a, j] = w[j]
-            out[a, k] = s
+                    s0 += v0[b]
+                    s1 += v1[b]
+                    s2 += v2[b]
+                    s3 += v3[b]
+                    s4 += v4[b]
+                    s5 += v5[b]
+                    s6 += v6[b]
+                    s7 += v7[b]
+                w[k, 0], w[k, 1], w[k, 2], w[k, 3] = s0, s1, s2, s3
+                w[k, 4], w[k, 5], w[k, 6], w[k, 7] = s4, s5, s6, s7
+                for j in range(k):
+                    f0 = yt[j, b0 : b0 + m]
+                    for r in range(width):
+                        e0 = yt[j, a0 + r]
+                        cr = cc[r]
+                        vr = vv[r]
+                        for b in range(m):
+                            c = cr[b]
+                            d = e0 - f0[b]
+                            v = c * (0.5 * (d * d))
+                            vr[b] = v if c > 0.0 else 0.0  # adding 0.0 changes no bit
+                    s0, s1, s2, s3 = w[j, 0], w[j, 1], w[j, 2], w[j, 3]
+                    s4, s5, s6, s7 = w[j, 4], w[j, 5], w[j, 6], w[j, 7]
+                    v0, v1, v2, v3 = vv[0], vv[1], vv[2], vv[3]
+                    v4, v5, v6, v7 = vv[4], vv[5], vv[6], vv[7]
+                    for b in range(m):
+                        s0 += v0[b]
+                        s1 += v1[b]
+                        s2 += v2[b]
+                        s3 += v3[b]
+                        s4 += v4[b]
+                        s5 += v5[b]
+                        s6 += v6[b]
+                        s7 += v7[b]
+                    w[j, 0], w[j, 1], w[j, 2], w[j, 3] = s0, s1, s2, s3
+                    w[j, 4], w[j, 5], w[j, 6], w[j, 7] = s4, s5, s6, s7
+                b0 += m
+            for r in range(width):
+                for j in range(k + 1):
+                    out[a0 + r, j] = w[j, r]
+            i += width
 
-    options: dict[str, Any] = {"nogil": True, "error_model": "numpy", "fastmath": False}
     sample = (np.ones((2, 3)), np.ones((3, 1)), np.ones((1, 3)), 1.0, np.zeros((3, 2)))
     try:
         compiled = numba.njit(cache=True, **options)(kernel)

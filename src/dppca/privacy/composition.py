@@ -18,7 +18,7 @@ from typing import Any
 
 from ..core.lazy import scipy_optimize as optimize
 from ..core.lazy import scipy_special as special
-from ._normal import brentq
+from ._normal import bracket_root
 from .cost import _REL_SLACK, PrivacyCost
 from .mechanisms import _analytic_delta
 
@@ -61,8 +61,10 @@ def _claim_holds(leaf: PrivacyCost) -> bool:
 def _gaussian_eps(mu: float, delta: float) -> float:
     """Smallest eps with the Gaussian mechanism of ``mu = sensitivity / sigma`` (eps, delta)-DP.
 
-    The exact privacy profile (Balle and Wang 2018) is decreasing in eps; the
-    root is nudged upward until the profile is at most ``delta``.
+    The exact privacy profile (Balle and Wang 2018) is decreasing in eps. The
+    root is bracketed to a width of ``1e-15 (1 + eps)`` and the upper end is
+    returned, where the profile was evaluated to be at most ``delta``: the
+    eps stated is never below the one the computed profile needs.
     """
     sigma = 1.0 / mu
 
@@ -74,9 +76,8 @@ def _gaussian_eps(mu: float, delta: float) -> float:
     hi = 1.0
     while excess(hi) > 0:
         hi *= 2.0
-    eps = brentq(excess, 0.0, hi, xtol=1e-15, rtol=1e-15)
-    while excess(eps) > 0:
-        eps = eps * (1 + 1e-14) + 1e-300
+    # excess(0) > 0 >= excess(hi): the end where excess <= 0 is the safe one
+    _, eps = bracket_root(excess, 0.0, hi, xtol=1e-15, rtol=1e-15)
     return eps
 
 

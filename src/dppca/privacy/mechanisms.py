@@ -29,7 +29,7 @@ from ..core.types import RandomStateLike
 from ..core.validation import check_calibration, check_delta, check_eps, check_random_state
 from ..core.warnings import warn_privacy
 from . import hardened
-from ._normal import brentq, log_ndtr
+from ._normal import bracket_root, log_ndtr
 
 # OpenDP's sampler names once loaded (hardened.load_opendp), False if it is not
 # installed (an optional extra, imported on the first hardened draw only).
@@ -99,10 +99,14 @@ def analytic_gaussian_sigma(sensitivity: float, eps: float, delta: float) -> flo
 
     Notes
     -----
-    The root is found by Brent's method on ``log(sigma)`` after doubling an
-    upper bracket; the privacy profile is monotone decreasing in sigma. The
-    returned value is nudged upward, if needed, until the exact profile is at
-    most ``delta``, so rounding never weakens the guarantee.
+    The profile falls as sigma grows. After doubling an upper bracket, the
+    root in ``log(sigma)`` is bracketed to a width of ``1e-14 + 8.9e-16
+    |log sigma|`` (:func:`dppca.privacy._normal.bracket_root`), and the
+    bracket's upper end, at which the profile was evaluated to be at most
+    ``delta``, is returned: rounding never weakens the guarantee. The lower
+    end, at most that width below in ``log(sigma)``, was evaluated to exceed
+    ``delta``, so sigma is within about 1e-14 relative of the smallest scale
+    the computed profile allows.
 
     References
     ----------
@@ -132,11 +136,12 @@ def analytic_multiplier(eps: float, delta: float) -> float:
         lo, hi = hi, hi + math.log(2.0)
     while excess(lo) <= 0 and lo > math.log(1e-300):
         lo -= 10.0
-    log_sigma = brentq(excess, lo, hi, xtol=1e-14, rtol=4 * np.finfo(float).eps)
-    sigma = math.exp(log_sigma)
-    while _analytic_delta(sigma, eps) > delta:
-        sigma *= 1 + 1e-12
-    return sigma
+    # excess falls as sigma grows: the end where it is <= 0 is the safe one, and
+    # excess computed math.exp(log_sigma) there, the very float returned, so
+    # _analytic_delta(sigma, eps) <= delta holds as evaluated. The unsafe end
+    # is at most 1e-14 + 4 eps |log sigma| below it in log(sigma).
+    _, log_sigma = bracket_root(excess, lo, hi, xtol=1e-14, rtol=4 * np.finfo(float).eps)
+    return math.exp(log_sigma)
 
 
 def gaussian_sigma(

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._normal import fminbound, log_ndtr_array
+from ._normal import golden_min, log_ndtr_array
 from .composition import (
     _LEGENDRE_NODES,
     _composed_pld,
@@ -180,7 +180,7 @@ def _upper_end(profile: Profile) -> float:
 
 
 def _powers(profile: Profile, alphas: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Upper bounds on power at each false-alarm rate, infimum over eps refined by Brent."""
+    """Upper bounds on power at each false-alarm rate, inf over eps by golden section."""
     hi = _upper_end(profile)
     slow = getattr(profile, "slow", False)
     if slow:
@@ -212,7 +212,7 @@ def _powers(profile: Profile, alphas: NDArray[np.float64]) -> NDArray[np.float64
             best = min(best, float(vals[j]))
             lo, up = grid[max(j - 1, 0)], grid[min(j + 1, grid.size - 1)]
             if up > lo and not slow:
-                _, low = fminbound(fun, lo, up, args=(alpha,), xatol=1e-12 * max(1.0, up))
+                _, low = golden_min(fun, lo, up, args=(alpha,), xatol=1e-12 * max(1.0, up))
                 best = min(best, low)
         out[i] = max(alpha, min(1.0, best))
     return out
@@ -251,7 +251,7 @@ def tradeoff_curve(
     Computed from the privacy profile of the parts' noise
     (:func:`privacy_profile`) as the infimum over ``eps`` of
     ``min(1, e^eps alpha + delta(eps), 1 - e^-eps (1 - alpha - delta(eps)))``,
-    a grid search refined by Brent's method. Every ``eps`` gives a valid
+    a grid search refined by golden-section search. Every ``eps`` gives a valid
     bound, so the result can only err upward (less privacy than true), by
     far less than 1e-6 for the releases dppca makes. Post-processing only:
     nothing here reads data.

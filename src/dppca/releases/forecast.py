@@ -301,6 +301,7 @@ def time_lines(plan: Any, *, vetted: bool | None = None) -> tuple[str, ...]:
         "from n, p and the settings; the machine's speed and load change it)"
     ]
     plan = getattr(plan, "inner", None) or plan
+    lines += _default_design_lines(plan, vetted=vetted)
     if seconds > SUGGEST_BALANCED_SECONDS and getattr(plan, "kind", "") in (
         "directions",
         "loading",
@@ -317,3 +318,35 @@ def time_lines(plan: Any, *, vetted: bool | None = None) -> tuple[str, ...]:
                     f"about {_format_seconds(faster)}, at the same privacy cost"
                 )
     return tuple(lines)
+
+
+def _default_design_lines(plan: Any, *, vetted: bool | None) -> list[str]:
+    """The line saying the directions use the balanced design by default, and the exact price.
+
+    Said when the plan's direction part uses the balanced design where the
+    rule :func:`dppca.kernels.kendall.default_design` would pick it at this
+    n and p, so that a caller who relied on the default learns the choice and
+    the way back.
+    """
+    import dataclasses
+
+    from ..kernels.kendall import BALANCED_DEFAULT_WORK, default_design
+
+    kind = getattr(plan, "kind", "")
+    if kind == "report":
+        part = dict(plan.plans).get("directions")
+    else:
+        part = plan if kind == "directions" else getattr(plan, "directions", None)
+    part = getattr(part, "inner", None) or part
+    if part is None or getattr(part, "design", "exact") != "balanced":
+        return []
+    n, p = int(part.n), int(part.p)
+    if default_design(n, p) != "balanced":
+        return []
+    exact = estimate_seconds(dataclasses.replace(part, design="exact", m=None), vetted=vetted)
+    return [
+        f"the directions use the balanced design (the default above n (n - 1) / 2 * p = "
+        f"{BALANCED_DEFAULT_WORK:.0e}; benchmarks/bench_design.py measures its cost in "
+        f"accuracy); the exact one (--design exact, design='exact', where offered) would "
+        f"take about {_format_seconds(exact)}"
+    ]

@@ -23,7 +23,7 @@ from ...core.progress import ProgressCallback, resolve_progress
 from ...core.scalar_checks import check_positive_int
 from ...core.validation import check_delta_for_n, check_design_m, check_k
 from ...kernels.eigen import top_eigh
-from ...kernels.kendall import kendall_matrix, validate_kendall_input
+from ...kernels.kendall import default_design, kendall_matrix, validate_kendall_input
 from ...kernels.tau import kendall_tau_matrix
 from ...privacy.cost import PrivacyCost
 from ...privacy.mechanisms import (
@@ -220,7 +220,11 @@ def plan_pc_dir(
     ``bounds`` given as a mapping (default ``V1 .. Vp``). The settings are
     gathered into a :class:`~dppca.core.options.PrivacyOptions` and a
     :class:`~dppca.core.options.DirectionsOptions` (checked there, once) and
-    planned by :func:`plan_directions`.
+    planned by :func:`plan_directions`. ``design=None`` (the default) is the
+    rule :func:`dppca.kernels.kendall.default_design` on the public n and p
+    (the balanced design above about 25 CPU-s of the exact kernel); every
+    release that makes its own directions (the scree, score, report and PCA
+    fit) plans them here, so the rule reaches them all.
 
     Examples
     --------
@@ -269,6 +273,8 @@ def plan_directions(
     names = variables if variables is not None else tuple(f"V{j + 1}" for j in range(p))
     box = privacy.box(names)
     design = options.design
+    if design is None:  # a rule on the public n and p (tau's exact counts are cheap)
+        design = default_design(n, p) if estimator == "kendall" else "exact"
     m = check_design_m(options.m, n) if design == "balanced" else options.m
     released = released_text(estimator, p, design, m)
     scale_eps, matrix_eps = 0.0, eps

@@ -38,7 +38,7 @@ def dp_pc_dir(
     calibration: Calibration = "analytic",
     ties: Ties = "zero",
     budget: Budget | None = None,
-    design: Design = "exact",
+    design: Design | None = None,
     m: int | None = None,
     progress: ProgressLike = None,
     sensitivity: Sensitivity = "tight",
@@ -83,10 +83,14 @@ def dp_pc_dir(
     budget : Budget, optional
         If given, the cost is checked against it before the data are touched
         and recorded in it afterwards.
-    design : {"exact", "balanced"}, default="exact"
+    design : {"exact", "balanced"} or None, default=None
         Pairs averaged in the Kendall matrix: all of them, or the n m pairs of
         a random balanced design (for very large n); see
-        :func:`dppca.spherical_kendall`. The privacy cost is the same.
+        :func:`dppca.spherical_kendall`. The privacy cost is the same. None:
+        exact up to ``n (n - 1) / 2 * p = 1e11`` (n = 100,000 at p = 20),
+        balanced above (:func:`dppca.kernels.kendall.default_design`, a rule
+        on the public n and p; its accuracy cost is measured by
+        ``benchmarks/bench_design.py``); always exact for ``estimator="tau"``.
     m : int, optional
         Partners per row of the balanced design, in [1, (n - 1) // 2]; default
         ``min(20, (n - 1) // 2)``.
@@ -223,9 +227,10 @@ def dp_pc_dir(
     return result
 
 
-def _check_input(X: Data, design: str, missing: str = "refuse") -> CheckedData:
+def _check_input(X: Data, design: str | None, missing: str = "refuse") -> CheckedData:
     """The table checked once for a direction release (in memory or Dask)."""
-    data, variables = validate_kendall_input(X, design, missing=missing)
+    # None is resolved by the plan, from n and p (the check reads no design)
+    data, variables = validate_kendall_input(X, design or "exact", missing=missing)
     return CheckedData(data, variables)
 
 

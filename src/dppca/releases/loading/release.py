@@ -121,7 +121,7 @@ def dp_loading(
     directions: DirectionsResult | None = None,
     sign_reference: SignReference = "private",
     budget: Budget | None = None,
-    design: Design = "exact",
+    design: Design | None = None,
     m: int | None = None,
     progress: ProgressLike = None,
     sensitivity: Sensitivity = "tight",
@@ -175,9 +175,10 @@ def dp_loading(
     budget : Budget, optional
         Passed to :func:`dp_pc_dir` (checked before, charged after). Not used
         when ``directions`` is given.
-    design : {"exact", "balanced"}, default="exact"
+    design : {"exact", "balanced"} or None, default=None
         Pairs entering the Kendall matrix, as in :func:`dp_pc_dir`; the
         balanced design suits very large tables at the same privacy cost.
+        None: exact up to ``n (n - 1) / 2 * p = 1e11``, balanced above.
     m : int, optional
         Partners per row for ``design="balanced"`` (default from n only).
     progress : None, bool or callable, default=None
@@ -263,7 +264,7 @@ def dp_loading(
     """
     compare = check_bool(compare, "compare")
     sign_reference = check_choice(sign_reference, "sign_reference", ("private", "nonprivate"))
-    design = check_design(design)
+    design = None if design is None else check_design(design)  # None: the plan's rule
     if check_bool(standardize, "standardize"):  # one private PCA fit decides the analysis
         from ..standardized import standardized_release
 
@@ -283,7 +284,9 @@ def dp_loading(
         arguments, DirectionsOptions, LoadingOptions
     )
     # Checked once, without a copy of a float64 array: the release only reads it.
-    data, variables = validate_kendall_input(X, directions_options.design, missing=missing)
+    data, variables = validate_kendall_input(
+        X, directions_options.design or "exact", missing=missing
+    )
     n, p = data.shape
     plan = plan_loading_options(n, p, privacy, directions_options, options, variables)
     result: LoadingResult = execute(
@@ -301,14 +304,14 @@ def _from_given(
     components: tuple[int, int],
     compare: bool,
     sign_reference: str,
-    design: str,
+    design: str | None,
     missing: str = "refuse",
 ) -> LoadingResult:
     """Loadings of a given private release: no new noise, nothing spent."""
     data: Any = None
     variables = None
     if X is not None:
-        data, variables = validate_kendall_input(X, design, missing=missing)
+        data, variables = validate_kendall_input(X, design or "exact", missing=missing)
     elif compare:
         raise TypeError("X is required unless directions is given and compare is False; got None.")
     if compare and not isinstance(data, np.ndarray):

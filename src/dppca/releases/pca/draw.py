@@ -25,6 +25,8 @@ from ..directions.given import resolve_directions
 from ..directions.result import DirectionsResult, orient_signs
 from ..engine import CheckedData
 from ..score.draw import ScoreInputs
+from ..score.frame_check import EDGE_SHARE
+from ..score.frame_check import edge_share_bound as score_edge_share_bound
 from ..scree._result import INTERVAL_SDS, ScreeResult
 from .correlation import (
     correlation_eigen,
@@ -80,14 +82,6 @@ __all__ = [
 #: A score frame more than this many times wider (or narrower) than the
 #: central 99 % range the fit's private variances give is not drawn as right.
 FRAME_LIMIT = 10.0
-#: A score plot whose released histogram shows, beyond its noise, at least this
-#: share of the rows in the outer ring of bins is taken to cut rows off.
-EDGE_SHARE = 0.2
-# Noise sds of the lower bound in :func:`edge_share_bound` (about 2.3 % one-sided each).
-_EDGE_SDS = 2.0
-# The mean and variance of max(0, Z) for a standard normal Z.
-_POS_MEAN = 1.0 / math.sqrt(2.0 * math.pi)
-_POS_VAR = 0.5 - 1.0 / (2.0 * math.pi)
 # A released variance counts as above its noise when it exceeds this many noise sds:
 # 2 for the standardised scree (Gaussian noise, to first order), 4 for a clipped
 # scree, whose K-norm noise is not Gaussian (Chebyshev: at most 1/16 beyond 4 sds).
@@ -340,52 +334,18 @@ def frame_ratio(fit: PCAResult) -> NDArray[np.float64] | None:
 
 
 def edge_share_bound(fit: PCAResult, *, complete: bool = True) -> float | None:
-    """A lower bound on the share of rows in the score grid's outer ring of bins.
+    """A lower bound on the share of rows in the fit's score grid's outer ring of bins.
 
-    Rows outside the frame are counted in the edge bins
-    (:func:`dppca.releases.score.histograms.bin_counts`), so a frame that cuts
-    rows off piles them there; the fit's frame check against the variances
-    cannot see that when the score table is not in the units the variances
-    describe (a private or public scale far off its column). Reads the
-    released bin probabilities ``q``, the public noise sd ``sigma`` of the
-    ``"add"`` histogram, the grid's shape and n only (post-processing).
-
-    Derivation: the released counts are ``max(0, c_b + e_b)`` with ``e_b``
-    independent N(0, sigma^2) and ``sum_b c_b = n``, normalised by their sum
-    ``S``. For ``c >= 0``, ``max(0, c + e) <= c + max(0, e)``, so the true
-    ring count is at least ``q_R S - sum_R max(0, e_b)``; and
-    ``S >= n + sum_b e_b``. With ``B`` bins, ``B_R`` in the ring and
-    ``z = 2`` sds of each sum (``max(0, Z)`` has mean ``1 / sqrt(2 pi)`` and
-    variance ``1/2 - 1/(2 pi)``), the bound is
-    ``q_R (n - z sigma sqrt(B)) - B_R sigma / sqrt(2 pi)
-    - z sigma sqrt(B_R (1/2 - 1/(2 pi)))``, over n: it holds with probability
-    at least about 0.95 (two one-sided 2-sd events). None when the score plot
-    has groups or no ``"add"`` histogram, when the frame is the range of
-    the scores over public bounds (it holds every row: nothing is cut off),
-    and unless ``complete`` (every row has a score: with ``missing="zero"``
-    the number of scored rows is not public, and the bound needs it).
+    :func:`dppca.releases.score.frame_check.edge_share_bound` on the fit's
+    score plot and n (None without a score plot): rows outside the frame are
+    counted in the edge bins, so a frame that cuts rows off piles them there;
+    the fit's frame check against the variances cannot see that when the
+    score table is not in the units the variances describe (a private or
+    public scale far off its column). Released values only (post-processing).
     """
-    score = fit.score
-    if score is None or not complete or "add" not in score.probs:
+    if fit.score is None:
         return None
-    if score.frame_source == "bounds":
-        return None
-    probs = np.asarray(score.probs["add"], dtype=np.float64)
-    sigma = float(score.noise.get("add", {}).get("sigma", math.nan))
-    if probs.shape[0] != 1 or not math.isfinite(sigma):
-        return None
-    mx, my = score.bins
-    grid = probs[0].reshape(my, mx)
-    if mx < 3 or my < 3:
-        return None
-    ring = float(grid.sum() - grid[1:-1, 1:-1].sum())
-    n, bins, outer = fit.n, mx * my, mx * my - (mx - 2) * (my - 2)
-    count = (
-        ring * (n - _EDGE_SDS * sigma * math.sqrt(bins))
-        - outer * sigma * _POS_MEAN
-        - _EDGE_SDS * sigma * math.sqrt(outer * _POS_VAR)
-    )
-    return count / n
+    return score_edge_share_bound(fit.score, fit.n, complete=complete)
 
 
 def _edge_problem(fit: PCAResult, complete: bool) -> str | None:

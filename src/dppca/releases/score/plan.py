@@ -30,6 +30,7 @@ from ..resolvability import enforce_released
 from .costs import ScoreParts, score_parts
 from .draw import check_score_input, refuse_own_score_directions, run_score
 from .forecast import forecast_score
+from .frame_check import review_frame
 from .options import ScoreOptions
 from .settings import ScoreSettings
 
@@ -84,8 +85,14 @@ class ScorePlan:
         refuse_own_score_directions(self, data)
 
     def review(self, result: Any) -> Any:
-        """The check of the directions this release made itself (given ones were judged then)."""
-        return enforce_released(result, self.accuracy, "score", own=self.directions is not None)
+        """The checks of the directions this release made itself and of its frame.
+
+        Directions given by the caller were judged when they were released; a
+        private frame is judged from released values only
+        (:func:`dppca.releases.score.frame_check.review_frame`).
+        """
+        enforce_released(result, self.accuracy, "score", own=self.directions is not None)
+        return review_frame(self, result)
 
     def draw(self, data: CheckedData, rng: np.random.Generator) -> Any:
         """Draw the parts in order (see :func:`dppca.releases.score.draw.run_score`)."""

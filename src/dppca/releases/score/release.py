@@ -204,7 +204,14 @@ def dp_score(
     AccuracyWarning
         With ``accuracy="warn"`` when the forecast finds a problem (for
         example n and the frame's share of eps too small for a reliable
-        private frame, :func:`frame_failure_bound` > 0.05).
+        private frame, :func:`frame_failure_bound` > 0.05), and after the
+        release when a private frame is probably wrong by its released values
+        (:func:`dppca.releases.score.frame_check.score_frame_problem`: a
+        centre too coarse for the scores' spread, a half width at an end of
+        its ladder, rows piled in the outer or central bins). With
+        ``accuracy="error"`` the latter raises
+        :class:`~dppca.core.exceptions.InaccurateReleaseError` after the
+        charge, with the result on its ``result``.
 
     See Also
     --------
