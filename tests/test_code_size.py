@@ -35,7 +35,14 @@ UI_LAYOUT = {"app/ui.py"}
 KNOWN_LONG_MODULES: set[str] = set()
 
 # Known functions over MAX_FUNCTION_LINES, as (path, qualified name).
-KNOWN_LONG_FUNCTIONS: set[tuple[str, str]] = set()
+# The scree's compiled pair-moment kernel sums eight rows side by side with
+# its loops written out: a nested compiled helper would stop numba's disk cache
+# (every process would recompile it, about 6 CPU-s), and the eight-row blocks
+# are what keep it at 4x the Kendall kernel (benchmarks/bench_speed.py).
+KNOWN_LONG_FUNCTIONS: set[tuple[str, str]] = {
+    ("kernels/moments.py", "_compile_numba"),
+    ("kernels/moments.py", "_compile_numba.kernel"),
+}
 
 
 def _sources() -> dict[str, Path]:
@@ -142,7 +149,7 @@ def test_no_function_over_the_limit():
 
 def test_every_known_exception_still_exists():
     # An entry for a moved or deleted module or function would exempt a future
-    # file silently; the lists are empty now and must stay short.
+    # file silently; the lists must stay short.
     assert KNOWN_LONG_MODULES <= set(module_lines())
     assert KNOWN_LONG_FUNCTIONS <= set(function_lines())
 

@@ -11,7 +11,8 @@ import pytest
 from scipy import stats
 
 from dppca import AccuracyWarning, InaccurateReleaseError, PCAResult, dp_pca
-from dppca.releases.pca.draw import EDGE_SHARE, edge_share_bound
+from dppca.releases.pca.draw import edge_share_bound
+from dppca.releases.score.frame_check import EDGE_SHARE
 
 UNITS = np.array([1.0, 100.0, 0.01, 1e4])
 

@@ -105,3 +105,13 @@ def test_public_names_load_on_first_use(tmp_path):
         "assert _FIT_PLANNER  # the one fit's planner is there without importing it\n"
     )
     assert _loaded_after(code, tmp_path) == set()
+
+
+def test_subpackages_are_attributes_after_a_bare_import(tmp_path):
+    code = (
+        "import dppca, sys\n"
+        "assert 'dppca.datasets' not in sys.modules\n"
+        "assert len(dppca.datasets.load_iris()) == 150\n"
+        "assert callable(dppca.plotting.plot_biplot)\n"
+    )
+    assert "matplotlib" in _loaded_after(code, tmp_path)  # the plotting package, on use

@@ -150,7 +150,14 @@ __all__ = [
 ]
 
 
+# Subpackages reachable as attributes after a bare ``import dppca``, as
+# ``dppca.datasets.load_iris()``; each is imported at its first use.
+_SUBPACKAGES = frozenset({"datasets", "plotting", "privacy", "sklearn"})
+
+
 def __getattr__(name: str) -> object:
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f".{name}", __name__)
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'dppca' has no attribute {name!r}")

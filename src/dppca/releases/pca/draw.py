@@ -68,7 +68,6 @@ class PCAPlan(Protocol):
 
 
 __all__ = [
-    "EDGE_SHARE",
     "FRAME_LIMIT",
     "assemble_fit",
     "axis_sds",
