@@ -1,7 +1,8 @@
 """The default total delta of a table, a function of its public row count.
 
 It lives in the bottom layer so that input checks can name it in their
-messages; :mod:`dppca.privacy.defaults` is where the faces import it from.
+messages; the command line's ledger and the app give a table seen for the
+first time this total delta.
 """
 
 from __future__ import annotations
