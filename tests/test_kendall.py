@@ -477,6 +477,7 @@ assert seen and set(seen) == {1}, seen
 """
 
 _BLAS_HOLDS_OVERLAP = """
+import numpy  # loads the BLAS that the holds limit
 import threadpoolctl
 from dppca.kernels.threads import hold_blas
 def blas_threads():

@@ -250,10 +250,12 @@ def plan_request(
         # directions released on other units cannot serve a privately scaled table
         directions = None
     if kind == "directions":
-        design = check_design(opts.get("design", "exact"))
-        m = check_design_m(None, n) if design == "balanced" else None
         # all p directions, so every pair of PCs can be drawn
         estimator = opts.get("estimator", "kendall")
+        design = opts.get("design")  # None: the library's rule on the public n and p
+        if design is not None:
+            design = check_design(design)
+        m = check_design_m(None, n) if design == "balanced" else None
         plan: ReleasePlan = plan_loading(
             n, p, design=design, m=m, scale=scale, estimator=estimator, **money
         )

@@ -35,7 +35,7 @@ def bin_rule(n: int, rule: str = "W") -> int:
 
     Examples
     --------
-    >>> from dppca.releases.score import bin_rule
+    >>> from dppca.core.score_checks import bin_rule
     >>> bin_rule(5000), bin_rule(5000, "J")
     (8, 8)
     """

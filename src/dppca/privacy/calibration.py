@@ -156,7 +156,7 @@ def calibrate_noise(
 
     Examples
     --------
-    >>> from dppca.privacy.accounting import calibrate_noise
+    >>> from dppca.privacy.calibration import calibrate_noise
     >>> a, b = calibrate_noise([{"kind": "gaussian", "sensitivity": 1.0}] * 2, 1.0, 1e-5)
     >>> round(a.sigma, 4), round(a.eps, 4)
     (5.2759, 0.6841)
@@ -235,7 +235,7 @@ def tight_factor(shares: tuple[tuple[str, float, float], ...], eps: float, delta
 
     Examples
     --------
-    >>> from dppca.privacy.accounting import tight_factor
+    >>> from dppca.privacy.calibration import tight_factor
     >>> t = tight_factor((("gaussian", 0.5, 5e-6), ("gaussian", 0.5, 5e-6)), 1.0, 1e-5)
     >>> round(t, 4)
     1.433
