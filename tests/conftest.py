@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import matplotlib
 import numpy as np
@@ -63,3 +67,30 @@ def check_data_calls(monkeypatch) -> list[tuple]:
         if name.startswith("dppca") and getattr(module, "check_data", None) is check_data:
             monkeypatch.setattr(module, "check_data", spy)
     return calls
+
+
+@pytest.fixture
+def loaded_after(tmp_path) -> Callable[[str, Sequence[str]], set[str]]:
+    """Run code in a fresh interpreter; return which of the watched modules it loaded.
+
+    Checking ``sys.modules`` is robust where timing an import is not. The
+    code runs with this checkout's ``src`` first on the path, in ``tmp_path``.
+    """
+    src = str(Path(__file__).resolve().parents[1] / "src")
+
+    def run(code: str, watched: Sequence[str]) -> set[str]:
+        report = f"print('loaded:' + ','.join(m for m in {tuple(watched)!r} if m in sys.modules))"
+        env = {**os.environ, "PYTHONPATH": src, "MPLBACKEND": "Agg"}
+        done = subprocess.run(
+            [sys.executable, "-c", f"{code}\nimport sys\n{report}\n"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 0, done.stderr
+        last = done.stdout.strip().splitlines()[-1]
+        assert last.startswith("loaded:"), done.stdout
+        return set(filter(None, last.removeprefix("loaded:").split(",")))
+
+    return run

@@ -2,39 +2,19 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from dppca.core.lazy import LazyModule, is_dataframe, is_series, lazy_attribute
 
-SRC = str(Path(__file__).resolve().parents[1] / "src")
 HEAVY = ("pandas", "scipy.optimize", "matplotlib", "pyarrow", "numba")
 
 
-def _loaded_after(code: str, tmp_path: Path) -> set[str]:
-    """Heavy modules in sys.modules after running ``code`` in a fresh interpreter."""
-    report = f"print('loaded:' + ','.join(m for m in {HEAVY!r} if m in sys.modules))"
-    script = f"{code}\nimport sys\n{report}\n"
-    env = {**os.environ, "PYTHONPATH": SRC, "MPLBACKEND": "Agg"}
-    done = subprocess.run(
-        [sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stderr
-    last = done.stdout.strip().splitlines()[-1]
-    assert last.startswith("loaded:"), done.stdout
-    return set(filter(None, last.removeprefix("loaded:").split(",")))
+def test_import_dppca_loads_no_heavy_module(loaded_after):
+    assert loaded_after("import dppca", HEAVY) == set()
 
 
-def test_import_dppca_loads_no_heavy_module(tmp_path):
-    assert _loaded_after("import dppca", tmp_path) == set()
-
-
-def test_cli_help_loads_no_heavy_module(tmp_path):
+def test_cli_help_loads_no_heavy_module(loaded_after):
     code = (
         "import contextlib, io\n"
         "from dppca.cli import main\n"
@@ -44,25 +24,25 @@ def test_cli_help_loads_no_heavy_module(tmp_path):
         "    except SystemExit:\n"
         "        pass\n"
     )
-    assert _loaded_after(code, tmp_path) == set()
+    assert loaded_after(code, HEAVY) == set()
 
 
-def test_kernel_on_an_array_needs_no_pandas(tmp_path):
+def test_kernel_on_an_array_needs_no_pandas(loaded_after):
     code = (
         "import numpy as np\n"
         "from dppca import spherical_kendall\n"
         "spherical_kendall(np.random.default_rng(0).normal(size=(50, 3)))\n"
     )
-    assert _loaded_after(code, tmp_path) == set()
+    assert loaded_after(code, HEAVY) == set()
 
 
-def test_pandas_is_imported_when_first_used(tmp_path):
+def test_pandas_is_imported_when_first_used(loaded_after):
     code = (
         "import numpy as np\n"
         "from dppca import pc_dir\n"
         "pc_dir(np.random.default_rng(0).normal(size=(50, 3)), 2).to_frame()\n"
     )
-    assert "pandas" in _loaded_after(code, tmp_path)
+    assert "pandas" in loaded_after(code, HEAVY)
 
 
 def test_lazy_module_forwards_attributes():
@@ -94,7 +74,7 @@ def test_the_scree_commands_estimators_are_the_releases():
     assert _METHODS == METHODS
 
 
-def test_public_names_load_on_first_use(tmp_path):
+def test_public_names_load_on_first_use(loaded_after):
     code = (
         "import dppca, sys\n"
         "assert 'dppca.releases.directions' not in sys.modules\n"
@@ -104,14 +84,14 @@ def test_public_names_load_on_first_use(tmp_path):
         "from dppca.releases.standardized import _FIT_PLANNER\n"
         "assert _FIT_PLANNER  # the one fit's planner is there without importing it\n"
     )
-    assert _loaded_after(code, tmp_path) == set()
+    assert loaded_after(code, HEAVY) == set()
 
 
-def test_subpackages_are_attributes_after_a_bare_import(tmp_path):
+def test_subpackages_are_attributes_after_a_bare_import(loaded_after):
     code = (
         "import dppca, sys\n"
         "assert 'dppca.datasets' not in sys.modules\n"
         "assert len(dppca.datasets.load_iris()) == 150\n"
         "assert callable(dppca.plotting.plot_biplot)\n"
     )
-    assert "matplotlib" in _loaded_after(code, tmp_path)  # the plotting package, on use
+    assert "matplotlib" in loaded_after(code, HEAVY)  # the plotting package, on use

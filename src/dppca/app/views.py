@@ -58,6 +58,16 @@ Value = Callable[[str], Any]
 MAX_SAMPLE_SIZE = 100_000
 
 
+def _typed_number(value: Any, label: str) -> float | None:
+    """What was typed in a number box, None when it is blank; text is refused by ``label``."""
+    if value in (None, ""):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise DataError(f"{label} must be a number; got {value!r}.") from None
+
+
 def positive_or_none(
     value: Any, *, label: str = "this count", most: int | None = None
 ) -> int | None:
@@ -68,12 +78,9 @@ def positive_or_none(
     DataError
         If the count is not a number or exceeds ``most`` (the message names ``label``).
     """
-    if value in (None, ""):
+    number = _typed_number(value, label)
+    if number is None:
         return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise DataError(f"{label} must be a number; got {value!r}.") from None
     if math.isnan(number) or (most is None and math.isinf(number)):
         raise DataError(f"{label} must be a finite number; got {value!r}.")
     if number < 1:
@@ -148,12 +155,9 @@ def split_weight(value: Any, part: str) -> float | None:
         If the weight is not a finite number >= 0.
     """
     label = f"the weight of the {part} part"
-    if value in (None, ""):
+    number = _typed_number(value, label)
+    if number is None:
         return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise DataError(f"{label} must be a number; got {value!r}.") from None
     if not math.isfinite(number) or number < 0:
         raise DataError(f"{label} must be a finite number >= 0 (0: the default); got {value!r}.")
     return number or None
