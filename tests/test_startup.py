@@ -95,3 +95,13 @@ def test_subpackages_are_attributes_after_a_bare_import(loaded_after):
         "assert callable(dppca.plotting.plot_biplot)\n"
     )
     assert "matplotlib" in loaded_after(code, HEAVY)  # the plotting package, on use
+
+
+def test_the_installed_metadata_has_the_packages_version():
+    # pyproject.toml reads the version from dppca._version; an install from an
+    # older checkout, or a hand-edited pyproject, would disagree here
+    from importlib.metadata import version
+
+    import dppca
+
+    assert version("dppca") == dppca.__version__
