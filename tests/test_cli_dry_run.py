@@ -108,3 +108,63 @@ def test_a_dry_run_imports_no_heavy_module(loaded_after):
         f"    assert main({argv!r}) == 0\n"
     )
     assert loaded_after(code, HEAVY) == set()
+
+
+# -- --design on every command with directions: default None is the library's rule -------
+
+DESIGN_COMMANDS = {
+    "directions": [],
+    "loading": [],
+    "scree": [],
+    "score": [],
+    "report": ["--out", "page.html"],
+    "pca": ["--no-standardize"],
+}
+
+
+@pytest.fixture
+def small_table(tmp_path, rng) -> Path:
+    path = tmp_path / "small.csv"
+    pd.DataFrame(rng.normal(size=(60, 4)), columns=list("abcd")).to_csv(path, index=False)
+    return path
+
+
+def _dry_run(command, path, more, capsys, tmp_path):
+    extra = [str(tmp_path / a) if a.endswith(".html") else a for a in DESIGN_COMMANDS[command]]
+    argv = [command, str(path), "--eps", "1", "--delta", "1e-3", "--dry-run", *extra, *more]
+    status, out, err = _run(argv, capsys)
+    assert status == 0, err
+    return out
+
+
+@pytest.mark.parametrize("command", list(DESIGN_COMMANDS))
+def test_every_command_takes_a_design_and_says_which_the_rule_chose(
+    command, small_table, capsys, monkeypatch, tmp_path
+):
+    from dppca.kernels import kendall
+
+    ruled = _dry_run(command, small_table, [], capsys, tmp_path)
+    named = _dry_run(command, small_table, ["--design", "balanced", "--m", "3"], capsys, tmp_path)
+    assert "balanced" not in ruled  # 60 rows: the rule gives the exact design
+    assert "balanced design, m=3" in named and "the default" not in named
+    # the threshold lowered to this table: the rule now chooses the balanced design,
+    # the dry-run says so, and an explicit --design exact keeps the exact one
+    monkeypatch.setattr(kendall, "BALANCED_DEFAULT_WORK", 100.0)
+    chosen = _dry_run(command, small_table, [], capsys, tmp_path)
+    exact = _dry_run(command, small_table, ["--design", "exact"], capsys, tmp_path)
+    assert "balanced design, m=" in chosen
+    assert "the directions use the balanced design (the default" in chosen
+    assert "balanced" not in exact
+
+
+@pytest.mark.parametrize("command", ["loading", "scree", "score", "report"])
+def test_a_standardised_picture_refuses_an_explicit_design_only(
+    command, small_table, capsys, tmp_path
+):
+    out = _dry_run(command, small_table, ["--standardize"], capsys, tmp_path)
+    assert "tau" in out  # no --design given: the fit runs (the old default was refused)
+    argv = [command, str(small_table), "--eps", "1", "--delta", "1e-3", "--dry-run"]
+    extra = [str(tmp_path / a) if a.endswith(".html") else a for a in DESIGN_COMMANDS[command]]
+    status = main([*argv, *extra, "--standardize", "--design", "exact"])
+    _, err = capsys.readouterr()
+    assert status == 2 and "--design" in err

@@ -84,3 +84,83 @@ def test_releases_use_the_balanced_design_above_the_threshold(monkeypatch, face)
     else:
         monkeypatch.setattr(kendall, "BALANCED_DEFAULT_WORK", 1e11)
         assert np.array_equal(run(), exact)
+
+
+# -- design= on every face (scree, score, report, the PCA fit, DPPCA) ----------------------
+
+
+def _designs(cost):
+    """The pair designs named by the Kendall parts of a cost ("balanced" or "exact")."""
+    texts = [leaf.released for leaf in cost.leaves() if "Kendall" in leaf.released]
+    return ["balanced" if "balanced design" in text else "exact" for text in texts]
+
+
+def _release(face, X, **kw):
+    import dppca
+
+    common = dict(eps=2.0, delta=1e-5, accuracy="ignore", random_state=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if face == "dp_scree":
+            res = dppca.dp_scree(X, 2, **common, **kw)
+            return res.cost, np.append(res.values, res.directions)
+        if face == "dp_score":
+            res = dppca.dp_score(X, **common, **kw)
+            return res.cost, np.asarray(res.directions)
+        if face == "report":
+            res = dppca.report(X, **common, **kw)
+            return res.cost, res.directions.noisy_matrix
+        if face == "dp_pca":
+            res = dppca.dp_pca(X, standardize=False, **common, **kw)
+            return res.cost, res.directions.noisy_matrix
+        est = dppca.DPPCA(2, standardize=False, variances=True, **common, **kw).fit(X)
+        return est.cost_, est.directions_.noisy_matrix
+
+
+# a report renders its page three times here (about 6 s)
+FACES = ["dp_scree", "dp_score", pytest.param("report", marks=pytest.mark.slow), "dp_pca", "DPPCA"]
+
+
+@pytest.mark.parametrize("face", FACES)
+def test_every_face_takes_a_design_and_the_rule_keeps_seeded_results(face):
+    # 300 rows: far below the threshold, so the rule gives exact; the balanced
+    # design must show in the cost and change the draws, and the default must
+    # be the exact release bit for bit (seeded results are unchanged).
+    X = np.random.default_rng(20240602).normal(size=(300, 4)) * [3.0, 2.0, 1.0, 0.5]
+    cost, default = _release(face, X)
+    exact_cost, exact = _release(face, X, design="exact")
+    balanced_cost, balanced = _release(face, X, design="balanced", m=5)
+    assert _designs(cost) == _designs(exact_cost) == ["exact"]
+    assert np.array_equal(default, exact)
+    assert _designs(balanced_cost) == ["balanced"]
+    assert "m=5" in str([leaf.released for leaf in balanced_cost.leaves()])
+    assert not np.array_equal(balanced, exact)
+    assert balanced_cost.eps == exact_cost.eps  # the same privacy cost
+
+
+def test_every_plan_keeps_a_named_exact_design_at_large_n():
+    from dppca import plan_pca
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plans = [
+            plan_scree(BIG, 20, 3, eps=1.0, delta=1e-7, design="exact"),
+            plan_score(BIG, 20, eps=1.0, delta=1e-7, design="exact"),
+            plan_report(BIG, 20, eps=1.0, delta=1e-7, design="exact"),
+            plan_pca(BIG, 20, eps=1.0, delta=1e-7, standardize=False, design="exact"),
+        ]
+        ruled = plan_pca(BIG, 20, eps=1.0, delta=1e-7, standardize=False)
+        small = plan_score(2000, 20, eps=1.0, delta=1e-5, design="balanced", m=3)
+    assert [_designs(plan.cost) for plan in plans] == [["exact"]] * 4
+    assert [dict(plan.plans)["directions"].design for plan in plans[2:3]] == ["exact"]
+    assert _designs(ruled.cost) == ["balanced"]
+    assert small.directions.design == "balanced" and small.directions.m == 3
+
+
+def test_a_design_the_standardised_pictures_decide_is_refused():
+    import dppca
+
+    X = np.random.default_rng(1).normal(size=(50, 3))
+    for function in (dppca.dp_scree, dppca.dp_score, dppca.report):
+        with pytest.raises(ValueError, match="design"):
+            function(X, eps=1.0, delta=1e-5, standardize=True, design="balanced")

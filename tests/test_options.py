@@ -8,6 +8,7 @@ import pytest
 
 from dppca.core import options as options_module
 from dppca.core.options import (
+    DesignOptions,
     DirectionsOptions,
     LoadingOptions,
     PrivacyOptions,
@@ -23,6 +24,7 @@ from dppca.releases.scree._options import ScreeOptions
 REQUIRED = {
     PrivacyOptions: {"eps": 1.0, "delta": 1e-6},
     DirectionsOptions: {},
+    DesignOptions: {},
     LoadingOptions: {},
     ScreeOptions: {},
     ScoreOptions: {},

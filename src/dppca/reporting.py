@@ -22,11 +22,11 @@ from numpy.typing import ArrayLike
 
 from .core.data_checks import check_grouped_data
 from .core.exceptions import AccuracyWarning, DataWarning, PrivacyWarning
-from .core.options import SCALE_SHARE, release_options
+from .core.options import SCALE_SHARE, DesignOptions, document_design, release_options
 from .core.reading import write_text_atomically
 from .core.scalar_checks import check_bool
 from .core.tables import MissingRule, check_missing, document_missing
-from .core.types import Accuracy, Calibration, Data, RandomStateLike, Ties
+from .core.types import Accuracy, Calibration, Data, Design, RandomStateLike, Ties
 from .privacy.accounting import Budget
 from .privacy.cost import PrivacyCost, compose
 from .releases.directions.given import resolve_directions
@@ -103,6 +103,7 @@ class Report:
 
 
 @document_missing
+@document_design
 def report(
     X: Data,
     *,
@@ -131,6 +132,8 @@ def report(
     dropna: bool = False,
     command: str | None = None,
     standardize: bool = False,
+    design: Design | None = None,
+    m: int | None = None,
 ) -> Report:
     """Release private directions, loading, scree and score plots; write them as one page.
 
@@ -203,8 +206,14 @@ def report(
         ``standardize=True``), the standardised (correlation) PCA, the same
         in any units of the columns: Kendall's tau directions, the scree
         from the same release, the score plot on the bounds' widths or
-        private scales. ``groups``, ``shares``, ``directions``, ``scale``
-        and ``score_range`` keep their defaults (the fit decides them).
+        private scales. ``groups``, ``shares``, ``directions``, ``scale``,
+        ``score_range``, ``design`` and ``m`` keep their defaults (the fit
+        decides them).
+    design : {"exact", "balanced"} or None, default=None
+        %(design)s
+        Used by the directions released here (not with ``directions`` given).
+    m : int, optional
+        %(m)s
 
     Returns
     -------
@@ -244,7 +253,7 @@ def report(
     """
     if check_bool(standardize, "standardize"):
         return _standardized_report(locals())
-    privacy, options = release_options(locals(), ReportOptions)
+    privacy, options, design_options = release_options(locals(), ReportOptions, DesignOptions)
     with warnings.catch_warnings(record=True) as table_notes:  # shown on the page as well
         warnings.simplefilter("always", DataWarning)
         data, variables, labels = check_grouped_data(
@@ -254,7 +263,7 @@ def report(
     public_levels, levels, codes = resolve_group_codes(labels, group_labels, n)
     _check_reused(directions, n, p, components)
     given = ScoreGiven(directions is not None, None if levels is None else len(levels))
-    plan = plan_report_options(n, p, privacy, options, given, variables)
+    plan = plan_report_options(n, p, privacy, options, given, variables, design_options)
     checked = CheckedData(data, variables, ReportInputs(directions, public_levels, levels, codes))
     releases, notes = _execute_noting(plan, checked, budget, random_state, table_notes)
     if command is None:
@@ -281,7 +290,8 @@ def _standardized_report(arguments: dict[str, Any]) -> Report:
     """``report(..., standardize=True)``: the page of one private PCA fit."""
     from .releases.standardized import refuse_options, standardized_report_releases
 
-    fixed = ("groups", "group_labels", "shares", "directions", "scale", "score_range")
+    fixed: tuple[str, ...] = ("groups", "group_labels", "shares", "directions", "scale")
+    fixed += ("score_range", "design", "m")
     defaults = inspect.signature(report).parameters
     refuse_options("report", {n: (arguments[n], defaults[n].default) for n in fixed})
     names: tuple[str, ...] = ("eps", "delta", "k", "components", "bounds", "calibration")

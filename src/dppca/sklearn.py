@@ -40,8 +40,9 @@ except ImportError:  # pragma: no cover - scikit-learn 1.3 to 1.5
 from .core.data_checks import check_table
 from .core.exceptions import PrivacyWarning
 from .core.lazy import is_dataframe
+from .core.options import document_design
 from .core.tables import check_missing, tidy_table
-from .core.types import Calibration, Ties
+from .core.types import Calibration, Design, Ties
 from .privacy.accounting import Budget
 from .privacy.cost import PrivacyCost
 from .releases.directions.plan import plan_pc_dir
@@ -90,6 +91,7 @@ _TRANSFORM_WARNING = (
 )
 
 
+@document_design
 class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """One private PCA as a scikit-learn transformer.
 
@@ -159,6 +161,11 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         ``fit`` and ``transform`` alike.
     dropna : bool, default=False
         The old spelling of ``missing="zero"``.
+    design : {"exact", "balanced"} or None, default=None
+        %(design)s
+        A standardised fit uses Kendall's tau.
+    m : int, optional
+        %(m)s
 
     Attributes
     ----------
@@ -244,6 +251,8 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         public_transform: bool = False,
         missing: str = "refuse",
         dropna: bool = False,
+        design: Design | None = None,
+        m: int | None = None,
     ) -> None:
         self.n_components = n_components
         self.eps = eps
@@ -261,6 +270,8 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.public_transform = public_transform
         self.missing = missing
         self.dropna = dropna
+        self.design = design
+        self.m = m
 
     # -- fitting ----------------------------------------------------------------------
     def _directions_only(self) -> bool:
@@ -323,6 +334,8 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                 accuracy=self.accuracy,
                 variables=variables,
                 missing=missing,
+                design=self.design,
+                m=self.m,
             )
             directions = execute(plan, frame, budget=self.budget, random_state=self.random_state)
             scree, cost, scale, analysis = None, directions.cost, None, "units"
@@ -369,6 +382,8 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             budget=self.budget,
             random_state=self.random_state,
             missing=missing,
+            design=self.design,
+            m=self.m,
         )
 
     @property

@@ -34,6 +34,7 @@ __all__ = [
     "add_scale_argument",
     "add_ties_argument",
     "apply_scale",
+    "design_settings",
     "join_signed_values",
     "parse_int_list",
     "private_scale",
@@ -221,15 +222,25 @@ def add_ties_argument(parser: argparse.ArgumentParser) -> None:
 _BAR_PAIRS = {"exact": 2e8, "balanced": 2e7}
 
 
-def add_design_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--design``, ``--m`` and ``--progress`` for subcommands built on the Kendall matrix."""
+def add_design_arguments(parser: argparse.ArgumentParser, *, progress: bool = True) -> None:
+    """``--design``, ``--m`` (and ``--progress``) for subcommands that release directions.
+
+    ``--design`` left out is the library's rule
+    (:func:`dppca.kernels.kendall.default_design`), as ``design=None``.
+    """
     parser.add_argument(
         "--design",
         choices=("exact", "balanced"),
-        default="exact",
+        default=None,
         help="pairs in the Kendall matrix: all of them (exact), or a random balanced design "
-        "of n*m pairs for very large files (same privacy cost); with 'balanced' a CSV or "
-        "Parquet file is read in chunks",
+        "of n*m pairs for very large files (same privacy cost). Default: the library's "
+        "rule, exact up to n(n-1)/2*p = 1e11 pair-columns, balanced above (--dry-run says "
+        "which)"
+        + (
+            "; with an explicit 'balanced' a CSV or Parquet file is read in chunks"
+            if progress
+            else ""
+        ),
     )
     parser.add_argument(
         "--m",
@@ -238,12 +249,19 @@ def add_design_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="M",
         help="partners per row in the balanced design (default min(20, (n-1)//2))",
     )
+    if not progress:
+        return
     parser.add_argument(
         "--progress",
         choices=("auto", "always", "never"),
         default="auto",
         help="progress bar on stderr: only for long computations (auto), always or never",
     )
+
+
+def design_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """``design`` and ``m`` for the library from ``--design`` and ``--m`` (None: the rule)."""
+    return {"design": args.design, "m": args.m}
 
 
 def read_design_input(args: argparse.Namespace) -> tuple[Any, tuple[str, ...]]:
@@ -281,16 +299,18 @@ def read_design_input(args: argparse.Namespace) -> tuple[Any, tuple[str, ...]]:
     return read_chunked(args, path, columns)
 
 
-def progress_for(args: argparse.Namespace, n: int) -> Any:
+def progress_for(args: argparse.Namespace, n: int, p: int) -> Any:
     """The ``progress=`` value for the library: a stderr bar for long jobs, else None."""
     from ..core.validation import default_m
+    from ..kernels.kendall import default_design
 
     mode = getattr(args, "progress", "never")
     if mode == "never":
         return None
     if mode == "always":
         return True
-    design = getattr(args, "design", "exact")
+    rule = default_design(n, p) if getattr(args, "estimator", "kendall") == "kendall" else "exact"
+    design = getattr(args, "design", None) or rule
     if design == "balanced":
         m = args.m if args.m is not None else max(1, default_m(n))
         pairs = float(n) * m

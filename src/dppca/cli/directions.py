@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
         bounds=read_bounds(args, variables),
         variables=variables,
         accuracy=args.accuracy,
-        progress=None if args.dry_run else progress_for(args, n),
+        progress=None if args.dry_run else progress_for(args, n, len(variables)),
         scale=private_scale(args),
         estimator=args.estimator,
         missing=args.missing,

@@ -138,7 +138,6 @@ def run(args: argparse.Namespace) -> int:
         )
     elif args.standardize:  # the loadings of one private PCA fit (as 'dppca pca')
         refused = {"--scale": args.scale, "--estimator": args.estimator != "kendall"}
-        refused |= {"--design": args.design != "exact", "--m": args.m}
         result = standardized_release(
             args, "loading", data, variables, refused=refused, components=pair
         )
@@ -162,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
             variables=variables,
             accuracy=args.accuracy,
             scale=private_scale(args),
-            progress=None if args.dry_run else progress_for(args, len(data)),
+            progress=None if args.dry_run else progress_for(args, len(data), len(variables)),
             estimator=args.estimator,
             missing=args.missing,
         )

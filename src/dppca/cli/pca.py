@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ._common import (
     add_accuracy_arguments,
     add_data_arguments,
+    add_design_arguments,
     add_privacy_arguments,
     numeric_part,
     parse_int_list,
@@ -126,6 +127,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--format", choices=("png", "svg", "pdf"), default="png", help="format for --out-dir"
     )
+    add_design_arguments(parser, progress=False)
     add_table_argument(parser)
     add_accuracy_arguments(parser)
     add_budget_arguments(parser)
@@ -190,6 +192,8 @@ def build_plan(args: argparse.Namespace, n: int, variables: tuple[str, ...]) -> 
         variables=variables,
         accuracy=args.accuracy,
         missing=args.missing,
+        design=args.design,
+        m=args.m,
     )
 
 
@@ -200,13 +204,16 @@ def pca_plan_lines(plan: PCAPlan) -> tuple[str, ...]:
     attacker, the cost of each part, the forecast: all from the plan, no data.
     """
     from ..privacy.tradeoff import attacker_sentence
+    from ..releases.forecast import default_design_lines
 
     return (
         f"analysis: {plan.analysis}: {plan.estimates}",
         f"privacy cost (not spent): {plan.cost}",
         f"what this would mean: {attacker_sentence(plan.cost)}",
         budget_table(plan).to_string(),
+        f"directions: {dict(plan.steps)['directions'].cost.released}",
         plan.forecast.summary(),
+        *default_design_lines(plan),  # the design the rule chose, when it is balanced
     )
 
 
@@ -328,12 +335,13 @@ def standardized_release(
     The command runs the plan of one private PCA fit with only the parts its
     picture needs (:func:`dppca.releases.standardized.plan_standardized`) and
     returns that picture, or None after ``--dry-run`` printed the plan. The
-    options in ``refused`` (option name -> value given) are decided by the fit
-    and refused when given.
+    options in ``refused`` (option name -> value given), and ``--design`` and
+    ``--m``, are decided by the fit and refused when given.
     """
     from ..releases.engine import execute
     from ..releases.standardized import picture_of, plan_standardized
 
+    refused = {**refused, "--design": args.design, "--m": args.m}
     clashes = [name for name, value in refused.items() if value not in (None, False)]
     if clashes:
         raise CLIError(

@@ -9,9 +9,11 @@ from typing import Any
 from ._common import (
     add_accuracy_arguments,
     add_data_arguments,
+    add_design_arguments,
     add_privacy_arguments,
     add_scale_argument,
     add_ties_argument,
+    design_settings,
     parse_int_list,
     private_scale,
     read_bounds,
@@ -93,6 +95,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--title", default=None, help="title of the page")
     add_ties_argument(parser)
     parser.set_defaults(ties="zero")
+    add_design_arguments(parser, progress=False)
     add_scale_argument(parser)
     add_standardize_argument(parser, default=False)
     add_table_argument(parser)
@@ -123,6 +126,7 @@ def _standardized(
     """``report --standardize``: the page of one private PCA fit, with its score plot."""
     given = {"--groups": args.groups, "--shares": args.shares, "--directions": args.directions}
     given |= {"--scale": args.scale, "--score-range": args.score_range != 1e6}
+    given |= {"--design": args.design, "--m": args.m}
     clashes = [name for name, value in given.items() if value not in (None, False)]
     if clashes:
         raise CLIError(
@@ -159,7 +163,8 @@ def _standardized(
     return 0
 
 
-def run(args: argparse.Namespace) -> int:
+def _check_out(args: argparse.Namespace) -> None:
+    """``--out``: an .html file in an existing directory, not the data file."""
     if Path(args.out).suffix.lower() not in {".html", ".htm"}:
         raise CLIError(f"--out must end in .html; got {args.out!r}.")
     directory = Path(args.out).parent
@@ -167,6 +172,10 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(f"output directory {str(directory)!r} does not exist.")
     if args.data is not None and Path(args.data).resolve() == Path(args.out).resolve():
         raise CLIError("--out would overwrite the data file.")
+
+
+def run(args: argparse.Namespace) -> int:
+    _check_out(args)
     check_table_path(args)
     components = parse_int_list(args.components, "--components", length=2)
     shares = _shares(args.shares)
@@ -203,6 +212,7 @@ def run(args: argparse.Namespace) -> int:
                 accuracy=args.accuracy,
                 scale=private_scale(args),
                 missing=args.missing,
+                **design_settings(args),
             )
         )
     from ._ledger_budget import ledger_budget
@@ -231,6 +241,7 @@ def run(args: argparse.Namespace) -> int:
         budget=budget,
         scale=private_scale(args),
         command=command_line(args),
+        **design_settings(args),
     )
     report_spending(budget)
     emit_table(args, result.budget.to_frame(), index=False)

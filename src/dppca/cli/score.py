@@ -8,9 +8,11 @@ from typing import TYPE_CHECKING, Any, cast
 from ._common import (
     add_accuracy_arguments,
     add_data_arguments,
+    add_design_arguments,
     add_privacy_arguments,
     add_scale_argument,
     add_ties_argument,
+    design_settings,
     parse_int_list,
     private_scale,
     read_bounds,
@@ -97,6 +99,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="also draw synthetic points from each released histogram",
     )
     add_ties_argument(parser)
+    add_design_arguments(parser, progress=False)
     add_scale_argument(parser)
     add_standardize_argument(parser, default=False)
     add_table_argument(parser)
@@ -168,6 +171,7 @@ def run(args: argparse.Namespace) -> int:
             variables=variables,
             accuracy=args.accuracy,
             missing=args.missing,
+            **design_settings(args),
         ),
         args.eps,
         scale,

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, cast
 from ._common import (
     add_accuracy_arguments,
     add_data_arguments,
+    add_design_arguments,
     add_privacy_arguments,
     add_scale_argument,
     add_ties_argument,
@@ -89,6 +90,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="keep the raw estimates instead of their non-increasing fit",
     )
     add_ties_argument(parser)
+    add_design_arguments(parser, progress=False)
     add_scale_argument(parser)
     add_standardize_argument(parser, default=False)
     add_budget_arguments(parser)
@@ -148,6 +150,8 @@ def run(args: argparse.Namespace) -> int:
             variables=variables,
             accuracy=args.accuracy,
             missing=args.missing,
+            design=args.design,
+            m=args.m,
         ),
         args.eps,
         scale,

@@ -33,7 +33,7 @@ import numpy as np
 from .data_checks import check_bounds
 from .progress import resolve_progress
 from .scalar_checks import check_bool, check_real, type_name
-from .tables import check_missing
+from .tables import check_missing, fill_docstring
 from .validation import check_delta, check_eps
 
 __all__ = [
@@ -41,12 +41,14 @@ __all__ = [
     "Check",
     "Choice",
     "Constraint",
+    "DesignOptions",
     "DirectionsOptions",
     "Interval",
     "LoadingOptions",
     "PrivacyOptions",
     "check_components_option",
     "check_k_option",
+    "document_design",
     "evolve",
     "invalid_examples",
     "release_options",
@@ -311,6 +313,13 @@ class PrivacyOptions(_Checked):
     }
 
 
+#: The rows of the pair design in every table that has them (one check each).
+DESIGN_CONSTRAINTS: Mapping[str, Constraint] = {
+    "design": Choice((None, "exact", "balanced")),
+    "m": Check(_check_m, (1.5, True)),
+}
+
+
 @dataclass(frozen=True, eq=False)
 class DirectionsOptions(_Checked):
     """The settings of a direction release (and of the directions under a loading)."""
@@ -325,8 +334,7 @@ class DirectionsOptions(_Checked):
     _parameter_constraints: ClassVar[Mapping[str, Constraint]] = {
         "k": Check(check_k_option, (0, 1.5, True)),
         "sensitivity": Choice(("tight", "seed")),
-        "design": Choice((None, "exact", "balanced")),
-        "m": Check(_check_m, (1.5, True)),
+        **DESIGN_CONSTRAINTS,
         "progress": Check(_check_progress, ("yes", 3)),
         "estimator": Choice(("kendall", "tau")),
     }
@@ -334,6 +342,51 @@ class DirectionsOptions(_Checked):
 
 #: The direction settings of a release priced inside another (checked once, here).
 DIRECTIONS_DEFAULTS = DirectionsOptions()
+
+
+@dataclass(frozen=True, eq=False)
+class DesignOptions(_Checked):
+    """The pair design of the directions a release prices inside itself.
+
+    For the releases whose directions are one part among others (scree,
+    score, report, the PCA fit): ``design`` None is the rule of
+    :func:`dppca.kernels.kendall.default_design`; ``m`` is checked against
+    n by the directions' plan.
+    """
+
+    design: str | None = None
+    m: int | None = None
+
+    _parameter_constraints: ClassVar[Mapping[str, Constraint]] = DESIGN_CONSTRAINTS
+
+    def directions(self, **changes: Any) -> DirectionsOptions:
+        """The direction settings with this design (``changes`` are already checked)."""
+        return evolve(DIRECTIONS_DEFAULTS, design=self.design, m=self.m, **changes)
+
+
+#: The rule's design, for plans built without a design of their own.
+DESIGN_DEFAULTS = DesignOptions()
+
+#: The ``design`` paragraph of every release with directions (``%(design)s``).
+DESIGN_PARAMETER = """\
+Pairs averaged in the Kendall matrix: all of them, or the n m pairs of
+a random balanced design (for very large n); see
+:func:`dppca.spherical_kendall`. The privacy cost is the same. None:
+exact up to ``n (n - 1) / 2 * p = 1e11`` (n = 100,000 at p = 20),
+balanced above (:func:`dppca.kernels.kendall.default_design`, a rule
+on the public n and p; its accuracy cost is measured by
+``benchmarks/bench_design.py``); always exact for ``estimator="tau"``."""
+
+#: The ``m`` paragraph that goes with it (``%(m)s``).
+M_PARAMETER = """\
+Partners per row of the balanced design, in [1, (n - 1) // 2]; default
+``min(20, (n - 1) // 2)``."""
+
+
+def document_design(func: Any) -> Any:
+    """Fill ``%(design)s`` and ``%(m)s`` in ``func``'s docstring (one text for all)."""
+    fill_docstring(func, "design", DESIGN_PARAMETER)
+    return fill_docstring(func, "m", M_PARAMETER)
 
 
 def check_components_option(value: object, name: str) -> tuple[int, int]:

@@ -92,16 +92,20 @@ Either way booleans are analysed as 0/1 and non-numeric columns are
 left out with a ``DataWarning`` (:mod:`dppca.core.tables`)."""
 
 
-def document_missing(func: Any) -> Any:
-    """Fill ``%(missing)s`` in ``func``'s docstring with :data:`MISSING_PARAMETER`."""
+def fill_docstring(func: Any, name: str, text: str) -> Any:
+    """Replace ``%(name)s`` in ``func``'s docstring by ``text``, at the marker's indent."""
     doc = func.__doc__ or ""
-    marker = "%(missing)s"
+    marker = f"%({name})s"
     at = doc.find(marker)
     if at >= 0:
         indent = doc[doc.rfind("\n", 0, at) + 1 : at]
-        text = MISSING_PARAMETER.replace("\n", "\n" + indent)
-        func.__doc__ = doc.replace(marker, text)
+        func.__doc__ = doc.replace(marker, text.replace("\n", "\n" + indent))
     return func
+
+
+def document_missing(func: Any) -> Any:
+    """Fill ``%(missing)s`` in ``func``'s docstring with :data:`MISSING_PARAMETER`."""
+    return fill_docstring(func, "missing", MISSING_PARAMETER)
 
 
 def check_missing(missing: object, dropna: object = False) -> MissingRule:

@@ -27,6 +27,7 @@ from ..core.warnings import _user_stacklevel
 __all__ = [
     "CLIP_RATIO",
     "Forecast",
+    "default_design_lines",
     "direction_noise_norm",
     "direction_problem",
     "em_failure_bound",
@@ -301,7 +302,7 @@ def time_lines(plan: Any, *, vetted: bool | None = None) -> tuple[str, ...]:
         "from n, p and the settings; the machine's speed and load change it)"
     ]
     plan = getattr(plan, "inner", None) or plan
-    lines += _default_design_lines(plan, vetted=vetted)
+    lines += default_design_lines(plan, vetted=vetted)
     if seconds > SUGGEST_BALANCED_SECONDS and getattr(plan, "kind", "") in (
         "directions",
         "loading",
@@ -320,7 +321,7 @@ def time_lines(plan: Any, *, vetted: bool | None = None) -> tuple[str, ...]:
     return tuple(lines)
 
 
-def _default_design_lines(plan: Any, *, vetted: bool | None) -> list[str]:
+def default_design_lines(plan: Any, *, vetted: bool | None = None) -> list[str]:
     """The line saying the directions use the balanced design by default, and the exact price.
 
     Said when the plan's direction part uses the balanced design where the
@@ -333,8 +334,8 @@ def _default_design_lines(plan: Any, *, vetted: bool | None) -> list[str]:
     from ..kernels.kendall import BALANCED_DEFAULT_WORK, default_design
 
     kind = getattr(plan, "kind", "")
-    if kind == "report":
-        part = dict(plan.plans).get("directions")
+    if kind in ("report", "pca"):
+        part = dict(plan.plans if kind == "report" else plan.steps).get("directions")
     else:
         part = plan if kind == "directions" else getattr(plan, "directions", None)
     part = getattr(part, "inner", None) or part
@@ -347,6 +348,6 @@ def _default_design_lines(plan: Any, *, vetted: bool | None) -> list[str]:
     return [
         f"the directions use the balanced design (the default above n (n - 1) / 2 * p = "
         f"{BALANCED_DEFAULT_WORK:.0e}; benchmarks/bench_design.py measures its cost in "
-        f"accuracy); the exact one (--design exact, design='exact', where offered) would "
+        f"accuracy); the exact one (--design exact, design='exact') would "
         f"take about {_format_seconds(exact)}"
     ]

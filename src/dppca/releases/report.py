@@ -20,10 +20,11 @@ import numpy as np
 
 from ..core.data_checks import check_data
 from ..core.options import (
-    DIRECTIONS_DEFAULTS,
+    DESIGN_DEFAULTS,
     Boolean,
     Check,
     Constraint,
+    DesignOptions,
     PrivacyOptions,
     _Checked,
     check_components_option,
@@ -228,6 +229,8 @@ class ReportOptions(_Checked):
 #: The scree and score settings of a report's own releases (checked once, here).
 SCREE_DEFAULTS = ScreeOptions()
 SCORE_DEFAULTS = ScoreOptions()
+#: A report that reuses no directions and has no groups.
+NOTHING_GIVEN = ScoreGiven()
 
 
 def plan_report(
@@ -276,12 +279,14 @@ def plan_report(
     >>> plan.factor > 1  # tight composition leaves more than the basic split
     True
     """
-    privacy, options = split_settings("plan_report", settings, ReportOptions)
+    privacy, options, design = split_settings(
+        "plan_report", settings, ReportOptions, DesignOptions
+    )
     given = ScoreGiven(
         directions=check_bool(directions_given, "directions_given"),
         groups=None if groups is None else check_positive_int(groups, "groups"),
     )
-    return plan_report_options(n, p, privacy, options, given, variables)
+    return plan_report_options(n, p, privacy, options, given, variables, design)
 
 
 def plan_report_options(
@@ -289,17 +294,17 @@ def plan_report_options(
     p: int,
     privacy: PrivacyOptions,
     options: ReportOptions,
-    given: ScoreGiven | None = None,
+    given: ScoreGiven = NOTHING_GIVEN,
     variables: tuple[str, ...] | None = None,
+    design: DesignOptions = DESIGN_DEFAULTS,
 ) -> ReportPlan:
     """The plan of a report from checked option objects (see :func:`plan_report`).
 
-    Checks only what needs the shape or the other settings: ``delta``
-    against 1/n, ``components`` against p and ``scale`` against the bounds
-    and a reused release. The three releases are planned from objects
-    derived with :func:`~dppca.core.options.evolve` (nothing checked again).
+    Checks only what needs the shape or the other settings: ``delta`` against 1/n,
+    ``components`` against p and ``scale`` against the bounds and a reused release. The
+    releases (the directions with ``design``) are planned from objects derived with
+    :func:`~dppca.core.options.evolve` (nothing checked again).
     """
-    given = given or ScoreGiven()
     n, p = check_positive_int(n, "n"), check_positive_int(p, "p")
     eps = privacy.eps
     # As every release: a delta of 1/n or more lets a mechanism publish a row.
@@ -333,7 +338,7 @@ def plan_report_options(
         if "directions" in budget:
             e, d = budget["directions"]
             sub = evolve(inner, eps=e, delta=d, missing="refuse")
-            plans["directions"] = plan_directions(n, p, sub, DIRECTIONS_DEFAULTS, names)
+            plans["directions"] = plan_directions(n, p, sub, design.directions(), names)
         e, d = budget["scree"]
         sub = evolve(inner, eps=e, delta=d, ties="zero", missing="refuse")
         scree = evolve(SCREE_DEFAULTS, k=options.k)

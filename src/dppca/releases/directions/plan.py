@@ -238,6 +238,18 @@ def plan_pc_dir(
     return plan_directions(n, p, privacy, options, variables)
 
 
+def resolve_design(
+    design: str | None, m: int | None, n: int, p: int, estimator: str = "kendall"
+) -> tuple[str, int | None]:
+    """The pair design and ``m`` a release uses: None is the rule on public n and p.
+
+    ``m`` is checked against n (and defaulted) for the balanced design.
+    """
+    if design is None:  # a rule on the public n and p (tau's exact counts are cheap)
+        design = default_design(n, p) if estimator == "kendall" else "exact"
+    return design, (check_design_m(m, n) if design == "balanced" else m)
+
+
 def plan_directions(
     n: int,
     p: int,
@@ -272,10 +284,7 @@ def plan_directions(
     )
     names = variables if variables is not None else tuple(f"V{j + 1}" for j in range(p))
     box = privacy.box(names)
-    design = options.design
-    if design is None:  # a rule on the public n and p (tau's exact counts are cheap)
-        design = default_design(n, p) if estimator == "kendall" else "exact"
-    m = check_design_m(options.m, n) if design == "balanced" else options.m
+    design, m = resolve_design(options.design, options.m, n, p, estimator)
     released = released_text(estimator, p, design, m)
     scale_eps, matrix_eps = 0.0, eps
     if privacy.scale == "private":

@@ -12,7 +12,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...core.data_checks import check_data
-from ...core.options import SCALE_SHARE, DirectionsOptions, release_options
+from ...core.options import SCALE_SHARE, DirectionsOptions, document_design, release_options
 from ...core.progress import ProgressLike
 from ...core.tables import MissingRule, complete_rows, document_missing
 from ...core.types import Accuracy, Calibration, Data, Design, RandomStateLike, Sensitivity, Ties
@@ -28,6 +28,7 @@ __all__ = ["dp_pc_dir", "pc_dir", "pc_dir_checked"]
 
 
 @document_missing
+@document_design
 def dp_pc_dir(
     X: Data,
     k: int | None = None,
@@ -84,16 +85,9 @@ def dp_pc_dir(
         If given, the cost is checked against it before the data are touched
         and recorded in it afterwards.
     design : {"exact", "balanced"} or None, default=None
-        Pairs averaged in the Kendall matrix: all of them, or the n m pairs of
-        a random balanced design (for very large n); see
-        :func:`dppca.spherical_kendall`. The privacy cost is the same. None:
-        exact up to ``n (n - 1) / 2 * p = 1e11`` (n = 100,000 at p = 20),
-        balanced above (:func:`dppca.kernels.kendall.default_design`, a rule
-        on the public n and p; its accuracy cost is measured by
-        ``benchmarks/bench_design.py``); always exact for ``estimator="tau"``.
+        %(design)s
     m : int, optional
-        Partners per row of the balanced design, in [1, (n - 1) // 2]; default
-        ``min(20, (n - 1) // 2)``.
+        %(m)s
     progress : None, bool or callable, default=None
         Progress of the pair sum: True for a text bar on stderr, or a callable
         ``progress(done, total)`` (counts of pairs).

@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...core.data_checks import check_data
-from ...core.options import PrivacyOptions, split_settings
+from ...core.options import DESIGN_DEFAULTS, DesignOptions, PrivacyOptions, split_settings
 from ...core.scalar_checks import check_positive_int
 from ...core.validation import check_components, check_delta_for_n, check_k
 from ...privacy.cost import PrivacyCost, compose
@@ -267,8 +267,8 @@ def plan_pca(
     >>> plan_pca(392, 6, eps=1.0, delta=1e-6, standardize=False).estimates[:33]
     'the PCA of the table in the units'
     """
-    privacy, options = split_settings("plan_pca", settings, PCAOptions)
-    return plan_pca_options(n, p, privacy, options, variables)
+    privacy, options, design = split_settings("plan_pca", settings, PCAOptions, DesignOptions)
+    return plan_pca_options(n, p, privacy, options, variables, design)
 
 
 def plan_pca_options(
@@ -277,8 +277,13 @@ def plan_pca_options(
     privacy: PrivacyOptions,
     options: PCAOptions,
     variables: tuple[str, ...] | None = None,
+    design: DesignOptions = DESIGN_DEFAULTS,
 ) -> PCAPlan:
-    """The plan of a private PCA fit from checked option objects (see :func:`plan_pca`)."""
+    """The plan of a private PCA fit from checked option objects (see :func:`plan_pca`).
+
+    ``design`` is the pair design of the fit's directions (the scree and
+    the score reuse them).
+    """
     n, p = check_positive_int(n, "n"), check_positive_int(p, "p")
     eps = privacy.eps
     delta = check_delta_for_n(privacy.delta, n, privacy.allow_large_delta)
@@ -294,7 +299,7 @@ def plan_pca_options(
     delta_of = {name: delta * shares[name] / sum(shares[g] for g in gaussian) for name in gaussian}
 
     def build(t: float) -> dict[str, Any]:
-        return _steps(n, p, t * eps, shares, delta_of, settings)
+        return _steps(n, p, t * eps, shares, delta_of, settings, design)
 
     def costs_of(steps: Mapping[str, Any]) -> list[PrivacyCost]:
         return [plan.cost for plan in steps.values()]
@@ -376,6 +381,7 @@ def _steps(
     shares: Mapping[str, float],
     delta_of: Mapping[str, float],
     s: PCASettings,
+    design: DesignOptions = DESIGN_DEFAULTS,
 ) -> dict[str, Any]:
     """The steps' plans at a total eps (before the stretch is solved, ``t eps``)."""
     steps: dict[str, Any] = {}
@@ -397,6 +403,8 @@ def _steps(
         delta=delta_of["directions"],
         estimator="tau" if s.analysis == "standardized" else "kendall",
         bounds=raw_box if s.analysis == "standardized" else scaled_box,
+        design=design.design,
+        m=design.m,
         **common,
     )
     if "scree" in shares:

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from ...core.data_checks import check_data
 from ...core.exceptions import AccuracyWarning
-from ...core.options import release_options
+from ...core.options import DesignOptions, document_design, release_options
 from ...core.tables import MissingRule, document_missing
-from ...core.types import RandomStateLike
+from ...core.types import Design, RandomStateLike
 from ..engine import CheckedData, execute
 from .options import PCAOptions
 from .plan import plan_pca_options
@@ -31,6 +31,7 @@ __all__ = ["dp_pca"]
 
 
 @document_missing
+@document_design
 def dp_pca(
     X: Any,
     *,
@@ -52,6 +53,8 @@ def dp_pca(
     random_state: RandomStateLike = None,
     allow_large_delta: bool = False,
     missing: MissingRule = "refuse",
+    design: Design | None = None,
+    m: int | None = None,
 ) -> PCAResult:
     """One private PCA of a table: directions, variances and score plot from one budget.
 
@@ -129,6 +132,11 @@ def dp_pca(
         Accept ``delta >= 1/n``.
     missing : {"refuse", "zero"}, default="refuse"
         %(missing)s
+    design : {"exact", "balanced"} or None, default=None
+        %(design)s
+        The standardised analysis uses Kendall's tau.
+    m : int, optional
+        %(m)s
 
     Returns
     -------
@@ -179,10 +187,10 @@ def dp_pca(
     >>> fit.summary().importance.columns.tolist()
     ['variance', 'pve', 'cumulative_pve']
     """
-    privacy, options = release_options(locals(), PCAOptions)
+    privacy, options, design_options = release_options(locals(), PCAOptions, DesignOptions)
     values, variables = check_data(X, min_rows=4, min_cols=2, copy=False, missing=privacy.missing)
     n, p = values.shape
-    plan = plan_pca_options(n, p, privacy, options, variables)
+    plan = plan_pca_options(n, p, privacy, options, variables, design_options)
     if plan.notes and plan.accuracy != "ignore":
         for note in plan.notes:
             warnings.warn(note, AccuracyWarning, stacklevel=2)

@@ -99,6 +99,7 @@ class ScoreParts:
     directions_given: bool
     private_groups: bool
     frame_private: bool
+    directions_text: str = ""  # what the directions part releases (its design)
 
     @property
     def grid(self) -> str:
@@ -151,7 +152,7 @@ class ScoreParts:
             eps_d,
             delta_d,
             mechanism=f"gaussian ({self.calibration})",
-            released=f"noisy spherical Kendall matrix ({p} x {p})",
+            released=self.directions_text or f"noisy spherical Kendall matrix ({p} x {p})",
             kind="gaussian",
             sensitivity=kendall_sensitivity(self.n),
             sigma=kendall_sigma(self.n, eps_d, delta_d, self.calibration),

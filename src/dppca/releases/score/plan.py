@@ -9,6 +9,7 @@ quantities only (n, p, the options, eps and delta): the checked settings
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -17,13 +18,20 @@ from typing import Any
 
 import numpy as np
 
-from ...core.options import DIRECTIONS_DEFAULTS, PrivacyOptions, evolve, split_settings
+from ...core.options import (
+    DESIGN_DEFAULTS,
+    DesignOptions,
+    PrivacyOptions,
+    evolve,
+    split_settings,
+)
 from ...core.scalar_checks import check_bool, check_positive_int
 from ...core.score_checks import check_bins
 from ...core.validation import check_components, check_delta_for_n
 from ...privacy.cost import PrivacyCost
 from ...privacy.mechanisms import gaussian_sigma, kendall_sigma
-from ..directions.plan import DirectionsPlan, plan_directions
+from ..directions.plan import DirectionsPlan, plan_directions, resolve_design
+from ..directions.tau import released_text
 from ..engine import CheckedData, Part, parts_of
 from ..forecast import Forecast
 from ..resolvability import enforce_released
@@ -133,13 +141,13 @@ def plan_score(
     >>> plan.forecast.ok, round(plan.cost.eps, 6)
     (False, 1.0)
     """
-    privacy, options = split_settings("plan_score", settings, ScoreOptions)
+    privacy, options, design = split_settings("plan_score", settings, ScoreOptions, DesignOptions)
     given = ScoreGiven(
         directions=check_bool(directions_given, "directions_given"),
         groups=None if groups is None else check_positive_int(groups, "groups"),
         frame=check_bool(frame_given, "frame_given") or check_bool(bounds_given, "bounds_given"),
     )
-    return plan_score_options(n, p, privacy, options, given, variables)
+    return plan_score_options(n, p, privacy, options, given, variables, design)
 
 
 @dataclass(frozen=True)
@@ -163,11 +171,13 @@ def plan_score_options(
     options: ScoreOptions,
     given: ScoreGiven = ScoreGiven(),
     variables: tuple[str, ...] | None = None,
+    design: DesignOptions = DESIGN_DEFAULTS,
 ) -> ScorePlan:
     """The plan of a score release from checked option objects.
 
     Checks only what needs the shape: ``delta`` against 1/n, ``components``
-    against p, ``bins`` against n and the bounds against the column names.
+    against p, ``bins`` against n, the bounds against the column names and
+    ``design.m`` against n.
     """
     n, p = check_positive_int(n, "n"), check_positive_int(p, "p")
     eps = privacy.eps
@@ -200,6 +210,8 @@ def plan_score_options(
         private_groups=given.groups is not None and not settings.groups_public,
         frame_given=given.frame,
     )
+    text = released_text("kendall", p, *resolve_design(design.design, design.m, n, p))
+    parts = dataclasses.replace(parts, directions_text=text)
     t, cost = parts.price(delta)
     return ScorePlan(
         shares=MappingProxyType(dict(parts.shares)),
@@ -214,13 +226,15 @@ def plan_score_options(
         n=n,
         p=p,
         settings=settings,
-        directions=None if given.directions else _directions_plan(parts, t, privacy),
+        directions=None if given.directions else _directions_plan(parts, t, privacy, design),
         n_groups=given.groups,
         missing=privacy.missing,
     )
 
 
-def _directions_plan(parts: ScoreParts, t: float, privacy: PrivacyOptions) -> DirectionsPlan:
+def _directions_plan(
+    parts: ScoreParts, t: float, privacy: PrivacyOptions, design: DesignOptions
+) -> DirectionsPlan:
     """The sub-plan of the directions this release makes, at scaling ``t``."""
     return plan_directions(
         parts.n,
@@ -235,7 +249,7 @@ def _directions_plan(parts: ScoreParts, t: float, privacy: PrivacyOptions) -> Di
             scale=None,
             missing="refuse",
         ),
-        evolve(DIRECTIONS_DEFAULTS, k=max(parts.components)),
+        design.directions(k=max(parts.components)),
     )
 
 

@@ -14,10 +14,16 @@ from typing import Any, Literal
 from numpy.typing import ArrayLike
 
 from ...core.data_checks import check_grouped_data
-from ...core.options import SCALE_SHARE, evolve, release_options
+from ...core.options import (
+    SCALE_SHARE,
+    DesignOptions,
+    document_design,
+    evolve,
+    release_options,
+)
 from ...core.scalar_checks import check_bool
 from ...core.tables import MissingRule, document_missing
-from ...core.types import Accuracy, Calibration, Data, RandomStateLike, Ties
+from ...core.types import Accuracy, Calibration, Data, Design, RandomStateLike, Ties
 from ...core.validation import check_bins_cap, check_components
 from ...privacy.accounting import Budget
 from ..directions.result import DirectionsResult
@@ -35,6 +41,7 @@ __all__ = ["dp_score"]
 
 
 @document_missing
+@document_design
 def dp_score(
     X: Data,
     *,
@@ -65,6 +72,8 @@ def dp_score(
     missing: MissingRule = "refuse",
     dropna: bool = False,
     standardize: bool = False,
+    design: Design | None = None,
+    m: int | None = None,
 ) -> ScoreResult:
     """A differentially private score plot: frame, grid and noisy 2-D histograms.
 
@@ -181,8 +190,13 @@ def dp_score(
         public ``bounds`` or else by private scales released in the fit. The
         result records the whole fit's cost. The options the fit decides
         itself (``method``, ``directions``, ``groups``, ``split``,
-        ``score_range``, ``inflate``, ``frame``, ``scale``) keep their
-        defaults.
+        ``score_range``, ``inflate``, ``frame``, ``scale``, ``design``,
+        ``m``) keep their defaults.
+    design : {"exact", "balanced"} or None, default=None
+        %(design)s
+        Used by the directions released here (not with ``directions`` given).
+    m : int, optional
+        %(m)s
 
     Returns
     -------
@@ -290,8 +304,10 @@ def dp_score(
         from ..standardized import standardized_release
 
         fixed = "method directions groups group_labels public_directions split score_range"
-        return standardized_release(dp_score, "score", locals(), fixed + " inflate frame scale")
-    privacy, options = release_options(locals(), ScoreOptions)
+        return standardized_release(
+            dp_score, "score", locals(), fixed + " inflate frame scale design m"
+        )
+    privacy, options, design_options = release_options(locals(), ScoreOptions, DesignOptions)
     X, labels = _resolve_groups(X, groups)
     data, variables, labels = check_grouped_data(X, labels, min_cols=2, missing=privacy.missing)
     n, p = data.shape
@@ -303,7 +319,9 @@ def dp_score(
         directions=matrix is not None, groups=None if levels is None else len(levels)
     )
     plan = with_private_scales(
-        lambda e: plan_score_options(n, p, evolve(privacy, eps=e), options, given, variables),
+        lambda e: plan_score_options(
+            n, p, evolve(privacy, eps=e), options, given, variables, design_options
+        ),
         privacy.eps,
         scaling,
         variables,

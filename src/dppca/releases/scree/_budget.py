@@ -29,7 +29,8 @@ class SplitInputs:
     ``extra`` are the methods after the joint clipped moments, in order;
     ``direction_share`` and ``trace_share`` the shares of eps for the
     directions and the clip scan; ``all_pairs`` whether the moments average
-    over all pairs; ``public_clip`` the public clip level, if one was given.
+    over all pairs; ``public_clip`` the public clip level, if one was given;
+    ``directions_text`` what the directions part releases (its design).
     """
 
     n: int
@@ -44,6 +45,7 @@ class SplitInputs:
     all_pairs: bool
     calibration: str
     public_clip: float | None
+    directions_text: str = ""
 
 
 class Split(NamedTuple):
@@ -153,7 +155,7 @@ def _scree_costs(inputs: SplitInputs, split: Split) -> list[PrivacyCost]:
                 eps_dir,
                 delta_dir,
                 f"gaussian ({calibration})",
-                f"noisy spherical Kendall matrix ({p} x {p})",
+                inputs.directions_text or f"noisy spherical Kendall matrix ({p} x {p})",
                 kind="gaussian",
                 sensitivity=kendall_sensitivity(n),
                 sigma=kendall_sigma(n, eps_dir, delta_dir, calibration),

@@ -11,13 +11,20 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...core.data_checks import check_data
-from ...core.options import DIRECTIONS_DEFAULTS, PrivacyOptions, evolve, split_settings
+from ...core.options import (
+    DESIGN_DEFAULTS,
+    DesignOptions,
+    PrivacyOptions,
+    evolve,
+    split_settings,
+)
 from ...core.scalar_checks import check_bool, check_positive_int
 from ...core.validation import check_delta_for_n, check_k
 from ...kernels.pair_moments import all_pairs_pay
 from ...privacy.cost import PrivacyCost
 from ..directions.given import refuse_own_directions, resolve_directions
-from ..directions.plan import DirectionsPlan, plan_directions
+from ..directions.plan import DirectionsPlan, plan_directions, resolve_design
+from ..directions.tau import released_text
 from ..engine import CheckedData, Part, parts_of
 from ..forecast import Forecast
 from ._budget import Split, SplitInputs, price_split
@@ -57,9 +64,11 @@ def plan_scree(
     >>> plan.forecast.ok, round(plan.cost.eps, 6)
     (True, 1.0)
     """
-    privacy, options = split_settings("plan_scree", {"k": k, **settings}, ScreeOptions)
+    privacy, options, design = split_settings(
+        "plan_scree", {"k": k, **settings}, ScreeOptions, DesignOptions
+    )
     given = check_bool(directions_given, "directions_given")
-    return plan_scree_options(n, p, privacy, options, given, variables)
+    return plan_scree_options(n, p, privacy, options, given, variables, design)
 
 
 def plan_scree_options(
@@ -69,12 +78,13 @@ def plan_scree_options(
     options: ScreeOptions,
     directions_given: bool = False,
     variables: tuple[str, ...] | None = None,
+    design: DesignOptions = DESIGN_DEFAULTS,
 ) -> ScreePlan:
     """The plan of a scree release from checked option objects.
 
     Checks only what needs the shape (``k``, ``delta`` against 1/n, the
-    bounds against the names); the automatic pairing and clip-scan share
-    follow from the shape and eps.
+    bounds against the names, ``design.m`` against n); the automatic
+    pairing and clip-scan share follow from the shape and eps.
     """
     n = check_positive_int(n, "n")
     p = check_positive_int(p, "p")
@@ -110,6 +120,9 @@ def plan_scree_options(
         all_pairs=pairing == "all",
         calibration=calibration,
         public_clip=public_clip,
+        directions_text=released_text(
+            "kendall", p, *resolve_design(design.design, design.m, n, p)
+        ),
     )
     plan = ScreePlan.make(inputs, options.method, pairing, box)
     directions = None
@@ -127,7 +140,7 @@ def plan_scree_options(
                 scale=None,
                 missing="refuse",
             ),
-            evolve(DIRECTIONS_DEFAULTS, k=k),
+            design.directions(k=k),
         )
     return replace(
         plan,

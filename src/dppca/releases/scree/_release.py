@@ -6,10 +6,16 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from ...core.data_checks import check_data
-from ...core.options import SCALE_SHARE, evolve, release_options
+from ...core.options import (
+    SCALE_SHARE,
+    DesignOptions,
+    document_design,
+    evolve,
+    release_options,
+)
 from ...core.scalar_checks import check_bool
 from ...core.tables import MissingRule, document_missing
-from ...core.types import Accuracy, Calibration, Data, RandomStateLike, Ties
+from ...core.types import Accuracy, Calibration, Data, Design, RandomStateLike, Ties
 from ...core.validation import check_k
 from ...privacy.accounting import Budget
 from ..directions.given import resolve_directions
@@ -24,6 +30,7 @@ from ._result import ScreeResult
 
 
 @document_missing
+@document_design
 def dp_scree(
     X: Data,
     k: int | None = None,
@@ -50,6 +57,8 @@ def dp_scree(
     missing: MissingRule = "refuse",
     dropna: bool = False,
     standardize: bool = False,
+    design: Design | None = None,
+    m: int | None = None,
 ) -> ScreeResult:
     """Private variances (scree values) and PVE along PC directions.
 
@@ -148,6 +157,12 @@ def dp_scree(
         The options the fit decides itself (``method``, ``control``,
         ``directions``, ``split``, ``pairing``, ``mono``, ``scale``) keep
         their defaults.
+    design : {"exact", "balanced"} or None, default=None
+        %(design)s
+        Used by the directions released here (not with ``directions``
+        given, nor with ``standardize=True``).
+    m : int, optional
+        %(m)s
 
     Returns
     -------
@@ -272,9 +287,9 @@ def dp_scree(
     if check_bool(standardize, "standardize"):  # one private PCA fit decides the analysis
         from ..standardized import standardized_release
 
-        fixed = "method control directions public_directions split pairing mono scale"
+        fixed = "method control directions public_directions split pairing mono scale design m"
         return standardized_release(dp_scree, "scree", locals(), fixed)
-    privacy, options = release_options(locals(), ScreeOptions)
+    privacy, options, design_options = release_options(locals(), ScreeOptions, DesignOptions)
     data, variables = check_data(X, min_rows=4, missing=privacy.missing)
     n, p = data.shape
     k = check_k(options.k, p)
@@ -283,7 +298,7 @@ def dp_scree(
     scaling = check_scale_settings(privacy.scale, bounds=bounds, directions=directions)
     plan = with_private_scales(
         lambda e: plan_scree_options(
-            n, p, evolve(privacy, eps=e), options, given is not None, variables
+            n, p, evolve(privacy, eps=e), options, given is not None, variables, design_options
         ),
         privacy.eps,
         scaling,
