@@ -116,11 +116,13 @@ def test_cli_draws_no_bar_for_short_jobs(tmp_path, capsys, small_frame):
         ("balanced", 20, 10**7, "auto", True),  # 2e8 pairs
         ("balanced", 20, 10**7, "never", None),
         ("exact", None, 10, "always", True),
+        (None, None, 5_000, "auto", None),  # the rule's design (exact at 5,000 x 20)
+        (None, None, 50_000, "auto", True),  # the rule keeps exact: 1.2e9 pairs
     ],
 )
 def test_cli_bar_only_for_long_jobs(design, m, n, mode, expected):
     args = argparse.Namespace(design=design, m=m, progress=mode)
-    assert progress_for(args, n) is expected
+    assert progress_for(args, n, 20) is expected
 
 
 def test_bar_counts_are_public(small_data):
