@@ -28,6 +28,7 @@ from ._labels import place_labels
 __all__ = [
     "CLIM",
     "LIMITS",
+    "arrow_style",
     "axes_for",
     "draw_plane",
     "draw_uncertainty",
@@ -129,6 +130,23 @@ def draw_uncertainty(
         )
 
 
+def arrow_style(color: str, kwargs: dict[str, Any], scale: float = 1.0) -> dict[str, Any]:
+    """Keywords of ``Axes.arrow`` for a variable's arrow; the caller's ``kwargs`` win.
+
+    The default sizes suit the unit square of a loading plot; ``scale``
+    multiplies them for a frame of another size (the biplot's).
+    """
+    return {
+        "color": color,
+        "width": 0.004 * scale,
+        "head_width": 0.03 * scale,
+        "head_length": 0.04 * scale,
+        "length_includes_head": True,
+        "zorder": 3,
+        **kwargs,
+    }
+
+
 def draw_plane(
     ax: Axes,
     coords: NDArray[np.float64],
@@ -157,15 +175,7 @@ def draw_plane(
     if spread is not None:
         draw_uncertainty(ax, spread, style=spread_style, level=spread_level, color=color)
     if kind == "vector":
-        arrow_kws = {
-            "color": color,
-            "width": 0.004,
-            "head_width": 0.03,
-            "head_length": 0.04,
-            "length_includes_head": True,
-            "zorder": 3,
-            **kwargs,
-        }
+        arrow_kws = arrow_style(color, kwargs)
         for x, y in coords:
             if math.hypot(x, y) < 1e-12:
                 ax.plot([0.0], [0.0], marker=".", color=arrow_kws["color"], zorder=3)

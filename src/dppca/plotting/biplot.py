@@ -31,7 +31,7 @@ from ..core.validation import check_components
 from ._caption import add_privacy_caption
 from ._kwargs import check_artist_kwargs
 from ._labels import place_labels
-from ._loading_panels import draw_uncertainty
+from ._loading_panels import arrow_style, draw_uncertainty
 
 __all__ = [
     "arrow_multiplier",
@@ -266,18 +266,7 @@ def _draw_arrows(
     ax: Axes, tips: NDArray[np.float64], half: float, arrow_color: str, kwargs: dict[str, Any]
 ) -> None:
     """One arrow per variable, its head scaled to the half-width ``half`` of the frame."""
-    arrow_kws = {
-        "color": arrow_color,
-        "width": 0.004,
-        "head_width": 0.03,
-        "head_length": 0.04,
-        "length_includes_head": True,
-        "zorder": 3,
-        **kwargs,
-    }
-    for key in ("width", "head_width", "head_length"):
-        if key not in kwargs:
-            arrow_kws[key] = arrow_kws[key] * half
+    arrow_kws = arrow_style(arrow_color, kwargs, scale=half)
     for x, y in tips:
         if math.hypot(x, y) > 1e-12 * half:
             ax.arrow(0.0, 0.0, float(x), float(y), **arrow_kws)

@@ -39,7 +39,7 @@ from ..privacy.mechanisms import reperturbed_matrices
 from ._caption import add_privacy_caption
 from ._kwargs import check_artist_kwargs
 from ._labels import place_labels
-from ._loading_panels import LIMITS, draw_uncertainty
+from ._loading_panels import LIMITS, arrow_style, draw_uncertainty
 
 __all__ = [
     "correlation_coordinates",
@@ -214,15 +214,7 @@ def _draw_variables(
 ) -> None:
     """One arrow from the origin (``kind="vector"``) or one point per variable."""
     if kind == "vector":
-        arrow_kws = {
-            "color": color,
-            "width": 0.004,
-            "head_width": 0.03,
-            "head_length": 0.04,
-            "length_includes_head": True,
-            "zorder": 3,
-            **kwargs,
-        }
+        arrow_kws = arrow_style(color, kwargs)
         for x, y in coords:
             if math.hypot(x, y) > 1e-12:
                 ax.arrow(0.0, 0.0, float(x), float(y), **arrow_kws)
