@@ -41,8 +41,8 @@ from .releases.report import (
     plan_report_options,
 )
 from .releases.score.groups import _resolve_groups, resolve_group_codes
-from .releases.score.plan import ScoreGiven
 from .releases.score.result import ScoreResult
+from .releases.score.settings import ScoreGiven
 from .releases.scree._result import ScreeResult
 from .report_page import RunFacts, render_html
 
@@ -251,9 +251,10 @@ def report(
     >>> "<img" in rep.html
     True
     """
+    arguments = locals()
     if check_bool(standardize, "standardize"):
-        return _standardized_report(locals())
-    privacy, options, design_options = release_options(locals(), ReportOptions, DesignOptions)
+        return _standardized_report(arguments)
+    privacy, options, design_options = release_options(arguments, ReportOptions, DesignOptions)
     with warnings.catch_warnings(record=True) as table_notes:  # shown on the page as well
         warnings.simplefilter("always", DataWarning)
         data, variables, labels = check_grouped_data(
@@ -268,15 +269,9 @@ def report(
     releases, notes = _execute_noting(plan, checked, budget, random_state, table_notes)
     if command is None:
         command = _python_call(
-            eps=eps,
-            delta=delta,
-            k=k,
-            components=components,
+            arguments,
             groups=groups if isinstance(groups, str) else None if groups is None else "...",
-            groups_public=groups_public,
-            calibration=calibration,
             bounds=None if bounds is None else "...",
-            scale=scale,
             missing=privacy.missing,
         )
     facts = RunFacts(missing_zero=privacy.missing == "zero", command=command)
@@ -385,15 +380,19 @@ _CALL_DEFAULTS: dict[str, Any] = {
 }
 
 
-def _python_call(**options: Any) -> str:
+def _python_call(arguments: Mapping[str, Any], **shown_as: Any) -> str:
     """``dppca.report(X, ...)`` with the options that differ from their defaults.
 
-    Only public choices are listed; the seed and the budget never are, and
-    values that stand for data (bounds, a label array) are shown as ``...``.
+    ``arguments`` are the call's (its ``locals()``); ``shown_as`` replaces
+    some of them with what the page shows instead. Only the public choices
+    of :data:`_CALL_DEFAULTS` are listed; the seed and the budget never are,
+    and values that stand for data (bounds, a label array) are shown as
+    ``...``.
     """
-    shown = [f"eps={options.pop('eps')!r}", f"delta={options.pop('delta')!r}"]
-    for name, value in options.items():
-        if value != _CALL_DEFAULTS[name]:
+    shown = [f"eps={arguments['eps']!r}", f"delta={arguments['delta']!r}"]
+    for name, default in _CALL_DEFAULTS.items():
+        value = shown_as[name] if name in shown_as else arguments[name]
+        if value != default:
             shown.append(f"{name}={value}" if value == "..." else f"{name}={value!r}")
     return f"dppca.report(X, {', '.join(shown)})"
 

@@ -47,8 +47,9 @@ from .resolvability import enforce_resolved, warn_dominant_column
 from .scaled import check_scale_settings, scale_table
 from .score.draw import ScoreInputs
 from .score.options import ScoreOptions
-from .score.plan import ScoreGiven, ScorePlan, plan_score_options
+from .score.plan import ScorePlan, plan_score_options
 from .score.result import ScoreResult
+from .score.settings import ScoreGiven
 from .scree._checks import enforce_scree
 from .scree._options import ScreeOptions
 from .scree._plan import ScreePlan, plan_scree_options
@@ -89,8 +90,8 @@ class ReportPlan:
 
     n: int
     p: int
-    eps: float
-    delta: float
+    privacy: PrivacyOptions
+    options: ReportOptions
     shares: Mapping[str, float]
     factor: float
     directions: DirectionsPlan | None
@@ -98,11 +99,16 @@ class ReportPlan:
     score: ScorePlan
     cost: PrivacyCost
     forecast: Forecast
-    components: tuple[int, int]
-    accuracy: str = "warn"
     scales: tuple[PrivacyCost, ...] = ()
     kind: str = "report"
-    missing: str = "refuse"
+
+    # the settings, read through the checked options (``delta`` checked
+    # against n, ``components`` against p)
+    eps = property(lambda self: self.privacy.eps, doc="The eps asked for.")
+    delta = property(lambda self: self.privacy.delta, doc="The delta asked for.")
+    accuracy = property(lambda self: self.privacy.accuracy, doc="What a forecast does.")
+    missing = property(lambda self: self.privacy.missing, doc="How missing cells are read.")
+    components = property(lambda self: self.options.components, doc="The score's two PCs.")
 
     @property
     def scale_eps(self) -> float:
@@ -362,8 +368,8 @@ def plan_report_options(
     return ReportPlan(
         n=n,
         p=p,
-        eps=eps,
-        delta=delta,
+        privacy=evolve(privacy, delta=delta),
+        options=evolve(options, components=components),
         shares=weights,
         factor=factor,
         directions=plans.get("directions"),
@@ -371,10 +377,7 @@ def plan_report_options(
         score=plans["score"],
         cost=cost,
         forecast=_forecast(n, p, eps, delta, plans),
-        components=components,
-        accuracy=privacy.accuracy,
         scales=() if scales is None else scales.costs,
-        missing=privacy.missing,
     )
 
 

@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...core.data_checks import apply_bounds, check_finite_matrix
-from ...core.options import DirectionsOptions, PrivacyOptions, split_settings
+from ...core.options import DirectionsOptions, PrivacyOptions, evolve, split_settings
 from ...core.progress import ProgressCallback, resolve_progress
 from ...core.scalar_checks import check_positive_int
 from ...core.validation import check_delta_for_n, check_design_m, check_k
@@ -72,25 +72,30 @@ class DirectionsPlan:
 
     n: int
     p: int
-    k: int
-    eps: float
-    delta: float
+    privacy: PrivacyOptions
+    options: DirectionsOptions
     sigma: float
     cost: PrivacyCost
     forecast: Forecast
-    calibration: str = "analytic"
-    sensitivity: str = "tight"
-    design: str = "exact"
-    m: int | None = None
-    ties: str = "zero"
     box: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None
-    accuracy: str = "warn"
     progress: ProgressCallback | None = None
-    scale: str | None = None
     scale_eps: float = 0.0
-    estimator: str = "kendall"
     kind: str = "directions"
-    missing: str = "refuse"
+
+    # The settings read through the option objects (``delta`` checked against
+    # n, ``k``, ``design`` and ``m`` resolved against the shape by the plan).
+    eps = property(lambda self: self.privacy.eps, doc="The eps asked for.")
+    delta = property(lambda self: self.privacy.delta, doc="The delta asked for.")
+    calibration = property(lambda self: self.privacy.calibration, doc="Noise calibration.")
+    ties = property(lambda self: self.privacy.ties, doc="What a tied pair does.")
+    accuracy = property(lambda self: self.privacy.accuracy, doc="What a forecast does.")
+    scale = property(lambda self: self.privacy.scale, doc="None or 'private'.")
+    missing = property(lambda self: self.privacy.missing, doc="How missing cells are read.")
+    k = property(lambda self: self.options.k, doc="The number of PCs released.")
+    sensitivity = property(lambda self: self.options.sensitivity, doc="Sensitivity rule.")
+    design = property(lambda self: self.options.design, doc="The pair design used.")
+    m = property(lambda self: self.options.m, doc="Partners per row (balanced design).")
+    estimator = property(lambda self: self.options.estimator, doc="The matrix estimated.")
 
     @property
     def parts(self) -> tuple[Part, ...]:
@@ -302,24 +307,14 @@ def plan_directions(
     return DirectionsPlan(
         n=n,
         p=p,
-        k=k,
-        eps=eps,
-        delta=delta,
+        privacy=evolve(privacy, delta=delta),
+        options=evolve(options, k=k, design=design, m=m, estimator=estimator),
         sigma=sigma,
         cost=cost,
         forecast=forecast_directions(n, p, matrix_eps, delta, sigma),
-        calibration=calibration,
-        sensitivity=sensitivity,
-        design=design,
-        m=m,
-        ties=privacy.ties,
         box=box,
-        accuracy=privacy.accuracy,
         progress=resolve_progress(options.progress),
-        scale=privacy.scale,
         scale_eps=scale_eps,
-        estimator=estimator,
-        missing=privacy.missing,
     )
 
 

@@ -9,12 +9,13 @@ tight accountant and composes the cost the release records.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from ...core.options import PrivacyOptions
 from ...core.score_checks import check_split
-from ...core.types import Calibration
 from ...privacy.calibration import scale_to_tight
 from ...privacy.cost import PrivacyCost, compose
 from ...privacy.mechanisms import kendall_sensitivity, kendall_sigma
@@ -22,7 +23,7 @@ from ..splits import ScoreSplit
 from .forecast import frame_share
 from .frame import frame_costs
 from .histograms import HISTOGRAM_METHODS
-from .settings import ScoreSettings
+from .settings import ScoreGiven, ScoreSettings
 
 __all__ = ["SPLIT_KEYS", "ScoreParts", "basic_shares", "delta_split", "score_parts"]
 
@@ -45,27 +46,21 @@ def _with_frame_weight(
     return out
 
 
-def basic_shares(
-    split: ScoreSplit,
-    *,
-    n: int,
-    eps: float,
-    bound: float,
-    directions_given: bool,
-    frame_private: bool,
-    private_groups: bool,
-) -> dict[str, float]:
-    """The basic eps split over the parts used: defaults, or the caller's weights."""
+def basic_shares(split: ScoreSplit, parts: ScoreParts) -> dict[str, float]:
+    """The basic eps split over the parts used: defaults, or the caller's weights.
+
+    Reads the parts' size, eps, score bound and which parts are private.
+    """
     used = (
-        *(("directions",) if not directions_given else ()),
-        *(("frame",) if frame_private else ()),
-        *(("groups",) if private_groups else ()),
+        *(("directions",) if not parts.directions_given else ()),
+        *(("frame",) if parts.frame_private else ()),
+        *(("groups",) if parts.private_groups else ()),
         "histogram",
     )
     defaults = {"directions": 0.35, "groups": 0.1}
-    defaults["histogram"] = 0.45 if private_groups else 0.55
-    if frame_private:
-        defaults = _with_frame_weight(defaults, used, n, eps, bound)
+    defaults["histogram"] = 0.45 if parts.private_groups else 0.55
+    if parts.frame_private:
+        defaults = _with_frame_weight(defaults, used, parts.n, parts.eps, parts.settings.bound)
     return check_split(split.weights(), used, defaults, keys=SPLIT_KEYS)
 
 
@@ -88,18 +83,38 @@ class ScoreParts:
     n: int
     p: int
     eps: float
-    components: tuple[int, int]
-    methods: tuple[str, ...]
-    calibration: Calibration
-    shares: Mapping[str, float]
-    delta_d: float
-    delta_m: float
-    n_groups: int
-    bins: tuple[int, int]
-    directions_given: bool
-    private_groups: bool
-    frame_private: bool
+    settings: ScoreSettings
+    given: ScoreGiven
+    shares: Mapping[str, float] = field(default_factory=dict)
+    delta_d: float = 0.0
+    delta_m: float = 0.0
     directions_text: str = ""  # what the directions part releases (its design)
+
+    components = property(lambda self: self.settings.components, doc="The two PCs.")
+    methods = property(lambda self: self.settings.methods, doc="Histogram methods.")
+    calibration = property(lambda self: self.settings.calibration, doc="Calibration.")
+    bins = property(lambda self: self.settings.bins, doc="Histogram bins.")
+    directions_given = property(lambda self: self.given.directions, doc="Directions given.")
+
+    @property
+    def n_groups(self) -> int:
+        """The groups the histograms are drawn for (1 without groups)."""
+        return 1 if self.given.groups is None else self.given.groups
+
+    @property
+    def private_groups(self) -> bool:
+        """Whether the group sizes are released here (groups not public)."""
+        return self.given.groups is not None and not self.settings.groups_public
+
+    @property
+    def frame_private(self) -> bool:
+        """Whether the frame is a private part (no public frame or bounds).
+
+        Public when priced as given (``given.frame``) or when the settings
+        hold a ``frame`` or ``bounds``.
+        """
+        s = self.settings
+        return not (self.given.frame or s.public_frame is not None or s.box is not None)
 
     @property
     def grid(self) -> str:
@@ -186,47 +201,29 @@ class ScoreParts:
 def score_parts(
     split: ScoreSplit,
     settings: ScoreSettings,
-    *,
+    given: ScoreGiven,
     n: int,
     p: int,
-    eps: float,
-    delta: float,
-    n_groups: int,
-    directions_given: bool,
-    private_groups: bool,
-    frame_given: bool,
+    privacy: PrivacyOptions,
+    directions_text: str = "",
 ) -> ScoreParts:
     """The parts a score call uses, with its basic eps split and its delta split.
 
-    The frame is a private part unless it is public: ``frame_given`` (priced as
-    given, or bounds priced as given), a ``frame`` or ``bounds`` in the settings.
+    ``privacy.delta`` is already checked against n.
     """
-    frame_private = not (
-        frame_given or settings.public_frame is not None or settings.box is not None
-    )
-    shares = basic_shares(
-        split,
-        n=n,
-        eps=eps,
-        bound=settings.bound,
-        directions_given=directions_given,
-        frame_private=frame_private,
-        private_groups=private_groups,
-    )
-    delta_share = delta_split(shares, delta)
-    return ScoreParts(
+    parts = ScoreParts(
         n=n,
         p=p,
-        eps=eps,
-        components=settings.components,
-        methods=settings.methods,
-        calibration=settings.calibration,
+        eps=privacy.eps,
+        settings=settings,
+        given=given,
+        directions_text=directions_text,
+    )
+    shares = basic_shares(split, parts)
+    delta_share = delta_split(shares, privacy.delta)
+    return dataclasses.replace(
+        parts,
         shares=shares,
         delta_d=delta_share.get("directions", 0.0),
         delta_m=delta_share["histogram"] / len(settings.methods),
-        n_groups=n_groups,
-        bins=settings.bins,
-        directions_given=directions_given,
-        private_groups=private_groups,
-        frame_private=frame_private,
     )

@@ -9,7 +9,6 @@ quantities only (n, p, the options, eps and delta): the checked settings
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -40,9 +39,13 @@ from .draw import check_score_input, refuse_own_score_directions, run_score
 from .forecast import forecast_score
 from .frame_check import review_frame
 from .options import ScoreOptions
-from .settings import ScoreSettings
+from .settings import ScoreGiven, ScoreSettings
 
-__all__ = ["ScoreGiven", "ScorePlan", "plan_score", "plan_score_options"]
+__all__ = ["ScorePlan", "plan_score", "plan_score_options"]
+
+
+#: A score release handed nothing (the directions, groups and frame are its own).
+NOTHING_GIVEN = ScoreGiven()
 
 
 @dataclass(frozen=True, eq=False)
@@ -53,22 +56,31 @@ class ScorePlan:
     :func:`dppca.releases.engine.execute`; :func:`dp_score` runs exactly this plan.
     """
 
-    shares: Mapping[str, float]
-    eps_directions: float
-    delta_directions: float
-    eps_groups: float
-    eps_frame: float
-    eps_method: float
-    delta_method: float
+    priced: ScoreParts
+    t: float
     cost: PrivacyCost
     forecast: Forecast
-    n: int = 0
-    p: int = 0
+    privacy: PrivacyOptions
     settings: ScoreSettings | None = None
     directions: DirectionsPlan | None = None
-    n_groups: int | None = None
     kind: str = "score"
-    missing: str = "refuse"
+
+    # what the parts cost at the plan's scaling ``t`` (see ScoreParts.price)
+    n = property(lambda self: self.priced.n, doc="Rows of the table (public).")
+    p = property(lambda self: self.priced.p, doc="Columns of the table.")
+    eps_directions = property(lambda self: self.priced.eps_of("directions", self.t))
+    delta_directions = property(lambda self: self.priced.delta_d)
+    eps_groups = property(lambda self: self.priced.eps_of("groups", self.t))
+    eps_frame = property(lambda self: self.priced.eps_of("frame", self.t))
+    eps_method = property(lambda self: self.priced.eps_m(self.t), doc="eps of each method.")
+    delta_method = property(lambda self: self.priced.delta_m, doc="delta of each method.")
+    n_groups = property(lambda self: self.priced.given.groups, doc="Groups priced (or None).")
+    missing = property(lambda self: self.privacy.missing, doc="How missing cells are read.")
+
+    @property
+    def shares(self) -> Mapping[str, float]:
+        """The basic eps split over the parts used (read-only)."""
+        return MappingProxyType(dict(self.priced.shares))
 
     @property
     def accuracy(self) -> str:
@@ -150,26 +162,12 @@ def plan_score(
     return plan_score_options(n, p, privacy, options, given, variables, design)
 
 
-@dataclass(frozen=True)
-class ScoreGiven:
-    """What a score release is handed rather than releasing it (public facts).
-
-    ``directions``: the directions are given; ``groups``: the number of
-    group labels (None without groups); ``frame``: a public frame or bounds
-    (for pricing alone).
-    """
-
-    directions: bool = False
-    groups: int | None = None
-    frame: bool = False
-
-
 def plan_score_options(
     n: int,
     p: int,
     privacy: PrivacyOptions,
     options: ScoreOptions,
-    given: ScoreGiven = ScoreGiven(),
+    given: ScoreGiven = NOTHING_GIVEN,
     variables: tuple[str, ...] | None = None,
     design: DesignOptions = DESIGN_DEFAULTS,
 ) -> ScorePlan:
@@ -180,8 +178,7 @@ def plan_score_options(
     ``design.m`` against n.
     """
     n, p = check_positive_int(n, "n"), check_positive_int(p, "p")
-    eps = privacy.eps
-    delta = check_delta_for_n(privacy.delta, n, privacy.allow_large_delta)
+    privacy = evolve(privacy, delta=check_delta_for_n(privacy.delta, n, privacy.allow_large_delta))
     names = variables if variables is not None else tuple(f"V{j + 1}" for j in range(p))
     settings = ScoreSettings(
         components=check_components(options.components, p),
@@ -197,38 +194,17 @@ def plan_score_options(
         box=privacy.box(names),
         public_frame=options.frame,
     )
-    n_groups = 1 if given.groups is None else given.groups
-    parts = score_parts(
-        options.split,
-        settings,
-        n=n,
-        p=p,
-        eps=eps,
-        delta=delta,
-        n_groups=n_groups,
-        directions_given=given.directions,
-        private_groups=given.groups is not None and not settings.groups_public,
-        frame_given=given.frame,
-    )
     text = released_text("kendall", p, *resolve_design(design.design, design.m, n, p))
-    parts = dataclasses.replace(parts, directions_text=text)
-    t, cost = parts.price(delta)
+    parts = score_parts(options.split, settings, given, n, p, privacy, text)
+    t, cost = parts.price(privacy.delta)
     return ScorePlan(
-        shares=MappingProxyType(dict(parts.shares)),
-        eps_directions=parts.eps_of("directions", t),
-        delta_directions=parts.delta_d,
-        eps_groups=parts.eps_of("groups", t),
-        eps_frame=parts.eps_of("frame", t),
-        eps_method=parts.eps_m(t),
-        delta_method=parts.delta_m,
+        priced=parts,
+        t=t,
         cost=cost,
-        forecast=_forecast(parts, t, delta, settings.bound),
-        n=n,
-        p=p,
+        forecast=_forecast(parts, t, privacy.delta),
+        privacy=privacy,
         settings=settings,
         directions=None if given.directions else _directions_plan(parts, t, privacy, design),
-        n_groups=given.groups,
-        missing=privacy.missing,
     )
 
 
@@ -253,27 +229,22 @@ def _directions_plan(
     )
 
 
-def _forecast(parts: ScoreParts, t: float, delta: float, bound: float) -> Forecast:
+def _forecast(parts: ScoreParts, t: float, delta: float) -> Forecast:
     """The forecast of priced parts at scaling ``t`` (the noise scales they draw with)."""
-    sigma_dir = None
-    if not parts.directions_given:
-        sigma_dir = kendall_sigma(
-            parts.n, parts.eps_of("directions", t), parts.delta_d, parts.calibration
-        )
-    sigma_add = None
-    if "add" in parts.methods:
-        sigma_add = gaussian_sigma(
-            math.sqrt(2.0), parts.eps_m(t), parts.delta_m, parts.calibration
-        )
+    eps_d = parts.eps_of("directions", t)
     return forecast_score(
         n=parts.n,
         p=parts.p,
         eps=parts.eps,
         delta=delta,
         eps_f=parts.eps_of("frame", t) if parts.frame_private else 0.0,
-        bound=bound,
-        sigma_dir=sigma_dir,
-        sigma_add=sigma_add,
+        bound=parts.settings.bound,
+        sigma_dir=None
+        if parts.directions_given
+        else kendall_sigma(parts.n, eps_d, parts.delta_d, parts.calibration),
+        sigma_add=gaussian_sigma(math.sqrt(2.0), parts.eps_m(t), parts.delta_m, parts.calibration)
+        if "add" in parts.methods
+        else None,
         cells=parts.bins[0] * parts.bins[1],
         groups=parts.n_groups,
     )

@@ -34,8 +34,9 @@ from .draw import ScoreInputs, given_directions
 from .groups import _resolve_groups, resolve_group_codes
 from .histograms import ScoreMethod
 from .options import ScoreOptions
-from .plan import ScoreGiven, plan_score_options
+from .plan import plan_score_options
 from .result import ScoreResult
+from .settings import ScoreGiven
 
 __all__ = ["dp_score"]
 

@@ -20,7 +20,7 @@ from ...core.score_checks import check_frame
 from ...core.types import Calibration, Ties
 from ...core.validation import check_accuracy, check_ties
 
-__all__ = ["ScoreSettings", "check_score_settings"]
+__all__ = ["ScoreGiven", "ScoreSettings", "check_score_settings"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -69,3 +69,17 @@ def check_score_settings(
         public_frame=None if frame is None else check_frame(frame),
         **checked,
     )
+
+
+@dataclass(frozen=True)
+class ScoreGiven:
+    """What a score release is handed rather than releasing it (public facts).
+
+    ``directions``: the directions are given; ``groups``: the number of
+    group labels (None without groups); ``frame``: a public frame or bounds
+    (for pricing alone).
+    """
+
+    directions: bool = False
+    groups: int | None = None
+    frame: bool = False

@@ -14,19 +14,23 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from ...core.options import PrivacyOptions
 from ...kernels.pair_moments import moment_sensitivity
 from ...privacy.calibration import scale_to_tight
 from ...privacy.cost import PrivacyCost, compose
 from ...privacy.mechanisms import gaussian_sigma, kendall_sensitivity, kendall_sigma
 from ._clip import _joint_noise, _unit_sd
 from ._estimators import _method_cost
+from ._options import ScreeOptions
 
 
 @dataclass(frozen=True)
 class SplitInputs:
     """The validated, public arguments the split and its parts are priced from.
 
-    ``extra`` are the methods after the joint clipped moments, in order;
+    ``privacy`` and ``options`` are the checked settings, ``delta`` checked
+    against n and ``k`` and ``pairing`` resolved against the shape; ``extra``
+    are the methods after the joint clipped moments, in order;
     ``direction_share`` and ``trace_share`` the shares of eps for the
     directions and the clip scan; ``all_pairs`` whether the moments average
     over all pairs; ``public_clip`` the public clip level, if one was given;
@@ -35,17 +39,40 @@ class SplitInputs:
 
     n: int
     p: int
-    k: int
-    eps: float
-    delta: float
-    extra: tuple[str, ...]
-    controls: Mapping[str, Any]
+    privacy: PrivacyOptions
+    options: ScreeOptions
     direction_share: float
     trace_share: float
-    all_pairs: bool
-    calibration: str
     public_clip: float | None
     directions_text: str = ""
+
+    @property
+    def k(self) -> int:
+        return self.options.k  # type: ignore[return-value]  # resolved against p
+
+    @property
+    def eps(self) -> float:
+        return self.privacy.eps
+
+    @property
+    def delta(self) -> float:
+        return self.privacy.delta
+
+    @property
+    def calibration(self) -> str:
+        return self.privacy.calibration
+
+    @property
+    def extra(self) -> tuple[str, ...]:
+        return tuple(name for name in self.options.method if name != "clipped")
+
+    @property
+    def controls(self) -> Mapping[str, Any]:
+        return self.options.control
+
+    @property
+    def all_pairs(self) -> bool:
+        return self.options.pairing == "all"
 
 
 class Split(NamedTuple):

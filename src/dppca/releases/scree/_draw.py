@@ -91,9 +91,7 @@ def run_scree(plan: DrawSettings, data: CheckedData, rng: np.random.Generator) -
         vectors = np.array(release.directions)
         source = "private"
     shift = None if plan.box is None else 0.5 * (plan.box[0] + plan.box[1])
-    draws = _draw(
-        values, vectors, plan, shift=shift, mono=plan.mono, calibration=plan.calibration, rng=rng
-    )
+    draws = _draw(values, vectors, plan, shift, rng)
     nonprivate = _nonprivate(values, plan.k) if plan.compare else (None, None)
     return ScreeResult(
         methods=plan.methods,
@@ -136,10 +134,7 @@ def _draw(
     data: NDArray[np.float64],
     vectors: NDArray[np.float64],
     plan: DrawSettings,
-    *,
     shift: NDArray[np.float64] | None,
-    mono: bool,
-    calibration: str,
     rng: np.random.Generator,
 ) -> _Draws:
     """Run the plan's parts after the directions, in their fixed order.
@@ -164,7 +159,7 @@ def _draw(
         kind=plan.noise,
         eps=plan.eps_m,
         delta=plan.delta_m,
-        calibration=calibration,
+        calibration=plan.calibration,
         rng=rng,
     )
     with np.errstate(over="ignore", invalid="ignore"):
@@ -181,13 +176,13 @@ def _draw(
                 clip=clip,
                 eps=plan.eps_m,
                 delta=plan.delta_m,
-                calibration=calibration,
+                calibration=plan.calibration,
                 rng=rng,
             )
         rows.append(est)
         sds.append(np.full(k, sd))
     raw = np.vstack(rows)
-    values = np.vstack([_mono(r) for r in raw]) if mono else raw
+    values = np.vstack([_mono(r) for r in raw]) if plan.mono else raw
     scanned = "clipped" not in plan.controls or plan.controls["clipped"].clip is None
     problems = scree_problems(values[0], trace, trace_sd, clip, plan.ladder if scanned else None)
     return _Draws(values, np.vstack(sds), trace, trace_sd, clip, raw, problems)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
@@ -89,9 +89,9 @@ def plan_scree_options(
     n = check_positive_int(n, "n")
     p = check_positive_int(p, "p")
     k = check_k(options.k, p)
-    eps, calibration = privacy.eps, privacy.calibration
-    delta = check_delta_for_n(privacy.delta, n, privacy.allow_large_delta)
+    privacy = evolve(privacy, delta=check_delta_for_n(privacy.delta, n, privacy.allow_large_delta))
     pairing = options.pairing or ("all" if all_pairs_pay(n, p) else "random")
+    options = evolve(options, k=k, pairing=pairing)
     names = variables if variables is not None else tuple(f"V{j + 1}" for j in range(p))
     box = privacy.box(names)
     controls = options.control
@@ -101,7 +101,7 @@ def plan_scree_options(
     if public_clip is not None:
         trace_share = 0.0
     elif trace_share is None:
-        trace_share = _auto_scan_share(n, eps, _clip_ladder(box).size)
+        trace_share = _auto_scan_share(n, privacy.eps, _clip_ladder(box).size)
     if direction_share + trace_share >= 1:
         raise ValueError(
             f"split.directions + split.clip must be < 1 to leave budget for the scree; "
@@ -110,30 +110,31 @@ def plan_scree_options(
     inputs = SplitInputs(
         n=n,
         p=p,
-        k=k,
-        eps=eps,
-        delta=delta,
-        extra=tuple(name for name in options.method if name != "clipped"),
-        controls=controls,
+        privacy=privacy,
+        options=options,
         direction_share=direction_share,
         trace_share=trace_share,
-        all_pairs=pairing == "all",
-        calibration=calibration,
         public_clip=public_clip,
         directions_text=released_text(
             "kendall", p, *resolve_design(design.design, design.m, n, p)
         ),
     )
-    plan = ScreePlan.make(inputs, options.method, pairing, box)
+    # the budget split and its price (see _budget.price_split); the clip scan's
+    # level follows from its share of eps, unless the clip level is public
+    split, cost = price_split(inputs, options.method)
+    ladder = _clip_ladder(box)
+    level = _CLIP_QUANTILE
+    if public_clip is None:
+        level = _scan_level(n // 2, split.eps_scan, split.eps_m)
     directions = None
-    if plan.eps_dir > 0:
+    if split.eps_dir > 0:
         directions = plan_directions(
             n,
             p,
             evolve(
                 privacy,
-                eps=plan.eps_dir,
-                delta=plan.delta_dir,
+                eps=split.eps_dir,
+                delta=split.delta_dir,
                 bounds=None,
                 accuracy="ignore",
                 allow_large_delta=True,
@@ -142,14 +143,15 @@ def plan_scree_options(
             ),
             design.directions(k=k),
         )
-    return replace(
-        plan,
+    return ScreePlan(
+        inputs=inputs,
+        split=split,
+        ladder=ladder,
+        scan_level=level,
+        cost=cost,
+        forecast=_plan_forecast(inputs, split, ladder, level),
+        box=box,
         directions=directions,
-        mono=options.mono,
-        compare=options.compare,
-        ties=privacy.ties,
-        accuracy=privacy.accuracy,
-        missing=privacy.missing,
     )
 
 
@@ -161,31 +163,39 @@ class ScreePlan:
     runs exactly this plan.
     """
 
-    eps_dir: float
-    delta_dir: float
-    eps_scan: float
-    eps_m: float
-    delta_m: float
+    inputs: SplitInputs
+    split: Split
     ladder: NDArray[np.float64]
     scan_level: float
-    noise: str
     cost: PrivacyCost
     forecast: Forecast
-    methods: tuple[str, ...] = ()
-    controls: Mapping[str, Any] = field(default_factory=dict)
-    pairing: str = "all"
-    n: int = 0
-    p: int = 0
-    k: int = 0
-    calibration: str = "analytic"
     box: Any = None
     directions: DirectionsPlan | None = None
-    mono: bool = True
-    compare: bool = False
-    ties: str = "zero"
-    accuracy: str = "warn"
     kind: str = "scree"
-    missing: str = "refuse"
+
+    # The settings and the split read through the objects they come from.
+    n = property(lambda self: self.inputs.n, doc="Rows of the table (public).")
+    p = property(lambda self: self.inputs.p, doc="Columns of the table.")
+    k = property(lambda self: self.inputs.k, doc="Components released.")
+    eps_dir = property(lambda self: self.split.eps_dir, doc="eps of the directions.")
+    delta_dir = property(lambda self: self.split.delta_dir, doc="delta of the directions.")
+    eps_scan = property(lambda self: self.split.eps_scan, doc="eps of the clip scan.")
+    eps_m = property(lambda self: self.split.eps_m, doc="eps of each method.")
+    delta_m = property(lambda self: self.split.delta_m, doc="delta of each method.")
+    noise = property(lambda self: self.split.noise, doc="The joint release's noise.")
+    calibration = property(lambda self: self.inputs.privacy.calibration, doc="Calibration.")
+    ties = property(lambda self: self.inputs.privacy.ties, doc="What a tied pair does.")
+    accuracy = property(lambda self: self.inputs.privacy.accuracy, doc="Forecast action.")
+    missing = property(lambda self: self.inputs.privacy.missing, doc="Missing cells.")
+    methods = property(lambda self: self.inputs.options.method, doc="Methods, in order.")
+    pairing = property(lambda self: self.inputs.options.pairing, doc="The pairing rule.")
+    mono = property(lambda self: self.inputs.options.mono, doc="Monotone fit or not.")
+    compare = property(lambda self: self.inputs.options.compare, doc="Non-private too.")
+
+    @property
+    def controls(self) -> Mapping[str, Any]:
+        """Each method's control (read-only)."""
+        return MappingProxyType(self.inputs.controls)
 
     @property
     def parts(self) -> tuple[Part, ...]:
@@ -244,59 +254,11 @@ class ScreePlan:
         """Draw the parts in order (see :func:`dppca.releases.scree._draw.run_scree`)."""
         return run_scree(self, data, rng)
 
-    @classmethod
-    def make(
-        cls, inputs: SplitInputs, methods: tuple[str, ...], pairing: str, box: Any
-    ) -> ScreePlan:
-        """The plan for validated arguments.
-
-        The budget is split and priced by :func:`._budget.price_split` (a basic
-        split, scaled to the tight total with the analytic calibration); the
-        clip scan's level follows from its share of eps, unless the clip level
-        is public; the forecast reads the split alone (:func:`_plan_forecast`).
-        """
-        split, cost = price_split(inputs, methods)
-        ladder = _clip_ladder(box)
-        if inputs.public_clip is None:
-            level = _scan_level(inputs.n // 2, split.eps_scan, split.eps_m)
-        else:
-            level = _CLIP_QUANTILE
-        forecast = _plan_forecast(inputs, split, ladder_bins=ladder.size, level=level)
-        return cls(
-            eps_dir=split.eps_dir,
-            delta_dir=split.delta_dir,
-            eps_scan=split.eps_scan,
-            eps_m=split.eps_m,
-            delta_m=split.delta_m,
-            ladder=ladder,
-            scan_level=level,
-            noise=split.noise,
-            cost=cost,
-            forecast=forecast,
-            methods=methods,
-            controls=MappingProxyType(dict(inputs.controls)),
-            pairing=pairing,
-            n=inputs.n,
-            p=inputs.p,
-            k=inputs.k,
-            calibration=inputs.calibration,
-            box=box,
-        )
-
 
 def _plan_forecast(
-    inputs: SplitInputs, split: Split, *, ladder_bins: int, level: float
+    inputs: SplitInputs, split: Split, ladder: NDArray[np.float64], level: float
 ) -> Forecast:
     """The forecast of a plan at its (scaled) split: the joint noise's unit sd, the scan."""
-    unit_sd = _unit_sd(
-        split.noise,
-        inputs.n,
-        inputs.all_pairs,
-        split.eps_m,
-        split.delta_m,
-        inputs.calibration,
-        inputs.k,
-    )
     return _forecast_scree(
         n=inputs.n,
         p=inputs.p,
@@ -305,9 +267,17 @@ def _plan_forecast(
         eps_dir=split.eps_dir,
         delta_dir=split.delta_dir,
         calibration=inputs.calibration,
-        unit_sd=unit_sd,
+        unit_sd=_unit_sd(
+            split.noise,
+            inputs.n,
+            inputs.all_pairs,
+            split.eps_m,
+            split.delta_m,
+            inputs.calibration,
+            inputs.k,
+        ),
         kind=split.noise,
-        ladder_bins=ladder_bins,
+        ladder_bins=ladder.size,
         eps_scan=split.eps_scan if inputs.public_clip is None else 0.0,
         level=level,
         m=inputs.n // 2,
