@@ -106,3 +106,46 @@ def test_a_report_checks_each_option_once(monkeypatch):
     X = np.random.default_rng(3).uniform(-1.0, 1.0, size=(60, 3))
     dppca.report(X, eps=2.0, delta=1e-5, bounds=(-1.0, 1.0), accuracy="ignore", random_state=0)
     assert counts and set(counts.values()) == {1}, counts
+
+
+@pytest.mark.parametrize("standardize", [True, False])
+def test_a_pca_fit_checks_each_option_once(monkeypatch, standardize):
+    # a fit prices its steps (directions, scree, score) at every stretch the
+    # solver tries; the steps' options are derived from the fit's, never
+    # checked again: each option once, the bounds as given once and the
+    # bounds in the scaled units (a derived value) once
+    import numpy as np
+
+    import dppca
+    import dppca.releases.pca.plan  # its default options are checked at import
+
+    counts: dict[str, int] = {}
+    real_validate, real_bounds = options_module.validate, options_module.check_bounds
+
+    def counting(name, value, constraint):
+        counts[name] = counts.get(name, 0) + 1
+        return real_validate(name, value, constraint)
+
+    def counting_bounds(bounds, names):
+        key = "bounds" if bounds is given else "scaled bounds"
+        counts[key] = counts.get(key, 0) + 1
+        return real_bounds(bounds, names)
+
+    monkeypatch.setattr(options_module, "validate", counting)
+    monkeypatch.setattr(options_module, "check_bounds", counting_bounds)
+    X = np.random.default_rng(3).uniform(-1.0, 1.0, size=(60, 3))
+    given = (-1.0, 1.0)
+    dppca.plan_pca(60, 3, eps=2.0, delta=1e-5, bounds=given, standardize=standardize)
+    assert counts and set(counts.values()) == {1}, counts
+    counts.clear()
+    fit = dppca.dp_pca(
+        X,
+        eps=2.0,
+        delta=1e-5,
+        bounds=given,
+        standardize=standardize,
+        accuracy="ignore",
+        random_state=0,
+    )
+    assert fit.cost.eps == pytest.approx(2.0)
+    assert counts and set(counts.values()) == {1}, counts

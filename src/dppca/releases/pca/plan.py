@@ -23,19 +23,29 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...core.data_checks import check_data
-from ...core.options import DESIGN_DEFAULTS, DesignOptions, PrivacyOptions, split_settings
+from ...core.options import (
+    DESIGN_DEFAULTS,
+    SCALE_SHARE,
+    DesignOptions,
+    PrivacyOptions,
+    evolve,
+    split_settings,
+)
 from ...core.scalar_checks import check_positive_int
 from ...core.validation import check_components, check_delta_for_n, check_k
 from ...privacy.cost import PrivacyCost, compose
 from ...privacy.quantiles import ladder_failure_bound
 from ..composite import Composite, composed_cost, joint_forecast, largest_stretch
-from ..directions.plan import plan_pc_dir
+from ..directions.plan import plan_directions
 from ..directions.scales import SCALE_QUANTILE, scale_costs, scale_ladder
 from ..engine import CheckedData
 from ..forecast import Forecast
 from ..scaled import scale_table
-from ..score.plan import plan_score
-from ..scree._plan import plan_scree
+from ..score.options import ScoreOptions
+from ..score.plan import plan_score_options
+from ..score.settings import ScoreGiven
+from ..scree._options import ScreeOptions
+from ..scree._plan import plan_scree_options
 from .draw import assemble_fit, axis_sds, feed_step, review_fit
 from .frame import FitFrameScore, fit_frame_score
 from .options import PCAOptions
@@ -298,8 +308,14 @@ def plan_pca_options(
     gaussian = [name for name in used if name not in ("scales", "frame")]
     delta_of = {name: delta * shares[name] / sum(shares[g] for g in gaussian) for name in gaussian}
 
+    # the steps' shared settings (the rest keep their defaults), checked once here
+    common = evolve(
+        privacy, allow_large_delta=True, ties="zero", scale=None, scale_share=SCALE_SHARE
+    )
+    both = (common, _in_units(common, settings))
+
     def build(t: float) -> dict[str, Any]:
-        return _steps(n, p, t * eps, shares, delta_of, settings, design)
+        return _steps(n, p, t * eps, shares, delta_of, settings, both, design)
 
     def costs_of(steps: Mapping[str, Any]) -> list[PrivacyCost]:
         return [plan.cost for plan in steps.values()]
@@ -364,14 +380,22 @@ def _used_parts(settings: PCASettings) -> tuple[str, ...]:
     return tuple(used)
 
 
-def _box_in_units(settings: PCASettings) -> NDArray[np.float64] | None:
-    """The public bounds in the units the score and scree read (scaled when scaled)."""
-    if settings.box is None:
-        return None
-    box = np.column_stack(settings.box)
-    if settings.scales is not None:
-        box = box / settings.scales[:, None]
-    return box
+def _in_units(privacy: PrivacyOptions, settings: PCASettings) -> PrivacyOptions:
+    """The options with the public bounds in the units the score and scree read.
+
+    Divided by the public scales when the fit is scaled (a derived value,
+    checked once where it is made); otherwise the same bounds, whose check
+    is reused.
+    """
+    if settings.box is None or settings.scales is None:
+        return privacy
+    box = np.column_stack(settings.box) / settings.scales[:, None]
+    return evolve(privacy, bounds=box)
+
+
+#: The scree and score settings of a fit's own releases (checked once, here).
+_SCREE = ScreeOptions()
+_SCORE = ScoreOptions()
 
 
 def _steps(
@@ -381,57 +405,48 @@ def _steps(
     shares: Mapping[str, float],
     delta_of: Mapping[str, float],
     s: PCASettings,
+    privacy: tuple[PrivacyOptions, PrivacyOptions],
     design: DesignOptions = DESIGN_DEFAULTS,
 ) -> dict[str, Any]:
-    """The steps' plans at a total eps (before the stretch is solved, ``t eps``)."""
+    """The steps' plans at a total eps (before the stretch is solved, ``t eps``).
+
+    ``privacy`` holds the fit's checked settings twice: with the bounds as
+    given and in the units the score and scree read (:func:`_in_units`).
+    The steps' options are derived from checked ones with
+    :func:`~dppca.core.options.evolve`, so nothing is checked again however
+    often the stretch solver calls this.
+    """
+    raw = s.analysis == "standardized"  # the directions of tau read the table as given
+    given, units = privacy
     steps: dict[str, Any] = {}
-    common: dict[str, Any] = {
-        "calibration": s.calibration,
-        "accuracy": s.accuracy,
-        "allow_large_delta": True,
-        "missing": s.missing,
-    }
     if "scales" in shares:
         steps["scales"] = _scales_step(n, eps * shares["scales"], s.variables)
-    scaled_box = _box_in_units(s)
-    raw_box = None if s.box is None else np.column_stack(s.box)
-    steps["directions"] = plan_pc_dir(
+    steps["directions"] = plan_directions(
         n,
         p,
-        s.k,
-        eps=eps * shares["directions"],
-        delta=delta_of["directions"],
-        estimator="tau" if s.analysis == "standardized" else "kendall",
-        bounds=raw_box if s.analysis == "standardized" else scaled_box,
-        design=design.design,
-        m=design.m,
-        **common,
+        evolve(
+            given if raw else units, eps=eps * shares["directions"], delta=delta_of["directions"]
+        ),
+        design.directions(k=s.k, estimator="tau" if raw else "kendall"),
+        s.variables,
     )
     if "scree" in shares:
-        steps["scree"] = plan_scree(
+        steps["scree"] = plan_scree_options(
             n,
             p,
-            s.k,
-            eps=eps * shares["scree"],
-            delta=delta_of["scree"],
-            directions_given=True,
-            compare=s.compare,
-            bounds=scaled_box,
-            **common,
+            evolve(units, eps=eps * shares["scree"], delta=delta_of["scree"]),
+            evolve(_SCREE, k=s.k, compare=s.compare),
+            True,
+            s.variables,
         )
     if "score" in shares:
-        score = plan_score(
+        score = plan_score_options(
             n,
             p,
-            eps=eps * shares["score"],
-            delta=delta_of["score"],
-            bins=s.bins,
-            components=s.components,
-            directions_given=True,
-            compare=s.compare,
-            bounds=scaled_box,
-            frame_given="frame" in shares,
-            **common,
+            evolve(units, eps=eps * shares["score"], delta=delta_of["score"]),
+            evolve(_SCORE, bins=s.bins, components=s.components, compare=s.compare),
+            ScoreGiven(directions=True, frame="frame" in shares),
+            s.variables,
         )
         if "frame" in shares:
             steps["score"] = fit_frame_score(score, eps * shares["frame"], s.components)
