@@ -23,6 +23,7 @@ from typing import Any
 
 from ..core.exceptions import AccuracyWarning, InaccurateReleaseError
 from ..core.warnings import _user_stacklevel
+from .protocol import FrozenPickle
 
 __all__ = [
     "CLIP_RATIO",
@@ -57,7 +58,7 @@ DIRECTION_NOISE_LIMIT = 0.15
 
 
 @dataclass(frozen=True, eq=False)
-class Forecast:
+class Forecast(FrozenPickle):
     """Predicted accuracy of a private release, from public quantities only.
 
     Attributes
@@ -88,22 +89,6 @@ class Forecast:
     def __post_init__(self) -> None:
         object.__setattr__(self, "quantities", MappingProxyType(dict(self.quantities)))
         object.__setattr__(self, "descriptions", MappingProxyType(dict(self.descriptions)))
-
-    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        # read-only mappings do not pickle; rebuild from plain dicts
-        return (
-            type(self),
-            (
-                self.release,
-                self.n,
-                self.p,
-                self.eps,
-                self.delta,
-                dict(self.quantities),
-                dict(self.descriptions),
-                self.problems,
-            ),
-        )
 
     @property
     def ok(self) -> bool:
@@ -309,9 +294,7 @@ def time_lines(plan: Any, *, vetted: bool | None = None) -> tuple[str, ...]:
     ):
         part = plan if plan.kind == "directions" else plan.directions
         if getattr(part, "design", "exact") == "exact":
-            import dataclasses
-
-            balanced = dataclasses.replace(part, design="balanced", m=None)
+            balanced = part.with_design("balanced")
             faster = estimate_seconds(balanced, vetted=vetted)
             if faster < seconds / 2:
                 lines.append(
@@ -329,7 +312,6 @@ def default_design_lines(plan: Any, *, vetted: bool | None = None) -> list[str]:
     n and p, so that a caller who relied on the default learns the choice and
     the way back.
     """
-    import dataclasses
 
     from ..kernels.kendall import BALANCED_DEFAULT_WORK, default_design
 
@@ -344,7 +326,7 @@ def default_design_lines(plan: Any, *, vetted: bool | None = None) -> list[str]:
     n, p = int(part.n), int(part.p)
     if default_design(n, p) != "balanced":
         return []
-    exact = estimate_seconds(dataclasses.replace(part, design="exact", m=None), vetted=vetted)
+    exact = estimate_seconds(part.with_design("exact"), vetted=vetted)
     return [
         f"the directions use the balanced design (the default above n (n - 1) / 2 * p = "
         f"{BALANCED_DEFAULT_WORK:.0e}; benchmarks/bench_design.py measures its cost in "

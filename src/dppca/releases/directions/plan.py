@@ -97,6 +97,10 @@ class DirectionsPlan:
     m = property(lambda self: self.options.m, doc="Partners per row (balanced design).")
     estimator = property(lambda self: self.options.estimator, doc="The matrix estimated.")
 
+    def with_design(self, design: str) -> DirectionsPlan:
+        """This plan with another pair design (``m`` its default): for time estimates."""
+        return dataclasses.replace(self, options=evolve(self.options, design=design, m=None))
+
     @property
     def parts(self) -> tuple[Part, ...]:
         """The noise draws: the matrix's Gaussian noise (after the private scales)."""
