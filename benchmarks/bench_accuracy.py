@@ -51,7 +51,7 @@ import pandas as pd
 from dppca import dp_pc_dir, dp_score, dp_scree, spherical_kendall
 from dppca.core.exceptions import AccuracyWarning
 from dppca.datasets import load_wine
-from dppca.releases.scree._controls import ClippedControl
+from dppca.releases.scree.controls import ClippedControl
 
 DELTA = 1e-6
 

@@ -59,7 +59,7 @@ from dppca.privacy.mechanisms import (
     symmetric_gaussian_noise,
 )
 from dppca.privacy.totals import tight_total
-from dppca.releases.scree._plan import plan_scree
+from dppca.releases.scree.plan import plan_scree
 
 
 def sigma_table(delta: float) -> None:
@@ -202,7 +202,7 @@ def _basic_split(build, eps, delta):
 def _gain_runs(frame, eps: float, seeds: int, basic: bool):
     from dppca.releases.score import costs as score_costs  # where the score plan calls it
     from dppca.releases.score.plan import plan_score
-    from dppca.releases.scree import _budget as scree_budget  # where the scree plan calls it
+    from dppca.releases.scree import budget as scree_budget  # where the scree plan calls it
 
     saved = scree_budget.scale_to_tight, score_costs.scale_to_tight
     if basic:

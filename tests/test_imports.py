@@ -248,7 +248,7 @@ def test_the_kernels_reach_no_noise_module(kernel):
     [
         "dppca.releases.directions.result",
         "dppca.releases.loading.result",
-        "dppca.releases.scree._result",
+        "dppca.releases.scree.result",
         "dppca.releases.score.result",
     ],
 )

@@ -141,13 +141,13 @@ def test_bounds_too_wide_for_a_double_are_refused_before_any_work(monkeypatch):
     # +-1e300 bounds made the clip level inf and the K-norm sampler ran a
     # million proposals before a RuntimeError; now the plan refuses them.
     from dppca import dp_scree
-    from dppca.releases.scree import _clip
+    from dppca.releases.scree import clip
 
     X = np.random.default_rng(0).standard_normal((300, 3))
     with pytest.raises(ValueError, match="bounds are too wide"):
         dp_scree(X, 2, eps=1.0, delta=1e-6, random_state=0, bounds=(-1e300, 1e300))
     with pytest.raises(ValueError, match="bounds are too wide"):
-        _clip._clip_ladder((np.full(3, -1e300), np.full(3, 1e300)))
+        clip._clip_ladder((np.full(3, -1e300), np.full(3, 1e300)))
 
 
 def test_knorm_refuses_a_scale_it_cannot_sample_before_any_proposal():

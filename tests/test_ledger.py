@@ -258,7 +258,7 @@ def test_stored_costs_keep_every_field_the_accountant_reads(path):
 
 def test_a_tightly_composed_release_counts_what_it_was_charged():
     from dppca import tight_total
-    from dppca.releases.scree._plan import plan_scree
+    from dppca.releases.scree.plan import plan_scree
 
     cost = plan_scree(1000, 5, 2, eps=0.8, delta=1e-6).cost  # parts claim more than 0.8
     assert math.fsum(c.eps for c in cost.leaves()) > 0.8

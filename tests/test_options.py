@@ -19,7 +19,7 @@ from dppca.core.options import (
 from dppca.releases.pca.options import PCAOptions
 from dppca.releases.report import ReportOptions
 from dppca.releases.score.options import ScoreOptions
-from dppca.releases.scree._options import ScreeOptions
+from dppca.releases.scree.options import ScreeOptions
 
 REQUIRED = {
     PrivacyOptions: {"eps": 1.0, "delta": 1e-6},

@@ -15,7 +15,7 @@ from dppca import dp_scree
 from dppca.plotting import plot_scree
 from dppca.plotting._caption import find_caption
 from dppca.plotting.scree import BELOW_NOISE_GID, TIED_GID
-from dppca.releases.scree._result import _pve, _pve_total
+from dppca.releases.scree.result import _pve, _pve_total
 
 
 @pytest.fixture

@@ -27,7 +27,7 @@ from dppca.privacy.quantiles import (
 )
 from dppca.releases.score import groups as score_groups
 from dppca.releases.score.histograms import bin_counts
-from dppca.releases.scree._controls import HuberControl
+from dppca.releases.scree.controls import HuberControl
 
 _DBL_MAX = float(np.finfo(np.float64).max)
 

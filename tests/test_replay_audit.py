@@ -502,10 +502,10 @@ def test_report_passes_the_replay_audit(builder, scale, monkeypatch):
 
 
 def test_scree_audit_catches_a_pairing_by_position(monkeypatch):
-    from dppca.releases.scree import _draw
+    from dppca.releases.scree import draw
 
     pair = sorted_by_a_column(np.random.default_rng(6))
-    monkeypatch.setattr(_draw, "random_pairing", lambda n, rng: np.arange(n))
+    monkeypatch.setattr(draw, "random_pairing", lambda n, rng: np.arange(n))
     problems = replay_audit(_scree, pair, _scree_parts(*pair.x.shape), monkeypatch)
     assert problems, "a pairing by file position went unnoticed"
 

@@ -27,7 +27,7 @@ from dppca.privacy.mechanisms import gaussian_sigma, kendall_sigma
 from dppca.privacy.quantiles import unbounded_quantile_upper
 from dppca.privacy.totals import tight_total
 from dppca.releases.forecast import CLIP_RATIO
-from dppca.releases.scree._clip import (
+from dppca.releases.scree.clip import (
     _SCAN_SHARE_MAX,
     _SCAN_SHARE_MIN,
     _auto_scan_share,
@@ -36,10 +36,10 @@ from dppca.releases.scree._clip import (
     _scan_level,
     _unit_sd,
 )
-from dppca.releases.scree._controls import METHODS, _resolve_controls
-from dppca.releases.scree._estimators import _TARGET_MARGIN, _mono
-from dppca.releases.scree._plan import ScreePlan, plan_scree
-from dppca.releases.scree._statistics import (
+from dppca.releases.scree.controls import METHODS, _resolve_controls
+from dppca.releases.scree.estimators import _TARGET_MARGIN, _mono
+from dppca.releases.scree.plan import ScreePlan, plan_scree
+from dppca.releases.scree.statistics import (
     _huber_gradient,
     _m2_histogram,
     _m2_median_utility,
@@ -777,7 +777,7 @@ def test_scree_classes_pickle_under_the_module_that_defines_them():
 def test_every_extra_method_is_one_registered_part():
     # The plan prices and the release runs each method through its entry in
     # EXTRA_METHODS; a method named in METHODS without an entry could not run.
-    from dppca.releases.scree._estimators import EXTRA_METHODS
+    from dppca.releases.scree.estimators import EXTRA_METHODS
 
     assert METHODS == ("clipped", *EXTRA_METHODS)
     for name, part in EXTRA_METHODS.items():

@@ -7,7 +7,7 @@ import pytest
 
 from dppca import dp_scree
 from dppca.core.exceptions import AccuracyWarning, InaccurateReleaseError
-from dppca.releases.scree._checks import MISORDER_Z, misorder_note, scree_problems
+from dppca.releases.scree.checks import MISORDER_Z, misorder_note, scree_problems
 
 
 def _rotation() -> np.ndarray:

@@ -69,7 +69,7 @@ def test_pandas_type_checks(small_frame):
 def test_the_scree_commands_estimators_are_the_releases():
     # cli/scree.py names them itself, so that building the parser imports no release
     from dppca.cli.scree import _METHODS
-    from dppca.releases.scree._controls import METHODS
+    from dppca.releases.scree.controls import METHODS
 
     assert _METHODS == METHODS
 

@@ -43,10 +43,10 @@ if TYPE_CHECKING:  # type checkers and readers see every public name where it li
     from .releases.score.plan import plan_score
     from .releases.score.release import dp_score
     from .releases.score.result import ScoreResult, sample_points
-    from .releases.scree._controls import ClippedControl, HuberControl, PMWMControl
-    from .releases.scree._plan import plan_scree
-    from .releases.scree._release import dp_scree
-    from .releases.scree._result import ScreeResult
+    from .releases.scree.controls import ClippedControl, HuberControl, PMWMControl
+    from .releases.scree.plan import plan_scree
+    from .releases.scree.release import dp_scree
+    from .releases.scree.result import ScreeResult
     from .releases.splits import ScoreSplit, ScreeSplit
     from .reporting import Report, report
 
@@ -76,12 +76,10 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(("ScoreResult", "sample_points"), ".releases.score.result"),
     "dp_score": ".releases.score.release",
     "plan_score": ".releases.score.plan",
-    **dict.fromkeys(
-        ("ClippedControl", "HuberControl", "PMWMControl"), ".releases.scree._controls"
-    ),
-    "ScreeResult": ".releases.scree._result",
-    "dp_scree": ".releases.scree._release",
-    "plan_scree": ".releases.scree._plan",
+    **dict.fromkeys(("ClippedControl", "HuberControl", "PMWMControl"), ".releases.scree.controls"),
+    "ScreeResult": ".releases.scree.result",
+    "dp_scree": ".releases.scree.release",
+    "plan_scree": ".releases.scree.plan",
     **dict.fromkeys(("ScoreSplit", "ScreeSplit"), ".releases.splits"),
     **dict.fromkeys(("Report", "report"), ".reporting"),
     # The scikit-learn estimator: scikit-learn is an optional extra (so DPPCA is not

@@ -36,7 +36,7 @@ from .releases.loading.result import LoadingResult
 from .releases.pca.result import PCAResult
 from .releases.resolvability import Resolvability
 from .releases.score.result import ScoreResult
-from .releases.scree._result import ScreeResult
+from .releases.scree.result import ScreeResult
 
 __all__: list[str] = []
 

@@ -28,7 +28,7 @@ from .privacy.fingerprint import fingerprint as dataset_fingerprint
 from .releases.directions.result import DirectionsResult
 from .releases.loading.result import LoadingResult
 from .releases.score.result import ScoreResult
-from .releases.scree._result import ScreeResult
+from .releases.scree.result import ScreeResult
 
 __all__ = [
     "check_release_matches",

@@ -77,7 +77,7 @@ from .releases.directions.result import DirectionsResult
 from .releases.loading.result import LoadingResult
 from .releases.pca.result import PCAResult
 from .releases.score.result import ScoreResult
-from .releases.scree._result import ScreeResult
+from .releases.scree.result import ScreeResult
 
 __all__ = [
     "FORMAT",

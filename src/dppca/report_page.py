@@ -23,7 +23,7 @@ from .releases.directions.result import DirectionsResult
 from .releases.loading.result import LoadingResult
 from .releases.report import DEFAULT_SHARES
 from .releases.score.result import ScoreResult
-from .releases.scree._result import ScreeResult
+from .releases.scree.result import ScreeResult
 
 __all__ = ["REFERENCES", "RunFacts", "render_html"]
 

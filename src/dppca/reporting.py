@@ -43,7 +43,7 @@ from .releases.report import (
 from .releases.score.groups import _resolve_groups, resolve_group_codes
 from .releases.score.result import ScoreResult
 from .releases.score.settings import ScoreGiven
-from .releases.scree._result import ScreeResult
+from .releases.scree.result import ScreeResult
 from .report_page import RunFacts, render_html
 
 __all__ = ["Report", "report"]

@@ -51,7 +51,7 @@ from .releases.engine import execute
 from .releases.pca.release import dp_pca
 from .releases.pca.result import PCAResult
 from .releases.pca.split import PCASplit
-from .releases.scree._result import ScreeResult
+from .releases.scree.result import ScreeResult
 
 __all__ = ["DPPCA"]
 

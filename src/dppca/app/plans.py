@@ -38,7 +38,7 @@ from .data import DataError, Selection
 
 if TYPE_CHECKING:
     from ..releases.score.histograms import ScoreMethod
-    from ..releases.scree._controls import ScreeMethod
+    from ..releases.scree.controls import ScreeMethod
 
 __all__ = [
     "BOUNDS_HELP",
@@ -333,7 +333,7 @@ def _scree_plan(
     directions: DirectionsResult | None,
 ) -> tuple[ReleasePlan, dict[str, Any]]:
     """The plan of a scree release and the inputs it runs with."""
-    from ..releases.scree._plan import plan_scree
+    from ..releases.scree.plan import plan_scree
 
     methods, control = _scree_methods(opts)
     plan = plan_scree(
@@ -444,7 +444,7 @@ def _check_groups(sel: Selection, n: int, use_groups: bool) -> None:
 
 def _scree_methods(opts: Mapping[str, Any]) -> tuple[list[str], dict[str, Any] | None]:
     """The scree methods chosen on the page and their controls."""
-    from ..releases.scree._controls import ClippedControl, HuberControl, PMWMControl
+    from ..releases.scree.controls import ClippedControl, HuberControl, PMWMControl
 
     methods = list(opts.get("methods", ("clipped",)))
     if not methods:

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
     from numpy.typing import NDArray
 
-    from ..releases.scree._result import ScreeResult
+    from ..releases.scree.result import ScreeResult
 
 # The estimators of dppca.releases.scree.METHODS, named here so that building the
 # parser does not import the releases (tests/test_startup.py checks they agree).
@@ -104,8 +104,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..releases.engine import execute
     from ..releases.scaled import check_scale_settings, with_private_scales
-    from ..releases.scree._controls import ClippedControl
-    from ..releases.scree._plan import plan_scree
+    from ..releases.scree.controls import ClippedControl
+    from ..releases.scree.plan import plan_scree
 
     methods = [m.strip() for m in args.method.split(",") if m.strip()]
     if not methods:

@@ -14,7 +14,7 @@ from ..releases.directions.result import DirectionsResult
 from ..releases.loading.result import LoadingResult
 from ..releases.protocol import first_panel, register_drawer
 from ..releases.score.result import ScoreResult
-from ..releases.scree._result import ScreeResult
+from ..releases.scree.result import ScreeResult
 from .loading import plot_loading
 from .score import plot_score, plot_score_groups, plot_score_panels
 from .scree import plot_scree

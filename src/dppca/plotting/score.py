@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from ..releases.score.result import ScoreResult
-    from ..releases.scree._result import ScreeResult
+    from ..releases.scree.result import ScreeResult
 
 __all__ = ["group_color_map", "plot_score", "plot_score_groups", "plot_score_panels"]
 

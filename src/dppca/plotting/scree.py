@@ -14,7 +14,7 @@ from scipy.optimize import isotonic_regression
 
 from ..core.scalar_checks import check_bool, check_choice, check_open_unit
 from ..core.validation import check_compare
-from ..releases.scree._result import INTERVAL_SDS
+from ..releases.scree.result import INTERVAL_SDS
 from ._caption import add_privacy_caption
 from ._kwargs import check_artist_kwargs
 
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from matplotlib.axes import Axes
 
-    from ..releases.scree._result import ScreeResult
+    from ..releases.scree.result import ScreeResult
 
 __all__ = ["plot_scree"]
 

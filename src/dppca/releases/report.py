@@ -50,10 +50,10 @@ from .score.options import ScoreOptions
 from .score.plan import ScorePlan, plan_score_options
 from .score.result import ScoreResult
 from .score.settings import ScoreGiven
-from .scree._checks import enforce_scree
-from .scree._options import ScreeOptions
-from .scree._plan import ScreePlan, plan_scree_options
-from .scree._result import ScreeResult
+from .scree.checks import enforce_scree
+from .scree.options import ScreeOptions
+from .scree.plan import ScreePlan, plan_scree_options
+from .scree.result import ScreeResult
 
 __all__ = [
     "DEFAULT_SHARES",

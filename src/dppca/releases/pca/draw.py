@@ -27,7 +27,7 @@ from ..engine import CheckedData
 from ..score.draw import ScoreInputs
 from ..score.frame_check import EDGE_SHARE
 from ..score.frame_check import edge_share_bound as score_edge_share_bound
-from ..scree._result import INTERVAL_SDS, ScreeResult
+from ..scree.result import INTERVAL_SDS, ScreeResult
 from .correlation import (
     correlation_eigen,
     correlation_from_tau,

@@ -44,8 +44,8 @@ from ..scaled import scale_table
 from ..score.options import ScoreOptions
 from ..score.plan import plan_score_options
 from ..score.settings import ScoreGiven
-from ..scree._options import ScreeOptions
-from ..scree._plan import plan_scree_options
+from ..scree.options import ScreeOptions
+from ..scree.plan import plan_scree_options
 from .draw import assemble_fit, axis_sds, feed_step, review_fit
 from .frame import FitFrameScore, fit_frame_score
 from .options import PCAOptions

@@ -18,7 +18,7 @@ from ..forecast import Forecast
 from ..loading.result import LoadingResult
 from ..protocol import ResultMixin
 from ..score.result import ScoreResult
-from ..scree._result import ScreeResult
+from ..scree.result import ScreeResult
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

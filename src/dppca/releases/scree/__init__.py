@@ -9,22 +9,22 @@ mean, so no sample mean is ever subtracted.
 The code lives in the package's modules, along the stages of a release (each
 name is imported from the module that defines it):
 
-* ``_controls``: the estimators' settings and the checks of ``method`` and
+* ``controls``: the estimators' settings and the checks of ``method`` and
   ``control``;
-* ``_result``: :class:`ScreeResult` and its proportions of variance;
-* ``_statistics``: the pre-noise statistics, whose sensitivities the tests
+* ``result``: :class:`ScreeResult` and its proportions of variance;
+* ``statistics``: the pre-noise statistics, whose sensitivities the tests
   check;
-* ``_clip``: the public ladder and level of the clip scan, and the choice of
+* ``clip``: the public ladder and level of the clip scan, and the choice of
   noise of the joint moment release;
-* ``_estimators``: the draws of each estimator (clipped moments, PMWM,
+* ``estimators``: the draws of each estimator (clipped moments, PMWM,
   Huber) and the cost records of the extra ones;
-* ``_budget``: the split of (eps, delta) over the parts and their costs;
-* ``_forecast``: the accuracy forecast of a plan;
-* ``_options``: :class:`ScreeOptions`, the release's own settings, checked once;
-* ``_plan``: :func:`plan_scree` and :class:`ScreePlan`, which price and
+* ``budget``: the split of (eps, delta) over the parts and their costs;
+* ``forecast``: the accuracy forecast of a plan;
+* ``options``: :class:`ScreeOptions`, the release's own settings, checked once;
+* ``plan``: :func:`plan_scree` and :class:`ScreePlan`, which price and
   forecast a release from those two, all without data;
-* ``_draw``: the draws of a plan, which read its public settings only;
-* ``_release``: :func:`dp_scree`, which runs the plan.
+* ``draw``: the draws of a plan, which read its public settings only;
+* ``release``: :func:`dp_scree`, which runs the plan.
 """
 
 from __future__ import annotations

@@ -27,12 +27,12 @@ from ..directions.plan import DirectionsPlan, plan_directions, resolve_design
 from ..directions.tau import released_text
 from ..engine import CheckedData, Part, parts_of
 from ..forecast import Forecast
-from ._budget import Split, SplitInputs, price_split
-from ._checks import enforce_scree
-from ._clip import _CLIP_QUANTILE, _auto_scan_share, _clip_ladder, _scan_level, _unit_sd
-from ._draw import run_scree
-from ._forecast import _forecast_scree
-from ._options import ScreeOptions
+from .budget import Split, SplitInputs, price_split
+from .checks import enforce_scree
+from .clip import _CLIP_QUANTILE, _auto_scan_share, _clip_ladder, _scan_level, _unit_sd
+from .draw import run_scree
+from .forecast import _forecast_scree
+from .options import ScreeOptions
 
 
 def plan_scree(
@@ -119,7 +119,7 @@ def plan_scree_options(
             "kendall", p, *resolve_design(design.design, design.m, n, p)
         ),
     )
-    # the budget split and its price (see _budget.price_split); the clip scan's
+    # the budget split and its price (see budget.price_split); the clip scan's
     # level follows from its share of eps, unless the clip level is public
     split, cost = price_split(inputs, options.method)
     ladder = _clip_ladder(box)
@@ -241,7 +241,7 @@ class ScreePlan:
             refuse_own_directions(data.values, given, range(1, self.k + 1))
 
     def review(self, result: Any) -> Any:
-        """Refuse to present impossible values as estimates (see :mod:`._checks`).
+        """Refuse to present impossible values as estimates (see :mod:`.checks`).
 
         The directions' own check is kept on ``result.directions_release`` but
         not acted on: the variances are measured along whatever directions
@@ -251,7 +251,7 @@ class ScreePlan:
         return enforce_scree(result, self.accuracy)
 
     def draw(self, data: CheckedData, rng: np.random.Generator) -> Any:
-        """Draw the parts in order (see :func:`dppca.releases.scree._draw.run_scree`)."""
+        """Draw the parts in order (see :func:`dppca.releases.scree.draw.run_scree`)."""
         return run_scree(self, data, rng)
 
 

@@ -19,9 +19,9 @@ from ...kernels.pair_moments import moment_sensitivity
 from ...privacy.calibration import scale_to_tight
 from ...privacy.cost import PrivacyCost, compose
 from ...privacy.mechanisms import gaussian_sigma, kendall_sensitivity, kendall_sigma
-from ._clip import _joint_noise, _unit_sd
-from ._estimators import _method_cost
-from ._options import ScreeOptions
+from .clip import _joint_noise, _unit_sd
+from .estimators import _method_cost
+from .options import ScreeOptions
 
 
 @dataclass(frozen=True)

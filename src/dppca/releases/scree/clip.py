@@ -69,7 +69,7 @@ def _auto_scan_share(n: int, eps: float, bins: int) -> float:
 
     * the noise: the all-pairs noise scale ``4 C / (n eps_m)`` relative to the
       total variance, with ``C`` the forecast's clip ratio, grown for levels
-      above 0.9 as in :func:`dppca.releases.scree._forecast._forecast_scree`;
+      above 0.9 as in :func:`dppca.releases.scree.forecast._forecast_scree`;
     * the clipping bias: ``_CLIP_BIAS sqrt(1 - level)``, the shape a tail of
       index 2 gives (the forecast's assumption).
 

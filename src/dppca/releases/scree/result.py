@@ -13,7 +13,7 @@ from ...privacy.cost import PrivacyCost
 from ..directions.result import DirectionsResult
 from ..forecast import Forecast
 from ..protocol import ResultMixin, check_directions_source, drawer
-from ._checks import misorder_note
+from .checks import misorder_note
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

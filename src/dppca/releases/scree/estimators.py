@@ -21,8 +21,8 @@ from ...privacy.cost import PrivacyCost, compose
 from ...privacy.knorm import moment_knorm_noise, moment_knorm_variance
 from ...privacy.mechanisms import gaussian_noise, gaussian_sigma, laplace_noise
 from ...privacy.quantiles import capped_quantile_level, exponential_mechanism, unbounded_quantile
-from ._controls import HuberControl, PMWMControl
-from ._statistics import (
+from .controls import HuberControl, PMWMControl
+from .statistics import (
     _huber_gradient,
     _m2_histogram,
     _m2_median_utility,

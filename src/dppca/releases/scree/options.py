@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 from ...core.options import Boolean, Check, Choice, Constraint, _Checked, check_k_option
 from ..splits import resolve_scree_split
-from ._controls import _resolve_controls, _resolve_methods
+from .controls import _resolve_controls, _resolve_methods
 
 __all__ = ["ScreeOptions"]
 

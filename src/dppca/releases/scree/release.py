@@ -23,10 +23,10 @@ from ..directions.result import DirectionsResult
 from ..engine import CheckedData, execute
 from ..scaled import check_scale_settings, with_private_scales
 from ..splits import ScreeSplit
-from ._controls import ScreeMethod
-from ._options import ScreeOptions
-from ._plan import plan_scree_options
-from ._result import ScreeResult
+from .controls import ScreeMethod
+from .options import ScreeOptions
+from .plan import plan_scree_options
+from .result import ScreeResult
 
 
 @document_missing

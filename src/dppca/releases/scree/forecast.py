@@ -18,7 +18,7 @@ from ..forecast import (
     direction_noise_norm,
     direction_problem,
 )
-from ._clip import _CLIP_QUANTILE, _LADDER_BOUNDED, _scan_failure
+from .clip import _CLIP_QUANTILE, _LADDER_BOUNDED, _scan_failure
 
 # How the forecast names the joint release's noise.
 _NOISE_NAMES = {"knorm": "K-norm", "gaussian": "Gaussian"}

@@ -22,10 +22,10 @@ from ...privacy.quantiles import ladder_quantile
 from ..directions.plan import DirectionsPlan
 from ..engine import CheckedData
 from ..forecast import Forecast
-from ._checks import scree_problems
-from ._estimators import _PAIRINGS, EXTRA_METHODS, _moment_release, _mono
-from ._result import ScreeResult
-from ._statistics import _paired_differences
+from .checks import scree_problems
+from .estimators import _PAIRINGS, EXTRA_METHODS, _moment_release, _mono
+from .result import ScreeResult
+from .statistics import _paired_differences
 
 
 class DrawSettings(Protocol):
@@ -127,7 +127,7 @@ class _Draws(NamedTuple):
     trace_sd: float
     clip: float
     unpooled: NDArray[np.float64]  # (n_methods, k), before the monotone fit
-    problems: tuple[str, ...]  # why the values are not estimates (scree/_checks.py)
+    problems: tuple[str, ...]  # why the values are not estimates (scree/checks.py)
 
 
 def _draw(
