@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, cast
 
 import matplotlib.pyplot as plt
@@ -147,33 +148,46 @@ def arrow_style(color: str, kwargs: dict[str, Any], scale: float = 1.0) -> dict[
     }
 
 
+@dataclass(frozen=True)
+class PlaneStyle:
+    """How :func:`draw_plane` draws each panel: the plot's checked options.
+
+    ``kind`` is ``"vector"`` or ``"point"``; ``spread_style`` and
+    ``spread_level`` style an uncertainty cloud; ``kwargs`` go to the main
+    artist call.
+    """
+
+    kind: str
+    unit_circle: bool
+    text_kws: dict[str, Any]
+    spread_style: str
+    spread_level: float
+    kwargs: dict[str, Any]
+
+
 def draw_plane(
     ax: Axes,
     coords: NDArray[np.float64],
     labels: Sequence[str],
-    *,
-    kind: str,
-    a: int,
-    b: int,
-    private: bool,
-    color: str,
-    title: str,
-    unit_circle: bool,
-    text_kws: dict[str, Any],
+    style: PlaneStyle,
+    pcs: tuple[int, int],
+    panel: tuple[bool, str, str],
     spread: NDArray[np.float64] | None,
-    spread_style: str,
-    spread_level: float,
-    kwargs: dict[str, Any],
 ) -> None:
+    """One vector or point panel of PCs ``pcs``; ``panel`` is (private, color, title)."""
+    (a, b), (private, color, title) = pcs, panel
+    kind, kwargs = style.kind, style.kwargs
     ax.set_xlim(*LIMITS)
     ax.set_ylim(*LIMITS)
     ax.set_aspect("equal", adjustable="box")
     ax.axhline(0.0, color="0.75", lw=0.6, zorder=0)
     ax.axvline(0.0, color="0.75", lw=0.6, zorder=0)
-    if unit_circle:
+    if style.unit_circle:
         ax.add_patch(Circle((0.0, 0.0), 1.0, fill=False, color="0.6", lw=0.7, ls="--", zorder=0))
     if spread is not None:
-        draw_uncertainty(ax, spread, style=spread_style, level=spread_level, color=color)
+        draw_uncertainty(
+            ax, spread, style=style.spread_style, level=style.spread_level, color=color
+        )
     if kind == "vector":
         arrow_kws = arrow_style(color, kwargs)
         for x, y in coords:
@@ -188,28 +202,32 @@ def draw_plane(
     ax.set_xlabel(f"PC{a} ({tag})")
     ax.set_ylabel(f"PC{b} ({tag})")
     ax.set_title(title)
-    place_labels(ax, coords, labels, text_kws={"color": "0.1", **text_kws}, leader_color=color)
+    text_kws = {"color": "0.1", **style.text_kws}
+    place_labels(ax, coords, labels, text_kws=text_kws, leader_color=color)
 
 
 def plot_heatmaps(
     result: LoadingResult,
     panels: list[tuple[np.ndarray, bool, str, str]],
-    *,
     components: Sequence[int] | None,
     ax: Axes | Sequence[Axes] | None,
-    variables: Sequence[str] | None,
-    top: int | None,
-    cmap: str,
-    annotate: bool,
+    picked: tuple[Sequence[str] | None, int | None],
+    colours: tuple[str, bool],
     kwargs: dict[str, Any],
 ) -> Axes | Figure:
+    """Heatmap panels of ``components`` (a list of PCs numbered from 1).
+
+    ``picked`` are the ``variables`` and ``top`` options of the loading
+    plot, ``colours`` its ``cmap`` and ``annotate``.
+    """
+    cmap, annotate = colours
     if components is None:
         last = max(4, *(result.components or (1,)))
         pcs = tuple(range(1, min(last, result.k) + 1))
     else:
         pcs = check_pc_list(components, result.k)
     cols = [c - 1 for c in pcs]
-    rows = select_rows(result, panels[0][0], cols, variables, top)
+    rows = select_rows(result, panels[0][0], cols, *picked)
     names = [result.variables[j] for j in rows]
     width = max(3.2, 0.75 * len(pcs) + 2.2)
     height = max(2.5, 0.3 * len(rows) + 1.5)

@@ -23,7 +23,7 @@ from ..releases.loading.result import LoadingResult
 from ..releases.loading.sensitivity import NoiseSensitivity
 from ._caption import add_privacy_caption, add_resolvability_note
 from ._kwargs import check_artist_kwargs
-from ._loading_panels import axes_for, draw_plane, plot_heatmaps, select_rows
+from ._loading_panels import PlaneStyle, axes_for, draw_plane, plot_heatmaps, select_rows
 
 __all__ = ["plot_loading", "plot_loading_heatmap", "plot_loading_point", "plot_loading_vector"]
 
@@ -197,32 +197,15 @@ def plot_loading(
         if uncertainty is not None:
             raise ValueError("uncertainty applies to vector and point plots, not heatmaps.")
         return plot_heatmaps(
-            result,
-            panels,
-            components=components,
-            ax=ax,
-            variables=variables,
-            top=top,
-            cmap=cmap,
-            annotate=annotate,
-            kwargs=kwargs,
+            result, panels, components, ax, (variables, top), (cmap, annotate), kwargs
         )
 
-    style = check_choice(uncertainty_style, "uncertainty_style", ("ellipse", "cloud"))
+    spread_style = check_choice(uncertainty_style, "uncertainty_style", ("ellipse", "cloud"))
     level = check_open_unit(uncertainty_level, "uncertainty_level")
-    return _plot_planes(
-        result,
-        panels,
-        _plane(result, components),
-        ax=ax,
-        kind=kind,
-        rows=(variables, top),
-        unit_circle=unit_circle,
-        text_kws=text_kws,
-        sens=_noise_samples(result, uncertainty, random_state),
-        spread=(style, level),
-        kwargs=kwargs,
-    )
+    style = PlaneStyle(kind, unit_circle, text_kws, spread_style, level, kwargs)
+    pcs = _plane(result, components)  # checked before any noise samples are drawn
+    sens = _noise_samples(result, uncertainty, random_state)
+    return _plot_planes(result, panels, pcs, ax, style, (variables, top), sens)
 
 
 def _plane(result: LoadingResult, components: Sequence[int] | None) -> tuple[int, int]:
@@ -238,20 +221,14 @@ def _plot_planes(
     result: LoadingResult,
     panels: list[tuple[np.ndarray, bool, str, str]],
     pcs: tuple[int, int],
-    *,
     ax: Axes | Sequence[Axes] | None,
-    kind: str,
+    style: PlaneStyle,
     rows: tuple[Sequence[str] | None, int | None],
-    unit_circle: bool,
-    text_kws: dict[str, Any],
     sens: NoiseSensitivity | None,
-    spread: tuple[str, float],
-    kwargs: dict[str, Any],
 ) -> Axes | Figure:
     """Vector or point panels of the plane ``pcs``: the DP one first, then any comparison.
 
-    ``rows`` are the ``variables`` and ``top`` options of :func:`plot_loading`,
-    ``spread`` its uncertainty style and level.
+    ``rows`` are the ``variables`` and ``top`` options of :func:`plot_loading`.
     """
     a, b = pcs
     main = panels[0][0]
@@ -260,28 +237,14 @@ def _plot_planes(
     cloud = None if sens is None else _plane_spread(result, sens, main, shown, pcs)
     axes = axes_for(ax, len(panels), figsize=(6.4 * len(panels), 6.4))
     for i, (matrix, private, col, ttl) in enumerate(panels):
-        draw_plane(
-            axes[i],
-            matrix[np.ix_(shown, [a - 1, b - 1])],
-            labels,
-            kind=kind,
-            a=a,
-            b=b,
-            private=private,
-            color=col,
-            title=ttl,
-            unit_circle=unit_circle,
-            text_kws=text_kws,
-            spread=cloud if i == 0 else None,
-            spread_style=spread[0],
-            spread_level=spread[1],
-            kwargs=kwargs,
-        )
+        coords = matrix[np.ix_(shown, [a - 1, b - 1])]
+        spread = cloud if i == 0 else None
+        draw_plane(axes[i], coords, labels, style, pcs, (private, col, ttl), spread)
     for axis, (_, private, _, _) in zip(axes, panels, strict=True):
         add_privacy_caption(axis, result, private=private)
     add_resolvability_note(axes[0], result, pcs)  # the private panel comes first
     if sens is not None:
-        _note_uncertainty(axes[0], sens, *spread)
+        _note_uncertainty(axes[0], sens, style.spread_style, style.spread_level)
     if len(panels) == 1:
         return axes[0]
     return cast(Figure, axes[0].figure)
