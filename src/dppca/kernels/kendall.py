@@ -224,6 +224,11 @@ def kendall_matrix(
     n = data.shape[0]
     dask = is_dask_collection(data)
     complete = None if dask else complete_rows(data)
+
+    def exact(rows: NDArray[np.float64]) -> PairSums:
+        """The exact pair sums of in-memory ``rows`` with this call's settings."""
+        return _pair_sum(rows, ties=ties, block_size=block_size, progress=progress, n_jobs=n_jobs)
+
     if design == "exact":
         if dask:
             from .dask_sums import dask_pair_sum
@@ -234,21 +239,13 @@ def kendall_matrix(
             # pair holding a missing cell from the coordinates present in both rows
             sums = PairSums(data.shape[1])
             if complete.sum() >= 2:
-                sums = _pair_sum(
-                    np.ascontiguousarray(data[complete]),
-                    ties=ties,
-                    block_size=block_size,
-                    progress=progress,
-                    n_jobs=n_jobs,
-                )
+                sums = exact(np.ascontiguousarray(data[complete]))
             if sums.example is not None:
                 rows = np.flatnonzero(complete)
                 sums.example = (int(rows[sums.example[0]]), int(rows[sums.example[1]]))
             add_incomplete_pairs(sums, data, complete, ties)
         else:
-            sums = _pair_sum(
-                data, ties=ties, block_size=block_size, progress=progress, n_jobs=n_jobs
-            )
+            sums = exact(data)
         factor = 2.0 / (n * (n - 1.0))
     else:
         assert m is not None and order is not None

@@ -35,7 +35,7 @@ from ..core.options import (
 from ..core.scalar_checks import check_bool, check_positive_float, check_positive_int
 from ..core.validation import check_components, check_delta_for_n
 from ..privacy.cost import PrivacyCost
-from .composite import largest_stretch
+from .composite import joint_forecast, largest_stretch
 from .directions.given import resolve_directions
 from .directions.plan import DirectionsPlan, plan_directions
 from .directions.result import DirectionsResult
@@ -376,7 +376,7 @@ def plan_report_options(
         scree=plans["scree"],
         score=plans["score"],
         cost=cost,
-        forecast=_forecast(n, p, eps, delta, plans),
+        forecast=joint_forecast("report", n, p, eps, delta, plans),
         scales=() if scales is None else scales.costs,
     )
 
@@ -394,25 +394,3 @@ def _costs(plans: Mapping[str, Any]) -> list[PrivacyCost]:
     for entry in plans.values():
         costs += entry.costs if isinstance(entry, _ScalesPart) else [entry.cost]
     return costs
-
-
-def _forecast(n: int, p: int, eps: float, delta: float, plans: Mapping[str, Any]) -> Forecast:
-    """The forecasts of the releases in one: quantities prefixed by the release's name."""
-    quantities: dict[str, float] = {}
-    descriptions: dict[str, str] = {}
-    problems: list[str] = []
-    for name, plan in plans.items():
-        for key, value in plan.forecast.quantities.items():
-            quantities[f"{name}: {key}"] = value
-            descriptions[f"{name}: {key}"] = plan.forecast.descriptions.get(key, "")
-        problems += [f"{name}: {problem}" for problem in plan.forecast.problems]
-    return Forecast(
-        "report",
-        n,
-        p,
-        eps,
-        delta,
-        quantities=quantities,
-        descriptions=descriptions,
-        problems=tuple(problems),
-    )

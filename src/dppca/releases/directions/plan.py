@@ -358,15 +358,14 @@ def _kendall_cost(
     sensitivity of the spherical Kendall matrix under the tight rule
     (:func:`dppca.releases.directions.tau.tau_sensitivity`).
     """
-    sigma = kendall_sigma(n, eps, delta, calibration, sensitivity)
     return PrivacyCost(
         eps,
         delta,
-        mechanism=f"gaussian ({calibration})",
-        released=released,
+        f"gaussian ({calibration})",
+        released,
         kind="gaussian",
         sensitivity=kendall_sensitivity(n, sensitivity),
-        sigma=sigma,
+        sigma=kendall_sigma(n, eps, delta, calibration, sensitivity),
     )
 
 

@@ -43,7 +43,6 @@ class SplitInputs:
     options: ScreeOptions
     direction_share: float
     trace_share: float
-    public_clip: float | None
     directions_text: str = ""
 
     @property
@@ -69,6 +68,12 @@ class SplitInputs:
     @property
     def controls(self) -> Mapping[str, Any]:
         return self.options.control
+
+    @property
+    def public_clip(self) -> float | None:
+        """The clip level of a public ``ClippedControl(clip=...)``, if one was given."""
+        controls = self.options.control
+        return controls["clipped"].clip if "clipped" in controls else None
 
     @property
     def all_pairs(self) -> bool:
@@ -173,7 +178,7 @@ def _basic_split(inputs: SplitInputs, noise: str | None) -> Split:
 
 def _scree_costs(inputs: SplitInputs, split: Split) -> list[PrivacyCost]:
     """The parts of a scree release at ``split``, in the order they are drawn."""
-    n, p, k, calibration = inputs.n, inputs.p, inputs.k, inputs.calibration
+    n, p, calibration = inputs.n, inputs.p, inputs.calibration
     eps_dir, delta_dir, eps_scan, eps_m, delta_m, kind = split
     costs: list[PrivacyCost] = []
     if inputs.direction_share > 0:
@@ -206,8 +211,8 @@ def _scree_costs(inputs: SplitInputs, split: Split) -> list[PrivacyCost]:
                 inputs.controls[name],
                 eps=eps_m,
                 delta=delta_m,
-                k=k,
-                calibration=calibration,
+                k=inputs.k,
+                calibration=inputs.calibration,
             )
         )
     return costs

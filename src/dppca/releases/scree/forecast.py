@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+from numpy.typing import NDArray
+
 from ...privacy.mechanisms import kendall_sigma
 from ..forecast import (
     CLIP_RATIO,
@@ -18,30 +21,20 @@ from ..forecast import (
     direction_noise_norm,
     direction_problem,
 )
-from .clip import _CLIP_QUANTILE, _LADDER_BOUNDED, _scan_failure
+from .budget import Split, SplitInputs
+from .clip import _CLIP_QUANTILE, _LADDER_BOUNDED, _scan_failure, _unit_sd
 
 # How the forecast names the joint release's noise.
 _NOISE_NAMES = {"knorm": "K-norm", "gaussian": "Gaussian"}
 
 
 def _forecast_scree(
-    *,
-    n: int,
-    p: int,
-    eps: float,
-    delta: float,
-    eps_dir: float,
-    delta_dir: float,
-    calibration: str,
-    unit_sd: float,
-    kind: str,
-    ladder_bins: int,
-    eps_scan: float,
-    level: float,
-    m: int,
-    k: int = 1,
+    inputs: SplitInputs, split: Split, ladder: NDArray[np.float64], level: float
 ) -> Forecast:
     """Data-free forecast of a scree release (see :mod:`dppca.releases.forecast`).
+
+    Read from the plan's priced arguments ``inputs``, its (scaled) ``split``,
+    the clip scan's ``ladder`` and the scan's aim ``level``.
 
     The noise on the total variance, relative to it, is ``unit_sd * C / trace``
     with the clip level ``C`` assumed to be :data:`dppca.releases.forecast.CLIP_RATIO`
@@ -58,11 +51,15 @@ def _forecast_scree(
     or runs two bins or more (a factor 4) past the level
     (:func:`dppca.privacy.mechanisms.quantile_overshoot_bound`).
     """
+    n, p, k, calibration = inputs.n, inputs.p, inputs.k, inputs.calibration
+    eps_dir, kind, ladder_bins, m = split.eps_dir, split.noise, ladder.size, n // 2
+    eps_scan = split.eps_scan if inputs.public_clip is None else 0.0
+    unit_sd = _unit_sd(kind, n, inputs.all_pairs, split.eps_m, split.delta_m, calibration, k)
     quantities: dict[str, float] = {}
     descriptions: dict[str, str] = {}
     problems: list[str] = []
     if eps_dir > 0:
-        norm = direction_noise_norm(p, kendall_sigma(n, eps_dir, delta_dir, calibration))
+        norm = direction_noise_norm(p, kendall_sigma(n, eps_dir, split.delta_dir, calibration))
         quantities["direction_noise_norm"] = norm
         descriptions["direction_noise_norm"] = "typical operator norm of the Kendall noise"
         problem = direction_problem(norm)
@@ -104,8 +101,8 @@ def _forecast_scree(
         "scree",
         n,
         p,
-        eps,
-        delta,
+        inputs.eps,
+        inputs.delta,
         quantities=quantities,
         descriptions=descriptions,
         problems=tuple(problems),

@@ -29,7 +29,7 @@ from ..engine import CheckedData, Part, parts_of
 from ..forecast import Forecast
 from .budget import Split, SplitInputs, price_split
 from .checks import enforce_scree
-from .clip import _CLIP_QUANTILE, _auto_scan_share, _clip_ladder, _scan_level, _unit_sd
+from .clip import _CLIP_QUANTILE, _auto_scan_share, _clip_ladder, _scan_level
 from .draw import run_scree
 from .forecast import _forecast_scree
 from .options import ScreeOptions
@@ -114,7 +114,6 @@ def plan_scree_options(
         options=options,
         direction_share=direction_share,
         trace_share=trace_share,
-        public_clip=public_clip,
         directions_text=released_text(
             "kendall", p, *resolve_design(design.design, design.m, n, p)
         ),
@@ -149,7 +148,7 @@ def plan_scree_options(
         ladder=ladder,
         scan_level=level,
         cost=cost,
-        forecast=_plan_forecast(inputs, split, ladder, level),
+        forecast=_forecast_scree(inputs, split, ladder, level),
         box=box,
         directions=directions,
     )
@@ -253,33 +252,3 @@ class ScreePlan:
     def draw(self, data: CheckedData, rng: np.random.Generator) -> Any:
         """Draw the parts in order (see :func:`dppca.releases.scree.draw.run_scree`)."""
         return run_scree(self, data, rng)
-
-
-def _plan_forecast(
-    inputs: SplitInputs, split: Split, ladder: NDArray[np.float64], level: float
-) -> Forecast:
-    """The forecast of a plan at its (scaled) split: the joint noise's unit sd, the scan."""
-    return _forecast_scree(
-        n=inputs.n,
-        p=inputs.p,
-        eps=inputs.eps,
-        delta=inputs.delta,
-        eps_dir=split.eps_dir,
-        delta_dir=split.delta_dir,
-        calibration=inputs.calibration,
-        unit_sd=_unit_sd(
-            split.noise,
-            inputs.n,
-            inputs.all_pairs,
-            split.eps_m,
-            split.delta_m,
-            inputs.calibration,
-            inputs.k,
-        ),
-        kind=split.noise,
-        ladder_bins=ladder.size,
-        eps_scan=split.eps_scan if inputs.public_clip is None else 0.0,
-        level=level,
-        m=inputs.n // 2,
-        k=inputs.k,
-    )
