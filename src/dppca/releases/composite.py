@@ -30,7 +30,7 @@ from ..core.lazy import scipy_optimize as optimize
 from ..privacy.cost import PrivacyCost
 from ..privacy.totals import tight_total
 from .engine import CheckedData, Part, parts_of
-from .forecast import Forecast
+from .forecast import Findings, Forecast
 
 __all__ = ["Composite", "composed_cost", "joint_forecast", "largest_stretch"]
 
@@ -130,27 +130,15 @@ def joint_forecast(
     kind: str, n: int, p: int, eps: float, delta: float, plans: Mapping[str, Any]
 ) -> Forecast:
     """The sub-plans' forecasts in one: quantities and problems prefixed by the step."""
-    quantities: dict[str, float] = {}
-    descriptions: dict[str, str] = {}
-    problems: list[str] = []
+    found = Findings()
     for name, plan in plans.items():
         forecast = getattr(plan, "forecast", None)
         if forecast is None:
             continue
         for key, value in forecast.quantities.items():
-            quantities[f"{name}: {key}"] = value
-            descriptions[f"{name}: {key}"] = forecast.descriptions.get(key, "")
-        problems += [f"{name}: {problem}" for problem in forecast.problems]
-    return Forecast(
-        kind,
-        n,
-        p,
-        eps,
-        delta,
-        quantities=quantities,
-        descriptions=descriptions,
-        problems=tuple(problems),
-    )
+            found.add(f"{name}: {key}", value, forecast.descriptions.get(key, ""))
+        found.problems += [f"{name}: {problem}" for problem in forecast.problems]
+    return found.forecast(kind, n, p, eps, delta)
 
 
 @dataclass(frozen=True, eq=False)

@@ -27,6 +27,7 @@ from .protocol import FrozenPickle
 
 __all__ = [
     "CLIP_RATIO",
+    "Findings",
     "Forecast",
     "default_design_lines",
     "direction_noise_norm",
@@ -120,6 +121,36 @@ class Forecast(FrozenPickle):
 
     def __str__(self) -> str:
         return self.summary()
+
+
+@dataclass(eq=False)
+class Findings:
+    """A forecast's quantities, each with its description, and problems as found.
+
+    Forecast functions gather them here and end with :meth:`forecast`.
+    """
+
+    quantities: dict[str, float] = field(default_factory=dict)
+    descriptions: dict[str, str] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    def add(self, key: str, value: float, description: str) -> None:
+        """Record a predicted quantity and what it means."""
+        self.quantities[key] = value
+        self.descriptions[key] = description
+
+    def forecast(self, release: str, n: int, p: int, eps: float, delta: float) -> Forecast:
+        """The forecast of ``release`` with what was found."""
+        return Forecast(
+            release,
+            n,
+            p,
+            eps,
+            delta,
+            quantities=self.quantities,
+            descriptions=self.descriptions,
+            problems=tuple(self.problems),
+        )
 
 
 def direction_noise_norm(p: int, sigma: float) -> float:

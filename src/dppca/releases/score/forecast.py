@@ -8,7 +8,13 @@ is likely to be wrong (see :mod:`dppca.releases.forecast`).
 
 from __future__ import annotations
 
-from ..forecast import FAILURE_TOLERANCE, Forecast, direction_noise_norm, direction_problem
+from ..forecast import (
+    FAILURE_TOLERANCE,
+    Findings,
+    Forecast,
+    direction_noise_norm,
+    direction_problem,
+)
 from .frame import frame_eps_needed, frame_failure_bound
 
 __all__ = ["FRAME_SHARE_MAX", "FRAME_SHARE_MIN", "FRAME_TARGET", "forecast_score", "frame_share"]
@@ -53,24 +59,22 @@ def forecast_score(
     normal error clipped at zero has mean absolute size about ``0.6 sigma``,
     and total variation is half the summed error).
     """
-    quantities: dict[str, float] = {}
-    descriptions: dict[str, str] = {}
-    problems: list[str] = []
+    found = Findings()
     if sigma_dir is not None:
         norm = direction_noise_norm(p, sigma_dir)
-        quantities["direction_noise_norm"] = norm
-        descriptions["direction_noise_norm"] = "typical operator norm of the Kendall noise"
+        found.add("direction_noise_norm", norm, "typical operator norm of the Kendall noise")
         problem = direction_problem(norm)
         if problem is not None:
-            problems.append(problem)
+            found.problems.append(problem)
     if eps_f > 0:
         fail = frame_failure_bound(n, eps_f, bound)
-        quantities["frame_failure"] = fail
-        descriptions["frame_failure"] = (
-            "bound on the chance that the private frame misses most rows"
+        found.add(
+            "frame_failure",
+            fail,
+            "bound on the chance that the private frame misses most rows",
         )
         if fail > FAILURE_TOLERANCE:
-            problems.append(
+            found.problems.append(
                 "the private frame may miss most rows with probability "
                 f"up to {fail:.2g} "
                 f"(frame eps {eps_f:.3g} for n={n}); give public bounds or frame=, or "
@@ -78,22 +82,14 @@ def forecast_score(
             )
     if sigma_add is not None:
         tv = min(1.0, 0.3 * cells * sigma_add * groups / n)
-        quantities["histogram_tv"] = tv
-        descriptions["histogram_tv"] = (
-            "predicted total-variation error of the add histogram from noise alone"
+        found.add(
+            "histogram_tv",
+            tv,
+            "predicted total-variation error of the add histogram from noise alone",
         )
         if tv > 0.5:
-            problems.append(
+            found.problems.append(
                 f"the histogram noise alone would move about {tv:.0%} of the probability; "
                 "use fewer bins, a larger eps or more rows."
             )
-    return Forecast(
-        "score",
-        n,
-        p,
-        eps,
-        delta,
-        quantities=quantities,
-        descriptions=descriptions,
-        problems=tuple(problems),
-    )
+    return found.forecast("score", n, p, eps, delta)

@@ -17,6 +17,7 @@ from ..forecast import (
     CLIP_RATIO,
     FAILURE_TOLERANCE,
     PVE_TOLERANCE,
+    Findings,
     Forecast,
     direction_noise_norm,
     direction_problem,
@@ -55,37 +56,35 @@ def _forecast_scree(
     eps_dir, kind, ladder_bins, m = split.eps_dir, split.noise, ladder.size, n // 2
     eps_scan = split.eps_scan if inputs.public_clip is None else 0.0
     unit_sd = _unit_sd(kind, n, inputs.all_pairs, split.eps_m, split.delta_m, calibration, k)
-    quantities: dict[str, float] = {}
-    descriptions: dict[str, str] = {}
-    problems: list[str] = []
+    found = Findings()
     if eps_dir > 0:
         norm = direction_noise_norm(p, kendall_sigma(n, eps_dir, split.delta_dir, calibration))
-        quantities["direction_noise_norm"] = norm
-        descriptions["direction_noise_norm"] = "typical operator norm of the Kendall noise"
+        found.add("direction_noise_norm", norm, "typical operator norm of the Kendall noise")
         problem = direction_problem(norm)
         if problem is not None:
-            problems.append(problem)
+            found.problems.append(problem)
     ratio = CLIP_RATIO * math.sqrt(max(1.0, (1.0 - _CLIP_QUANTILE) / (1.0 - level)))
     relative = unit_sd * ratio
-    quantities["trace_noise_relative"] = relative
-    descriptions["trace_noise_relative"] = (
+    found.add(
+        "trace_noise_relative",
+        relative,
         f"noise sd over the total variance ({_NOISE_NAMES.get(kind, kind)}), "
-        f"assuming a clip level {ratio:.2g} times the total variance"
+        f"assuming a clip level {ratio:.2g} times the total variance",
     )
     rho = 1.0 / (k + 1) if kind == "knorm" else 0.0
     pve_sd = math.sqrt(2.0 - 2.0 * rho) * relative
-    quantities["pve_sd"] = pve_sd
-    descriptions["pve_sd"] = "predicted noise sd of a PVE (share of the total variance)"
+    found.add("pve_sd", pve_sd, "predicted noise sd of a PVE (share of the total variance)")
     if 2 * pve_sd > PVE_TOLERANCE:
-        problems.append(
+        found.problems.append(
             f"each PVE would carry noise of about +-{2 * pve_sd:.2g} (95%), more than "
             f"{PVE_TOLERANCE:g}; raise eps, pass directions released earlier, or use more rows."
         )
     if eps_scan > 0:
         failure = _scan_failure(ladder_bins, m, level, eps_scan)
-        quantities["clip_scan_failure"] = failure
-        descriptions["clip_scan_failure"] = (
-            "bound on the chance that the clip level lands below the data or 4x too high"
+        found.add(
+            "clip_scan_failure",
+            failure,
+            "bound on the chance that the clip level lands below the data or 4x too high",
         )
         if failure > FAILURE_TOLERANCE:
             help_ = (
@@ -94,16 +93,7 @@ def _forecast_scree(
             )
             if ladder_bins > _LADDER_BOUNDED + 1:  # the unbounded ladder: bounds would help
                 help_ = "give public bounds, " + help_
-            problems.append(
+            found.problems.append(
                 f"the clip level search may fail with probability up to {failure:.2g}; {help_}."
             )
-    return Forecast(
-        "scree",
-        n,
-        p,
-        inputs.eps,
-        inputs.delta,
-        quantities=quantities,
-        descriptions=descriptions,
-        problems=tuple(problems),
-    )
+    return found.forecast("scree", n, p, inputs.eps, inputs.delta)
