@@ -119,18 +119,28 @@ def _source_key(args: argparse.Namespace, ledger: Ledger) -> tuple[str, str, int
     from ..datasets import load_dataset
     from ..privacy.ledger import LedgerError
 
-    if args.data is None:
-        name = args.dataset or args.default_dataset
-        frame = load_dataset(name)
-    else:
-        path = Path(args.data)
-        name = path.name
-        frame = read_table(path, args)
     try:
-        fp = ledger.key(frame, name)
+        if args.data is None:
+            name = args.dataset or args.default_dataset
+            frame = load_dataset(name)
+            return ledger.key(frame, name), name, int(frame.shape[0])
+        path = Path(args.data)
+        # A file keyed before, unchanged, is keyed from the ledger without pandas.
+        fp, n = ledger.file_key(
+            path, lambda: read_table(path, args), name=path.name, options=_read_options(path, args)
+        )
     except LedgerError as exc:
         raise CLIError(str(exc)) from None
-    return fp, name, int(frame.shape[0])
+    return fp, path.name, n
+
+
+def _read_options(path: Path, args: argparse.Namespace) -> dict[str, str]:
+    """How :func:`read_table` parses ``path``: the format and, for a CSV file, its options."""
+    if path.suffix.lower() in {".parquet", ".pq"}:
+        return {"format": "parquet"}
+    from ..core.reading import csv_options
+
+    return {"format": "csv", **csv_options(args)}
 
 
 def read_table(path: Path, args: argparse.Namespace) -> Any:

@@ -82,7 +82,7 @@ class Ledger(_LedgerKeys):
     the dataset, at the total's delta, within the total's eps.
 
     Integrity: the file carries SQLite's ``application_id`` (``0x64505063``)
-    and schema version (``user_version``, 2); each charge holds a digest
+    and schema version (``user_version``, 5); each charge holds a digest
     chained over the dataset's charges, and each dataset a seal over its
     total and the last digest. The file is checked when opened (``PRAGMA
     integrity_check`` and every chain) and again inside each write's

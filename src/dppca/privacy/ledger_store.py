@@ -233,7 +233,7 @@ class _LedgerFile(_Upgrades):
                 f"{version}; this dppca reads schemas 1 to {_SCHEMA_VERSION}); upgrade dppca "
                 "to use it. Nothing was recorded or released."
             )
-        elif version in (2, 3) and _TABLES <= tables:
+        elif 2 <= version < _SCHEMA_VERSION and _TABLES <= tables:
             self._upgrade(con, version)
         elif version != _SCHEMA_VERSION or not _TABLES <= tables:
             raise self._refuse(f"has an unknown layout (schema {version})")
