@@ -211,8 +211,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--verify",
         action="store_true",
-        help="check the whole ledger file (integrity, every charge's digest, every "
-        "summary); opening a large ledger checks it in constant time only",
+        help="the full audit: check the whole ledger file (integrity, every charge's "
+        "digest, every summary), in time linear in its size (about 0.3 s per 10,000 "
+        "charges); every other command checks a large ledger in constant time only",
     )
     parser.add_argument(
         "--adopt",

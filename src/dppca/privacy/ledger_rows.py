@@ -96,10 +96,15 @@ RECOVERY = (
 )
 
 
+# The canonical JSON of the digests (floats by their exact repr), made once.
+_ENCODER = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), default=repr, check_circular=False
+)
+
+
 def _digest(*items: Any) -> str:
     """SHA-256 of a canonical JSON text of ``items`` (floats by their exact repr)."""
-    text = json.dumps(items, ensure_ascii=False, separators=(",", ":"), default=repr)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return hashlib.sha256(_ENCODER.encode(list(items)).encode("utf-8")).hexdigest()
 
 
 def _stored(con: sqlite3.Connection, charge: int, cost: PrivacyCost) -> PrivacyCost:
