@@ -140,7 +140,8 @@ def _read_options(path: Path, args: argparse.Namespace) -> dict[str, str]:
         return {"format": "parquet"}
     from ..core.reading import csv_options
 
-    return {"format": "csv", **csv_options(args)}
+    options = csv_options(args)
+    return {"format": "csv", "sep": options["sep"], "decimal": options["decimal"]}
 
 
 def read_table(path: Path, args: argparse.Namespace) -> Any:
@@ -169,7 +170,7 @@ def report_spending(budget: Any) -> None:
     if new_total is not None:
         print(
             f"dppca: ledger: first release from {budget.name}; its total budget is now "
-            f"(eps={new_total[0]:g}, delta={new_total[1]:g}) in {budget._ledger_db.path} (give "
+            f"(eps={new_total[0]:g}, delta={new_total[1]:g}) in {budget.store.ledger.path} (give "
             "--budget-eps/--budget-delta with the first release to choose another).",
             file=sys.stderr,
         )
@@ -185,7 +186,7 @@ def report_spending(budget: Any) -> None:
 def budget_text(budget: Any) -> str:
     """What the dataset spent and what still fits: the accountant's one text
     (:meth:`dppca.privacy.headroom.Headroom.describe`), the same in the app."""
-    return str(budget.headroom().describe())
+    return str(budget.describe())
 
 
 # ------------------------------------------------------------------- dppca ledger
@@ -247,7 +248,7 @@ def run(args: argparse.Namespace) -> int:
     if args.data is not None and args.dataset is not None:
         raise CLIError("give either DATA.csv or --dataset, not both.")
     if args.data is None and args.dataset is None:
-        records = ledger._dataset_records()
+        records = ledger.dataset_records()
         if not records:
             print("the ledger holds no dataset yet.")
             return 0
@@ -266,7 +267,7 @@ def run(args: argparse.Namespace) -> int:
     if total is None:
         print(f"{name}: no budget in the ledger yet (nothing was released from these data).")
         return 0
-    entries = ledger._entry_rows(fp, last=_SHOWN)
+    entries = ledger.entry_rows(fp, last=_SHOWN)
     if entries:
         first = int(entries[0][0])
         if first > 1:

@@ -44,7 +44,6 @@ class _LedgerKeys(_LedgerTables):
     """Keys of earlier versions, the full check and a first total (mixed into Ledger)."""
 
     _public_keys: set[str]
-    _written_total: tuple[float, float] | None
 
     def _tally_of(self, fp: str) -> Tally:
         with self._connect() as con:
@@ -144,8 +143,8 @@ class _LedgerKeys(_LedgerTables):
             raw = None
         known = None if raw is None else self._known_file(raw)
         if known is not None:
-            fp, rows, public, legacy = known
-            return self._keyed(fp, legacy, public=public, name=name), rows
+            fp, rows, public, old = known
+            return self._keyed(fp, old, public=public, name=name), rows
         from ..datasets import bundled_name
 
         data = read()
@@ -253,11 +252,14 @@ class _LedgerKeys(_LedgerTables):
         *,
         declared: bool,
         name: str | None,
-    ) -> tuple[tuple[float, float], str, Tally] | None:
+    ) -> tuple[tuple[tuple[float, float], str, Tally] | None, tuple[float, float] | None]:
+        """The dataset's row once ``total`` is written where it must be, and the total
+        written (None if none was)."""
         eps, delta = _check_total(*total)
+        written = None
         if row is None:
             self._put_total(con, fp, eps, delta, name=name, created=_now())
-            self._written_total = (eps, delta)
+            written = (eps, delta)
         elif declared and not _same(row[0], (eps, delta)):
             if row[2].charges:
                 raise LedgerError(
@@ -269,5 +271,5 @@ class _LedgerKeys(_LedgerTables):
                     "file."
                 )
             self._put_total(con, fp, eps, delta)
-            self._written_total = (eps, delta)
-        return self._row(con, fp)
+            written = (eps, delta)
+        return self._row(con, fp), written

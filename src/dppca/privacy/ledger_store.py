@@ -447,6 +447,7 @@ class _LedgerFile(_Upgrades):
         # whose part fields are NULL (parts.eps is NOT NULL in a part).
         records: list[tuple[tuple[Any, ...], list[tuple[Any, ...]]]] = []
         charge = None
+        current: list[tuple[Any, ...]] = []
         for row in rows:
             if row[0] != charge:
                 charge, current = row[0], []
