@@ -213,7 +213,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--verify",
         action="store_true",
         help="the full audit: check the whole ledger file (integrity, every charge's "
-        "digest, every summary), in time linear in its size (about 0.3 s per 10,000 "
+        "digest, every summary), in time linear in its size (about 0.2 CPU-s per 10,000 "
         "charges); every other command checks a large ledger in constant time only",
     )
     parser.add_argument(

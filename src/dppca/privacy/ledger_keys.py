@@ -53,7 +53,7 @@ class _LedgerKeys(_LedgerTables):
         """Check the whole file: SQLite's full integrity check, every charge's digest
         chain, and each dataset's summary against a full recomputation (``fp=None``:
         every dataset). Raises :class:`LedgerError` if anything was changed. Linear in
-        the size of the ledger, about 0.3 s per 10,000 charges (measured with
+        the size of the ledger, about 0.2 CPU-s per 10,000 charges (measured with
         ``benchmarks/bench_ledger.py``); opening a large ledger checks its size, marks
         and seals in constant time only (``dppca ledger --verify`` runs this)."""
         with self._connect() as con:
