@@ -27,7 +27,10 @@ column added is private), as :meth:`Ledger.key` finds when it keys the table.
 
 The dataset keys, the file's default place and the SQLite store are in
 :mod:`dppca.privacy.fingerprint` and :mod:`dppca.privacy.ledger_store`, the tables shown
-in :mod:`dppca.privacy.ledger_tables`; this module is the public home of their
+in :mod:`dppca.privacy.ledger_tables`, the keys of table files already read in
+:mod:`dppca.privacy.ledger_files`, and one dataset's record as a store of the
+accountant (:class:`LedgerStore`, :class:`LedgerBudget`) in
+:mod:`dppca.privacy.ledger_budget`; this module is the public home of their
 public names.
 """
 
