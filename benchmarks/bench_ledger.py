@@ -22,12 +22,14 @@ ledger's own share is visible as a difference in one run. Usage::
     python3 benchmarks/bench_ledger.py [--charges 100000] [--repeat 5]
 
 The ledger is built through the store's own insert (the same rows, digests
-and summaries a charge writes) in one transaction, to keep the build short.
+and summaries a charge writes) in one transaction, to keep the build short;
+every charge has its own time (one a minute), as in a ledger used for real.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import os
 import statistics
 import subprocess
@@ -50,11 +52,12 @@ def _build(path: Path, big: pd.DataFrame, small: pd.DataFrame, charges: int) -> 
     led.set_total(fp_big, 1e6, 1e-3, name="big.csv")
     led.set_total(fp_small, 1.0, 1e-6, name="small.csv")
     cost = plan_pc_dir(len(big), big.shape[1], eps=1e-3, delta=1e-9).cost
+    start = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
     with led._connect() as con:
         con.execute("BEGIN IMMEDIATE")
-        for _ in range(charges):
-            led._insert_charge(con, fp_big, cost, time="2026-12-03T00:00:00+00:00",
-                               kind="directions", name="big.csv")  # fmt: skip
+        for i in range(charges):  # one charge a minute: each record has its own time
+            time = (start + datetime.timedelta(minutes=i)).isoformat(timespec="seconds")
+            led._insert_charge(con, fp_big, cost, time=time, kind="directions", name="big.csv")
         con.execute("COMMIT")
     led.charge(fp_small, plan_pc_dir(len(small), 3, eps=0.1, delta=1e-8).cost, kind="directions")
 

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dppca import Budget, BudgetExceededError, PrivacyCost, compose, dp_pc_dir
+from dppca import Accountant, Budget, BudgetExceededError, PrivacyCost, compose, dp_pc_dir
 from dppca.privacy.fingerprint import fingerprint
 from dppca.privacy.ledger import Ledger
 from dppca.privacy.ledger_budget import LedgerBudget
@@ -169,7 +169,7 @@ def test_ledger_budget_works_as_budget_argument(path, small_data):
     fp = fingerprint(small_data, list("abcde"))
     led.set_total(fp, 1.0, 1e-5, name="small")
     budget = led.budget(fp, kind="directions")
-    assert isinstance(budget, Budget) and isinstance(budget, LedgerBudget)
+    assert isinstance(budget, Accountant) and isinstance(budget, LedgerBudget)
     result = dp_pc_dir(small_data, eps=0.6, delta=5e-6, random_state=1, budget=budget)
     assert budget.spent == pytest.approx((0.6, 5e-6))
     assert (budget.eps, budget.delta) == (1.0, 1e-5)
@@ -332,3 +332,41 @@ def test_only_an_exact_bundled_table_is_public(path):
         with pytest.raises(BudgetExceededError):
             for _ in range(3):
                 budget.spend(_gaussian(0.9))
+
+
+def test_one_accountant_answers_alike_over_both_stores(tmp_path):
+    from dppca.privacy.accounting import MemoryStore
+    from dppca.privacy.ledger import LedgerStore
+
+    led = Ledger(tmp_path / "l.sqlite")
+    led.set_total("fp", 1.0, 1e-5)
+    stores = [MemoryStore(1.0, 1e-5), LedgerStore(led, "fp", kind="directions")]
+    accountants = [Accountant(s, advice="(advice)") for s in stores]
+    costs = [
+        plan.cost
+        for plan in (
+            dppca_plan(eps=0.3, delta=1e-6),
+            dppca_plan(eps=0.5, delta=2e-6),
+            dppca_plan(eps=1.0, delta=1e-6),  # alone within the total, not with the two
+        )
+    ]
+    messages = []
+    for accountant in accountants:
+        for cost in costs[:2]:
+            accountant.spend(cost)
+        with pytest.raises(BudgetExceededError) as refused:
+            accountant.spend(costs[2])
+        messages.append(str(refused.value))
+    memory, ledger = accountants
+    assert ledger.describe() == memory.describe()  # the same words, spent and what fits
+    assert ledger.spent_tight == pytest.approx(memory.spent_tight, rel=1e-12)
+    assert ledger.remaining == pytest.approx(memory.remaining, rel=1e-12)
+    assert messages[0] == messages[1] and messages[0].endswith("(advice)")
+    assert [c.eps for c in ledger.ledger] == [c.eps for c in memory.ledger] == [0.3, 0.5]
+    assert len(ledger.history()) == len(memory.history()) == 2
+
+
+def dppca_plan(*, eps: float, delta: float):
+    from dppca import plan_pc_dir
+
+    return plan_pc_dir(200, 4, eps=eps, delta=delta)

@@ -150,7 +150,7 @@ def test_the_file_carries_its_marks(tmp_path: Path) -> None:
     Ledger(tmp_path / "l.sqlite")
     with sqlite3.connect(tmp_path / "l.sqlite") as con:
         assert con.execute("PRAGMA application_id").fetchone()[0] == 0x64505063
-        assert con.execute("PRAGMA user_version").fetchone()[0] == 4
+        assert con.execute("PRAGMA user_version").fetchone()[0] == 5
 
 
 def test_a_ledger_of_the_first_schema_is_upgraded_in_place(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ from dppca.privacy.ledger import Ledger
 from dppca.privacy.ledger_store import LedgerError
 
 DATA = Path(__file__).parent / "data"
-SCHEMAS = [1, 2, 3]
+SCHEMAS = [1, 2, 3, 4]
 
 
 @pytest.fixture(params=SCHEMAS)
@@ -41,7 +41,7 @@ def _directions(table: Path, ledger: Path, eps: str, *more: str) -> int:
 
 def test_the_fixtures_are_what_their_versions_wrote() -> None:
     frame = read_csv_checked(DATA / "ledger_table.csv")
-    keys = ((1, legacy_fingerprints(frame)[0]), (2, fingerprint(frame)), (3, fingerprint(frame)))
+    keys = [(1, legacy_fingerprints(frame)[0])] + [(s, fingerprint(frame)) for s in (2, 3, 4)]
     for schema, key in keys:
         with sqlite3.connect(DATA / f"ledger_schema{schema}.sqlite") as con:
             assert con.execute("PRAGMA user_version").fetchone()[0] == schema
@@ -63,6 +63,9 @@ def test_an_earlier_ledger_still_counts_its_spending(old, capsys) -> None:
     out = capsys.readouterr().out
     assert "no budget" not in out and "1 release(s)" in out
     led.verify()
+    with sqlite3.connect(ledger) as con:  # upgraded: this version's schema and tables
+        assert con.execute("PRAGMA user_version").fetchone()[0] == 5
+        assert con.execute("SELECT COUNT(*) FROM files").fetchone()[0] == 1
 
 
 def test_a_small_release_still_fits_beside_the_old_one(old, capsys) -> None:

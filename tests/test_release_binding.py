@@ -113,7 +113,7 @@ def test_a_schema_3_ledger_is_upgraded_and_keeps_its_spending(tmp_path, small_fr
     assert again.releases(fp)["eps"].tolist() == pytest.approx([EPS])
     assert again._binding(create=False) is None  # made at the first tagged file
     with sqlite3.connect(path) as con:
-        assert con.execute("PRAGMA user_version").fetchone()[0] == 4
+        assert con.execute("PRAGMA user_version").fetchone()[0] == 5
     con.close()
 
 

@@ -201,6 +201,24 @@ def test_budget_charges_each_fit_and_refuses_when_spent():
     assert len(budget.ledger) == 1  # the refused fit charged nothing
 
 
+def test_a_ledger_budget_charges_each_fit_and_refuses_when_spent(tmp_path):
+    from dppca.privacy.fingerprint import fingerprint
+    from dppca.privacy.ledger import Ledger
+
+    X = _units_table()
+    led = Ledger(tmp_path / "ledger.sqlite")
+    fp = fingerprint(X)
+    led.set_total(fp, 0.5, 1e-5)
+    # the same totals as with the in-memory Budget above: one fit fits, a second does not
+    est = DPPCA(eps=0.5, delta=1e-6, budget=led.budget(fp, kind="fit"), random_state=0)
+    est.set_params(scales=np.ones(4)).fit(X)
+    (kept,) = Ledger(tmp_path / "ledger.sqlite").budget(fp).ledger  # on disk, reopened
+    assert (kept.eps, kept.delta) == (est.cost_.eps, est.cost_.delta)
+    with pytest.raises(BudgetExceededError):
+        est.fit(X)
+    assert led.releases(fp)["kind"].tolist() == ["fit"]  # the refused fit charged nothing
+
+
 def test_clones_share_the_accountant_so_a_search_is_charged_per_fit():
     data = load_gau_g()
     X, y = data.drop(columns="group").iloc[::10], data["group"].iloc[::10]

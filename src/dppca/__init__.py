@@ -22,7 +22,7 @@ from .releases._fit_registry import register_fit_planner
 
 if TYPE_CHECKING:  # type checkers and readers see every public name where it lives
     from .kernels.kendall import spherical_kendall
-    from .privacy.accounting import Budget
+    from .privacy.accounting import Accountant, Budget, MemoryStore
     from .privacy.calibration import calibrate_noise
     from .privacy.cost import PrivacyCost, compose
     from .privacy.headroom import Headroom
@@ -55,7 +55,7 @@ if TYPE_CHECKING:  # type checkers and readers see every public name where it li
 # ``--dry-run``, a ledger query) does not pay for the releases it never runs.
 _LAZY: dict[str, str] = {
     "spherical_kendall": ".kernels.kendall",
-    "Budget": ".privacy.accounting",
+    **dict.fromkeys(("Accountant", "Budget", "MemoryStore"), ".privacy.accounting"),
     "Headroom": ".privacy.headroom",
     **dict.fromkeys(("PrivacyCost", "compose"), ".privacy.cost"),
     "calibrate_noise": ".privacy.calibration",
@@ -100,6 +100,7 @@ register_fit_planner(_plan_pca)
 
 
 __all__ = [
+    "Accountant",
     "AccuracyWarning",
     "Budget",
     "BudgetExceededError",
@@ -110,6 +111,7 @@ __all__ = [
     "HuberControl",
     "InaccurateReleaseError",
     "LoadingResult",
+    "MemoryStore",
     "PCAResult",
     "PCASplit",
     "PMWMControl",

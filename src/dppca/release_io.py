@@ -264,7 +264,7 @@ def _canonical(document: dict[str, Any]) -> bytes:
 
 def _ledger_of(budget: Any) -> Any:
     """The :class:`~dppca.privacy.ledger.Ledger` behind a budget, or None."""
-    ledger = getattr(budget, "_ledger_db", None)
+    ledger = getattr(getattr(budget, "store", None), "ledger", None)
     return ledger if hasattr(ledger, "_binding") else None
 
 

@@ -43,7 +43,7 @@ from .core.lazy import is_dataframe
 from .core.options import document_design
 from .core.tables import check_missing, tidy_table
 from .core.types import Calibration, Design, Ties
-from .privacy.accounting import Budget
+from .privacy.accounting import Accountant
 from .privacy.cost import PrivacyCost
 from .releases.directions.plan import plan_pc_dir
 from .releases.directions.result import DirectionsResult
@@ -131,8 +131,9 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         directions alone (:func:`dppca.dp_pc_dir`, the whole budget on them;
         no ``explained_variance_``); True releases a fit with its private
         variances. A standardised or scaled fit always has its variances.
-    budget : Budget, default=None
-        An accountant (:class:`dppca.Budget` or a ledger's budget): each fit
+    budget : Accountant, default=None
+        An accountant (:class:`dppca.Budget` in memory, or a ledger's
+        :class:`~dppca.privacy.ledger.LedgerBudget`): each fit
         is checked against it before any data are read and charged
         ``(eps, delta)``; a fit it cannot afford raises
         ``BudgetExceededError``. The same accountant is shared by every
@@ -243,7 +244,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         bounds: Any = None,
         split: PCASplit | Mapping[str, float] | None = None,
         variances: bool = False,
-        budget: Budget | None = None,
+        budget: Accountant | None = None,
         accuracy: str = "warn",
         random_state: Any = None,
         calibration: Calibration = "analytic",

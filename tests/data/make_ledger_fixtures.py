@@ -9,7 +9,9 @@ a user of that version has on disk:
 - ``ledger_schema2.sqlite``: schema 2 (marks, digests, seals; fingerprint
   rule v2), written at commit ae5e502;
 - ``ledger_schema3.sqlite``: schema 3 (per-dataset summaries and last
-  digests; no key for release-file tags), written at commit 4ca2491.
+  digests; no key for release-file tags), written at commit 4ca2491;
+- ``ledger_schema4.sqlite``: schema 4 (a key for release-file tags, made
+  when first needed; no keys of table files), written at commit eddbf3e.
 
 Each holds one release of eps 0.8 (delta 1e-6) from ``ledger_table.csv``
 under a total of (1, 1e-5), charged by ``dppca directions``. Run from the
@@ -35,7 +37,7 @@ import pandas as pd
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 TABLE = HERE / "ledger_table.csv"
-VERSIONS = {1: "1737cf5", 2: "ae5e502", 3: "4ca2491"}
+VERSIONS = {1: "1737cf5", 2: "ae5e502", 3: "4ca2491", 4: "eddbf3e"}
 
 
 def make_table() -> None:

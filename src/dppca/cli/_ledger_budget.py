@@ -83,9 +83,9 @@ class _CLIBudget(LedgerBudget):
         """Refuse, before any work, a declared total that contradicts the one in force."""
         from ..privacy.ledger import LedgerError
 
-        recorded = self._ledger_db.total(self.fp)
-        wanted = self.first_total
-        if self.declared and wanted and recorded not in (None, wanted) and self.releases:
+        store = self.store
+        recorded, wanted = store.recorded_total(), store.first_total
+        if store.declared and wanted and recorded not in (None, wanted) and self.releases:
             assert recorded is not None
             raise LedgerError(
                 f"the total budget of {self.name} is already (eps={recorded[0]:g}, "
@@ -98,14 +98,15 @@ class _CLIBudget(LedgerBudget):
     def check(self, cost: Any) -> None:
         from ..core.exceptions import BudgetExceededError
 
+        store = self.store
         if (
-            not self.declared
-            and self.first_total is not None
-            and self._pending()
+            not store.declared
+            and store.first_total is not None
+            and store.pending()
             and not self.public
             and not self.can_afford(cost)
         ):
-            raise BudgetExceededError(_first_use_refusal(str(self.name), cost, self.first_total))
+            raise BudgetExceededError(_first_use_refusal(str(self.name), cost, store.first_total))
         super().check(cost)
 
 

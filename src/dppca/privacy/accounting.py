@@ -13,11 +13,13 @@ treated as generic (eps, delta)-DP events, so old records keep their
 basic-composition meaning. Basic composition (adding eps and delta) stays
 available as the upper bound.
 
-This module holds the accountant, :class:`Budget`, whose one rule (the
+This module holds the accountant, :class:`Accountant`, whose one rule (the
 tight total, checked against the total's eps; basic composition reported as
-the upper bound) every store of costs uses: a ``Budget`` keeps its costs in
-memory, :class:`dppca.privacy.ledger.LedgerBudget` in the SQLite ledger, through the
-same methods. The rest lives in three modules: the cost record and basic
+the upper bound) holds whatever store keeps the costs: :class:`MemoryStore`
+in memory, or one dataset's record in the SQLite ledger
+(:class:`dppca.privacy.ledger.LedgerStore`). :class:`Budget` is the accountant
+over a memory store; :class:`dppca.privacy.ledger.LedgerBudget` the one over a
+ledger's. The rest lives in three modules: the cost record and basic
 composition in :mod:`dppca.privacy.cost`, the tight accountant in
 :mod:`dppca.privacy.composition`, and the calibration of several parts to a tight
 total in :mod:`dppca.privacy.calibration`.
@@ -26,6 +28,7 @@ total in :mod:`dppca.privacy.calibration`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 from ..core.exceptions import BudgetExceededError
 from ..core.lazy import pandas as pd
@@ -34,9 +37,7 @@ from .cost import PrivacyCost
 from .headroom import Headroom, headroom
 from .tally import Tally
 
-__all__ = [
-    "Budget",
-]
+__all__ = ["Accountant", "Budget", "MemoryStore", "Store"]
 
 
 # Advice that ends every refusal of the in-memory budget.
@@ -44,27 +45,6 @@ _ADVICE = (
     "Reuse an existing release (drawing from it again is free), lower this release's "
     "cost, or start from a Budget with a larger total."
 )
-
-
-def _fits(spent: Sequence[PrivacyCost], cost: PrivacyCost, total: tuple[float, float]) -> bool:
-    """Whether the tight total of ``spent`` and ``cost`` at ``total[1]`` is within ``total[0]``.
-
-    The one decision of every store: the composition of all releases of the
-    data, by the tight accountant at the total's delta, must not exceed the
-    total's eps. (The parts' own deltas are inside the tight total: where
-    they exceed the total delta it is infinite.)
-    """
-    return Tally.of(spent).fits(cost, total)
-
-
-def _spent_tight(spent: Sequence[PrivacyCost], delta: float) -> tuple[float, float]:
-    return (Tally.of(spent).tight_eps(delta), delta) if spent else (0.0, 0.0)
-
-
-def _remaining(spent: Sequence[PrivacyCost], total: tuple[float, float]) -> tuple[float, float]:
-    """Eps left by the tight total and delta left by basic composition (never negative)."""
-    tally = Tally.of(spent)
-    return _left(tally, total)
 
 
 def _left(tally: Tally, total: tuple[float, float]) -> tuple[float, float]:
@@ -89,14 +69,60 @@ def _refusal(
     )
 
 
-class Budget:
-    """A privacy budget for one dataset: the accountant, with its costs kept in memory.
+class Store(Protocol):
+    """What the accountant needs of a store of costs (:class:`MemoryStore`, the ledger's).
 
-    Call :meth:`check` before a release touches the data and :meth:`spend`
-    once it is made. The budget decides by the tight total: everything spent
-    composed by :func:`tight_total` at the budget's own ``delta``, which must
-    stay within ``eps``. :class:`dppca.privacy.ledger.LedgerBudget` is the same
-    accountant with its costs in the SQLite ledger.
+    A store keeps one total and the costs spent against it. ``charge``
+    checks and records in one step (a store shared between processes does
+    both under one lock); ``check`` decides without recording. Both refuse
+    with :class:`~dppca.core.exceptions.BudgetExceededError`, whose message
+    ends with ``advice``.
+    """
+
+    @property
+    def public(self) -> bool:
+        """Whether the costs are practice on public data, never refused."""
+        ...
+
+    def total(self) -> tuple[float, float]:
+        """The total (eps, delta)."""
+        ...
+
+    def tally(self) -> Tally:
+        """The running summary of the costs spent (what the tight total is computed from)."""
+        ...
+
+    def costs(self) -> list[PrivacyCost]:
+        """The costs spent, in order."""
+        ...
+
+    def last(self) -> PrivacyCost | None:
+        """The last cost spent, if any."""
+        ...
+
+    def check(self, cost: PrivacyCost, advice: str) -> None:
+        """Refuse ``cost`` if it does not fit (records nothing)."""
+        ...
+
+    def charge(self, cost: PrivacyCost, advice: str) -> None:
+        """Check and record ``cost``, as one step."""
+        ...
+
+    def attach(self, content: str, payload: str | None) -> None:
+        """Remember the content hash (and file text) of the release just charged."""
+        ...
+
+    def holds(self, content: str) -> bool:
+        """Whether the release with this content hash was paid for here."""
+        ...
+
+    def entries(self) -> pd.DataFrame:
+        """The costs spent as a table, one row per elementary release."""
+        ...
+
+
+class MemoryStore:
+    """A store of costs in memory: one total, the costs spent, their running summary.
 
     Parameters
     ----------
@@ -105,93 +131,145 @@ class Budget:
     delta : float
         Total delta available, in (0, 1).
 
+    Examples
+    --------
+    >>> from dppca import Accountant, MemoryStore, PrivacyCost
+    >>> accountant = Accountant(MemoryStore(1.0, 1e-5))
+    >>> accountant.spend(PrivacyCost(0.5, 5e-6, "gaussian (classic)", "directions"))
+    >>> accountant.releases
+    1
+    """
+
+    public = False
+
+    def __init__(self, eps: float, delta: float) -> None:
+        self._total = (check_eps(eps), check_delta(delta))
+        self._costs: list[PrivacyCost] = []
+        self._tally = Tally()  # updated with each cost, as Tally.of(costs) would be
+        self._held: dict[str, str | None] = {}
+
+    def total(self) -> tuple[float, float]:
+        return self._total
+
+    def tally(self) -> Tally:
+        return self._tally
+
+    def costs(self) -> list[PrivacyCost]:
+        return list(self._costs)
+
+    def last(self) -> PrivacyCost | None:
+        return self._costs[-1] if self._costs else None
+
+    def check(self, cost: PrivacyCost, advice: str) -> None:
+        if not self._tally.fits(cost, self._total):
+            raise BudgetExceededError(_refusal(cost, self._tally, self._total, advice))
+
+    def charge(self, cost: PrivacyCost, advice: str) -> None:
+        self.check(cost, advice)
+        self._costs.append(cost)
+        self._tally.add(cost)
+
+    def attach(self, content: str, payload: str | None) -> None:
+        self._held[str(content)] = payload
+
+    def holds(self, content: str) -> bool:
+        return str(content) in self._held
+
+    def entries(self) -> pd.DataFrame:
+        frames = [c.to_frame() for c in self._costs]
+        if not frames:
+            return pd.DataFrame(columns=["released", "mechanism", "eps", "delta"])
+        return pd.concat(frames, ignore_index=True)
+
+
+class Accountant:
+    """The privacy accountant: one rule over a store of costs.
+
+    Call :meth:`check` before a release touches the data and :meth:`spend`
+    once it is made. The accountant decides by the tight total: everything
+    spent composed by :func:`~dppca.tight_total` at the total's ``delta``,
+    which must stay within its ``eps``. Where the costs live is the store's
+    business: :class:`MemoryStore` (what :class:`Budget` uses) or one
+    dataset's record in the SQLite ledger
+    (:class:`dppca.privacy.ledger.LedgerStore`, what
+    :class:`~dppca.privacy.ledger.LedgerBudget` uses); the checks, totals and
+    messages are the same.
+
+    Parameters
+    ----------
+    store : MemoryStore or LedgerStore
+        Where the total and the costs are kept.
+    advice : str, optional
+        What a refusal suggests doing instead (default: the class's ``advice``).
+
     Notes
     -----
     Two totals are kept. :attr:`spent` is basic composition (the sums of the
     costs' eps and delta), the upper bound; :attr:`spent_tight` is the tight
     total, never larger where the records' claims hold. A cost is accepted
-    when the tight total with it stays within ``eps``, so a budget may hold
-    more than basic composition would allow: two Gaussian releases at (0.5,
-    1e-6) under a total of (1, 1e-5) leave room for a third at eps 0.2.
+    when the tight total with it stays within ``eps``, so an accountant may
+    hold more than basic composition would allow: two Gaussian releases at
+    (0.5, 1e-6) under a total of (1, 1e-5) leave room for a third at eps 0.2.
     :meth:`headroom` says what still fits (the largest Gaussian release, and
-    how many more releases like the last); :attr:`remaining` (eps left by the
-    tight total, delta left by basic composition) is kept for compatibility
-    but is not a plan: a cost over it may still fit.
+    how many more releases like the last) and :meth:`describe` says it in
+    words, the same on every face; :attr:`remaining` (eps left by the tight
+    total, delta left by basic composition) is kept for compatibility but is
+    not a plan: a cost over it may still fit.
 
     Examples
     --------
-    >>> from dppca import Budget, PrivacyCost
-    >>> budget = Budget(eps=1.0, delta=1e-5)
-    >>> budget.spend(PrivacyCost(0.5, 5e-6, "gaussian (classic)", "directions"))
-    >>> budget.spent
-    (0.5, 5e-06)
-    >>> [round(x, 6) for x in budget.remaining]  # the tight total uses the unspent delta
-    [0.500008, 5e-06]
+    >>> from dppca import Accountant, MemoryStore, PrivacyCost
+    >>> accountant = Accountant(MemoryStore(1.0, 1e-5))
+    >>> accountant.spend(PrivacyCost(0.4, 4e-6, "gaussian", "directions"))
+    >>> accountant.releases, accountant.spent
+    (1, (0.4, 4e-06))
+    >>> accountant.headroom().repeats  # one more release like the last still fits
+    1
     """
 
     #: What a refusal suggests doing instead.
     advice = _ADVICE
 
-    def __init__(self, eps: float, delta: float) -> None:
-        self._total_eps = check_eps(eps)
-        self._total_delta = check_delta(delta)
-        self._ledger: list[PrivacyCost] = []
-        self._held: dict[str, str | None] = {}
-        self._kept_tally: Tally | None = None
+    def __init__(self, store: Store, *, advice: str | None = None) -> None:
+        self.store = store
+        if advice is not None:
+            self.advice = advice
 
-    # -- the store: what is spent and the total (a subclass keeps them elsewhere) -------
-    def _totals(self) -> tuple[float, float]:
-        return self._total_eps, self._total_delta
+    @property
+    def public(self) -> bool:
+        """Whether the costs are practice on public data (never refused)."""
+        return bool(self.store.public)
 
-    def _spent_costs(self) -> list[PrivacyCost]:
-        return list(self._ledger)
-
-    def _tally(self) -> Tally:
-        """What the accountant needs of the costs spent (a store may keep it ready)."""
-        tally = self._kept_tally
-        if tally is None or tally.charges != len(self._ledger):
-            tally = self._kept_tally = Tally.of(self._ledger)
-        return tally
-
-    def _last_cost(self) -> PrivacyCost | None:
-        return self._ledger[-1] if self._ledger else None
-
-    def _record(self, cost: PrivacyCost) -> None:
-        """Check ``cost`` and record it, as one step."""
-        self.check(cost)
-        self._ledger.append(cost)
-
-    # -- the accountant ----------------------------------------------------------------
     @property
     def eps(self) -> float:
         """Total epsilon."""
-        return self._totals()[0]
+        return self.store.total()[0]
 
     @property
     def delta(self) -> float:
         """Total delta."""
-        return self._totals()[1]
+        return self.store.total()[1]
 
     @property
     def ledger(self) -> tuple[PrivacyCost, ...]:
         """The costs spent so far, in order."""
-        return tuple(self._spent_costs())
+        return tuple(self.store.costs())
 
     @property
     def releases(self) -> int:
         """How many costs were spent."""
-        return self._tally().charges
+        return self.store.tally().charges
 
     @property
     def spent(self) -> tuple[float, float]:
         """Total (eps, delta) spent so far by basic composition (the upper bound)."""
-        tally = self._tally()
+        tally = self.store.tally()
         return tally.basic_eps, tally.basic_delta
 
     @property
     def spent_tight(self) -> tuple[float, float]:
-        """Tight total (eps, delta) spent so far, at the budget's delta ((0, 0) when empty)."""
-        tally, total = self._tally(), self._totals()
+        """Tight total (eps, delta) spent so far, at the total delta ((0, 0) when empty)."""
+        tally, total = self.store.tally(), self.store.total()
         return (tally.tight_eps(total[1]), total[1]) if tally.charges else (0.0, 0.0)
 
     @property
@@ -201,10 +279,10 @@ class Budget:
         Not what can be planned with: under tight composition the next
         release's price depends on what was spent; see :meth:`headroom`.
         """
-        return _left(self._tally(), self._totals())
+        return _left(self.store.tally(), self.store.total())
 
     def headroom(self, *, like: PrivacyCost | None = None, delta: float | None = None) -> Headroom:
-        """What still fits, by the accountant's own rule (see :class:`Headroom`).
+        """What still fits, by the accountant's own rule (see :class:`~dppca.Headroom`).
 
         Parameters
         ----------
@@ -223,48 +301,89 @@ class Budget:
             :meth:`Headroom.describe` says it in words, the same on every face.
         """
         if like is None:
-            like = self._last_cost()
-        return headroom(self._tally(), self._totals(), like=like, delta=delta)
+            like = self.store.last()
+        return headroom(self.store.tally(), self.store.total(), like=like, delta=delta)
+
+    def describe(self) -> str:
+        """What was spent and what still fits, in the words every face prints."""
+        return self.headroom().describe()
+
+    def history(self) -> pd.DataFrame:
+        """The costs spent as a table, one row per elementary release (as :meth:`to_frame`)."""
+        return self.to_frame()
 
     def can_afford(self, cost: PrivacyCost) -> bool:
-        """Whether the tight total with ``cost`` added stays within the budget."""
-        return self._tally().fits(cost, self._totals())
+        """Whether the tight total with ``cost`` added stays within the total."""
+        return self.public or self.store.tally().fits(cost, self.store.total())
 
     def check(self, cost: PrivacyCost) -> None:
         """Raise ``BudgetExceededError`` if ``cost`` does not fit in what remains."""
-        tally, total = self._tally(), self._totals()
-        if not tally.fits(cost, total):
-            raise BudgetExceededError(_refusal(cost, tally, total, self.advice))
+        self.store.check(cost, self.advice)
 
     def spend(self, cost: PrivacyCost) -> None:
         """Record ``cost``, refusing it if it would overspend."""
         if not isinstance(cost, PrivacyCost):
             raise TypeError(f"cost must be a PrivacyCost; got {type(cost).__name__}.")
-        self._record(cost)
+        self.store.charge(cost, self.advice)
 
     def record(self, content: str, payload: str | None = None) -> None:
         """Remember the content hash of the release just paid for (see :meth:`holds`).
 
         :func:`dppca.release_io.save_release` with ``budget=`` calls it; a
-        release file read back with the same budget is then free.
+        release file read back with the same accountant is then free.
         """
-        self._held[str(content)] = payload
+        self.store.attach(content, payload)
 
     def holds(self, content: str) -> bool:
         """Whether the release with this content hash was paid for from this budget."""
-        return str(content) in self._held
+        return self.store.holds(content)
 
     def to_frame(self) -> pd.DataFrame:
         """The costs spent as a table, one row per elementary release."""
-        frames = [c.to_frame() for c in self._spent_costs()]
-        if not frames:
-            return pd.DataFrame(columns=["released", "mechanism", "eps", "delta"])
-        return pd.concat(frames, ignore_index=True)
+        return self.store.entries()
 
     def __repr__(self) -> str:
         eps_spent, delta_spent = self.spent
         return (
-            f"Budget(eps={self.eps:g}, delta={self.delta:g}, spent_eps={eps_spent:.6g}, "
-            f"spent_delta={delta_spent:.6g}, spent_eps_tight={self.spent_tight[0]:.6g}, "
-            f"releases={self.releases})"
+            f"{type(self).__name__}(eps={self.eps:g}, delta={self.delta:g}, "
+            f"spent_eps={eps_spent:.6g}, spent_delta={delta_spent:.6g}, "
+            f"spent_eps_tight={self.spent_tight[0]:.6g}, releases={self.releases})"
         )
+
+
+class Budget(Accountant):
+    """A privacy budget for one dataset: the accountant, with its costs kept in memory.
+
+    Call :meth:`check` before a release touches the data and :meth:`spend`
+    once it is made. The budget decides by the tight total: everything spent
+    composed by :func:`~dppca.tight_total` at the budget's own ``delta``,
+    which must stay within ``eps``. It is the :class:`Accountant` over a
+    :class:`MemoryStore`; :class:`dppca.privacy.ledger.LedgerBudget` is the
+    same accountant with its costs in the SQLite ledger.
+
+    Parameters
+    ----------
+    eps : float
+        Total epsilon available, > 0.
+    delta : float
+        Total delta available, in (0, 1).
+
+    Notes
+    -----
+    See :class:`Accountant`: :attr:`spent` is basic composition, the upper
+    bound, and :attr:`spent_tight` the tight total that decides; a cost over
+    :attr:`remaining` may still fit, :meth:`headroom` says what does.
+
+    Examples
+    --------
+    >>> from dppca import Budget, PrivacyCost
+    >>> budget = Budget(eps=1.0, delta=1e-5)
+    >>> budget.spend(PrivacyCost(0.5, 5e-6, "gaussian (classic)", "directions"))
+    >>> budget.spent
+    (0.5, 5e-06)
+    >>> [round(x, 6) for x in budget.remaining]  # the tight total uses the unspent delta
+    [0.500008, 5e-06]
+    """
+
+    def __init__(self, eps: float, delta: float) -> None:
+        super().__init__(MemoryStore(eps, delta))

@@ -27,7 +27,10 @@ column added is private), as :meth:`Ledger.key` finds when it keys the table.
 
 The dataset keys, the file's default place and the SQLite store are in
 :mod:`dppca.privacy.fingerprint` and :mod:`dppca.privacy.ledger_store`, the tables shown
-in :mod:`dppca.privacy.ledger_tables`; this module is the public home of their
+in :mod:`dppca.privacy.ledger_tables`, the keys of table files already read in
+:mod:`dppca.privacy.ledger_files`, and one dataset's record as a store of the
+accountant (:class:`LedgerStore`, :class:`LedgerBudget`) in
+:mod:`dppca.privacy.ledger_budget`; this module is the public home of their
 public names.
 """
 
@@ -42,7 +45,7 @@ from .accounting import _left, _refusal
 from .cost import PrivacyCost
 from .fingerprint import fingerprint, legacy_fingerprints, payload_hash
 from .headroom import Headroom, headroom
-from .ledger_budget import _ADVICE, LedgerBudget
+from .ledger_budget import _ADVICE, LedgerBudget, LedgerStore
 from .ledger_keys import _check_total, _LedgerKeys, _now, _same
 from .ledger_rows import _BINDING_TABLE, _stored
 from .ledger_store import LedgerError, _check_fp, default_ledger_path
@@ -52,6 +55,7 @@ __all__ = [
     "Ledger",
     "LedgerBudget",
     "LedgerError",
+    "LedgerStore",
     "default_ledger_path",
     "fingerprint",
     "ledger_timeout",
@@ -82,7 +86,7 @@ class Ledger(_LedgerKeys):
     the dataset, at the total's delta, within the total's eps.
 
     Integrity: the file carries SQLite's ``application_id`` (``0x64505063``)
-    and schema version (``user_version``, 2); each charge holds a digest
+    and schema version (``user_version``, 5); each charge holds a digest
     chained over the dataset's charges, and each dataset a seal over its
     total and the last digest. The file is checked when opened (``PRAGMA
     integrity_check`` and every chain) and again inside each write's
@@ -113,7 +117,6 @@ class Ledger(_LedgerKeys):
         self, path: str | os.PathLike[str] | None = None, *, timeout: float | None = None
     ) -> None:
         self._open(path, timeout)
-        self._written_total: tuple[float, float] | None = None  # by the last first charge
         self._public_keys: set[str] = set()  # keys of exact bundled tables seen by key()
 
     def is_public(self, fp: str) -> bool:
@@ -172,6 +175,21 @@ class Ledger(_LedgerKeys):
             if like is None:
                 like = self._last_cost(con, fp)
         return headroom(row[2], row[0], like=like, delta=delta)
+
+    def costs(self, fp: str) -> list[PrivacyCost]:
+        """The dataset's releases in order, each as the cost it was charged with.
+
+        Every record is read and its digest checked (linear in the dataset's
+        releases); the totals (:meth:`spent_tight`, :meth:`headroom`) read the
+        dataset's running summary instead.
+        """
+        with self._connect() as con:
+            return self._costs(con, _check_fp(fp))
+
+    def last_cost(self, fp: str) -> PrivacyCost | None:
+        """The dataset's last release as the cost it was charged with (None if none)."""
+        with self._connect() as con:
+            return self._last_cost(con, _check_fp(fp))
 
     def _last_cost(self, con: Any, fp: str) -> PrivacyCost | None:
         head = con.execute(
@@ -246,6 +264,7 @@ class Ledger(_LedgerKeys):
         payload: str | None = None,
         total: tuple[float, float] | None = None,
         declared: bool = False,
+        advice: str | None = None,
     ) -> int:
         """Record a release's cost, refusing it if the budget cannot pay.
 
@@ -267,6 +286,7 @@ class Ledger(_LedgerKeys):
         total delta, within the total eps. A bundled, public dataset
         (:meth:`is_public`) is never refused: its releases are recorded as
         practice. Returns the release's number in the dataset's ledger.
+        ``advice`` ends the message of a refusal (default: how to go on in Python).
 
         Raises
         ------
@@ -275,16 +295,17 @@ class Ledger(_LedgerKeys):
         LedgerError
             If the dataset has no total budget.
         """
-        return self._charge(
+        number, _ = self._charge(
             fp,
             cost,
             kind=kind,
             name=name,
-            advice=_ADVICE,
+            advice=_ADVICE if advice is None else advice,
             payload=payload,
             total=total,
             declared=declared,
         )
+        return number
 
     def _charge(
         self,
@@ -297,8 +318,9 @@ class Ledger(_LedgerKeys):
         payload: str | None = None,
         total: tuple[float, float] | None = None,
         declared: bool = False,
-    ) -> int:
-        """:meth:`charge`; with ``total``, the total to write if the dataset has none, in the
+    ) -> tuple[int, tuple[float, float] | None]:
+        """:meth:`charge`, returning the release's number and the total it wrote (None if it
+        wrote none): with ``total``, the total to write if the dataset has none, in the
         same transaction (``declared=True``: the user's, and a different total in force is
         refused naming it; it replaces one only while nothing was spent)."""
         fp = _check_fp(fp)
@@ -310,8 +332,9 @@ class Ledger(_LedgerKeys):
         public = self.is_public(fp)
         with self._write() as con:
             row = self._row(con, fp)
+            written = None
             if total is not None:
-                row = self._first_total(con, fp, row, total, declared=declared, name=name)
+                row, written = self._first_total(con, fp, row, total, declared=declared, name=name)
             if row is None:
                 raise LedgerError(
                     "this dataset has no total budget in the ledger; set one first "
@@ -323,7 +346,7 @@ class Ledger(_LedgerKeys):
             self._insert_charge(
                 con, fp, cost, time=_now(), kind=kind, name=name, content=content, payload=payload
             )
-            return tally.charges + 1
+            return tally.charges + 1, written
 
     def attach(self, fp: str, release: int, *, content: str, payload: str | None = None) -> None:
         """Record the content hash (and the file text) of the dataset's release ``release``.
@@ -399,11 +422,10 @@ class Ledger(_LedgerKeys):
             if text is not None and payload_hash(text) == content
         ]
 
-    def check(self, fp: str, cost: PrivacyCost) -> None:
-        """Raise :class:`BudgetExceededError` if ``cost`` does not fit now (records nothing)."""
-        self._check(fp, cost, advice=_ADVICE)
-
-    def _check(self, fp: str, cost: PrivacyCost, *, advice: str) -> None:
+    def check(self, fp: str, cost: PrivacyCost, *, advice: str | None = None) -> None:
+        """Raise :class:`BudgetExceededError` if ``cost`` does not fit now (records nothing);
+        ``advice`` ends its message (default: how to go on in Python)."""
+        advice = _ADVICE if advice is None else advice
         fp = _check_fp(fp)
         with self._connect() as con:
             row = self._row(con, fp)
@@ -413,7 +435,7 @@ class Ledger(_LedgerKeys):
             raise BudgetExceededError(_refusal(cost, row[2], row[0], advice))
 
     def budget(self, fp: str, *, kind: str = "release", name: str | None = None) -> LedgerBudget:
-        """A :class:`~dppca.Budget`-like view of one dataset, for ``budget=`` parameters."""
+        """The accountant over one dataset's record (:class:`LedgerBudget`), for ``budget=``."""
         return LedgerBudget(self, fp, kind=kind, name=name)
 
     def __repr__(self) -> str:

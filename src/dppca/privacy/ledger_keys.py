@@ -8,11 +8,16 @@ and the total written with a first charge.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
+import json
 import math
+import os
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .fingerprint import fingerprint, legacy_fingerprints
+from .ledger_files import _KEPT, file_digest, file_state
 from .ledger_rows import _digest
 from .ledger_store import LedgerError, _check_fp
 from .ledger_tables import _LedgerTables
@@ -39,7 +44,6 @@ class _LedgerKeys(_LedgerTables):
     """Keys of earlier versions, the full check and a first total (mixed into Ledger)."""
 
     _public_keys: set[str]
-    _written_total: tuple[float, float] | None
 
     def _tally_of(self, fp: str) -> Tally:
         with self._connect() as con:
@@ -49,8 +53,9 @@ class _LedgerKeys(_LedgerTables):
         """Check the whole file: SQLite's full integrity check, every charge's digest
         chain, and each dataset's summary against a full recomputation (``fp=None``:
         every dataset). Raises :class:`LedgerError` if anything was changed. Linear in
-        the size of the ledger; opening a large ledger checks its size, marks and seals
-        in constant time only (``dppca ledger --verify`` runs this)."""
+        the size of the ledger, about 0.2 CPU-s per 10,000 charges (measured with
+        ``benchmarks/bench_ledger.py``); opening a large ledger checks its size, marks
+        and seals in constant time only (``dppca ledger --verify`` runs this)."""
         with self._connect() as con:
             self._integrity(con)
             fps = (
@@ -80,9 +85,14 @@ class _LedgerKeys(_LedgerTables):
         from ..datasets import bundled_name
 
         fp = fingerprint(data)
-        if bundled_name(data) is not None:
+        public = bundled_name(data) is not None
+        return self._keyed(fp, legacy_fingerprints(data), public=public, name=name)
+
+    def _keyed(self, fp: str, legacy: Sequence[str], *, public: bool, name: str | None) -> str:
+        """:meth:`key` once the table's keys are known: mark, adopt, refuse a stale name."""
+        if public:
             self._public_keys.add(fp)
-        old = [k for k in legacy_fingerprints(data) if k != fp]
+        old = [k for k in legacy if k != fp]
         with self._connect() as con:
             held = "SELECT 1 FROM datasets WHERE fp = ?"
             found = [k for k in old if con.execute(held, (k,)).fetchone()]
@@ -106,6 +116,79 @@ class _LedgerKeys(_LedgerTables):
                 "table, give this file another name."
             )
         return fp
+
+    def file_key(
+        self,
+        path: str | os.PathLike[str],
+        read: Callable[[], Any],
+        *,
+        name: str | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> tuple[str, int]:
+        """:meth:`key` of the table in a file, and its number of rows, remembered by its bytes.
+
+        ``read()`` parses the file (with ``options``, which name how). A file
+        this ledger keyed before, with the same bytes, options and parsing
+        code, is keyed from the ledger without calling ``read``
+        (:mod:`dppca.privacy.ledger_files` says why that is the same key and
+        what the ledger learns); otherwise ``read()`` is called, the table
+        keyed by :meth:`key` and the file remembered. Either way what an
+        earlier dppca recorded under the table's old key is moved onto it, and
+        a bundled table is marked public, as :meth:`key` does.
+        """
+        before = file_state(path)
+        try:
+            raw = file_digest(path, options) if before is not None else None
+        except OSError:
+            raw = None
+        known = None if raw is None else self._known_file(raw)
+        if known is not None:
+            fp, rows, public, old = known
+            return self._keyed(fp, old, public=public, name=name), rows
+        from ..datasets import bundled_name
+
+        data = read()
+        fp, legacy = fingerprint(data), legacy_fingerprints(data)
+        public = bundled_name(data) is not None
+        rows = int(data.shape[0])
+        if raw is not None and file_state(path) == before:
+            self._remember_file(raw, fp, rows, public, legacy)
+        return self._keyed(fp, legacy, public=public, name=name), rows
+
+    def _known_file(self, raw: str) -> tuple[str, int, bool, list[str]] | None:
+        """The entry of a file digest, if there is one and its seal holds."""
+        with self._connect() as con:
+            row = con.execute(
+                "SELECT fp, rows, public, legacy, seal FROM files WHERE raw = ?", (raw,)
+            ).fetchone()
+        if row is None:
+            return None
+        fp, rows, public, legacy, seal = row
+        if seal != _digest("file", raw, fp, rows, public, legacy):
+            return None  # damaged: parse the file again
+        try:
+            keys = [str(k) for k in json.loads(legacy)]
+        except (ValueError, TypeError):
+            return None
+        return str(fp), int(rows), bool(public), keys
+
+    def _remember_file(
+        self, raw: str, fp: str, rows: int, public: bool, legacy: Sequence[str]
+    ) -> None:
+        """Record a file's key (best effort: a ledger that cannot be written is left as is)."""
+        text = json.dumps(list(legacy))
+        seal = _digest("file", raw, fp, rows, int(public), text)
+        with contextlib.suppress(LedgerError):
+            with self._write() as con:
+                con.execute(
+                    "INSERT OR REPLACE INTO files (raw, fp, rows, public, legacy, seal)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    (raw, fp, rows, int(public), text, seal),
+                )
+                con.execute(
+                    "DELETE FROM files WHERE rowid <= (SELECT MAX(rowid) FROM files) - ?",
+                    (_KEPT,),
+                )
 
     def adopt(self, fp: str, old: str) -> None:
         """Move the record kept under key ``old`` onto key ``fp``: the same table's spending.
@@ -169,11 +252,14 @@ class _LedgerKeys(_LedgerTables):
         *,
         declared: bool,
         name: str | None,
-    ) -> tuple[tuple[float, float], str, Tally] | None:
+    ) -> tuple[tuple[tuple[float, float], str, Tally] | None, tuple[float, float] | None]:
+        """The dataset's row once ``total`` is written where it must be, and the total
+        written (None if none was)."""
         eps, delta = _check_total(*total)
+        written = None
         if row is None:
             self._put_total(con, fp, eps, delta, name=name, created=_now())
-            self._written_total = (eps, delta)
+            written = (eps, delta)
         elif declared and not _same(row[0], (eps, delta)):
             if row[2].charges:
                 raise LedgerError(
@@ -185,5 +271,5 @@ class _LedgerKeys(_LedgerTables):
                     "file."
                 )
             self._put_total(con, fp, eps, delta)
-            self._written_total = (eps, delta)
-        return self._row(con, fp)
+            written = (eps, delta)
+        return self._row(con, fp), written

@@ -17,8 +17,10 @@ from .tally import Tally
 __all__: list[str] = []
 
 # Schema 1: the first ledger (fingerprint rule v1); 2: marks, digests and seals;
-# 3: a composed summary (tally) and the last digest per dataset, parts indexed.
-_SCHEMA_VERSION = 4
+# 3: a composed summary (tally) and the last digest per dataset, parts indexed;
+# 4: the key that tags release files (table made when first needed); 5: the keys of
+# table files already read (``files``: file digest -> fingerprint), see _FILES_TABLE.
+_SCHEMA_VERSION = 5
 
 _BASIC_FIELDS = ("eps", "delta", "mechanism", "released", "parts")
 
@@ -53,6 +55,16 @@ _APPLICATION_ID = 0x64505063
 # the first tagged file, so a ledger that never tagged one keeps schema 3's layout.
 _BINDING_TABLE = "CREATE TABLE IF NOT EXISTS binding (ledger TEXT NOT NULL, key BLOB NOT NULL)"
 
+# Schema 5: the fingerprint of each table file read, under a digest of its bytes and of
+# how it was parsed (dppca.privacy.ledger_files), so that a command that only shows a
+# table's budget need not parse the table again. Derived data: a row that fails its
+# seal is ignored and the file parsed again.
+_FILES_TABLE = (
+    "CREATE TABLE IF NOT EXISTS files ("
+    " raw TEXT PRIMARY KEY, fp TEXT NOT NULL, rows INTEGER NOT NULL,"
+    " public INTEGER NOT NULL, legacy TEXT NOT NULL, seal TEXT NOT NULL)"
+)
+
 _SCHEMA = (
     "CREATE TABLE datasets ("
     " fp TEXT PRIMARY KEY, name TEXT, eps REAL NOT NULL,"
@@ -70,6 +82,7 @@ _SCHEMA = (
     "CREATE INDEX charges_fp ON charges(fp)",
     "CREATE INDEX charges_content ON charges(fp, content)",
     "CREATE INDEX parts_charge ON parts(charge)",
+    _FILES_TABLE,
 )
 _TABLES = {"datasets", "charges", "parts"}
 
@@ -83,10 +96,15 @@ RECOVERY = (
 )
 
 
+# The canonical JSON of the digests (floats by their exact repr), made once.
+_ENCODER = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), default=repr, check_circular=False
+)
+
+
 def _digest(*items: Any) -> str:
     """SHA-256 of a canonical JSON text of ``items`` (floats by their exact repr)."""
-    text = json.dumps(items, ensure_ascii=False, separators=(",", ":"), default=repr)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return hashlib.sha256(_ENCODER.encode(list(items)).encode("utf-8")).hexdigest()
 
 
 def _stored(con: sqlite3.Connection, charge: int, cost: PrivacyCost) -> PrivacyCost:
@@ -127,7 +145,7 @@ class _Upgrades:
     _charge_record: Any
 
     def _upgrade(self, con: sqlite3.Connection, version: int) -> None:
-        """Bring a ledger of schema 1, 2 or 3 to this schema, in place, in one transaction.
+        """Bring a ledger of schema 1 to 4 to this schema, in place, in one transaction.
 
         Schema 1 (the first ledger) gets the marks, digests and seals of
         schema 2; every dataset then gets its summary and last digest, after
@@ -135,7 +153,8 @@ class _Upgrades:
         key, total and charges (keys of the first fingerprint rule are
         matched when the data are next read, :meth:`Ledger.adopt`). Schema 4
         may hold the table of the key that tags release files, made when first
-        needed (:meth:`Ledger._binding`).
+        needed (:meth:`Ledger._binding`); schema 5 adds the (empty) table of
+        the keys of table files read (:mod:`dppca.privacy.ledger_files`).
         """
         self._integrity(con)
         in_txn = con.in_transaction
@@ -151,6 +170,7 @@ class _Upgrades:
                 return
             if version < 3:
                 self._v2_to_v3(con, version)
+            con.execute(_FILES_TABLE)
             con.execute(f"PRAGMA application_id = {_APPLICATION_ID}")
             con.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
             if not in_txn:

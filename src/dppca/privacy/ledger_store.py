@@ -11,16 +11,20 @@ home of every public name here.
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import math
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from json.encoder import encode_basestring as _quote
 from pathlib import Path
 from typing import Any
 
 from .cost import PrivacyCost
 from .ledger_rows import (
     _APPLICATION_ID,
+    _ENCODER,
     _SCHEMA,
     _SCHEMA_VERSION,
     _TABLES,
@@ -116,6 +120,27 @@ def _check_fp(fp: object) -> str:
     if not isinstance(fp, str) or not fp:
         raise TypeError(f"fp must be a fingerprint string; got {type(fp).__name__}.")
     return fp
+
+
+def _head_text(head: tuple[Any, ...], encode: Callable[[Any], str]) -> str:
+    """JSON of a charge's ``time, name, kind, eps, delta`` as the digests' encoder writes it.
+
+    Strings through the encoder's own escaping, finite floats by their repr
+    (what the encoder writes for them); anything else through the encoder.
+    """
+    time, name, kind, eps, delta = head
+    if (
+        type(time) is str
+        and type(kind) is str
+        and (name is None or type(name) is str)
+        and type(eps) is float
+        and type(delta) is float
+        and math.isfinite(eps)
+        and math.isfinite(delta)
+    ):
+        shown = "null" if name is None else _quote(name)
+        return f"{_quote(time)},{shown},{_quote(kind)},{eps!r},{delta!r}"
+    return encode(list(head))[1:-1]
 
 
 class _LedgerFile(_Upgrades):
@@ -233,7 +258,7 @@ class _LedgerFile(_Upgrades):
                 f"{version}; this dppca reads schemas 1 to {_SCHEMA_VERSION}); upgrade dppca "
                 "to use it. Nothing was recorded or released."
             )
-        elif version in (2, 3) and _TABLES <= tables:
+        elif 2 <= version < _SCHEMA_VERSION and _TABLES <= tables:
             self._upgrade(con, version)
         elif version != _SCHEMA_VERSION or not _TABLES <= tables:
             raise self._refuse(f"has an unknown layout (schema {version})")
@@ -408,51 +433,87 @@ class _LedgerFile(_Upgrades):
 
         Every part comes back with the noise fields it was recorded with, so
         the accountant composes the charges as tightly as the releases did.
-        Two queries in all, whatever the number of charges.
+        One query in all, whatever the number of charges; identical records
+        (a ledger of many releases of one plan) are decoded once and share
+        one cost object, so the time is mostly the chain's hashing itself.
         """
-        heads = con.execute(
-            "SELECT id, fp, time, name, kind, eps, delta, digest FROM charges WHERE fp = ?"
-            " ORDER BY id",
+        rows = con.execute(
+            "SELECT c.id, c.time, c.name, c.kind, c.eps, c.delta, c.digest,"
+            " p.released, p.mechanism, p.eps, p.delta, p.detail FROM charges c"
+            " LEFT JOIN parts p ON p.charge = c.id WHERE c.fp = ? ORDER BY c.id, p.rowid",
             (fp,),
         ).fetchall()
-        parts: dict[int, list[list[Any]]] = {}
-        for charge, *part in con.execute(
-            "SELECT p.charge, p.released, p.mechanism, p.eps, p.delta, p.detail FROM parts p"
-            " JOIN charges c ON c.id = p.charge WHERE c.fp = ? ORDER BY p.rowid",
-            (fp,),
-        ):
-            parts.setdefault(charge, []).append(part)
+        # One (charge's row, its parts) per charge; a charge without parts has one row
+        # whose part fields are NULL (parts.eps is NOT NULL in a part).
+        records: list[tuple[tuple[Any, ...], list[tuple[Any, ...]]]] = []
+        charge = None
+        current: list[tuple[Any, ...]] = []
+        for row in rows:
+            if row[0] != charge:
+                charge, current = row[0], []
+                records.append((row, current))
+            if row[9] is not None:
+                current.append(row[7:])
+        damaged = "is damaged (a charge's record was changed)"
+        encode, sha256 = _ENCODER.encode, hashlib.sha256
+        leaves: dict[tuple[Any, ...], PrivacyCost] = {}
+        charged: dict[tuple[Any, ...], PrivacyCost] = {}
+        texts: dict[Any, str] = {}
         costs: list[PrivacyCost] = []
+        key_text = encode(fp)
         last = ""
-        for charge, *head, digest in heads:
-            record = [head, parts.get(charge, [])]
-            last = _digest(last, *record)
-            if digest != last or not record[1]:
-                raise self._refuse("is damaged (a charge's record was changed)")
-            leaves = [_leaf(p[2], p[3], p[1], p[0], p[4]) for p in record[1]]
-            claim = (float(head[4]), float(head[5]))
-            # A charge claims exactly the (eps, delta) it was charged: a release
-            # composed tightly claims one valid pair, which mixing the smaller
-            # eps and the smaller delta of two statements would not be.
-            if len(leaves) == 1 and (leaves[0].eps, leaves[0].delta) == claim:
-                costs.append(leaves[0])
-            else:
-                costs.append(
-                    PrivacyCost(
-                        *claim,
-                        "composition",
-                        "; ".join(c.released for c in leaves),
-                        tuple(leaves),
-                        kind="composed",
-                    )
-                )
+        for row, parts in records:
+            # The text of _digest(last, [fp, time, name, kind, eps, delta], parts), each
+            # distinct list of parts encoded once: '["last",[fp,time,...],[[part],...]]'.
+            shared = tuple(parts)
+            # 0.0 == -0.0 but they are written differently: such parts keyed by their repr
+            seen = shared if all(p[2] and p[3] for p in parts) else repr(shared)
+            parts_text = texts.get(seen)
+            if parts_text is None:
+                parts_text = texts[seen] = encode(parts)
+            text = f'["{last}",[{key_text},{_head_text(row[1:6], encode)}],{parts_text}]'
+            last = sha256(text.encode("utf-8")).hexdigest()
+            digest = row[6]
+            if digest != last or not parts:
+                raise self._refuse(damaged)
+            claim = (float(row[4]), float(row[5]))
+            cost = charged.get((claim, shared))
+            if cost is None:
+                cost = charged[(claim, shared)] = self._charged(claim, parts, leaves)
+            costs.append(cost)
         return costs, last
+
+    @staticmethod
+    def _charged(
+        claim: tuple[float, float],
+        parts: list[tuple[Any, ...]],
+        leaves: dict[tuple[Any, ...], PrivacyCost],
+    ) -> PrivacyCost:
+        """A charge as the cost it was charged with, from its part rows."""
+        costs = []
+        for part in parts:
+            leaf = leaves.get(part)
+            if leaf is None:
+                leaf = leaves[part] = _leaf(part[2], part[3], part[1], part[0], part[4])
+            costs.append(leaf)
+        # A charge claims exactly the (eps, delta) it was charged: a release
+        # composed tightly claims one valid pair, which mixing the smaller
+        # eps and the smaller delta of two statements would not be.
+        if len(costs) == 1 and (costs[0].eps, costs[0].delta) == claim:
+            return costs[0]
+        return PrivacyCost(
+            *claim,
+            "composition",
+            "; ".join(c.released for c in costs),
+            tuple(costs),
+            kind="composed",
+        )
 
     def _costs(self, con: sqlite3.Connection, fp: str) -> list[PrivacyCost]:
         """The dataset's charges as costs, the chain and the summary checked (linear time)."""
         costs, last = self._walk(con, fp)
         row = self._row(con, fp)
-        if row is not None and (row[1] != last or not row[2].agrees(Tally.of(costs))):
+        if row is not None and (row[1] != last or not row[2].agrees(Tally.counted(costs))):
             raise self._refuse("is damaged (a charge's record was changed)")
         return costs
 

@@ -50,13 +50,13 @@ class _LedgerTables(_LedgerFile):
         ``mechanism``, ``eps``, ``delta``. ``fp=None`` lists every dataset.
         ``last=N`` (with ``fp``) keeps the dataset's N latest releases only.
         """
-        rows = self._entry_rows(fp, last=last)
+        rows = self.entry_rows(fp, last=last)
         return pd.DataFrame(rows, columns=_ENTRY_COLUMNS).astype({"eps": float, "delta": float})
 
-    def _entry_rows(
+    def entry_rows(
         self, fp: str | None = None, *, last: int | None = None
     ) -> list[tuple[Any, ...]]:
-        """The rows of :meth:`entries` as tuples, without pandas (the command line's)."""
+        """The rows of :meth:`entries` as tuples, without pandas (what the command line prints)."""
         query = (
             "SELECT c.id, c.fp, c.time, COALESCE(c.name, d.name), c.kind, p.released,"
             " p.mechanism, p.eps, p.delta FROM charges c JOIN parts p ON p.charge = c.id"
@@ -122,10 +122,10 @@ class _LedgerTables(_LedgerFile):
         ``spent_eps`` is the tight total at the total delta and ``spent_delta``
         the sum of the releases' deltas; ``basic_eps`` is the upper bound.
         """
-        return pd.DataFrame(self._dataset_records(), columns=_DATASET_COLUMNS)
+        return pd.DataFrame(self.dataset_records(), columns=_DATASET_COLUMNS)
 
-    def _dataset_records(self) -> list[dict[str, Any]]:
-        """The rows of :meth:`datasets` as dicts, without pandas (the command line's)."""
+    def dataset_records(self) -> list[dict[str, Any]]:
+        """The rows of :meth:`datasets` as dicts, without pandas (what the command line prints)."""
         with self._connect() as con:
             rows = con.execute(
                 "SELECT fp, name, eps, delta, created FROM datasets ORDER BY created, fp"

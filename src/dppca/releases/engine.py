@@ -40,7 +40,7 @@ from ..kernels.threads import hold_blas
 from .forecast import enforce
 
 if TYPE_CHECKING:
-    from ..privacy.accounting import Budget
+    from ..privacy.accounting import Accountant
     from ..privacy.cost import PrivacyCost
     from .forecast import Forecast
 
@@ -188,7 +188,7 @@ def execute(
     plan: ReleasePlan,
     X: Any,
     *,
-    budget: Budget | None = None,
+    budget: Accountant | None = None,
     random_state: RandomStateLike = None,
     **inputs: Any,
 ) -> Any:
@@ -204,7 +204,7 @@ def execute(
         The table, checked here by ``plan.check_input``; a :class:`CheckedData`
         (a table the caller already checked) is not checked again, only
         against the plan's own requirements.
-    budget : Budget, optional
+    budget : Accountant, optional
         Anything with ``check(cost)`` and ``spend(cost)``: a
         :class:`dppca.Budget` or a ledger's budget. Checked with
         ``plan.cost`` before any data work, charged with it once afterwards.
