@@ -34,6 +34,7 @@ __all__ = [
     "add_scale_argument",
     "add_ties_argument",
     "apply_scale",
+    "build_options",
     "design_settings",
     "join_signed_values",
     "parse_int_list",
@@ -257,6 +258,23 @@ def add_design_arguments(parser: argparse.ArgumentParser, *, progress: bool = Tr
         default="auto",
         help="progress bar on stderr: only for long computations (auto), always or never",
     )
+
+
+def build_options(command: str, args: argparse.Namespace, *kinds: type, **settings: Any) -> Any:
+    """The command's option objects, built and checked once from its arguments.
+
+    A :class:`~dppca.core.options.PrivacyOptions` from the shared options
+    (``--eps``, ``--delta``, ``--calibration``, ``--ties``, ``--accuracy``,
+    ``--missing``) and ``settings``, then one object per class in ``kinds``
+    from ``settings``; plans take these (``plan_x_options``) and never check
+    them again, and steps that re-plan derive theirs with ``evolve``.
+    """
+    from ..core.options import split_settings
+
+    shared = {"eps": args.eps, "delta": args.delta, "calibration": args.calibration}
+    shared |= {"ties": getattr(args, "ties", "zero"), "accuracy": args.accuracy}
+    shared |= {"missing": args.missing}
+    return split_settings(f"dppca {command}", {**shared, **settings}, *kinds)
 
 
 def design_settings(args: argparse.Namespace) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from ._common import (
     add_data_arguments,
     add_design_arguments,
     add_privacy_arguments,
+    build_options,
     numeric_part,
     parse_int_list,
     parse_scales,
@@ -173,28 +174,27 @@ def _picture_paths(args: argparse.Namespace) -> dict[str, Path]:
 
 def build_plan(args: argparse.Namespace, n: int, variables: tuple[str, ...]) -> PCAPlan:
     """The fit's plan from the options and the table's public shape."""
-    from ..releases.pca.plan import plan_pca
+    from ..core.options import DesignOptions
+    from ..releases.pca.options import PCAOptions
+    from ..releases.pca.plan import plan_pca_options
 
-    return plan_pca(
-        n,
-        len(variables),
-        eps=args.eps,
-        delta=args.delta,
+    privacy, options, design = build_options(
+        "pca",
+        args,
+        PCAOptions,
+        DesignOptions,
+        bounds=read_bounds(args, variables),
         standardize=args.standardize,
         k=args.k,
         components=parse_int_list(args.components, "--components", length=2),
         score=args.score,
-        bounds=read_bounds(args, variables),
         scales=None if args.scale is None else parse_scales(args.scale, list(variables)),
         split=parse_split(args.split),
         compare=args.compare,
-        calibration=args.calibration,
-        variables=variables,
-        accuracy=args.accuracy,
-        missing=args.missing,
         design=args.design,
         m=args.m,
     )
+    return plan_pca_options(n, len(variables), privacy, options, variables, design)
 
 
 def pca_plan_lines(plan: PCAPlan) -> tuple[str, ...]:

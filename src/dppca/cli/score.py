@@ -12,6 +12,7 @@ from ._common import (
     add_privacy_arguments,
     add_scale_argument,
     add_ties_argument,
+    build_options,
     design_settings,
     parse_int_list,
     private_scale,
@@ -117,10 +118,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import matplotlib
 
+    from ..core.options import DesignOptions, evolve
+    from ..core.scalar_checks import check_positive_int
     from ..core.validation import check_random_state
     from ..releases.engine import execute
     from ..releases.scaled import check_scale_settings, with_private_scales
-    from ..releases.score.plan import plan_score
+    from ..releases.score.options import ScoreOptions
+    from ..releases.score.plan import ScoreGiven, plan_score_options
 
     matplotlib.use("Agg")
     components = parse_int_list(args.components, "--components", length=2)
@@ -153,27 +157,26 @@ def run(args: argparse.Namespace) -> int:
         n_groups = len(group_labels) if group_labels else frame[args.groups].nunique()
     # One plan: what --dry-run prints is what the release checks, draws and charges.
     scale = check_scale_settings(private_scale(args), bounds=bounds, directions=reused)
+    privacy, options, design = build_options(
+        "score",
+        args,
+        ScoreOptions,
+        DesignOptions,
+        bounds=bounds,
+        bins=bins,
+        components=components,
+        method=methods,
+        groups_public=args.groups_public,
+        **design_settings(args),
+    )  # checked once here; each step of the private-scale stretch derives its own
+    groups = None if n_groups is None else check_positive_int(n_groups, "groups")
+    given = ScoreGiven(directions=reused is not None, groups=groups)
+    n, p = len(data), len(variables)
     plan = with_private_scales(
-        lambda e: plan_score(
-            len(data),
-            len(variables),
-            eps=e,
-            delta=args.delta,
-            bins=bins,
-            components=components,
-            method=methods,
-            directions_given=reused is not None,
-            groups=n_groups,
-            groups_public=args.groups_public,
-            calibration=args.calibration,
-            ties=args.ties,
-            bounds=bounds,
-            variables=variables,
-            accuracy=args.accuracy,
-            missing=args.missing,
-            **design_settings(args),
+        lambda e: plan_score_options(
+            n, p, evolve(privacy, eps=e), options, given, variables, design
         ),
-        args.eps,
+        privacy.eps,
         scale,
         variables,
     )

@@ -13,6 +13,7 @@ from ._common import (
     add_scale_argument,
     add_ties_argument,
     apply_scale,
+    build_options,
     numeric_part,
     private_scale,
     read_bounds,
@@ -102,10 +103,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..core.options import DesignOptions, evolve
     from ..releases.engine import execute
     from ..releases.scaled import check_scale_settings, with_private_scales
     from ..releases.scree._controls import ClippedControl
-    from ..releases.scree._plan import plan_scree
+    from ..releases.scree._options import ScreeOptions
+    from ..releases.scree._plan import plan_scree_options
 
     methods = [m.strip() for m in args.method.split(",") if m.strip()]
     if not methods:
@@ -133,27 +136,25 @@ def run(args: argparse.Namespace) -> int:
     bounds = read_bounds(args, variables)
     # One plan: what --dry-run prints is what the release checks, draws and charges.
     scale = check_scale_settings(private_scale(args), bounds=bounds, directions=reused)
+    privacy, options, design = build_options(
+        "scree",
+        args,
+        ScreeOptions,
+        DesignOptions,
+        bounds=bounds,
+        k=k,
+        method=methods,
+        control=control,
+        mono=args.mono,
+        design=args.design,
+        m=args.m,
+    )  # checked once here; each step of the private-scale stretch derives its own
+    n, p, given = len(data), len(variables), reused is not None
     plan = with_private_scales(
-        lambda e: plan_scree(
-            len(data),
-            len(variables),
-            k,
-            eps=e,
-            delta=args.delta,
-            method=methods,
-            control=control,
-            directions_given=reused is not None,
-            mono=args.mono,
-            calibration=args.calibration,
-            ties=args.ties,
-            bounds=bounds,
-            variables=variables,
-            accuracy=args.accuracy,
-            missing=args.missing,
-            design=args.design,
-            m=args.m,
+        lambda e: plan_scree_options(
+            n, p, evolve(privacy, eps=e), options, given, variables, design
         ),
-        args.eps,
+        privacy.eps,
         scale,
         variables,
     )
