@@ -198,3 +198,43 @@ def test_missing_values_in_a_chunked_file_name_their_column(tmp_path, capsys, su
         err = capsys.readouterr().err
         assert f"cells that are not numbers) in column(s) {named}" in err
         assert "pass --missing zero" in err and "'V" not in err
+
+
+def _with_stdout_closed(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run the command with a stdout whose reader has gone (as ``... | head`` ends)."""
+    src = str(Path(dppca.__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": src, "MPLBACKEND": "Agg"}
+    read, write = os.pipe()
+    os.close(read)  # every write to the pipe now fails with EPIPE
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "dppca.cli", *argv],
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=cwd,
+            timeout=120,
+            check=False,
+        )
+    finally:
+        os.close(write)
+
+
+def test_a_closed_stdout_still_gets_the_picture_written(tmp_path):
+    # 'dppca loading ... | head' used to end in "dppca: error: [Errno 32] Broken
+    # pipe" (or Python's "Exception ignored" at exit) without the picture
+    table = tmp_path / "t.csv"
+    X = np.random.default_rng(5).normal(size=(80, 4))
+    pd.DataFrame(X, columns=list("abcd")).to_csv(table, index=False)
+    argv = ["loading", str(table), *PRIVACY, "--out", "pic.png", "--ledger", "l.sqlite"]
+    done = _with_stdout_closed(argv, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Broken pipe" not in done.stderr and "Exception" not in done.stderr
+    assert (tmp_path / "pic.png").stat().st_size > 0
+    assert "wrote" in done.stderr  # the messages on stderr go on as usual
+
+
+def test_a_closed_stdout_ends_a_printing_command_quietly(tmp_path):
+    done = _with_stdout_closed(["directions", "--dataset", "gau", *PRIVACY, "--dry-run"], tmp_path)
+    assert done.returncode == 141 and done.stderr == "", done.stderr  # 128 + SIGPIPE

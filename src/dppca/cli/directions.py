@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
     )
     plan = plan_directions(n, len(variables), privacy, options, variables)
     if args.dry_run:
-        return print_plan(plan)
+        return print_plan(plan, design_named=args.design is not None)
     from ._ledger_budget import ledger_budget
 
     budget = ledger_budget(args, data, variables, kind="directions")

@@ -197,11 +197,12 @@ def build_plan(args: argparse.Namespace, n: int, variables: tuple[str, ...]) -> 
     return plan_pca_options(n, len(variables), privacy, options, variables, design)
 
 
-def pca_plan_lines(plan: PCAPlan) -> tuple[str, ...]:
+def pca_plan_lines(plan: PCAPlan, *, design_named: bool = False) -> tuple[str, ...]:
     """What ``--dry-run`` prints (the app's PCA preview shows the same lines).
 
     What the analysis estimates, its cost and what that cost means to an
     attacker, the cost of each part, the forecast: all from the plan, no data.
+    ``design_named``: ``--design`` was given (the design is not called the default).
     """
     from ..privacy.tradeoff import attacker_sentence
     from ..releases.forecast import default_design_lines
@@ -213,13 +214,14 @@ def pca_plan_lines(plan: PCAPlan) -> tuple[str, ...]:
         budget_table(plan).to_string(),
         f"directions: {dict(plan.steps)['directions'].cost.released}",
         plan.forecast.summary(),
-        *default_design_lines(plan),  # the design the rule chose, when it is balanced
+        # the design the rule chose, when it is balanced
+        *default_design_lines(plan, named=design_named),
     )
 
 
-def print_pca_plan(plan: PCAPlan) -> int:
+def print_pca_plan(plan: PCAPlan, *, design_named: bool = False) -> int:
     """``--dry-run``: what the analysis estimates, the cost of each part, the forecast."""
-    for line in pca_plan_lines(plan):
+    for line in pca_plan_lines(plan, design_named=design_named):
         print(line)
     return 0
 
@@ -253,7 +255,7 @@ def run(args: argparse.Namespace) -> int:
     # One plan: what --dry-run prints is what the release checks, draws and charges.
     plan = build_plan(args, len(data), variables)
     if args.dry_run:
-        return print_pca_plan(plan)
+        return print_pca_plan(plan, design_named=args.design is not None)
     from ._ledger_budget import ledger_budget
 
     budget = ledger_budget(args, data, variables, kind="pca")

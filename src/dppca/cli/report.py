@@ -215,7 +215,8 @@ def run(args: argparse.Namespace) -> int:
             groups=None if n_groups is None else check_positive_int(n_groups, "groups"),
         )
         n, p = len(data), len(variables)
-        return print_plan(plan_report_options(n, p, privacy, options, given, variables, design))
+        plan = plan_report_options(n, p, privacy, options, given, variables, design)
+        return print_plan(plan, design_named=args.design is not None)
     from ._ledger_budget import ledger_budget
 
     budget = ledger_budget(args, features, variables, kind="report")
