@@ -238,3 +238,27 @@ def test_a_closed_stdout_still_gets_the_picture_written(tmp_path):
 def test_a_closed_stdout_ends_a_printing_command_quietly(tmp_path):
     done = _with_stdout_closed(["directions", "--dataset", "gau", *PRIVACY, "--dry-run"], tmp_path)
     assert done.returncode == 141 and done.stderr == "", done.stderr  # 128 + SIGPIPE
+
+
+@pytest.mark.parametrize("command", ["scree", "score", "directions", "loading"])
+def test_the_balanced_design_reads_a_file_in_chunks_in_every_command(
+    command, tmp_path, capsys, monkeypatch
+):
+    # scree and score used to read the whole table first, whatever the design
+    from dppca.cli import _common
+
+    path = tmp_path / "t.csv"
+    X = np.random.default_rng(9).normal(size=(300, 3))
+    pd.DataFrame(X, columns=list("abc")).to_csv(path, index=False)
+    calls = []
+    real = _common.read_chunked
+
+    def spy(*args, **kwargs):
+        calls.append(args[1])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_common, "read_chunked", spy)
+    argv = [command, str(path), *PRIVACY, "--design", "balanced", "--m", "5", "--no-ledger"]
+    assert main(argv) == 0, capsys.readouterr().err
+    assert calls == [path]
+    assert "a" in capsys.readouterr().out  # the file's labels survive the chunked reader

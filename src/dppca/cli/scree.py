@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any, cast
 
+from ..core.lazy import is_dataframe
 from ._common import (
     add_accuracy_arguments,
     add_data_arguments,
@@ -14,10 +15,9 @@ from ._common import (
     add_ties_argument,
     apply_scale,
     build_options,
-    numeric_part,
     private_scale,
     read_bounds,
-    read_data,
+    read_design_input,
 )
 from ._ledger import add_budget_arguments, report_spending
 from ._output import (
@@ -122,8 +122,11 @@ def run(args: argparse.Namespace) -> int:
         check_figure_path(args.out)
     check_table_path(args)
     check_release_path(args)
-    data = numeric_part(read_data(args), chosen=bool(args.columns), missing=args.missing)
-    variables = tuple(str(c) for c in data.columns)
+    data, variables = read_design_input(args)  # in chunks with --design balanced
+    if not is_dataframe(data):  # the chunked reader's float64 array
+        import pandas
+
+        data = pandas.DataFrame(data, columns=list(variables), copy=False)
     if args.standardize:  # the scree of one private PCA fit (as 'dppca pca')
         refused = {"--method": args.method != "clipped", "--clip": args.clip}
         refused |= {"--no-mono": not args.mono, "--directions": args.directions}
