@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from .._kinds import app_tabs
 from ..core.defaults import default_delta
 from ..core.validation import check_delta, check_eps, post_processing_rng
 from ..datasets import DATASETS, load_dataset
@@ -61,18 +62,14 @@ __all__ = [
 
 #: Total epsilon offered for a newly loaded dataset.
 DEFAULT_EPS = 1.0
-#: What the app can release, one tab each; the PCA fit (every picture from one
-#: release) first, as the recommended route.
-RELEASE_KINDS = ("pca", "directions", "scree", "score")
+#: What the app can release, one tab each (the kinds with a tab in
+#: :data:`dppca._kinds.KINDS`); the PCA fit (every picture from one release)
+#: first, as the recommended route.
+RELEASE_KINDS = tuple(app_tabs())
 #: Share of the dataset's total budget suggested for each kind of release. The
 #: PCA fit is a whole analysis (all five pictures), so it is offered the whole
 #: budget; the single-picture tabs are offered parts of it.
-DEFAULT_SHARES: Mapping[str, float] = {
-    "pca": 1.0,
-    "directions": 0.4,
-    "scree": 0.3,
-    "score": 0.3,
-}
+DEFAULT_SHARES: Mapping[str, float] = {kind: tab.share for kind, tab in app_tabs().items()}
 
 
 # Releases of one dataset run one at a time in the process (the ledger's transaction

@@ -18,16 +18,18 @@ import sys
 import warnings
 from collections.abc import Sequence
 
+from .._kinds import KINDS, load
 from .._version import __version__
 from ..core.exceptions import AccuracyWarning, DataWarning, PrivacyWarning
-from . import _ledger, _safety, app, directions, loading, pca, report, score, scree
+from . import _ledger, _safety, app
 from ._common import join_signed_values
 from ._output import stdout_closed
 from ._safety import CLIError
 
 __all__ = ["main"]
 
-_SUBCOMMANDS = [pca, directions, loading, scree, score, report, app, _ledger]
+# Besides one subcommand per release kind (dppca._kinds): the app and the ledger.
+_OTHER_COMMANDS = (app, _ledger)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,7 +40,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"dppca {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
-    for module in _SUBCOMMANDS:
+    for kind in KINDS.values():
+        if kind.command is not None:
+            load(kind.command).register(subparsers)
+    for module in _OTHER_COMMANDS:
         module.register(subparsers)
     return parser
 
