@@ -44,7 +44,9 @@ class AppTab:
     the page (``settings(value) -> dict``) and ``request`` builds the kind's
     options from them and plans the release (``request(selection, settings,
     privacy, bounds, directions) -> ReleaseRequest``, ``privacy`` the
-    :class:`~dppca.core.options.PrivacyOptions` built once from the page).
+    :class:`~dppca.core.options.PrivacyOptions` built once from the page);
+    ``details``, when given, words the plan for the preview
+    (``details(plan) -> tuple of str``).
     """
 
     prefix: str
@@ -54,6 +56,7 @@ class AppTab:
     settings: str
     request: str
     release_file: bool = False
+    details: str | None = None
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,8 @@ class ReleaseKind:
             yield self.command
         if self.tab is not None:
             yield from (self.tab.page, self.tab.settings, self.tab.request)
+            if self.tab.details is not None:
+                yield self.tab.details
 
 
 _OPTIONS = "dppca.core.options"
@@ -105,6 +110,7 @@ KINDS: Mapping[str, ReleaseKind] = MappingProxyType(
                     settings="dppca.app.views:pca_settings",
                     request="dppca.app.plans:pca_request",
                     release_file=True,
+                    details="dppca.app.preview_text:plan_details",  # as 'dppca pca --dry-run'
                 ),
             ),
             ReleaseKind(

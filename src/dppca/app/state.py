@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from .._kinds import app_tabs
+from .._kinds import app_tabs, load
 from ..core.defaults import default_delta
 from ..core.validation import check_delta, check_eps, post_processing_rng
 from ..datasets import DATASETS, load_dataset
@@ -49,7 +49,7 @@ from .plans import (
     plan_request,
     read_bound,
 )
-from .preview_text import plan_details, preview_notes, price_message
+from .preview_text import preview_notes, price_message
 from .stored import DeferredCharge, payload_of, restore_releases, stores_releases
 
 __all__ = [
@@ -70,6 +70,12 @@ RELEASE_KINDS = tuple(app_tabs())
 #: PCA fit is a whole analysis (all five pictures), so it is offered the whole
 #: budget; the single-picture tabs are offered parts of it.
 DEFAULT_SHARES: Mapping[str, float] = {kind: tab.share for kind, tab in app_tabs().items()}
+
+
+def _details(kind: str, plan: Any) -> tuple[str, ...]:
+    """The plan in words for the preview, where the kind's tab has them (the PCA fit)."""
+    details = app_tabs()[kind].details
+    return () if details is None else tuple(load(details)(plan))
 
 
 # Releases of one dataset run one at a time in the process (the ledger's transaction
@@ -358,7 +364,7 @@ class AppState:
             notes,
             forecast=req.plan.forecast,
             bounds_given=req.bounds is not None,
-            details=plan_details(req.plan) if kind == "pca" else (),
+            details=_details(kind, req.plan),
         )
 
     def release(self, kind: str, **params: Any) -> Release:
