@@ -260,21 +260,24 @@ def add_design_arguments(parser: argparse.ArgumentParser, *, progress: bool = Tr
     )
 
 
-def build_options(command: str, args: argparse.Namespace, *kinds: type, **settings: Any) -> Any:
-    """The command's option objects, built and checked once from its arguments.
+def build_options(kind: str, args: argparse.Namespace, **settings: Any) -> Any:
+    """The option objects of a release of ``kind``, built and checked once.
 
     A :class:`~dppca.core.options.PrivacyOptions` from the shared options
     (``--eps``, ``--delta``, ``--calibration``, ``--ties``, ``--accuracy``,
-    ``--missing``) and ``settings``, then one object per class in ``kinds``
-    from ``settings``; plans take these (``plan_x_options``) and never check
-    them again, and steps that re-plan derive theirs with ``evolve``.
+    ``--missing``) and ``settings``, then one object per option class of the
+    kind's entry in :data:`dppca._kinds.KINDS`, from ``settings``; plans take
+    these (``plan_x_options``) and never check them again, and steps that
+    re-plan derive theirs with ``evolve``.
     """
+    from .._kinds import load, release_kind
     from ..core.options import split_settings
 
+    classes = [load(name) for name in release_kind(kind).options]
     shared = {"eps": args.eps, "delta": args.delta, "calibration": args.calibration}
     shared |= {"ties": getattr(args, "ties", "zero"), "accuracy": args.accuracy}
     shared |= {"missing": args.missing}
-    return split_settings(f"dppca {command}", {**shared, **settings}, *kinds)
+    return split_settings(f"dppca {kind}", {**shared, **settings}, *classes)
 
 
 def design_settings(args: argparse.Namespace) -> dict[str, Any]:

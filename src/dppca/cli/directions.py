@@ -90,7 +90,6 @@ def check_estimator_scale(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.options import DirectionsOptions
     from ..releases.directions.plan import plan_directions
     from ..releases.engine import execute
 
@@ -110,7 +109,6 @@ def run(args: argparse.Namespace) -> int:
     privacy, options = build_options(
         "directions",
         args,
-        DirectionsOptions,
         bounds=read_bounds(args, variables),
         scale=private_scale(args),
         k=args.k,

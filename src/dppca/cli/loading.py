@@ -117,7 +117,6 @@ def _check_out(path: str | None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.options import DirectionsOptions, LoadingOptions
     from ..core.validation import check_random_state
     from ..releases.engine import execute
     from ..releases.loading.plan import plan_loading_options
@@ -152,8 +151,6 @@ def run(args: argparse.Namespace) -> int:
         privacy, directions, options = build_options(
             "loading",
             args,
-            DirectionsOptions,
-            LoadingOptions,
             bounds=read_bounds(args, variables),
             scale=private_scale(args),
             components=pair,

@@ -174,15 +174,11 @@ def _picture_paths(args: argparse.Namespace) -> dict[str, Path]:
 
 def build_plan(args: argparse.Namespace, n: int, variables: tuple[str, ...]) -> PCAPlan:
     """The fit's plan from the options and the table's public shape."""
-    from ..core.options import DesignOptions
-    from ..releases.pca.options import PCAOptions
     from ..releases.pca.plan import plan_pca_options
 
     privacy, options, design = build_options(
         "pca",
         args,
-        PCAOptions,
-        DesignOptions,
         bounds=read_bounds(args, variables),
         standardize=args.standardize,
         k=args.k,

@@ -184,9 +184,8 @@ def run(args: argparse.Namespace) -> int:
     reused = load_directions(args, features, variables)
     data, group_labels = with_groups(args, frame, features)
     bounds = read_bounds(args, variables)
-    from ..core.options import DesignOptions
     from ..core.scalar_checks import check_positive_int
-    from ..releases.report import ReportOptions, plan_report_options
+    from ..releases.report import plan_report_options
     from ..releases.score.plan import ScoreGiven
     from ..reporting import report
 
@@ -199,8 +198,6 @@ def run(args: argparse.Namespace) -> int:
         privacy, options, design = build_options(
             "report",
             args,
-            ReportOptions,
-            DesignOptions,
             bounds=bounds,
             scale=private_scale(args),
             k=args.k,

@@ -188,10 +188,9 @@ def _plan(
     methods: list[str],
 ) -> Any:
     """The score release's plan, its option objects built once from the arguments."""
-    from ..core.options import DesignOptions, evolve
+    from ..core.options import evolve
     from ..core.scalar_checks import check_positive_int
     from ..releases.scaled import check_scale_settings, with_private_scales
-    from ..releases.score.options import ScoreOptions
     from ..releases.score.plan import ScoreGiven, plan_score_options
 
     bounds = read_bounds(args, variables)
@@ -199,8 +198,6 @@ def _plan(
     privacy, options, design = build_options(
         "score",
         args,
-        ScoreOptions,
-        DesignOptions,
         bounds=bounds,
         bins=bins,
         components=components,

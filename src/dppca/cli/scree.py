@@ -103,11 +103,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.options import DesignOptions, evolve
+    from ..core.options import evolve
     from ..releases.engine import execute
     from ..releases.scaled import check_scale_settings, with_private_scales
     from ..releases.scree._controls import ClippedControl
-    from ..releases.scree._options import ScreeOptions
     from ..releases.scree._plan import plan_scree_options
 
     methods = [m.strip() for m in args.method.split(",") if m.strip()]
@@ -142,8 +141,6 @@ def run(args: argparse.Namespace) -> int:
     privacy, options, design = build_options(
         "scree",
         args,
-        ScreeOptions,
-        DesignOptions,
         bounds=bounds,
         k=k,
         method=methods,
