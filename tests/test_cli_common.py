@@ -198,3 +198,67 @@ def test_missing_values_in_a_chunked_file_name_their_column(tmp_path, capsys, su
         err = capsys.readouterr().err
         assert f"cells that are not numbers) in column(s) {named}" in err
         assert "pass --missing zero" in err and "'V" not in err
+
+
+def _with_stdout_closed(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run the command with a stdout whose reader has gone (as ``... | head`` ends)."""
+    src = str(Path(dppca.__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": src, "MPLBACKEND": "Agg"}
+    read, write = os.pipe()
+    os.close(read)  # every write to the pipe now fails with EPIPE
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "dppca.cli", *argv],
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=cwd,
+            timeout=120,
+            check=False,
+        )
+    finally:
+        os.close(write)
+
+
+def test_a_closed_stdout_still_gets_the_picture_written(tmp_path):
+    # 'dppca loading ... | head' used to end in "dppca: error: [Errno 32] Broken
+    # pipe" (or Python's "Exception ignored" at exit) without the picture
+    table = tmp_path / "t.csv"
+    X = np.random.default_rng(5).normal(size=(80, 4))
+    pd.DataFrame(X, columns=list("abcd")).to_csv(table, index=False)
+    argv = ["loading", str(table), *PRIVACY, "--out", "pic.png", "--ledger", "l.sqlite"]
+    done = _with_stdout_closed(argv, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Broken pipe" not in done.stderr and "Exception" not in done.stderr
+    assert (tmp_path / "pic.png").stat().st_size > 0
+    assert "wrote" in done.stderr  # the messages on stderr go on as usual
+
+
+def test_a_closed_stdout_ends_a_printing_command_quietly(tmp_path):
+    done = _with_stdout_closed(["directions", "--dataset", "gau", *PRIVACY, "--dry-run"], tmp_path)
+    assert done.returncode == 141 and done.stderr == "", done.stderr  # 128 + SIGPIPE
+
+
+@pytest.mark.parametrize("command", ["scree", "score", "directions", "loading"])
+def test_the_balanced_design_reads_a_file_in_chunks_in_every_command(
+    command, tmp_path, capsys, monkeypatch
+):
+    # scree and score used to read the whole table first, whatever the design
+    from dppca.cli import _common
+
+    path = tmp_path / "t.csv"
+    X = np.random.default_rng(9).normal(size=(300, 3))
+    pd.DataFrame(X, columns=list("abc")).to_csv(path, index=False)
+    calls = []
+    real = _common.read_chunked
+
+    def spy(*args, **kwargs):
+        calls.append(args[1])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_common, "read_chunked", spy)
+    argv = [command, str(path), *PRIVACY, "--design", "balanced", "--m", "5", "--no-ledger"]
+    assert main(argv) == 0, capsys.readouterr().err
+    assert calls == [path]
+    assert "a" in capsys.readouterr().out  # the file's labels survive the chunked reader

@@ -152,9 +152,12 @@ def test_every_command_takes_a_design_and_says_which_the_rule_chose(
     monkeypatch.setattr(kendall, "BALANCED_DEFAULT_WORK", 100.0)
     chosen = _dry_run(command, small_table, [], capsys, tmp_path)
     exact = _dry_run(command, small_table, ["--design", "exact"], capsys, tmp_path)
+    asked = _dry_run(command, small_table, ["--design", "balanced"], capsys, tmp_path)
     assert "balanced design, m=" in chosen
     assert "the directions use the balanced design (the default" in chosen
     assert "balanced" not in exact
+    # the same design named: the rule's choice, but not called the default
+    assert "balanced design, m=" in asked and "the default" not in asked
 
 
 @pytest.mark.parametrize("command", ["loading", "scree", "score", "report"])

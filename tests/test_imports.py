@@ -276,6 +276,7 @@ LAYERS = {
     "cli": 5,
     "app": 5,
     "sklearn": 5,
+    "_kinds": 5,  # the registry of release kinds that the CLI and the app read
 }
 
 

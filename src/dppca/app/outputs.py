@@ -22,6 +22,7 @@ import pandas as pd
 from shiny import Inputs, reactive, render, req, ui
 from shiny.types import SilentException
 
+from .._kinds import app_tabs
 from . import figures
 from .data import DataError
 from .plans import Release
@@ -37,13 +38,6 @@ from .widgets import download_buttons
 
 __all__ = ["SampleCache", "SessionOutputs"]
 
-# A tab's figure and downloads (prefix), the release they draw and its table's name.
-_TABS = {
-    "pca": ("pca", "Importance table"),
-    "loading": ("directions", "Directions"),
-    "scree": ("scree", "Scree table"),
-    "score": ("score", "Bin table"),
-}
 
 Job = Callable[[], Any]  # drawing or writing from released values, run in a worker thread
 
@@ -139,12 +133,8 @@ class SessionOutputs:
         return job
 
     def _draws(self) -> dict[str, Callable[[], Job]]:
-        return {
-            "pca": self.draw_pca,
-            "loading": self.draw_loading,
-            "scree": self.draw_scree,
-            "score": self.draw_score,
-        }
+        """Each tab's figure (by its prefix, ``draw_<prefix>``), in the registry's order."""
+        return {tab.prefix: getattr(self, f"draw_{tab.prefix}") for tab in app_tabs().values()}
 
     def _figures(self) -> None:
         for prefix, draw in self._draws().items():
@@ -153,8 +143,9 @@ class SessionOutputs:
     def _downloads(self) -> None:
         # The buttons exist only once there is something to download; a request
         # without it (an old link) gets a short text, not a server error.
-        for prefix, draw in self._draws().items():
-            kind, table = _TABS[prefix]
+        draws = self._draws()
+        for kind, tab in app_tabs().items():
+            prefix, table, draw = tab.prefix, tab.table, draws[tab.prefix]
             for fmt, media in figures.FIGURE_FORMATS.items():
 
                 def figure_job(draw: Callable[[], Job] = draw, fmt: str = fmt) -> Job:
@@ -171,7 +162,7 @@ class SessionOutputs:
                 return lambda: figures.csv_text(figures.release_table(rel))
 
             _download(f"dl_{prefix}_csv", f"dppca-{prefix}.csv", table_job, "text/csv")
-            render.ui(self._download_buttons(prefix, kind, table))
+            render.ui(self._download_buttons(prefix, kind, table, tab.release_file))
 
         def release_job() -> Job:  # the fit's release file (dppca.release_io)
             rel = _need(self.state.latest("pca"))
@@ -196,11 +187,13 @@ class SessionOutputs:
                 )
             return ui.download_button("dl_ledger_csv", "Ledger (CSV)")
 
-    def _download_buttons(self, prefix: str, kind: str, table: str) -> Callable[[], Any]:
+    def _download_buttons(
+        self, prefix: str, kind: str, table: str, release_file: bool
+    ) -> Callable[[], Any]:
         def fn() -> Any:
             self.tick()
             made = self.state.latest(kind) is not None
-            return download_buttons(prefix, table, made, release_file=kind == "pca")
+            return download_buttons(prefix, table, made, release_file=release_file)
 
         fn.__name__ = f"{prefix}_downloads"
         return fn

@@ -11,34 +11,29 @@ forecast shown before a release are free and as fast for 10^6 rows as for
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
+from .._kinds import load, release_kind
 from ..core.data_checks import check_bounds
+from ..core.options import PrivacyOptions, evolve
+from ..core.scalar_checks import check_positive_int
 from ..core.validation import (
     check_bins_cap,
-    check_delta,
     check_delta_for_n,
     check_design,
     check_design_m,
-    check_eps,
 )
 from ..privacy.cost import PrivacyCost
-from ..releases.directions.plan import check_scale_option
 from ..releases.directions.result import DirectionsResult
 from ..releases.engine import ReleasePlan
 from ..releases.forecast import Forecast
-from ..releases.loading.plan import plan_loading
 from ..releases.scaled import check_scale_settings, with_private_scales
 from .data import DataError, Selection
-
-if TYPE_CHECKING:
-    from ..releases.score.histograms import ScoreMethod
-    from ..releases.scree.controls import ScreeMethod
 
 __all__ = [
     "BOUNDS_HELP",
@@ -49,9 +44,13 @@ __all__ = [
     "ReleaseRequest",
     "bounds_array",
     "describe_forecast",
+    "directions_request",
     "page_sentence",
+    "pca_request",
     "plan_request",
     "read_bound",
+    "score_request",
+    "scree_request",
 ]
 
 
@@ -223,81 +222,57 @@ def plan_request(
 
     ``box`` are the public bounds, ``directions`` a kept private directions
     release to reuse (when the settings ask for reuse). Reads the
-    selection's shape, never its data.
+    selection's shape, never its data. The shared settings become one
+    :class:`~dppca.core.options.PrivacyOptions`, checked here once; the
+    kind's entry in :data:`dppca._kinds.KINDS` names the function that
+    builds the rest and plans it (``pca_request``, ``directions_request``,
+    ``scree_request``, ``score_request``).
     """
-    n, p = sel.n, len(sel.columns)
+    try:
+        tab = release_kind(kind).tab
+    except KeyError:
+        tab = None
+    if tab is None:
+        raise DataError(f"unknown release kind {kind!r}.")
     opts = dict(params)
-    eps, delta = check_eps(opts.pop("eps")), check_delta(opts.pop("delta"))
-    check_delta_for_n(delta, n)
-    if kind == "pca":
-        return _pca_request(sel, opts, eps, delta, box)
     # ties="zero": rows that (almost) coincide contribute nothing to the Kendall
     # matrix instead of stopping the release, which keeps the guarantee and
     # avoids an error that depends on the data. The page shows the forecast
     # itself, so the release need not warn again (accuracy="ignore").
-    money = {
-        "eps": eps,
-        "delta": delta,
-        "calibration": opts.pop("calibration", "analytic"),
-        "ties": "zero",
-        "bounds": box,
-        "variables": tuple(sel.columns),
-        "accuracy": "ignore",
-        "missing": sel.missing,
-    }
-    scale = check_scale_option(opts.pop("scale", None) or None)
-    if not opts.pop("reuse_directions", True) or scale == "private":
-        # directions released on other units cannot serve a privately scaled table
-        directions = None
-    if kind == "directions":
-        # all p directions, so every pair of PCs can be drawn
-        estimator = opts.get("estimator", "kendall")
-        design = opts.get("design")  # None: the library's rule on the public n and p
-        if design is not None:
-            design = check_design(design)
-        m = check_design_m(None, n) if design == "balanced" else None
-        plan: ReleasePlan = plan_loading(
-            n, p, design=design, m=m, scale=scale, estimator=estimator, **money
-        )
-        return ReleaseRequest(kind, plan, {}, box)
-    if kind not in ("scree", "score"):
-        raise DataError(f"unknown release kind {kind!r}.")
-    # a scree or score on private scales cannot also clip to bounds in the data's units
-    check_scale_settings(scale, bounds=box, directions=None)
-    made: list[dict[str, Any]] = []
-
-    def build(e: float) -> ReleasePlan:
-        # a scree or score plan at eps e, and the inputs it runs with
-        settings = {**money, "eps": e}
-        if kind == "scree":
-            plan, inputs = _scree_plan(n, p, opts, settings, directions)
-        else:
-            plan, inputs = _score_plan(sel, opts, settings, directions)
-        made.append(inputs)
-        return plan
-
-    plan = with_private_scales(build, eps, scale, tuple(sel.columns))
-    return ReleaseRequest(kind, plan, made[-1], box)
+    privacy = PrivacyOptions(
+        eps=opts.pop("eps"),
+        delta=opts.pop("delta"),
+        calibration=opts.pop("calibration", "analytic"),
+        ties="zero",
+        bounds=box,
+        accuracy="ignore",
+        scale=opts.pop("scale", None) or None,
+        missing=sel.missing,
+    )
+    check_delta_for_n(privacy.delta, sel.n)
+    request: Callable[..., ReleaseRequest] = load(tab.request)
+    return request(sel, opts, privacy, box, directions)
 
 
 #: The PCA tab's choices of the score plot, as ``dp_pca(score=...)``.
 PCA_SCORE = {"auto": None, "yes": True, "no": False}
 
 
-def _pca_request(
+def pca_request(
     sel: Selection,
     opts: Mapping[str, Any],
-    eps: float,
-    delta: float,
+    privacy: PrivacyOptions,
     box: NDArray[np.float64] | None,
+    directions: DirectionsResult | None,
 ) -> ReleaseRequest:
-    """The plan of one private PCA fit (:func:`dppca.releases.pca.plan_pca`).
+    """The plan of one private PCA fit (:func:`dppca.releases.pca.plan.plan_pca_options`).
 
-    The same keyword arguments as :func:`dppca.dp_pca`, from the page's
-    settings, the selection's shape and the public bounds; the fit reads only
-    the table (no inputs besides it).
+    The options of :func:`dppca.dp_pca` from the page's settings, the
+    selection's shape and the public bounds; the fit reads only the table
+    (no inputs besides it, and no kept directions).
     """
-    from ..releases.pca.plan import plan_pca
+    from ..releases.pca.options import PCAOptions
+    from ..releases.pca.plan import plan_pca_options
     from ..releases.pca.split import PCASplit
 
     score = opts.get("score", "auto")
@@ -305,59 +280,110 @@ def _pca_request(
         raise DataError(f"the score plot setting must be one of {', '.join(PCA_SCORE)}.")
     weights = {name: w for name, w in dict(opts.get("split") or {}).items() if w is not None}
     components = tuple(int(c) for c in opts.get("components", (1, 2)))
-    plan = plan_pca(
-        sel.n,
-        len(sel.columns),
-        eps=eps,
-        delta=delta,
+    options = PCAOptions(
         standardize=bool(opts.get("standardize", True)),
         k=opts.get("k"),
         components=cast("tuple[int, int]", components),
         score=PCA_SCORE[score],
-        bounds=box,
         split=PCASplit(**weights),
-        calibration=opts.get("calibration", "analytic"),
-        variables=tuple(sel.columns),
-        # the page shows the forecast and the fit's notes itself
-        accuracy="ignore",
-        missing=cast("Any", sel.missing),
     )
+    # the page shows the forecast and the fit's notes itself (accuracy="ignore")
+    plan = plan_pca_options(sel.n, len(sel.columns), privacy, options, tuple(sel.columns))
     return ReleaseRequest("pca", plan, {}, box)
 
 
-def _scree_plan(
-    n: int,
-    p: int,
-    opts: Mapping[str, Any],
-    money: Mapping[str, Any],
-    directions: DirectionsResult | None,
-) -> tuple[ReleasePlan, dict[str, Any]]:
-    """The plan of a scree release and the inputs it runs with."""
-    from ..releases.scree.plan import plan_scree
-
-    methods, control = _scree_methods(opts)
-    plan = plan_scree(
-        n,
-        p,
-        opts.get("k"),
-        method=cast("Sequence[ScreeMethod]", methods),
-        control=control,
-        directions_given=directions is not None,
-        mono=bool(opts.get("mono", True)),
-        **money,
-    )
-    return plan, {"directions": directions}
-
-
-def _score_plan(
+def directions_request(
     sel: Selection,
     opts: Mapping[str, Any],
-    money: Mapping[str, Any],
+    privacy: PrivacyOptions,
+    box: NDArray[np.float64] | None,
     directions: DirectionsResult | None,
-) -> tuple[ReleasePlan, dict[str, Any]]:
-    """The plan of a score release and the inputs (directions, groups) it runs with."""
-    from ..releases.score.plan import plan_score
+) -> ReleaseRequest:
+    """The plan of a directions release: all p directions, so every pair of PCs can be drawn."""
+    from ..core.options import DirectionsOptions, LoadingOptions
+    from ..releases.loading.plan import plan_loading_options
 
+    n, p = sel.n, len(sel.columns)
+    design = opts.get("design")  # None: the library's rule on the public n and p
+    if design is not None:
+        design = check_design(design)
+    m = check_design_m(None, n) if design == "balanced" else None
+    options = DirectionsOptions(design=design, m=m, estimator=opts.get("estimator", "kendall"))
+    plan = plan_loading_options(n, p, privacy, options, LoadingOptions(), tuple(sel.columns))
+    return ReleaseRequest("directions", plan, {}, box)
+
+
+def _reused(
+    opts: dict[str, Any], privacy: PrivacyOptions, directions: DirectionsResult | None
+) -> DirectionsResult | None:
+    """The kept directions a scree or score release reuses, or None."""
+    if not opts.pop("reuse_directions", True) or privacy.scale == "private":
+        return None  # directions released on other units cannot serve a privately scaled table
+    return directions
+
+
+def _scaled_request(
+    kind: str,
+    sel: Selection,
+    privacy: PrivacyOptions,
+    box: NDArray[np.float64] | None,
+    plan_at: Callable[[PrivacyOptions], ReleasePlan],
+    inputs: Mapping[str, Any],
+) -> ReleaseRequest:
+    """A scree or score request: ``plan_at(privacy)``, after the private scales if asked.
+
+    The option objects are built once by the caller; each step of the
+    private-scale stretch derives its privacy settings with ``evolve``.
+    """
+    inner = evolve(privacy, scale=None)  # the scales are a part of their own
+    plan = with_private_scales(
+        lambda e: plan_at(evolve(inner, eps=e)), privacy.eps, privacy.scale, tuple(sel.columns)
+    )
+    return ReleaseRequest(kind, plan, inputs, box)
+
+
+def scree_request(
+    sel: Selection,
+    opts: Mapping[str, Any],
+    privacy: PrivacyOptions,
+    box: NDArray[np.float64] | None,
+    directions: DirectionsResult | None,
+) -> ReleaseRequest:
+    """The plan of a scree release and the inputs (kept directions) it runs with."""
+    from ..releases.scree.options import ScreeOptions
+    from ..releases.scree.plan import plan_scree_options
+
+    opts = dict(opts)
+    directions = _reused(opts, privacy, directions)
+    # a scree or score on private scales cannot also clip to bounds in the data's units
+    check_scale_settings(privacy.scale, bounds=box, directions=None)
+    methods, control = _scree_methods(opts)
+    options = ScreeOptions(
+        k=opts.get("k"), method=methods, control=control, mono=bool(opts.get("mono", True))
+    )
+    n, p, columns = sel.n, len(sel.columns), tuple(sel.columns)
+    given = directions is not None
+
+    def plan_at(privacy: PrivacyOptions) -> ReleasePlan:
+        return plan_scree_options(n, p, privacy, options, given, columns)
+
+    return _scaled_request("scree", sel, privacy, box, plan_at, {"directions": directions})
+
+
+def score_request(
+    sel: Selection,
+    opts: Mapping[str, Any],
+    privacy: PrivacyOptions,
+    box: NDArray[np.float64] | None,
+    directions: DirectionsResult | None,
+) -> ReleaseRequest:
+    """The plan of a score release and the inputs (directions, groups) it runs with."""
+    from ..releases.score.options import ScoreOptions
+    from ..releases.score.plan import ScoreGiven, plan_score_options
+
+    opts = dict(opts)
+    directions = _reused(opts, privacy, directions)
+    check_scale_settings(privacy.scale, bounds=box, directions=None)
     methods = list(opts.get("methods", ("add",)))
     if not methods:
         raise DataError("choose at least one histogram method.")
@@ -365,23 +391,28 @@ def _score_plan(
     check_bins_cap(bins)
     use_groups = bool(opts.get("use_groups", True)) and sel.groups is not None
     _check_groups(sel, sel.n, use_groups)
-    plan = plan_score(
-        sel.n,
-        len(sel.columns),
+    options = ScoreOptions(
         bins=bins,
         components=tuple(opts.get("components", (1, 2))),
-        method=cast("Sequence[ScoreMethod]", methods),
-        directions_given=directions is not None,
-        groups=sel.n_groups if use_groups else None,
+        method=methods,
         groups_public=sel.groups_public if use_groups else False,
-        **money,
     )
+    groups = sel.n_groups if use_groups else None
+    given = ScoreGiven(
+        directions=directions is not None,
+        groups=None if groups is None else check_positive_int(groups, "groups"),
+    )
+    n, p, columns = sel.n, len(sel.columns), tuple(sel.columns)
+
+    def plan_at(privacy: PrivacyOptions) -> ReleasePlan:
+        return plan_score_options(n, p, privacy, options, given, columns)
+
     inputs = {
         "directions": directions,
         "groups": sel.groups if use_groups else None,
         "group_labels": sel.group_labels if use_groups else None,
     }
-    return plan, inputs
+    return _scaled_request("score", sel, privacy, box, plan_at, inputs)
 
 
 def bounds_array(

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from .._kinds import app_tabs, load
 from ..core.defaults import default_delta
 from ..core.validation import check_delta, check_eps, post_processing_rng
 from ..datasets import DATASETS, load_dataset
@@ -48,7 +49,7 @@ from .plans import (
     plan_request,
     read_bound,
 )
-from .preview_text import plan_details, preview_notes, price_message
+from .preview_text import preview_notes, price_message
 from .stored import DeferredCharge, payload_of, restore_releases, stores_releases
 
 __all__ = [
@@ -61,18 +62,20 @@ __all__ = [
 
 #: Total epsilon offered for a newly loaded dataset.
 DEFAULT_EPS = 1.0
-#: What the app can release, one tab each; the PCA fit (every picture from one
-#: release) first, as the recommended route.
-RELEASE_KINDS = ("pca", "directions", "scree", "score")
+#: What the app can release, one tab each (the kinds with a tab in
+#: :data:`dppca._kinds.KINDS`); the PCA fit (every picture from one release)
+#: first, as the recommended route.
+RELEASE_KINDS = tuple(app_tabs())
 #: Share of the dataset's total budget suggested for each kind of release. The
 #: PCA fit is a whole analysis (all five pictures), so it is offered the whole
 #: budget; the single-picture tabs are offered parts of it.
-DEFAULT_SHARES: Mapping[str, float] = {
-    "pca": 1.0,
-    "directions": 0.4,
-    "scree": 0.3,
-    "score": 0.3,
-}
+DEFAULT_SHARES: Mapping[str, float] = {kind: tab.share for kind, tab in app_tabs().items()}
+
+
+def _details(kind: str, plan: Any) -> tuple[str, ...]:
+    """The plan in words for the preview, where the kind's tab has them (the PCA fit)."""
+    details = app_tabs()[kind].details
+    return () if details is None else tuple(load(details)(plan))
 
 
 # Releases of one dataset run one at a time in the process (the ledger's transaction
@@ -361,7 +364,7 @@ class AppState:
             notes,
             forecast=req.plan.forecast,
             bounds_given=req.bounds is not None,
-            details=plan_details(req.plan) if kind == "pca" else (),
+            details=_details(kind, req.plan),
         )
 
     def release(self, kind: str, **params: Any) -> Release:

@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 from shiny import App, ui
 
+from .._kinds import app_tabs, load
 from ..core.validation import MAX_BINS
 from ..datasets import DATASETS
 from ..privacy.ledger import Ledger
@@ -78,7 +79,7 @@ _WEIGHT_LABELS = {
 }
 
 
-def _pca_tab() -> Any:
+def pca_tab() -> Any:
     """The PCA tab: one private PCA fit, and every picture drawn from it."""
     weights = split_defaults("standardized")
     return ui.nav_panel(
@@ -159,6 +160,166 @@ _CSS = """
 """
 
 
+def loading_tab() -> Any:
+    """The directions tab: a private directions release and its loading plot."""
+    return ui.nav_panel(
+        "Directions / loading",
+        *_release_inputs("directions"),
+        ui.input_radio_buttons(
+            "directions_design",
+            "Kendall matrix",
+            {"exact": "exact (all pairs)", "balanced": "balanced design (faster, large tables)"},
+            inline=True,
+        ),
+        ui.input_radio_buttons(
+            "directions_estimator",
+            "Matrix",
+            {
+                "kendall": "spherical Kendall (the method's default)",
+                "tau": "Kendall's tau (columns in unrelated units; no scales needed)",
+            },
+        ),
+        *_release_block("directions", "Run private directions release"),
+        ui.hr(),
+        ui.layout_columns(
+            ui.input_radio_buttons(
+                "loading_kind",
+                "Plot kind",
+                {"vector": "vector", "point": "point", "heatmap": "heatmap"},
+                inline=True,
+            ),
+            ui.input_numeric("loading_pc_x", "x: PC", 1, min=1, step=1),
+            ui.input_numeric("loading_pc_y", "y: PC", 2, min=1, step=1),
+            ui.input_numeric("loading_heat_k", "heatmap: PCs", 4, min=1, step=1),
+            ui.input_numeric("loading_top", "show top variables (0 = all)", 0, min=0, step=1),
+            ui.input_select("loading_color", "colour", _COLOURS),
+            ui.input_numeric(
+                "loading_uncertainty",
+                "noise-sensitivity draws (0 = off)",
+                0,
+                min=0,
+                max=MAX_UNCERTAINTY,
+                step=50,
+            ),
+        ),
+        ui.output_ui("loading_note"),
+        ui.output_image("loading_plot", height="auto"),
+        _downloads("loading", "Directions"),
+    )
+
+
+def scree_tab() -> Any:
+    """The scree tab: a private scree / PVE release and its plot."""
+    return ui.nav_panel(
+        "Scree / PVE",
+        *_release_inputs("scree"),
+        ui.layout_columns(
+            ui.input_numeric("scree_k", "components k", 5, min=1, step=1),
+            ui.input_checkbox_group(
+                "scree_methods",
+                "Methods (they share the release's budget)",
+                {
+                    "clipped": "clipped mean",
+                    "pmwm": "winsorized mean (PMWM)",
+                    "huber": "Huber descent",
+                },
+                selected=["clipped"],
+                inline=True,
+            ),
+            ui.input_checkbox("scree_reuse", "reuse the private directions (no extra cost)", True),
+            ui.input_checkbox("scree_mono", "non-increasing fit", True),
+        ),
+        ui.accordion(
+            ui.accordion_panel(
+                "Method controls",
+                ui.layout_columns(
+                    ui.input_numeric(
+                        "scree_clip", "clipped: level C (0 = private default)", 0, min=0
+                    ),
+                    ui.input_checkbox("scree_pmwm_split", "PMWM: disjoint halves", True),
+                    ui.input_numeric(
+                        "scree_huber_m2",
+                        "Huber: share for the scale",
+                        0.25,
+                        min=0.01,
+                        max=0.99,
+                        step=0.05,
+                    ),
+                ),
+            ),
+            open=False,
+        ),
+        *_release_block("scree", "Run private scree release"),
+        ui.hr(),
+        ui.input_radio_buttons(
+            "scree_kind",
+            "Plot kind",
+            {
+                "pve_total": "PVE (share of the total variance)",
+                "pve": "PVE (of the k components)",
+                "scree": "variances",
+            },
+            selected="pve_total",
+            inline=True,
+        ),
+        ui.output_ui("scree_note"),
+        ui.output_image("scree_plot", height="auto"),
+        _downloads("scree", "Scree table"),
+    )
+
+
+def score_tab() -> Any:
+    """The score tab: a private score histogram and its pictures."""
+    return ui.nav_panel(
+        "Score",
+        *_release_inputs("score"),
+        ui.layout_columns(
+            ui.input_numeric("score_pc_x", "x: PC", 1, min=1, step=1),
+            ui.input_numeric("score_pc_y", "y: PC", 2, min=1, step=1),
+            ui.input_numeric(
+                "score_bins", "bins per axis (0 = rule from n)", 0, min=0, max=MAX_BINS, step=1
+            ),
+            ui.input_checkbox_group(
+                "score_methods",
+                "Histogram methods",
+                {"add": "Gaussian (add)", "sparse": "sparse (threshold)"},
+                selected=["add"],
+                inline=True,
+            ),
+            ui.input_checkbox("score_groups", "use the group column", True),
+            ui.input_checkbox("score_reuse", "reuse the private directions (no extra cost)", True),
+        ),
+        *_release_block("score", "Run private score release"),
+        ui.hr(),
+        ui.layout_columns(
+            ui.input_radio_buttons(
+                "score_kind",
+                "Show",
+                {
+                    "histogram": "histogram",
+                    "sample": "synthetic sample",
+                    "groups": "one panel per group",
+                },
+                inline=True,
+            ),
+            ui.input_select(
+                "score_method_shown", "Method shown", {"add": "add", "sparse": "sparse"}
+            ),
+            ui.input_numeric(
+                "score_sample_size",
+                f"sample size (0 = n, at most {MAX_SAMPLE_SIZE:,})",
+                0,
+                min=0,
+                max=MAX_SAMPLE_SIZE,
+                step=100,
+            ),
+        ),
+        ui.output_ui("score_note"),
+        ui.output_image("score_plot", height="auto"),
+        _downloads("score", "Bin table"),
+    )
+
+
 def build_ui(provided: str | None = None, *, max_upload: int = MAX_UPLOAD_BYTES) -> Any:
     """The page: data and budget in the sidebar, one tab per kind of release."""
     sources = {"bundled": "Bundled dataset", "upload": "Upload a CSV file"}
@@ -226,155 +387,8 @@ def build_ui(provided: str | None = None, *, max_upload: int = MAX_UPLOAD_BYTES)
         ui.help_text(FREE),
         width=380,
     )
-    pca_tab = _pca_tab()
-    loading_tab = ui.nav_panel(
-        "Directions / loading",
-        *_release_inputs("directions"),
-        ui.input_radio_buttons(
-            "directions_design",
-            "Kendall matrix",
-            {"exact": "exact (all pairs)", "balanced": "balanced design (faster, large tables)"},
-            inline=True,
-        ),
-        ui.input_radio_buttons(
-            "directions_estimator",
-            "Matrix",
-            {
-                "kendall": "spherical Kendall (the method's default)",
-                "tau": "Kendall's tau (columns in unrelated units; no scales needed)",
-            },
-        ),
-        *_release_block("directions", "Run private directions release"),
-        ui.hr(),
-        ui.layout_columns(
-            ui.input_radio_buttons(
-                "loading_kind",
-                "Plot kind",
-                {"vector": "vector", "point": "point", "heatmap": "heatmap"},
-                inline=True,
-            ),
-            ui.input_numeric("loading_pc_x", "x: PC", 1, min=1, step=1),
-            ui.input_numeric("loading_pc_y", "y: PC", 2, min=1, step=1),
-            ui.input_numeric("loading_heat_k", "heatmap: PCs", 4, min=1, step=1),
-            ui.input_numeric("loading_top", "show top variables (0 = all)", 0, min=0, step=1),
-            ui.input_select("loading_color", "colour", _COLOURS),
-            ui.input_numeric(
-                "loading_uncertainty",
-                "noise-sensitivity draws (0 = off)",
-                0,
-                min=0,
-                max=MAX_UNCERTAINTY,
-                step=50,
-            ),
-        ),
-        ui.output_ui("loading_note"),
-        ui.output_image("loading_plot", height="auto"),
-        _downloads("loading", "Directions"),
-    )
-    scree_tab = ui.nav_panel(
-        "Scree / PVE",
-        *_release_inputs("scree"),
-        ui.layout_columns(
-            ui.input_numeric("scree_k", "components k", 5, min=1, step=1),
-            ui.input_checkbox_group(
-                "scree_methods",
-                "Methods (they share the release's budget)",
-                {
-                    "clipped": "clipped mean",
-                    "pmwm": "winsorized mean (PMWM)",
-                    "huber": "Huber descent",
-                },
-                selected=["clipped"],
-                inline=True,
-            ),
-            ui.input_checkbox("scree_reuse", "reuse the private directions (no extra cost)", True),
-            ui.input_checkbox("scree_mono", "non-increasing fit", True),
-        ),
-        ui.accordion(
-            ui.accordion_panel(
-                "Method controls",
-                ui.layout_columns(
-                    ui.input_numeric(
-                        "scree_clip", "clipped: level C (0 = private default)", 0, min=0
-                    ),
-                    ui.input_checkbox("scree_pmwm_split", "PMWM: disjoint halves", True),
-                    ui.input_numeric(
-                        "scree_huber_m2",
-                        "Huber: share for the scale",
-                        0.25,
-                        min=0.01,
-                        max=0.99,
-                        step=0.05,
-                    ),
-                ),
-            ),
-            open=False,
-        ),
-        *_release_block("scree", "Run private scree release"),
-        ui.hr(),
-        ui.input_radio_buttons(
-            "scree_kind",
-            "Plot kind",
-            {
-                "pve_total": "PVE (share of the total variance)",
-                "pve": "PVE (of the k components)",
-                "scree": "variances",
-            },
-            selected="pve_total",
-            inline=True,
-        ),
-        ui.output_ui("scree_note"),
-        ui.output_image("scree_plot", height="auto"),
-        _downloads("scree", "Scree table"),
-    )
-    score_tab = ui.nav_panel(
-        "Score",
-        *_release_inputs("score"),
-        ui.layout_columns(
-            ui.input_numeric("score_pc_x", "x: PC", 1, min=1, step=1),
-            ui.input_numeric("score_pc_y", "y: PC", 2, min=1, step=1),
-            ui.input_numeric(
-                "score_bins", "bins per axis (0 = rule from n)", 0, min=0, max=MAX_BINS, step=1
-            ),
-            ui.input_checkbox_group(
-                "score_methods",
-                "Histogram methods",
-                {"add": "Gaussian (add)", "sparse": "sparse (threshold)"},
-                selected=["add"],
-                inline=True,
-            ),
-            ui.input_checkbox("score_groups", "use the group column", True),
-            ui.input_checkbox("score_reuse", "reuse the private directions (no extra cost)", True),
-        ),
-        *_release_block("score", "Run private score release"),
-        ui.hr(),
-        ui.layout_columns(
-            ui.input_radio_buttons(
-                "score_kind",
-                "Show",
-                {
-                    "histogram": "histogram",
-                    "sample": "synthetic sample",
-                    "groups": "one panel per group",
-                },
-                inline=True,
-            ),
-            ui.input_select(
-                "score_method_shown", "Method shown", {"add": "add", "sparse": "sparse"}
-            ),
-            ui.input_numeric(
-                "score_sample_size",
-                f"sample size (0 = n, at most {MAX_SAMPLE_SIZE:,})",
-                0,
-                min=0,
-                max=MAX_SAMPLE_SIZE,
-                step=100,
-            ),
-        ),
-        ui.output_ui("score_note"),
-        ui.output_image("score_plot", height="auto"),
-        _downloads("score", "Bin table"),
-    )
+    # one tab per kind the app offers (dppca._kinds), in the registry's order
+    tabs = [load(tab.page)() for tab in app_tabs().values()]
     ledger = ui.card(
         ui.card_header("Privacy ledger (every release of this dataset, in every session)"),
         ui.output_table("ledger"),
@@ -382,7 +396,7 @@ def build_ui(provided: str | None = None, *, max_upload: int = MAX_UPLOAD_BYTES)
     )
     return ui.page_sidebar(
         sidebar,
-        ui.navset_card_tab(pca_tab, loading_tab, scree_tab, score_tab, id="tabs"),
+        ui.navset_card_tab(*tabs, id="tabs"),
         ledger,
         title="dppca: differentially private PCA",
         fillable=False,

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from .._kinds import load, release_kind
 from ..core.exceptions import BudgetExceededError, TiedRowsError
 from ..core.validation import MAX_BINS
 from ..privacy.headroom import Headroom
@@ -32,6 +33,7 @@ __all__ = [
     "MAX_UNCERTAINTY",
     "PCA_PARTS",
     "RELEASE_FAILURES",
+    "directions_settings",
     "failure_message",
     "ledger_csv_frame",
     "load_message",
@@ -45,6 +47,8 @@ __all__ = [
     "required_number",
     "same_selection",
     "score_display",
+    "score_settings",
+    "scree_settings",
     "split_defaults",
     "split_weight",
     "summary_table",
@@ -109,37 +113,51 @@ def release_settings(kind: str, value: Value) -> dict[str, Any]:
     DataError
         If the eps or delta box is empty.
     """
-    base = {
+    tab = release_kind(kind).tab
+    if tab is None:
+        raise DataError(f"the app has no tab for {kind!r} releases.")
+    return {
         "eps": required_number(value(f"{kind}_eps"), "eps"),
         "delta": required_number(value(f"{kind}_delta"), "delta"),
         "calibration": value(f"{kind}_calibration"),
+        **load(tab.settings)(value),
     }
-    if kind == "pca":  # the analysis replaces the column scales
-        return {**base, **pca_settings(value)}
-    base["scale"] = value(f"{kind}_scale") or None
-    if kind == "directions":
-        base["design"] = value("directions_design")
-        base["estimator"] = value("directions_estimator")
-    elif kind == "scree":
-        clip = value("scree_clip")
-        base.update(
-            k=value("scree_k"),
-            methods=tuple(value("scree_methods") or ()),
-            reuse_directions=value("scree_reuse"),
-            mono=value("scree_mono"),
-            clip=clip if clip else None,
-            pmwm_split=value("scree_pmwm_split"),
-            huber_m2_frac=value("scree_huber_m2"),
-        )
-    elif kind == "score":
-        base.update(
-            components=(value("score_pc_x"), value("score_pc_y")),
-            bins=positive_or_none(value("score_bins"), label="bins per axis", most=MAX_BINS),
-            methods=tuple(value("score_methods") or ()),
-            use_groups=value("score_groups"),
-            reuse_directions=value("score_reuse"),
-        )
-    return base
+
+
+def directions_settings(value: Value) -> dict[str, Any]:
+    """The directions tab's scales, pair design and estimator (see ``plan_request``)."""
+    return {
+        "scale": value("directions_scale") or None,
+        "design": value("directions_design"),
+        "estimator": value("directions_estimator"),
+    }
+
+
+def scree_settings(value: Value) -> dict[str, Any]:
+    """The scree tab's scales, k, methods and their controls (see ``plan_request``)."""
+    clip = value("scree_clip")
+    return {
+        "scale": value("scree_scale") or None,
+        "k": value("scree_k"),
+        "methods": tuple(value("scree_methods") or ()),
+        "reuse_directions": value("scree_reuse"),
+        "mono": value("scree_mono"),
+        "clip": clip if clip else None,
+        "pmwm_split": value("scree_pmwm_split"),
+        "huber_m2_frac": value("scree_huber_m2"),
+    }
+
+
+def score_settings(value: Value) -> dict[str, Any]:
+    """The score tab's scales, PCs, bins, methods and groups (see ``plan_request``)."""
+    return {
+        "scale": value("score_scale") or None,
+        "components": (value("score_pc_x"), value("score_pc_y")),
+        "bins": positive_or_none(value("score_bins"), label="bins per axis", most=MAX_BINS),
+        "methods": tuple(value("score_methods") or ()),
+        "use_groups": value("score_groups"),
+        "reuse_directions": value("score_reuse"),
+    }
 
 
 #: The parts of a PCA fit whose weights the page sets (:class:`dppca.PCASplit`).

@@ -4,7 +4,10 @@
 files, invalid privacy parameters) are reported as one line on stderr,
 ``dppca: error: ...``, with status 2; tables go to stdout. Output paths are
 checked before any work; Ctrl+C ends with one line and status 130, SIGTERM
-with one line and status 143, and neither leaves a temporary file behind.
+with one line and status 143, and neither leaves a temporary file behind. A
+reader of stdout that stops early (``dppca loading ... | head``) is no error:
+the table it cut short is dropped and the files are still written; a
+command with nothing but printed output ends quietly with status 141.
 """
 
 from __future__ import annotations
@@ -15,15 +18,18 @@ import sys
 import warnings
 from collections.abc import Sequence
 
+from .._kinds import KINDS, load
 from .._version import __version__
 from ..core.exceptions import AccuracyWarning, DataWarning, PrivacyWarning
-from . import _ledger, _safety, app, directions, loading, pca, report, score, scree
+from . import _ledger, _safety, app
 from ._common import join_signed_values
+from ._output import stdout_closed
 from ._safety import CLIError
 
 __all__ = ["main"]
 
-_SUBCOMMANDS = [pca, directions, loading, scree, score, report, app, _ledger]
+# Besides one subcommand per release kind (dppca._kinds): the app and the ledger.
+_OTHER_COMMANDS = (app, _ledger)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,7 +40,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"dppca {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
-    for module in _SUBCOMMANDS:
+    for kind in KINDS.values():
+        if kind.command is not None:
+            load(kind.command).register(subparsers)
+    for module in _OTHER_COMMANDS:
         module.register(subparsers)
     return parser
 
@@ -109,7 +118,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.simplefilter("always", DataWarning)
             warnings.showwarning = _show_warning
             _safety.check_output_paths(args)
-            return int(args.func(args))
+            status = int(args.func(args))
+            sys.stdout.flush()  # here, where a reader gone early is handled
+            return status
+    except BrokenPipeError:  # stdout's reader stopped early (``| head``): no message
+        stdout_closed()
+        return 141  # 128 + SIGPIPE, as the shell reports a command ended by it
     except (CLIError, ValueError, TypeError, OSError) as exc:
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         print(f"dppca: error: {shell_syntax(message, _OPTIONS)}", file=sys.stderr)

@@ -34,6 +34,7 @@ __all__ = [
     "add_scale_argument",
     "add_ties_argument",
     "apply_scale",
+    "build_options",
     "design_settings",
     "join_signed_values",
     "parse_int_list",
@@ -257,6 +258,26 @@ def add_design_arguments(parser: argparse.ArgumentParser, *, progress: bool = Tr
         default="auto",
         help="progress bar on stderr: only for long computations (auto), always or never",
     )
+
+
+def build_options(kind: str, args: argparse.Namespace, **settings: Any) -> Any:
+    """The option objects of a release of ``kind``, built and checked once.
+
+    A :class:`~dppca.core.options.PrivacyOptions` from the shared options
+    (``--eps``, ``--delta``, ``--calibration``, ``--ties``, ``--accuracy``,
+    ``--missing``) and ``settings``, then one object per option class of the
+    kind's entry in :data:`dppca._kinds.KINDS`, from ``settings``; plans take
+    these (``plan_x_options``) and never check them again, and steps that
+    re-plan derive theirs with ``evolve``.
+    """
+    from .._kinds import load, release_kind
+    from ..core.options import split_settings
+
+    classes = [load(name) for name in release_kind(kind).options]
+    shared = {"eps": args.eps, "delta": args.delta, "calibration": args.calibration}
+    shared |= {"ties": getattr(args, "ties", "zero"), "accuracy": args.accuracy}
+    shared |= {"missing": args.missing}
+    return split_settings(f"dppca {kind}", {**shared, **settings}, *classes)
 
 
 def design_settings(args: argparse.Namespace) -> dict[str, Any]:

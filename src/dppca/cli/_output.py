@@ -43,7 +43,9 @@ __all__ = [
     "report_cost",
     "save_figure",
     "save_release_file",
+    "stdout_closed",
     "write_atomically",
+    "write_stdout",
 ]
 
 
@@ -126,6 +128,34 @@ def check_table_path(args: argparse.Namespace) -> None:
         raise CLIError(f"output directory {str(directory)!r} does not exist.")
 
 
+def write_stdout(write: Callable[[Any], object]) -> None:
+    """``write(sys.stdout)``, then flush; a reader gone early is not an error.
+
+    A command piped into ``head`` (or anything that stops reading) finds
+    stdout closed: the rest of its output (files, figures, the ledger's
+    charge) is still made, and what it prints goes nowhere
+    (:func:`stdout_closed`).
+    """
+    try:
+        write(sys.stdout)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        stdout_closed()
+
+
+def stdout_closed() -> None:
+    """Point stdout at the null device after its reader closed the pipe.
+
+    What is left in the buffer, and whatever is printed later, is dropped
+    quietly instead of failing again (at exit, as well).
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    finally:
+        os.close(devnull)
+
+
 def emit_table(args: argparse.Namespace, table: pd.DataFrame, *, index: bool = True) -> None:
     """Print ``table`` as CSV on stdout, and write it to ``--table`` if given.
 
@@ -134,7 +164,7 @@ def emit_table(args: argparse.Namespace, table: pd.DataFrame, *, index: bool = T
     prefixed with ``'``; numbers stay numbers (:func:`dppca._csv.formula_safe`).
     """
     table = formula_safe(table, index=index)
-    table.to_csv(sys.stdout, index=index)
+    write_stdout(lambda out: table.to_csv(out, index=index))
     path = getattr(args, "table", None)
     if path is not None:
         write_atomically(path, lambda tmp: table.to_csv(tmp, index=index))
@@ -242,8 +272,11 @@ def save_release_file(
     info(f"wrote {path}" + (" (without the non-private comparison)" if drop else ""))
 
 
-def print_plan(plan: ReleasePlan) -> int:
-    """``--dry-run``: the cost and the forecast on stdout; nothing was released."""
+def print_plan(plan: ReleasePlan, *, design_named: bool = False) -> int:
+    """``--dry-run``: the cost and the forecast on stdout; nothing was released.
+
+    ``design_named``: ``--design`` was given, so the design is not called the default.
+    """
     from ..privacy.tradeoff import attacker_sentence
     from ..releases.forecast import time_lines
 
@@ -251,7 +284,7 @@ def print_plan(plan: ReleasePlan) -> int:
     print(f"what it would mean: {attacker_sentence(plan.cost)}")
     print(cost_table(plan.cost))
     print(plan.forecast.summary())
-    for line in time_lines(plan):  # data-free: n, p and the settings
+    for line in time_lines(plan, named=design_named):  # data-free: n, p and the settings
         print(line)
     return 0
 

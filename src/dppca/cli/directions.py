@@ -13,6 +13,7 @@ from ._common import (
     add_privacy_arguments,
     add_scale_argument,
     apply_scale,
+    build_options,
     private_scale,
     progress_for,
     read_bounds,
@@ -89,7 +90,7 @@ def check_estimator_scale(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..releases.directions.plan import plan_pc_dir
+    from ..releases.directions.plan import plan_directions
     from ..releases.engine import execute
 
     check_estimator_scale(args)
@@ -105,26 +106,20 @@ def run(args: argparse.Namespace) -> int:
     else:
         n, variables = layout
     # One plan: what --dry-run prints is what the release checks, draws and charges.
-    plan = plan_pc_dir(
-        n,
-        len(variables),
-        args.k,
-        eps=args.eps,
-        delta=args.delta,
-        calibration=args.calibration,
+    privacy, options = build_options(
+        "directions",
+        args,
+        bounds=read_bounds(args, variables),
+        scale=private_scale(args),
+        k=args.k,
         design=args.design,
         m=args.m,
-        ties=args.ties,
-        bounds=read_bounds(args, variables),
-        variables=variables,
-        accuracy=args.accuracy,
         progress=None if args.dry_run else progress_for(args, n, len(variables)),
-        scale=private_scale(args),
         estimator=args.estimator,
-        missing=args.missing,
     )
+    plan = plan_directions(n, len(variables), privacy, options, variables)
     if args.dry_run:
-        return print_plan(plan)
+        return print_plan(plan, design_named=args.design is not None)
     from ._ledger_budget import ledger_budget
 
     budget = ledger_budget(args, data, variables, kind="directions")

@@ -15,6 +15,7 @@ from ._common import (
     add_scale_argument,
     add_ties_argument,
     apply_scale,
+    build_options,
     parse_int_list,
     private_scale,
     progress_for,
@@ -118,7 +119,7 @@ def _check_out(path: str | None) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..core.validation import check_random_state
     from ..releases.engine import execute
-    from ..releases.loading.plan import plan_loading
+    from ..releases.loading.plan import plan_loading_options
     from ..releases.loading.release import dp_loading
 
     pcs = _check_options(args)
@@ -146,27 +147,22 @@ def run(args: argparse.Namespace) -> int:
     else:
         assert data is not None  # a fresh release always reads the data
         # One plan: what --dry-run prints is what the release checks, draws and charges.
-        plan = plan_loading(
-            len(data),
-            len(variables),
-            eps=args.eps,
-            delta=args.delta,
+        n, p = len(data), len(variables)
+        privacy, directions, options = build_options(
+            "loading",
+            args,
+            bounds=read_bounds(args, variables),
+            scale=private_scale(args),
             components=pair,
             compare=args.compare,
-            calibration=args.calibration,
             design=args.design,
             m=args.m,
-            ties=args.ties,
-            bounds=read_bounds(args, variables),
-            variables=variables,
-            accuracy=args.accuracy,
-            scale=private_scale(args),
-            progress=None if args.dry_run else progress_for(args, len(data), len(variables)),
+            progress=None if args.dry_run else progress_for(args, n, p),
             estimator=args.estimator,
-            missing=args.missing,
         )
+        plan = plan_loading_options(n, p, privacy, directions, options, variables)
         if args.dry_run:
-            return print_plan(plan)
+            return print_plan(plan, design_named=args.design is not None)
         from ._ledger_budget import ledger_budget
 
         budget = ledger_budget(args, data, variables, kind="loading")

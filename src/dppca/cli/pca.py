@@ -21,6 +21,7 @@ from ._common import (
     add_data_arguments,
     add_design_arguments,
     add_privacy_arguments,
+    build_options,
     numeric_part,
     parse_int_list,
     parse_scales,
@@ -173,35 +174,31 @@ def _picture_paths(args: argparse.Namespace) -> dict[str, Path]:
 
 def build_plan(args: argparse.Namespace, n: int, variables: tuple[str, ...]) -> PCAPlan:
     """The fit's plan from the options and the table's public shape."""
-    from ..releases.pca.plan import plan_pca
+    from ..releases.pca.plan import plan_pca_options
 
-    return plan_pca(
-        n,
-        len(variables),
-        eps=args.eps,
-        delta=args.delta,
+    privacy, options, design = build_options(
+        "pca",
+        args,
+        bounds=read_bounds(args, variables),
         standardize=args.standardize,
         k=args.k,
         components=parse_int_list(args.components, "--components", length=2),
         score=args.score,
-        bounds=read_bounds(args, variables),
         scales=None if args.scale is None else parse_scales(args.scale, list(variables)),
         split=parse_split(args.split),
         compare=args.compare,
-        calibration=args.calibration,
-        variables=variables,
-        accuracy=args.accuracy,
-        missing=args.missing,
         design=args.design,
         m=args.m,
     )
+    return plan_pca_options(n, len(variables), privacy, options, variables, design)
 
 
-def pca_plan_lines(plan: PCAPlan) -> tuple[str, ...]:
+def pca_plan_lines(plan: PCAPlan, *, design_named: bool = False) -> tuple[str, ...]:
     """What ``--dry-run`` prints (the app's PCA preview shows the same lines).
 
     What the analysis estimates, its cost and what that cost means to an
     attacker, the cost of each part, the forecast: all from the plan, no data.
+    ``design_named``: ``--design`` was given (the design is not called the default).
     """
     from ..privacy.tradeoff import attacker_sentence
     from ..releases.forecast import default_design_lines
@@ -213,13 +210,14 @@ def pca_plan_lines(plan: PCAPlan) -> tuple[str, ...]:
         budget_table(plan).to_string(),
         f"directions: {dict(plan.steps)['directions'].cost.released}",
         plan.forecast.summary(),
-        *default_design_lines(plan),  # the design the rule chose, when it is balanced
+        # the design the rule chose, when it is balanced
+        *default_design_lines(plan, named=design_named),
     )
 
 
-def print_pca_plan(plan: PCAPlan) -> int:
+def print_pca_plan(plan: PCAPlan, *, design_named: bool = False) -> int:
     """``--dry-run``: what the analysis estimates, the cost of each part, the forecast."""
-    for line in pca_plan_lines(plan):
+    for line in pca_plan_lines(plan, design_named=design_named):
         print(line)
     return 0
 
@@ -253,7 +251,7 @@ def run(args: argparse.Namespace) -> int:
     # One plan: what --dry-run prints is what the release checks, draws and charges.
     plan = build_plan(args, len(data), variables)
     if args.dry_run:
-        return print_pca_plan(plan)
+        return print_pca_plan(plan, design_named=args.design is not None)
     from ._ledger_budget import ledger_budget
 
     budget = ledger_budget(args, data, variables, kind="pca")

@@ -13,6 +13,7 @@ from ._common import (
     add_privacy_arguments,
     add_scale_argument,
     add_ties_argument,
+    build_options,
     design_settings,
     parse_int_list,
     private_scale,
@@ -183,7 +184,9 @@ def run(args: argparse.Namespace) -> int:
     reused = load_directions(args, features, variables)
     data, group_labels = with_groups(args, frame, features)
     bounds = read_bounds(args, variables)
-    from ..releases.report import plan_report
+    from ..core.scalar_checks import check_positive_int
+    from ..releases.report import plan_report_options
+    from ..releases.score.plan import ScoreGiven
     from ..reporting import report
 
     if args.standardize:  # the page of one private PCA fit (as 'dppca pca')
@@ -192,29 +195,25 @@ def run(args: argparse.Namespace) -> int:
         n_groups = None
         if args.groups:
             n_groups = len(group_labels) if group_labels else frame[args.groups].nunique()
-        return print_plan(
-            plan_report(
-                len(data),
-                len(variables),
-                eps=args.eps,
-                delta=args.delta,
-                k=args.k,
-                components=components,
-                groups=n_groups,
-                groups_public=args.groups_public,
-                shares=shares,
-                directions_given=reused is not None,
-                calibration=args.calibration,
-                ties=args.ties,
-                score_range=args.score_range,
-                bounds=bounds,
-                variables=variables,
-                accuracy=args.accuracy,
-                scale=private_scale(args),
-                missing=args.missing,
-                **design_settings(args),
-            )
+        privacy, options, design = build_options(
+            "report",
+            args,
+            bounds=bounds,
+            scale=private_scale(args),
+            k=args.k,
+            components=components,
+            groups_public=args.groups_public,
+            shares=shares,
+            score_range=args.score_range,
+            **design_settings(args),
         )
+        given = ScoreGiven(
+            directions=reused is not None,
+            groups=None if n_groups is None else check_positive_int(n_groups, "groups"),
+        )
+        n, p = len(data), len(variables)
+        plan = plan_report_options(n, p, privacy, options, given, variables, design)
+        return print_plan(plan, design_named=args.design is not None)
     from ._ledger_budget import ledger_budget
 
     budget = ledger_budget(args, features, variables, kind="report")

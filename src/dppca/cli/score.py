@@ -12,6 +12,7 @@ from ._common import (
     add_privacy_arguments,
     add_scale_argument,
     add_ties_argument,
+    build_options,
     design_settings,
     parse_int_list,
     private_scale,
@@ -119,8 +120,6 @@ def run(args: argparse.Namespace) -> int:
 
     from ..core.validation import check_random_state
     from ..releases.engine import execute
-    from ..releases.scaled import check_scale_settings, with_private_scales
-    from ..releases.score.plan import plan_score
 
     matplotlib.use("Agg")
     components = parse_int_list(args.components, "--components", length=2)
@@ -140,45 +139,11 @@ def run(args: argparse.Namespace) -> int:
         return 0 if picture is None else _emit(args, picture, None, features, variables)
     reused = load_directions(args, features, variables)
     data, group_labels = with_groups(args, frame, features)
-    bounds = read_bounds(args, variables)
-    n_groups = None
-    if args.groups and args.dry_run and not group_labels:
-        # the number of labels in the data is a data value: a dry-run reads none
-        raise CLIError(
-            "--dry-run with --groups needs the public label set, since a dry-run reads "
-            "no data value (not even how many labels the column holds): pass "
-            "--group-labels A,B,..."
-        )
-    if args.groups:
-        n_groups = len(group_labels) if group_labels else frame[args.groups].nunique()
+    n_groups = _group_count(args, frame, group_labels)
     # One plan: what --dry-run prints is what the release checks, draws and charges.
-    scale = check_scale_settings(private_scale(args), bounds=bounds, directions=reused)
-    plan = with_private_scales(
-        lambda e: plan_score(
-            len(data),
-            len(variables),
-            eps=e,
-            delta=args.delta,
-            bins=bins,
-            components=components,
-            method=methods,
-            directions_given=reused is not None,
-            groups=n_groups,
-            groups_public=args.groups_public,
-            calibration=args.calibration,
-            ties=args.ties,
-            bounds=bounds,
-            variables=variables,
-            accuracy=args.accuracy,
-            missing=args.missing,
-            **design_settings(args),
-        ),
-        args.eps,
-        scale,
-        variables,
-    )
+    plan = _plan(args, len(data), variables, reused, n_groups, bins, components, methods)
     if args.dry_run:
-        return print_plan(plan)
+        return print_plan(plan, design_named=args.design is not None)
     from ._ledger_budget import ledger_budget
 
     budget = ledger_budget(args, features, variables, kind="score")
@@ -194,6 +159,63 @@ def run(args: argparse.Namespace) -> int:
     report_spending(budget)
     forecast_line(args, result)
     return _emit(args, result, reused, features, variables)
+
+
+def _group_count(
+    args: argparse.Namespace, frame: Any, group_labels: list[str] | None
+) -> int | None:
+    """The number of groups (None without --groups); a dry-run needs the public labels."""
+    if not args.groups:
+        return None
+    if args.dry_run and not group_labels:
+        # the number of labels in the data is a data value: a dry-run reads none
+        raise CLIError(
+            "--dry-run with --groups needs the public label set, since a dry-run reads "
+            "no data value (not even how many labels the column holds): pass "
+            "--group-labels A,B,..."
+        )
+    return len(group_labels) if group_labels else int(frame[args.groups].nunique())
+
+
+def _plan(
+    args: argparse.Namespace,
+    n: int,
+    variables: tuple[str, ...],
+    reused: Any,
+    n_groups: int | None,
+    bins: Any,
+    components: Any,
+    methods: list[str],
+) -> Any:
+    """The score release's plan, its option objects built once from the arguments."""
+    from ..core.options import evolve
+    from ..core.scalar_checks import check_positive_int
+    from ..releases.scaled import check_scale_settings, with_private_scales
+    from ..releases.score.plan import ScoreGiven, plan_score_options
+
+    bounds = read_bounds(args, variables)
+    scale = check_scale_settings(private_scale(args), bounds=bounds, directions=reused)
+    privacy, options, design = build_options(
+        "score",
+        args,
+        bounds=bounds,
+        bins=bins,
+        components=components,
+        method=methods,
+        groups_public=args.groups_public,
+        **design_settings(args),
+    )  # checked once here; each step of the private-scale stretch derives its own
+    groups = None if n_groups is None else check_positive_int(n_groups, "groups")
+    given = ScoreGiven(directions=reused is not None, groups=groups)
+    p = len(variables)
+    return with_private_scales(
+        lambda e: plan_score_options(
+            n, p, evolve(privacy, eps=e), options, given, variables, design
+        ),
+        privacy.eps,
+        scale,
+        variables,
+    )
 
 
 def _emit(

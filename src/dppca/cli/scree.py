@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any, cast
 
+from ..core.lazy import is_dataframe
 from ._common import (
     add_accuracy_arguments,
     add_data_arguments,
@@ -13,10 +14,10 @@ from ._common import (
     add_scale_argument,
     add_ties_argument,
     apply_scale,
-    numeric_part,
+    build_options,
     private_scale,
     read_bounds,
-    read_data,
+    read_design_input,
 )
 from ._ledger import add_budget_arguments, report_spending
 from ._output import (
@@ -102,10 +103,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..core.options import evolve
     from ..releases.engine import execute
     from ..releases.scaled import check_scale_settings, with_private_scales
     from ..releases.scree.controls import ClippedControl
-    from ..releases.scree.plan import plan_scree
+    from ..releases.scree.plan import plan_scree_options
 
     methods = [m.strip() for m in args.method.split(",") if m.strip()]
     if not methods:
@@ -119,8 +121,11 @@ def run(args: argparse.Namespace) -> int:
         check_figure_path(args.out)
     check_table_path(args)
     check_release_path(args)
-    data = numeric_part(read_data(args), chosen=bool(args.columns), missing=args.missing)
-    variables = tuple(str(c) for c in data.columns)
+    data, variables = read_design_input(args)  # in chunks with --design balanced
+    if not is_dataframe(data):  # the chunked reader's float64 array
+        import pandas
+
+        data = pandas.DataFrame(data, columns=list(variables), copy=False)
     if args.standardize:  # the scree of one private PCA fit (as 'dppca pca')
         refused = {"--method": args.method != "clipped", "--clip": args.clip}
         refused |= {"--no-mono": not args.mono, "--directions": args.directions}
@@ -133,32 +138,28 @@ def run(args: argparse.Namespace) -> int:
     bounds = read_bounds(args, variables)
     # One plan: what --dry-run prints is what the release checks, draws and charges.
     scale = check_scale_settings(private_scale(args), bounds=bounds, directions=reused)
+    privacy, options, design = build_options(
+        "scree",
+        args,
+        bounds=bounds,
+        k=k,
+        method=methods,
+        control=control,
+        mono=args.mono,
+        design=args.design,
+        m=args.m,
+    )  # checked once here; each step of the private-scale stretch derives its own
+    n, p, given = len(data), len(variables), reused is not None
     plan = with_private_scales(
-        lambda e: plan_scree(
-            len(data),
-            len(variables),
-            k,
-            eps=e,
-            delta=args.delta,
-            method=methods,
-            control=control,
-            directions_given=reused is not None,
-            mono=args.mono,
-            calibration=args.calibration,
-            ties=args.ties,
-            bounds=bounds,
-            variables=variables,
-            accuracy=args.accuracy,
-            missing=args.missing,
-            design=args.design,
-            m=args.m,
+        lambda e: plan_scree_options(
+            n, p, evolve(privacy, eps=e), options, given, variables, design
         ),
-        args.eps,
+        privacy.eps,
         scale,
         variables,
     )
     if args.dry_run:
-        return print_plan(plan)
+        return print_plan(plan, design_named=args.design is not None)
     from ._ledger_budget import ledger_budget
 
     budget = ledger_budget(args, data, variables, kind="scree")

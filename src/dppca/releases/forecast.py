@@ -305,8 +305,10 @@ def _format_seconds(seconds: float) -> str:
     return f"{seconds / 3600:.2g} h"
 
 
-def time_lines(plan: Any, *, vetted: bool | None = None) -> tuple[str, ...]:
+def time_lines(plan: Any, *, vetted: bool | None = None, named: bool = False) -> tuple[str, ...]:
     """What a preview or ``--dry-run`` says about time: the estimate and, if long, a way out.
+
+    ``named``: the caller chose the design (no line calls it the default).
 
     The balanced design is suggested when the plan (or its direction part)
     uses the exact design, the estimate exceeds :data:`SUGGEST_BALANCED_SECONDS`
@@ -318,7 +320,7 @@ def time_lines(plan: Any, *, vetted: bool | None = None) -> tuple[str, ...]:
         "from n, p and the settings; the machine's speed and load change it)"
     ]
     plan = getattr(plan, "inner", None) or plan
-    lines += default_design_lines(plan, vetted=vetted)
+    lines += default_design_lines(plan, vetted=vetted, named=named)
     if seconds > SUGGEST_BALANCED_SECONDS and getattr(plan, "kind", "") in (
         "directions",
         "loading",
@@ -335,14 +337,18 @@ def time_lines(plan: Any, *, vetted: bool | None = None) -> tuple[str, ...]:
     return tuple(lines)
 
 
-def default_design_lines(plan: Any, *, vetted: bool | None = None) -> list[str]:
+def default_design_lines(
+    plan: Any, *, vetted: bool | None = None, named: bool = False
+) -> list[str]:
     """The line saying the directions use the balanced design by default, and the exact price.
 
     Said when the plan's direction part uses the balanced design where the
     rule :func:`dppca.kernels.kendall.default_design` would pick it at this
     n and p, so that a caller who relied on the default learns the choice and
-    the way back.
+    the way back; never when the caller ``named`` the design.
     """
+    if named:
+        return []
 
     from ..kernels.kendall import BALANCED_DEFAULT_WORK, default_design
 
