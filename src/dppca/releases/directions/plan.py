@@ -186,7 +186,12 @@ class DirectionsPlan:
         # post-processing of the released matrix, on the check's own stream: the
         # noise generator is read for its seed only, never advanced
         check = check_release(
-            noisy, self.sigma, self.k, random_state=resolvability_rng(rng), vectors=vectors
+            noisy,
+            self.sigma,
+            self.k,
+            random_state=resolvability_rng(rng),
+            vectors=vectors,
+            estimator=self.estimator,
         )
         return DirectionsResult(
             directions=vectors,
