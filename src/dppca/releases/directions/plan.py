@@ -44,7 +44,7 @@ from ..resolvability import (
 )
 from .result import DirectionsResult, orient_signs
 from .scales import draw_private_scales, scale_costs
-from .tau import check_estimator, released_text
+from .tau import check_estimator, released_text, tau_cost
 
 __all__ = [
     "DirectionsPlan",
@@ -304,6 +304,9 @@ def plan_directions(
             released=f"private scales ({p}); {released}",
         )
     sigma = kendall_sigma(n, matrix_eps, delta, calibration, sensitivity)
+    if estimator == "tau":  # no scales with tau (check_estimator): the matrix is all
+        cost = tau_cost(n, p, matrix_eps, delta, calibration, released)
+        sigma = float(cost.sigma)
     return DirectionsPlan(
         n=n,
         p=p,

@@ -171,11 +171,12 @@ def dp_pca(
     release with its own sensitivity argument: the private scales (p pure
     exponential-mechanism parts), the directions (Gaussian noise on
     Kendall's tau matrix over p, Frobenius sensitivity ``2 sqrt(2) / n``,
-    or on the spherical Kendall matrix), the scree (clipped moments; only
-    in units) and the score frame and histogram. The standardised scree is
-    post-processing of the direction release (no new cost). The steps'
-    shares are stretched to the largest factor whose tight composition
-    (:func:`dppca.tight_total`) is at most eps at delta, and the fit records
+    times ``sqrt(1 - 1/p^2)`` for odd p, or on the spherical Kendall
+    matrix), the scree (clipped moments; only in units) and the score frame
+    and histogram. The standardised scree is post-processing of the
+    direction release (no new cost). The steps' shares are stretched to
+    the largest factor whose tight composition (:func:`dppca.tight_total`)
+    is at most eps at delta, and the fit records
     ``(eps, delta)``. The frame check reads released values only.
 
     The standardised analysis estimates the correlation PCA of an elliptical
