@@ -214,6 +214,7 @@ def pca_plan_lines(plan: PCAPlan) -> tuple[str, ...]:
         f"directions: {dict(plan.steps)['directions'].cost.released}",
         plan.forecast.summary(),
         *default_design_lines(plan),  # the design the rule chose, when it is balanced
+        *(f"note: {note}" for note in plan.notes),  # e.g. the score plot left out
     )
 
 
