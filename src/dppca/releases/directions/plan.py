@@ -306,7 +306,8 @@ def plan_directions(
     sigma = kendall_sigma(n, matrix_eps, delta, calibration, sensitivity)
     if estimator == "tau":  # no scales with tau (check_estimator): the matrix is all
         cost = tau_cost(n, p, matrix_eps, delta, calibration, released)
-        sigma = float(cost.sigma)
+        assert cost.sigma is not None  # a Gaussian cost carries its sigma
+        sigma = cost.sigma
     return DirectionsPlan(
         n=n,
         p=p,
