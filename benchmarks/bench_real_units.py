@@ -30,7 +30,7 @@ Per release:
   against the eigenvalues of that correlation matrix over p; *right* within
   0.10;
 - frame (when the release draws one; ``dp_pca`` leaves the score plot out,
-  with a warning, where its private scales would fail): the share of the
+  with a note on the fit, where its private scales would fail): the share of the
   released rows whose true scores (the rows as the release saw them, times
   the released directions, no centring) fall inside the private frame, and
   each axis's width over the central 99 % range (quantiles 0.005 and 0.995)
@@ -39,7 +39,9 @@ Per release:
 - honesty: a release *warned* when it raised an ``AccuracyWarning`` or a
   ``PrivacyWarning`` (recorded with ``warnings.catch_warnings``), or refused;
   it is *silently wrong* when one of its three pictures is wrong and it did
-  not warn.
+  not warn. The directions alone are counted too: *dirs silent* (sinTheta
+  at least 0.5, no warning) and *dirs ok warned* (under 0.5, warned), the
+  two error rates of the directions' post-release check.
 
 Tables (not bundled with dppca, each skipped when its package is missing):
 vega_datasets ``cars`` (392 complete rows: mpg, cylinders, displacement, hp,
@@ -333,6 +335,8 @@ class Tally:
             share(framed),
             share(warned),
             share(wrong & ~warned),
+            share(drawn & (sin >= 0.5) & ~warned),
+            share(drawn & (sin < 0.5) & warned),
         ]
 
 
@@ -350,6 +354,8 @@ HEAD = [
     "framed",
     "warned",
     "silent wrong",
+    "dirs silent",
+    "dirs ok warned",
 ]
 
 
@@ -424,7 +430,9 @@ def main() -> None:
         "rows inside the frame; width: the wider axis over the central 99% range; framed: "
         "share of releases with a score plot (a fit may leave it out, saying why); "
         "warned: AccuracyWarning/PrivacyWarning or refused; silent wrong: a picture "
-        "wrong (direction, PVE or frame) and no warning."
+        "wrong (direction, PVE or frame) and no warning; dirs silent: directions "
+        "wrong (sinT >= 0.5) and no warning; dirs ok warned: directions right and "
+        "warned (a false alarm as far as the directions go)."
     )
     print(f"\n{time.perf_counter() - start:.0f} s")
 

@@ -62,6 +62,15 @@ def test_dry_run_says_what_is_estimated_and_spends_nothing(tmp_path, capsys, mon
     assert not ledger.exists()  # nothing opened, nothing charged
 
 
+def test_dry_run_notes_a_score_plot_left_out_by_default(tmp_path, capsys):
+    # 300 rows, eps 1: private scales would fail, so the default leaves the score
+    # plot out; the dry run says so as a note, before anything is spent
+    path = _units_csv(tmp_path)
+    assert main(["pca", path, "--eps", "1", "--delta", "1e-6", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "note: no score plot:" in out
+
+
 def test_release_is_charged_once_to_the_ledger(tmp_path, capsys, monkeypatch):
     path = _units_csv(tmp_path)
     ledger = tmp_path / "ledger.sqlite"

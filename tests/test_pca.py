@@ -31,6 +31,7 @@ from dppca.releases.pca.correlation import (
 )
 from dppca.releases.pca.draw import frame_ratio, review_fit, tau_variance_noise_sd
 from dppca.releases.pca.frame import coarse_ladder, derived_frame
+from dppca.releases.pca.result import SCORE_LEFT_OUT
 
 UNITS = np.array([1.0, 100.0, 0.01, 1e4])
 SHIFT = np.array([0.0, 5e3, 1.0, -2e5])
@@ -141,10 +142,14 @@ def test_plan_says_what_it_estimates_without_data():
 def test_score_plot_left_out_where_private_scales_fail(rng):
     plan = plan_pca(400, 4, eps=1.0, delta=1e-6)
     assert [name for name, _ in plan.steps] == ["directions"]
-    assert "no score plot" in plan.notes[0]
-    with pytest.warns(AccuracyWarning, match="no score plot"):
+    assert plan.notes[0].startswith(SCORE_LEFT_OUT)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         fit = dp_pca(_raw(rng), eps=1.0, delta=1e-6, random_state=0)
+    # the default rule at work is a note on the result, not a warning
+    assert not [w for w in caught if SCORE_LEFT_OUT in str(w.message)]
     assert fit.score is None and fit.cost.eps == 1.0
+    assert fit.score_note == plan.notes[0] and fit.score_note in str(fit.summary())
     # public scales or bounds serve at any n; score=True forces private scales
     assert [n for n, _ in plan_pca(400, 4, eps=1.0, delta=1e-6, scales=UNITS).steps] == [
         "directions",
@@ -154,6 +159,22 @@ def test_score_plot_left_out_where_private_scales_fail(rng):
     assert "scales" in forced.plans and "private scales may fail" in " ".join(
         forced.forecast.problems
     )
+
+
+def test_score_left_out_by_default_draws_a_placeholder_that_says_why(rng):
+    import matplotlib.pyplot as plt
+
+    X = _raw(rng)
+    fit = _fit(X, eps=1.0)
+    assert fit.score is None and fit.score_note is not None
+    _, ax = plt.subplots()
+    assert fit.plot("score", ax=ax) is ax
+    assert "score plot needs" in " ".join(t.get_text() for t in ax.texts).replace("\n", " ")
+    # asked to leave it out: no note, and asking for the picture is an error
+    off = _fit(X, eps=1.0, score=False)
+    assert off.score_note is None and "Notes" not in str(off.summary())
+    with pytest.raises(ValueError, match="no score plot"):
+        off.plot("score")
 
 
 def test_compare_is_the_matching_non_private_analysis(rng):

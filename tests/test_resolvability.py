@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -15,12 +16,17 @@ from dppca.cli import main
 from dppca.core.exceptions import AccuracyWarning, InaccurateReleaseError
 from dppca.datasets import load_gau
 from dppca.plotting._caption import RESOLVABILITY_GID
+from dppca.privacy.mechanisms import symmetric_gaussian_noise
 from dppca.releases.resolvability import (
+    QUANTILE,
+    TAU_METHOD,
+    TAU_QUANTILE,
     THRESHOLD,
     Resolvability,
     assess_directions,
     dominant_column,
     resolvability_rng,
+    shrunk_eigenvalues,
 )
 
 
@@ -274,3 +280,52 @@ def test_the_check_reuses_the_released_vectors(rng):
     b = assess_directions(M, 0.02, 2, random_state=1, vectors=vectors)
     np.testing.assert_allclose(a.pc_sin, b.pc_sin, atol=1e-12)
     assert a.subspace_sin == pytest.approx(b.subspace_sin, abs=1e-12)
+
+
+def test_tau_rule_catches_the_releases_the_quartile_rule_missed():
+    # A tau-like release (public diagonal, noise off it) whose PC2 and PC3 lie a
+    # few noise sds apart: the eigenvalues repel, so the released matrix looks
+    # better separated than the noise-free one. With these seeds the upper-
+    # quartile rule lets wrong releases through (the test can fail); the
+    # gap-corrected rule flags every release that is wrong.
+    rng = np.random.default_rng(0)
+    p, sigma = 6, 0.05
+    basis = np.linalg.qr(rng.standard_normal((p, p)))[0]
+    K = (basis * np.array([0.5, 0.22, 0.14, 0.07, 0.045, 0.025])) @ basis.T
+    missed = {"kendall": 0, "tau": 0}
+    wrong = 0
+    for seed in range(40):
+        A = symmetric_gaussian_noise(p, sigma, rng, value=K)
+        A = 0.5 * (A + A.T)
+        np.fill_diagonal(A, np.diag(K))
+        top = np.linalg.eigh(A)[1][:, ::-1][:, :2]
+        err = math.sqrt(
+            max(0.0, 1 - np.linalg.svd(top.T @ basis[:, :2], compute_uv=False).min() ** 2)
+        )
+        wrong += err >= 0.5
+        for rule in missed:
+            check = assess_directions(
+                A, sigma, p, random_state=seed, estimator=rule, replicates=32
+            )
+            missed[rule] += err >= 0.5 and check.ok
+    assert wrong >= 5
+    assert missed["kendall"] >= 1 and missed["tau"] == 0
+
+
+def test_tau_release_uses_the_tau_rule():
+    X = np.random.default_rng(1).standard_normal((200, 4)) @ np.diag([3.0, 2.0, 1.0, 0.5])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", AccuracyWarning)
+        res = dp_pc_dir(X, 2, eps=1.0, delta=1e-6, estimator="tau", random_state=0)
+        kendall = dp_pc_dir(X, 2, eps=1.0, delta=1e-6, random_state=0)
+    assert res.resolvability.method == TAU_METHOD and res.resolvability.quantile == TAU_QUANTILE
+    assert kendall.resolvability.method == "parametric bootstrap"
+    assert kendall.resolvability.quantile == QUANTILE
+
+
+def test_shrunk_eigenvalues_keep_order_and_the_bottom():
+    values = np.array([0.6, 0.3, 0.29, 0.05, 0.0])
+    out = shrunk_eigenvalues(values, 0.02)
+    assert out[-1] == values[-1] and np.all(np.diff(out) <= 0)
+    gaps = -np.diff(out)
+    np.testing.assert_allclose(gaps**2, np.maximum((-np.diff(values)) ** 2 - 4 * 0.02**2, 0))

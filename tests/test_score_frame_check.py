@@ -11,6 +11,7 @@ import pytest
 from scipy import stats
 
 from dppca import AccuracyWarning, InaccurateReleaseError, ScoreResult, dp_score
+from dppca.release_io import load_release, save_release
 from dppca.releases.score.frame_check import (
     EDGE_SHARE,
     centre_share_bound,
@@ -160,6 +161,41 @@ def test_histogram_checks_fire_on_piled_rows_and_not_on_a_gaussian_grid(rng):
     unscored = score_frame_problem(_fake(edge, sigma), 2000, complete=False, **settings)
     assert unscored is None  # missing="zero": the number of scored rows is not public
     assert score_frame_problem(_fake(edge, sigma, "bounds"), 2000, **settings) is None
+
+
+@pytest.mark.parametrize("bins", [(6, 6), (6, 5), (5, 6)])
+def test_the_centre_check_works_on_even_grids(rng, bins):
+    # A grid with an even side has no central bin; the check reads the middle
+    # two bins of that side (1 x 2, 2 x 1 or 2 x 2 cells meeting at the centre).
+    mx, my = bins
+    sigma, n = 5.0, 2000
+    settings = {"bound": 1e6, "inflate": 0.2, "eps_frame": 0.3}
+    _, centre = gaussian_shares(bins, 2.807 * 1.2)
+    assert 0.1 < centre < 0.6  # the baseline of a frame fitted to Gaussian scores
+    wide = np.zeros((my, mx))
+    wide[my // 2 - (1 - my % 2) : my // 2 + 1, mx // 2 - (1 - mx % 2) : mx // 2 + 1] = 1.0
+    wide *= n / wide.sum()  # a frame far too wide: every row in the central cells
+    assert centre_share_bound(_fake(wide, sigma), n) > centre + EDGE_SHARE
+    text = score_frame_problem(_fake(_released(wide, sigma, rng), sigma), n, **settings)
+    assert text is not None and "central" in text
+    edges = [np.linspace(-3.37, 3.37, m + 1) for m in (my, mx)]
+    fitted = np.outer(*[np.diff(stats.norm.cdf(e)) for e in edges]) * n
+    assert score_frame_problem(_fake(_released(fitted, sigma, rng), sigma), n, **settings) is None
+
+
+def test_a_frame_problem_is_recorded_on_the_score_result(rng, tmp_path):
+    # the release that warns (or raises) about its frame keeps the sentence
+    X = _table(rng, 500, 1e3)
+    with pytest.warns(AccuracyWarning, match="ladder of centres is coarse") as caught:
+        res = dp_score(X, eps=1.0, delta=1e-6, directions=PUBLIC, random_state=0)
+    assert len(res.notes) == 1 and res.notes[0] in _frame_warnings(caught)
+    with pytest.raises(InaccurateReleaseError) as info:
+        dp_score(X, eps=1.0, delta=1e-6, directions=PUBLIC, random_state=0, accuracy="error")
+    assert info.value.result.notes == res.notes
+    loaded = load_release(save_release(res, tmp_path / "score.json"))
+    assert loaded.notes == res.notes  # the release file keeps them
+    quiet = dp_score(_table(rng, 500), eps=1.0, delta=1e-6, directions=PUBLIC, random_state=0)
+    assert quiet.notes == ()
 
 
 def test_centre_slack_reads_the_ladder_resolution():

@@ -215,11 +215,12 @@ def test_tau_matrix_is_the_same_in_any_units(rng):
 # --------------------------------------------------------------------------- sensitivity
 
 
+@pytest.mark.parametrize("p", [4, 3, 5])
 @pytest.mark.parametrize("design", ["exact", "balanced"])
-def test_replacing_one_row_moves_tau_over_p_by_at_most_the_sensitivity(rng, design):
-    n, p = 31, 4
-    bound = tau_sensitivity(n)
-    assert bound == pytest.approx(2 * math.sqrt(2) / n)
+def test_replacing_one_row_moves_tau_over_p_by_at_most_the_sensitivity(rng, design, p):
+    n = 31
+    bound = tau_sensitivity(n, p)
+    assert bound == pytest.approx(2 * math.sqrt(2) / n * math.sqrt(1 - (p % 2) / p**2))
     worst = 0.0
     for trial in range(60):
         X = tied_table(rng, n, p) if trial % 2 else rng.standard_normal((n, p))
@@ -246,6 +247,40 @@ def test_the_bound_is_attained_for_even_p(n, p):
     Y[0, : p // 2], Y[0, p // 2 :] = 1.0, -1.0  # above in half, below in the other half
     gap = float(np.linalg.norm(pre_noise(Y) - pre_noise(X)))
     assert gap == pytest.approx(tau_sensitivity(n), rel=1e-12)
+
+
+@pytest.mark.parametrize("n, p", [(2, 3), (9, 5), (40, 9)])
+def test_the_bound_is_attained_for_odd_p(n, p):
+    # The even-p construction cannot make s.t = 0 with p odd entries of +-1: the
+    # closest is (p + 1) / 2 coordinates above and (p - 1) / 2 below (s.t = 1),
+    # which attains 2 sqrt(2) sqrt(1 - 1/p^2) / n, below the even-p constant.
+    X = np.zeros((n, p))
+    X[0] = 1.0
+    Y = X.copy()
+    Y[0, (p + 1) // 2 :] = -1.0
+    gap = float(np.linalg.norm(pre_noise(Y) - pre_noise(X)))
+    assert gap == pytest.approx(tau_sensitivity(n, p), rel=1e-12)
+    assert gap < tau_sensitivity(n) * (1 - 1e-3)
+
+
+def test_odd_p_bound_holds_over_every_pair_of_sign_vectors():
+    # The proof's core, checked exhaustively at p = 3 and 5: over all s, t in
+    # {-1, 0, 1}^p, ||s s^T - t t^T||_F^2 <= 2 p^2 - 2, with equality reached.
+    import itertools
+
+    for p in (3, 5):
+        signs = np.array(list(itertools.product((-1, 0, 1), repeat=p)), dtype=float)
+        outer = np.einsum("ia,ib->iab", signs, signs).reshape(len(signs), -1)
+        sq = (outer**2).sum(1)
+        worst = max(float(np.max(sq[i] + sq - 2 * (outer @ outer[i]))) for i in range(len(signs)))
+        assert worst == 2 * p**2 - 2
+
+
+def test_a_tau_release_of_odd_p_adds_the_smaller_noise():
+    plan3 = plan_pc_dir(200, 3, eps=1.0, delta=1e-6, estimator="tau")
+    plan4 = plan_pc_dir(200, 4, eps=1.0, delta=1e-6, estimator="tau")
+    assert plan3.cost.sensitivity == pytest.approx(tau_sensitivity(200, 3), rel=1e-12)
+    assert plan3.sigma == pytest.approx(plan4.sigma * math.sqrt(1 - 1 / 9), rel=1e-9)
 
 
 def test_tau_release_passes_the_dp_audit_and_half_noise_is_caught():
@@ -294,7 +329,9 @@ def test_plan_is_what_the_release_charges(rng):
     assert res.cost.released == "noisy Kendall's tau matrix / p, off the diagonal (5 x 5)"
     assert res.estimator == "tau"
     kendall = plan_pc_dir(300, 5, 2, eps=0.8, delta=1e-6, accuracy="ignore")
-    assert kendall.sigma == plan.sigma and kendall.cost.eps == plan.cost.eps  # same price
+    # the same price, less noise: at odd p tau's sensitivity is sqrt(1 - 1/p^2) smaller
+    assert kendall.cost.eps == plan.cost.eps
+    assert plan.sigma == pytest.approx(kendall.sigma * math.sqrt(1 - 1 / 25), rel=1e-9)
     assert dp_pc_dir(X, 2, eps=0.8, delta=1e-6, random_state=1).estimator == "kendall"
 
 
@@ -314,7 +351,8 @@ def test_balanced_design_is_priced_and_recorded(rng):
         res.cost.released
         == "noisy Kendall's tau matrix / p, off the diagonal (3 x 3, balanced design, m=7)"
     )
-    assert res.sigma == plan_pc_dir(200, 3, eps=1.0, delta=1e-6).sigma
+    kendall = plan_pc_dir(200, 3, eps=1.0, delta=1e-6).sigma  # the balanced bound is the same
+    assert res.sigma == pytest.approx(kendall * math.sqrt(1 - 1 / 9), rel=1e-9)
 
 
 def test_dp_loading_honours_the_estimator(rng):

@@ -27,10 +27,10 @@ import numpy as np
 
 from .privacy.composition import _claim_holds
 from .privacy.cost import _REL_SLACK, PrivacyCost
-from .privacy.mechanisms import kendall_sensitivity, kendall_sigma
+from .privacy.mechanisms import gaussian_sigma, kendall_sensitivity, kendall_sigma
 from .privacy.totals import tight_total
 from .releases.directions.result import DirectionsResult
-from .releases.directions.tau import ESTIMATORS
+from .releases.directions.tau import ESTIMATORS, tau_sensitivity
 from .releases.forecast import Forecast
 from .releases.loading.result import LoadingResult
 from .releases.pca.result import PCAResult
@@ -228,8 +228,9 @@ def _check_cost(cost: PrivacyCost) -> None:
 def _check_mechanism(res: DirectionsResult) -> None:
     """A directions release's facts as its mechanism makes them.
 
-    The noise part's sensitivity is the rule's at the release's n (the same
-    ``2 sqrt(2) / n`` for both estimators), its sigma the package's own
+    The noise part's sensitivity is the rule's at the release's n (for tau
+    :func:`~dppca.releases.directions.tau.tau_sensitivity` at its p, or the
+    ``2 sqrt(2) / n`` of earlier versions), its sigma the package's own
     calibration at the part's (eps, delta) or more, and the result's sigma that
     part's; the estimator is a known one and the matrix has its diagonal (the
     public constant ``1 / p`` for tau; noisy, so never that constant, for the
@@ -251,7 +252,9 @@ def _check_mechanism(res: DirectionsResult) -> None:
         raise _Refused("scale parts of a directions cost that are not pure")
     part = noise[0]
     expected = kendall_sensitivity(res.n, res.sensitivity)
-    if not _close(part.sensitivity, expected):
+    # tau: the bound at its p (smaller for odd p); files of earlier versions hold 2 sqrt(2) / n
+    allowed = (expected, tau_sensitivity(res.n, len(res.variables)))
+    if not any(_close(part.sensitivity, e) for e in allowed[: 1 + (res.estimator == "tau")]):
         raise _Refused(
             f"cost.sensitivity {part.sensitivity!r}, not the {res.sensitivity} rule's "
             f"{expected:.6g} at n={res.n}"
@@ -259,6 +262,8 @@ def _check_mechanism(res: DirectionsResult) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # classic at eps >= 1 warns; the file is only read
         least = kendall_sigma(res.n, part.eps, part.delta, res.calibration, res.sensitivity)
+        if res.estimator == "tau":
+            least = gaussian_sigma(allowed[1], part.eps, part.delta, res.calibration)
     if part.sigma is None or part.sigma < least * (1 - 1e-9):
         raise _Refused(
             f"cost.sigma {part.sigma!r}, below the {least:.6g} that the {res.calibration} "

@@ -212,6 +212,7 @@ def pca_plan_lines(plan: PCAPlan, *, design_named: bool = False) -> tuple[str, .
         plan.forecast.summary(),
         # the design the rule chose, when it is balanced
         *default_design_lines(plan, named=design_named),
+        *(f"note: {note}" for note in plan.notes),  # e.g. the score plot left out
     )
 
 

@@ -16,7 +16,13 @@ from ._caption import add_privacy_caption, find_caption, privacy_caption
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["fit_part_line", "plot_fit_loading", "plot_fit_score", "plot_fit_scree"]
+__all__ = [
+    "fit_part_line",
+    "plot_fit_loading",
+    "plot_fit_placeholder",
+    "plot_fit_score",
+    "plot_fit_scree",
+]
 
 
 def fit_part_line(fit: Any, name: str, part: Any) -> str | None:
@@ -75,6 +81,37 @@ def plot_fit_score(fit: Any, *, ax: Any = None, **kwargs: Any) -> Axes:
     drawn = fit.score.plot(ax=ax, **kwargs)
     _restate(drawn, fit, "score", fit.score)
     return drawn
+
+
+def plot_fit_placeholder(fit: Any, note: str, *, ax: Any = None) -> Axes:
+    """An empty score panel that states why the fit has no score plot (``note``).
+
+    Drawn by ``fit.plot("score")`` when the default rule left the score plot
+    out: the panel keeps its place in a row of pictures and says why, with
+    the fit's caption; nothing about the data is drawn.
+    """
+    import textwrap
+
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots()
+    ax.set_xticks([])
+    ax.set_yticks([])
+    ax.set_title("Score plot")
+    text = note[:1].upper() + note[1:]
+    ax.text(
+        0.5,
+        0.5,
+        textwrap.fill(text, width=48),
+        transform=ax.transAxes,
+        ha="center",
+        va="center",
+        fontsize=8,
+        wrap=True,
+    )
+    add_privacy_caption(ax, fit, private=True)
+    return ax
 
 
 def plot_fit_loading(fit: Any, *, ax: Any = None, **kwargs: Any) -> Axes:

@@ -44,7 +44,7 @@ from ..resolvability import (
 )
 from .result import DirectionsResult, orient_signs
 from .scales import draw_private_scales, scale_costs
-from .tau import check_estimator, released_text
+from .tau import check_estimator, released_text, tau_cost
 
 __all__ = [
     "DirectionsPlan",
@@ -195,7 +195,12 @@ class DirectionsPlan:
         # post-processing of the released matrix, on the check's own stream: the
         # noise generator is read for its seed only, never advanced
         check = check_release(
-            noisy, self.sigma, self.k, random_state=resolvability_rng(rng), vectors=vectors
+            noisy,
+            self.sigma,
+            self.k,
+            random_state=resolvability_rng(rng),
+            vectors=vectors,
+            estimator=self.estimator,
         )
         return DirectionsResult(
             directions=vectors,
@@ -308,6 +313,10 @@ def plan_directions(
             released=f"private scales ({p}); {released}",
         )
     sigma = kendall_sigma(n, matrix_eps, delta, calibration, sensitivity)
+    if estimator == "tau":  # no scales with tau (check_estimator): the matrix is all
+        cost = tau_cost(n, p, matrix_eps, delta, calibration, released)
+        assert cost.sigma is not None  # a Gaussian cost carries its sigma
+        sigma = cost.sigma
     return DirectionsPlan(
         n=n,
         p=p,

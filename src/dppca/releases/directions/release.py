@@ -185,12 +185,15 @@ def dp_pc_dir(
     With ``estimator="tau"`` the released matrix is ``T / p + E`` with the
     same noise ``E``: ``T = 2 / (n (n - 1)) sum_{i<j} s_ij s_ij^T`` with
     ``s_ij = sign(x_i - x_j)`` per coordinate has Frobenius sensitivity
-    ``2 sqrt(2) p / n`` (attained; proof in
+    ``2 sqrt(2) p / n`` for even p and ``sqrt(1 - 1/p^2)`` times that for
+    odd p (both attained; proof in
     :func:`dppca.releases.directions.tau.tau_sensitivity`), so ``T / p`` has
-    the Kendall matrix's ``2 sqrt(2) / n``. Without ties its trace is 1, like
-    the Kendall matrix's, so the forecast and the post-release check apply
-    unchanged. Under elliptical models its eigenvectors are close to those of
-    the Kendall matrix of the standardised table.
+    at most the Kendall matrix's ``2 sqrt(2) / n`` and its noise is
+    calibrated to its own bound. Without ties its trace is 1, like the
+    Kendall matrix's, so the forecast applies unchanged; the post-release
+    check uses a rule of its own (:mod:`dppca.releases.resolvability`).
+    Under elliptical models its eigenvectors are close to those of the
+    Kendall matrix of the standardised table.
 
     With ``design="balanced"`` the random order of the rows is drawn first and
     the noise second, both from the generator resolved from ``random_state``;

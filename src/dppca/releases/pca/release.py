@@ -21,7 +21,7 @@ from ...core.types import Design, RandomStateLike
 from ..engine import CheckedData, execute
 from .options import PCAOptions
 from .plan import plan_pca_options
-from .result import PCAResult
+from .result import SCORE_LEFT_OUT, PCAResult
 from .split import PCASplit
 
 if TYPE_CHECKING:
@@ -95,8 +95,12 @@ def dp_pca(
         data-free forecast says fail at this n and budget (below about 2,000
         rows at eps 1): the standardised score plot needs its columns on
         comparable scales, so without public ``scales`` or ``bounds`` the fit
-        then leaves it out, says why (a warning before any data are read and
-        a note on the result) and gives its budget to the other parts.
+        then leaves it out and gives its budget to the other parts. That is
+        the default at work, not a problem: it is recorded as a note on the
+        result (``fit.notes``, shown by ``fit.summary()`` and on the
+        placeholder that ``fit.plot("score")`` draws), without a warning.
+        ``score=True`` releases it with private scales anyway (and warns if
+        they fail); ``score=False`` leaves it out without a note.
     bins : int, str or (int, int), optional
         Bins of the score histogram (see :func:`dppca.dp_score`).
     bounds : optional
@@ -158,6 +162,7 @@ def dp_pca(
         A forecast or post-release problem with ``accuracy="warn"``: the
         directions not separated from the noise, a score frame more than
         10 times wider or narrower than the spread of the released variances.
+        A score plot left out by the default rule is a note, not a warning.
 
     Notes
     -----
@@ -166,11 +171,12 @@ def dp_pca(
     release with its own sensitivity argument: the private scales (p pure
     exponential-mechanism parts), the directions (Gaussian noise on
     Kendall's tau matrix over p, Frobenius sensitivity ``2 sqrt(2) / n``,
-    or on the spherical Kendall matrix), the scree (clipped moments; only
-    in units) and the score frame and histogram. The standardised scree is
-    post-processing of the direction release (no new cost). The steps'
-    shares are stretched to the largest factor whose tight composition
-    (:func:`dppca.tight_total`) is at most eps at delta, and the fit records
+    times ``sqrt(1 - 1/p^2)`` for odd p, or on the spherical Kendall
+    matrix), the scree (clipped moments; only in units) and the score frame
+    and histogram. The standardised scree is post-processing of the
+    direction release (no new cost). The steps' shares are stretched to
+    the largest factor whose tight composition (:func:`dppca.tight_total`)
+    is at most eps at delta, and the fit records
     ``(eps, delta)``. The frame check reads released values only.
 
     The standardised analysis estimates the correlation PCA of an elliptical
@@ -191,9 +197,12 @@ def dp_pca(
     values, variables = check_data(X, min_rows=4, min_cols=2, copy=False, missing=privacy.missing)
     n, p = values.shape
     plan = plan_pca_options(n, p, privacy, options, variables, design_options)
-    if plan.notes and plan.accuracy != "ignore":
+    if plan.accuracy != "ignore":
+        # a score plot left out by the default rule (score=None) is a note on the
+        # result (summary, placeholder), not a warning: nothing was asked and refused
         for note in plan.notes:
-            warnings.warn(note, AccuracyWarning, stacklevel=2)
+            if not note.startswith(SCORE_LEFT_OUT):
+                warnings.warn(note, AccuracyWarning, stacklevel=2)
     fit: PCAResult = execute(
         plan, CheckedData(values, variables), budget=budget, random_state=random_state
     )

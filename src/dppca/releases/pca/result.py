@@ -23,7 +23,7 @@ from ..scree.result import ScreeResult
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["ANALYSES", "PLOT_KINDS", "PCAResult", "PCASummary"]
+__all__ = ["ANALYSES", "PLOT_KINDS", "SCORE_LEFT_OUT", "PCAResult", "PCASummary"]
 
 #: What a fit estimates: the standardised (correlation) PCA, the PCA of the
 #: table in its own units, or the PCA of the table divided by public scales.
@@ -31,6 +31,8 @@ ANALYSES = ("standardized", "units", "scaled")
 
 #: The pictures a fit draws: ``fit.plot(kind)``.
 PLOT_KINDS = ("scree", "score", "loading", "variable", "biplot")
+#: How the note of a score plot left out by the default rule (``score=None``) starts.
+SCORE_LEFT_OUT = "no score plot"
 
 # kind -> (module, function) of the pictures drawn from the whole fit.
 _FIT_DRAWERS = {
@@ -68,19 +70,28 @@ class PCASummary:
         eps compose tightly to the total, which is less than their sum.
     analysis : str
         What the fit estimates (see :data:`ESTIMATES`).
+    header : str
+        The fit's repr and privacy sentence.
+    notes : tuple of str
+        The fit's notes (:attr:`PCAResult.notes`), a score plot left out by
+        the default rule among them.
     """
 
     importance: Any
     budget: Any
     analysis: str
     header: str = ""
+    notes: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         with pd.option_context("display.float_format", "{:.4g}".format):
-            return (
+            text = (
                 f"{self.header}\nanalysis: {self.analysis}\n\nImportance of components\n"
                 f"{self.importance.to_string()}\n\nBudget\n{self.budget.to_string()}"
             )
+        if self.notes:
+            text += "\n\nNotes\n" + "\n".join(f"- {note}" for note in self.notes)
+        return text
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -131,7 +142,9 @@ class PCAResult(ResultMixin):
         Where ``scales`` came from.
     notes : tuple of str
         Warnings and remarks of the fit (negative eigenvalues clipped, a frame
-        that disagrees with the released spread, ...), also issued as warnings.
+        that disagrees with the released spread, ...), also issued as
+        warnings; except the note of a score plot left out by the default
+        rule (:attr:`score_note`), which is only recorded.
     forecast : Forecast or None
         The data-free forecast made before the fit.
     nonprivate_variances, nonprivate_pve : ndarray or None
@@ -304,7 +317,13 @@ class PCAResult(ResultMixin):
             budget=self.budget_frame(),
             analysis=f"{self.analysis}: {self.estimates}",
             header=f"{self!r}\n{self.privacy_sentence()}",
+            notes=self.notes,
         )
+
+    @property
+    def score_note(self) -> str | None:
+        """Why the default rule left the score plot out, or None when it did not."""
+        return next((n for n in self.notes if n.startswith(SCORE_LEFT_OUT)), None)
 
     # ------------------------------------------------------------------ pictures
 
@@ -327,6 +346,10 @@ class PCAResult(ResultMixin):
         matplotlib.axes.Axes
         """
         if kind == "score" and self.score is None:
+            if self.score_note is not None:  # left out by the default rule: say why
+                from ...plotting._fit import plot_fit_placeholder
+
+                return plot_fit_placeholder(self, self.score_note, ax=ax)
             raise ValueError(
                 "this fit has no score plot (dp_pca(..., score=False)); fit with score=True."
             )

@@ -23,6 +23,7 @@ ladders and n, never the data: they are post-processing and cost nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from statistics import NormalDist
@@ -147,45 +148,57 @@ def edge_share_bound(score: Any, n: int, *, complete: bool = True) -> float | No
     return _cells_share_bound(grid, _ring(grid.shape), sigma, n)
 
 
+def _middle(m: int) -> slice:
+    """The middle bin of an odd side, the middle two of an even one."""
+    return slice(m // 2, m // 2 + 1) if m % 2 else slice(m // 2 - 1, m // 2 + 1)
+
+
 def centre_share_bound(score: Any, n: int, *, complete: bool = True) -> float | None:
-    """A lower bound on the share of rows in the grid's central cell (odd grids only).
+    """A lower bound on the share of rows in the grid's central cell.
 
     A frame many times wider than the scores puts them all in the bins around
-    its centre. The same bound as :func:`edge_share_bound` on the one central
-    cell; None where that returns None, or when a side has an even number of
-    bins (no central cell).
+    its centre. The same bound as :func:`edge_share_bound` on the central
+    cell: the middle bin of each side, or its middle two bins when the side
+    has an even number of bins (so a central block of 1, 2 or 4 bins, whose
+    edges meet at the frame's centre). None where :func:`edge_share_bound`
+    returns None.
     """
     released = _released_grid(score, complete)
     if released is None:
         return None
     grid, sigma = released
     my, mx = grid.shape
-    if mx % 2 == 0 or my % 2 == 0:
-        return None
     cells = np.zeros(grid.shape, dtype=bool)
-    cells[my // 2, mx // 2] = True
+    cells[_middle(my), _middle(mx)] = True
     return _cells_share_bound(grid, cells, sigma, n)
+
+
+def _centre_name(bins: tuple[int, int]) -> str:
+    """``"central bin"`` on an odd grid, ``"central 2 bins"`` or ``"central 4 bins"``."""
+    cells = math.prod(1 if m % 2 else 2 for m in bins)
+    return "central bin" if cells == 1 else f"central {cells} bins"
 
 
 def gaussian_shares(bins: tuple[int, int], half_sds: float) -> tuple[float, float]:
     """(outer ring, central cell) shares of a 2-D standard normal under a frame.
 
     The frame is centred on the mean with half width ``half_sds`` sds per
-    axis, split into ``bins`` equal bins per axis; the central cell's share is
-    0 for an even number of bins. A public function of the grid and the
-    frame's rule: what a frame fitted to Gaussian scores shows.
+    axis, split into ``bins`` equal bins per axis. A public function of the grid and the
+    frame's rule: what a frame fitted to Gaussian scores shows. The central
+    cell is the one :func:`centre_share_bound` reads: on a side with an even
+    number of bins, its middle two bins.
     """
     normal = NormalDist()
 
     def inside(half: float) -> float:
         return 2.0 * normal.cdf(half) - 1.0
 
+    def middle(m: int) -> float:  # the middle bin's half width (two bins when m is even)
+        return inside(half_sds * (1 if m % 2 else 2) / m)
+
     mx, my = bins
     ring = 1.0 - inside(half_sds * (1 - 2 / mx)) * inside(half_sds * (1 - 2 / my))
-    centre = 0.0
-    if mx % 2 == 1 and my % 2 == 1:
-        centre = inside(half_sds / mx) * inside(half_sds / my)
-    return ring, centre
+    return ring, middle(mx) * middle(my)
 
 
 def centre_slack(
@@ -320,7 +333,8 @@ def score_frame_problem(
     if middle is not None and middle >= centre + EDGE_SHARE:
         texts.append(
             f"the private score plot puts at least {middle:.0%} of the rows (beyond its "
-            "noise) in the central bin of its frame (a frame fitted to the scores puts "
+            f"noise) in the {_centre_name(score.bins)} of its frame (a frame fitted to the "
+            "scores puts "
             f"about {centre:.0%} there): the frame is probably several times wider than the scores"
         )
     if not texts:
@@ -338,7 +352,9 @@ def review_frame(plan: Any, result: Any) -> Any:
     ``missing`` and ``accuracy`` are read). The release has been made and
     charged by then, so ``accuracy="error"`` raises an
     :class:`~dppca.core.exceptions.InaccurateReleaseError` carrying the spent
-    ``result``, as the directions' check does. Returns ``result``.
+    ``result``, as the directions' check does. Returns ``result``, with the
+    problem added to its ``notes`` when there is one (the error's ``result``
+    carries it too).
     """
     settings = plan.settings
     if settings is None or plan.accuracy == "ignore":
@@ -353,6 +369,8 @@ def review_frame(plan: Any, result: Any) -> Any:
     )
     if problem is None:
         return result
+    # recorded on the result as well: the spent release says what is wrong with it
+    result = dataclasses.replace(result, notes=(*result.notes, problem))
     if plan.accuracy == "error":
         raise InaccurateReleaseError(
             problem + " The release was made and its cost recorded; it is on this error's "

@@ -140,6 +140,10 @@ class ScoreResult(ResultMixin):
     scales, scale_note : ndarray of shape (p,) or None, str or None
         With ``scale="private"``: what the data were divided by (the released
         scales) and a note naming the columns left unscaled.
+    notes : tuple of str
+        Problems the post-release frame check found (a frame that probably
+        cuts off, misses or dwarfs the scores), as warned or raised; empty
+        when it found none or did not run (``accuracy="ignore"``).
 
     Examples
     --------
@@ -176,6 +180,7 @@ class ScoreResult(ResultMixin):
     groups_source: str | None = None
     scales: NDArray[np.float64] | None = None
     scale_note: str | None = None
+    notes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         source = check_directions_source(self.directions_source)
