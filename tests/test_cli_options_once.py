@@ -59,22 +59,7 @@ def check_counts(monkeypatch, tmp_path) -> dict[str, int]:
     return counts
 
 
-@pytest.mark.parametrize(
-    "command",
-    [
-        pytest.param(
-            name,
-            marks=pytest.mark.xfail(
-                reason="plan_pca_options re-plans its directions through the keyword "
-                "plan_pc_dir (releases/pca/plan.py), which checks the shared options again",
-                strict=False,
-            ),
-        )
-        if name == "pca"
-        else name
-        for name in COMMANDS
-    ],
-)
+@pytest.mark.parametrize("command", list(COMMANDS))
 def test_a_dry_run_checks_each_option_once(command, check_counts, capsys):
     assert main([*COMMANDS[command], "--dry-run"]) == 0, capsys.readouterr()
     assert check_counts and set(check_counts.values()) == {1}, check_counts
@@ -102,6 +87,4 @@ def test_an_app_plan_checks_each_option_once(kind, scale, check_counts):
     if kind != "pca":
         settings["scale"] = scale
     plan_request(kind, settings, sel, None, None)
-    if kind == "pca":  # see test_a_dry_run_checks_each_option_once[pca]
-        pytest.xfail("plan_pca_options re-plans its directions through plan_pc_dir")
     assert check_counts and set(check_counts.values()) == {1}, check_counts

@@ -379,7 +379,8 @@ def score_request(
 ) -> ReleaseRequest:
     """The plan of a score release and the inputs (directions, groups) it runs with."""
     from ..releases.score.options import ScoreOptions
-    from ..releases.score.plan import ScoreGiven, plan_score_options
+    from ..releases.score.plan import plan_score_options
+    from ..releases.score.settings import ScoreGiven
 
     opts = dict(opts)
     directions = _reused(opts, privacy, directions)

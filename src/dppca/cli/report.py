@@ -186,7 +186,7 @@ def run(args: argparse.Namespace) -> int:
     bounds = read_bounds(args, variables)
     from ..core.scalar_checks import check_positive_int
     from ..releases.report import plan_report_options
-    from ..releases.score.plan import ScoreGiven
+    from ..releases.score.settings import ScoreGiven
     from ..reporting import report
 
     if args.standardize:  # the page of one private PCA fit (as 'dppca pca')

@@ -191,7 +191,8 @@ def _plan(
     from ..core.options import evolve
     from ..core.scalar_checks import check_positive_int
     from ..releases.scaled import check_scale_settings, with_private_scales
-    from ..releases.score.plan import ScoreGiven, plan_score_options
+    from ..releases.score.plan import plan_score_options
+    from ..releases.score.settings import ScoreGiven
 
     bounds = read_bounds(args, variables)
     scale = check_scale_settings(private_scale(args), bounds=bounds, directions=reused)
