@@ -85,7 +85,10 @@ warning 0 and 0 (the upper-quartile rule: 22 and 18); right releases warned
 has a real chance of being wrong (for example 42 % wrong at 392 rows and
 eps 1); on cells where at most 5 % of releases are wrong, 27 % warn (rule
 above: about 5 %). ``benchmarks/bench_direction_check.py`` reproduces the
-rates.
+rates; on the full fits of ``benchmarks/bench_real_units.py --routes
+pca-std`` (780 releases, 20 seeds) the directions were wrong without a
+warning 6 times before and never after, and 176 of the 262 right releases
+warned (116 before).
 
 What is judged. Each released PC gets its own distance (``pc_sin``: the
 angle between the bootstrap's and the release's j-th eigenvector), and the
