@@ -355,16 +355,9 @@ def plan_report_options(
         return plans
 
     factor, plans = largest_stretch(release_plans, _costs, eps, delta)
-    costs = _costs(plans)
+    costs = tuple(_costs(plans))  # the scales' parts lead
     scales = plans.pop("scales", None)
-    cost = PrivacyCost(
-        eps,
-        delta,
-        "tight composition (accountant)",
-        f"dppca report ({', '.join(plans)}; {n} rows)",
-        tuple(costs),
-        kind="composed",
-    )
+    released = f"dppca report ({', '.join(plans)}; {n} rows)"
     return ReportPlan(
         n=n,
         p=p,
@@ -375,7 +368,9 @@ def plan_report_options(
         directions=plans.get("directions"),
         scree=plans["scree"],
         score=plans["score"],
-        cost=cost,
+        cost=PrivacyCost(
+            eps, delta, "tight composition (accountant)", released, costs, kind="composed"
+        ),
         forecast=joint_forecast("report", n, p, eps, delta, plans),
         scales=() if scales is None else scales.costs,
     )

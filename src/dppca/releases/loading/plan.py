@@ -42,11 +42,19 @@ class LoadingPlan:
     """
 
     directions: DirectionsPlan
-    k: int
-    components: tuple[int, int]
-    compare: bool = False
-    sign_reference: str = "private"
+    options: LoadingOptions
     kind: str = "loading"
+
+    # the loading settings, read through the checked options (``components``
+    # checked against k by the plan)
+    components = property(lambda self: self.options.components, doc="The plotted pair.")
+    compare = property(lambda self: self.options.compare, doc="Non-private too.")
+    sign_reference = property(lambda self: self.options.sign_reference, doc="Sign rule.")
+
+    @property
+    def k(self) -> int:
+        """The number of directions released."""
+        return self.directions.k
 
     @property
     def n(self) -> int:
@@ -158,4 +166,4 @@ def plan_loading_options(
     components = check_components(options.components, k)
     plan = plan_directions(n, p, privacy, evolve(directions, k=k), variables)
     first, second = components
-    return LoadingPlan(plan, k, (int(first), int(second)), options.compare, options.sign_reference)
+    return LoadingPlan(plan, evolve(options, components=(int(first), int(second))))

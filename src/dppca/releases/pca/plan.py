@@ -321,17 +321,14 @@ def plan_pca_options(
         return [plan.cost for plan in steps.values()]
 
     stretch, steps = largest_stretch(build, costs_of, eps, delta)
-    costs = costs_of(steps)
-    cost = composed_cost(
-        costs, eps, delta, f"dppca private PCA ({settings.analysis}; {', '.join(steps)})"
-    )
+    released = f"dppca private PCA ({settings.analysis}; {', '.join(steps)})"
     return PCAPlan(
         n=n,
         p=p,
         eps=eps,
         delta=delta,
         steps=tuple(steps.items()),
-        cost=cost,
+        cost=composed_cost(costs_of(steps), eps, delta, released),
         forecast=joint_forecast("pca", n, p, eps, delta, steps),
         accuracy=settings.accuracy,
         settings=settings,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -165,6 +165,16 @@ def refuse_own_score_directions(plan: PricedScore, data: CheckedData) -> None:
         refuse_own_directions(data.values, inputs.matrix, plan.settings.components)
 
 
+class Grid(NamedTuple):
+    """A score release's frame and grid, and the exact counts per group and cell."""
+
+    limits: Any  # ((x_lo, x_hi), (y_lo, y_hi))
+    frame_source: str
+    x_edges: NDArray[np.float64]
+    y_edges: NDArray[np.float64]
+    counts: NDArray[np.int64]
+
+
 def _grid_counts(
     plan: PricedScore,
     scores: NDArray[np.float64],
@@ -172,7 +182,7 @@ def _grid_counts(
     complete: NDArray[np.bool_] | None,
     inputs: ScoreInputs,
     rng: np.random.Generator,
-) -> tuple[Any, str, NDArray[np.float64], NDArray[np.float64], NDArray[np.int64]]:
+) -> Grid:
     """The frame (drawn if private), the grid and the exact counts per group and cell.
 
     A row with a missing cell (``complete`` False, ``missing="zero"``) has no
@@ -199,7 +209,7 @@ def _grid_counts(
     if complete is not None:
         codes = np.where(complete, 0 if codes is None else codes, -1)
     counts = bin_counts(scores, x_edges, y_edges, codes, inputs.n_groups)
-    return limits, frame_source, x_edges, y_edges, counts
+    return Grid(limits, frame_source, x_edges, y_edges, counts)
 
 
 def run_score(plan: PricedScore, data: CheckedData, rng: np.random.Generator) -> ScoreResult:
@@ -232,9 +242,8 @@ def run_score(plan: PricedScore, data: CheckedData, rng: np.random.Generator) ->
         eps_g=plan.eps_groups,
         rng=rng,
     )
-    (xlim, ylim), frame_source, x_edges, y_edges, counts = _grid_counts(
-        plan, scores, matrix, complete, inputs, rng
-    )
+    grid = _grid_counts(plan, scores, matrix, complete, inputs, rng)
+    (xlim, ylim), counts = grid.limits, grid.counts
     probs, noise = release_histograms(
         counts,
         s.methods,
@@ -259,8 +268,8 @@ def run_score(plan: PricedScore, data: CheckedData, rng: np.random.Generator) ->
         n=plan.n,
         xlim=(float(xlim[0]), float(xlim[1])),
         ylim=(float(ylim[0]), float(ylim[1])),
-        x_edges=x_edges,
-        y_edges=y_edges,
+        x_edges=grid.x_edges,
+        y_edges=grid.y_edges,
         methods=s.methods,
         probs=MappingProxyType(probs),
         groups=inputs.levels,
@@ -272,7 +281,7 @@ def run_score(plan: PricedScore, data: CheckedData, rng: np.random.Generator) ->
         noise=MappingProxyType(noise),
         cost=plan.cost,
         nonprivate=nonprivate,
-        frame_source=frame_source,
+        frame_source=grid.frame_source,
         bounds=None if s.box is None else np.column_stack(s.box),
         forecast=plan.forecast,
         variables=data.variables,
