@@ -26,7 +26,7 @@ import numbers
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import numpy as np
 
@@ -35,6 +35,9 @@ from .progress import resolve_progress
 from .scalar_checks import check_bool, check_real, type_name
 from .tables import check_missing, fill_docstring
 from .validation import check_delta, check_eps
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = [
     "Boolean",
@@ -299,6 +302,20 @@ class PrivacyOptions(_Checked):
         if key not in self._boxes or self._boxes[key][0] is not self.bounds:
             self._boxes[key] = (self.bounds, check_bounds(self.bounds, names))
         return self._boxes[key][1]
+
+    def with_checked_box(
+        self, box: tuple[NDArray[np.float64], NDArray[np.float64]], names: tuple[str, ...]
+    ) -> PrivacyOptions:
+        """These options with ``bounds`` replaced by a box derived from checked ones.
+
+        For public bounds moved to other units (divided by public scales):
+        the derived ``(lower, upper)`` pair is recorded as checked against
+        ``names``, so the plans that read it do not check it again.
+        """
+        bounds = np.column_stack(box)
+        derived = evolve(self, bounds=bounds, _boxes={})
+        derived._boxes[(id(bounds), tuple(names))] = (bounds, box)
+        return derived
 
     _parameter_constraints: ClassVar[Mapping[str, Constraint]] = {
         "eps": Check(check_eps, (-1.0, math.nan, True, "1")),

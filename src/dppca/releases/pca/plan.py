@@ -386,8 +386,8 @@ def _in_units(privacy: PrivacyOptions, settings: PCASettings) -> PrivacyOptions:
     """
     if settings.box is None or settings.scales is None:
         return privacy
-    box = np.column_stack(settings.box) / settings.scales[:, None]
-    return evolve(privacy, bounds=box)
+    lower, upper = (side / settings.scales for side in settings.box)
+    return privacy.with_checked_box((lower, upper), settings.variables)
 
 
 #: The scree and score settings of a fit's own releases (checked once, here).
