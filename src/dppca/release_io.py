@@ -196,7 +196,7 @@ def save_release(
     reused_directions : bool, default=False
         For a ``LoadingResult``: its directions are an earlier release
         reused at no new cost (recorded so that ``new_cost`` is empty).
-    budget : Budget or LedgerBudget, optional
+    budget : Accountant, optional
         The budget that paid for ``result`` (its latest spend): the release's
         :func:`release_hash` (and, in a ledger, the file's text) is recorded
         with that charge, so that :func:`load_release` with the same budget
@@ -446,7 +446,7 @@ def load_release(
         must match the table's.
     columns : sequence of str, optional
         Column names of ``data``.
-    budget : Budget or LedgerBudget, optional
+    budget : Accountant, optional
         The budget of the data the release is about to be used with. If it
         holds the release (its :func:`release_hash`, recorded when a release
         paid from it was saved), the reuse is free; otherwise the release is

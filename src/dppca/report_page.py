@@ -17,7 +17,7 @@ from typing import Any
 
 from ._version import __version__
 from .core.lazy import pandas as pd
-from .privacy.accounting import Budget
+from .privacy.accounting import Accountant
 from .privacy.tradeoff import attacker_sentence
 from .releases.directions.result import DirectionsResult
 from .releases.loading.result import LoadingResult
@@ -112,7 +112,7 @@ _RELEASE_NAMES = {
 }
 
 
-def _ledger_frame(budget: Budget, names: Sequence[str]) -> pd.DataFrame:
+def _ledger_frame(budget: Accountant, names: Sequence[str]) -> pd.DataFrame:
     rows = []
     for name, cost in zip(names, budget.ledger, strict=True):
         for leaf in cost.leaves():
@@ -189,7 +189,7 @@ def _methods_paragraph(
     directions: DirectionsResult,
     scree: ScreeResult,
     score: ScoreResult,
-    budget: Budget,
+    budget: Accountant,
     calibration: str,
     shares: Mapping[str, float],
     facts: RunFacts | None = None,
@@ -263,7 +263,7 @@ def _methods_paragraph(
     )
 
 
-def _meaning_html(budget: Budget, n: int) -> list[str]:
+def _meaning_html(budget: Accountant, n: int) -> list[str]:
     """The attacker sentence and the trade-off curve of everything the page released."""
     from .plotting.tradeoff import plot_tradeoff
 
@@ -302,7 +302,7 @@ def render_html(
     loading: LoadingResult,
     scree: ScreeResult,
     score: ScoreResult,
-    budget: Budget,
+    budget: Accountant,
     notes: tuple[str, ...] = (),
     title: str | None = None,
     calibration: str = "analytic",

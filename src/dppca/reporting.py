@@ -27,7 +27,7 @@ from .core.reading import write_text_atomically
 from .core.scalar_checks import check_bool
 from .core.tables import MissingRule, check_missing, document_missing
 from .core.types import Accuracy, Calibration, Data, Design, RandomStateLike, Ties
-from .privacy.accounting import Budget
+from .privacy.accounting import Accountant, Budget
 from .privacy.cost import PrivacyCost, compose
 from .releases.directions.given import resolve_directions
 from .releases.directions.result import DirectionsResult
@@ -89,7 +89,7 @@ class Report:
     loading: LoadingResult
     scree: ScreeResult
     score: ScoreResult
-    budget: Budget
+    budget: Accountant
     cost: PrivacyCost
     notes: tuple[str, ...] = ()
 
@@ -125,7 +125,7 @@ def report(
     allow_large_delta: bool = False,
     title: str | None = None,
     random_state: RandomStateLike = None,
-    budget: Budget | None = None,
+    budget: Accountant | None = None,
     scale: Literal["private"] | None = None,
     scale_share: float = SCALE_SHARE,
     missing: MissingRule = "refuse",
@@ -179,7 +179,7 @@ def report(
         Page title.
     random_state : None, int or numpy.random.Generator, default=None
         Source of all noise; None (fresh entropy) for a page you publish.
-    budget : Budget, optional
+    budget : Accountant, optional
         A :class:`dppca.Budget` or a ledger's budget
         (:meth:`dppca.privacy.ledger.Ledger.budget`): checked with the report's whole
         cost before any data work and charged once with it.
@@ -410,7 +410,7 @@ def _check_reused(
 def _execute_noting(
     plan: ReportPlan,
     data: CheckedData,
-    budget: Budget | None,
+    budget: Accountant | None,
     random_state: RandomStateLike,
     earlier: Sequence[warnings.WarningMessage] = (),
 ) -> tuple[ReportReleases, tuple[str, ...]]:

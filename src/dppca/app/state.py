@@ -28,7 +28,7 @@ from .._kinds import app_tabs, load
 from ..core.defaults import default_delta
 from ..core.validation import check_delta, check_eps, post_processing_rng
 from ..datasets import DATASETS, load_dataset
-from ..privacy.accounting import Budget
+from ..privacy.accounting import Accountant
 from ..privacy.ledger import Ledger
 from ..privacy.ledger_budget import LedgerBudget
 from ..privacy.ledger_store import LedgerError
@@ -327,7 +327,7 @@ class AppState:
             kind, params, self.selection, self.public_bounds(), self.reusable_directions()
         )
 
-    def _run(self, req: ReleaseRequest, params: Mapping[str, Any], budget: Budget) -> Any:
+    def _run(self, req: ReleaseRequest, params: Mapping[str, Any], budget: Accountant) -> Any:
         """Make the planned release from the data: the plan previewed, run by the executor."""
         assert self.selection is not None
         return execute(

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..core.data_checks import check_data
 from ..core.tables import check_missing
-from ..privacy.accounting import Budget
+from ..privacy.accounting import Accountant
 from ._fit_registry import _FIT_PLANNER
 from .engine import CheckedData, execute
 
@@ -147,7 +147,7 @@ def release_standardized(
     picture: Picture,
     X: Any,
     *,
-    budget: Budget | None = None,
+    budget: Accountant | None = None,
     random_state: Any = None,
     dropna: bool = False,
     sign_reference: str = "private",
@@ -183,7 +183,7 @@ def _correlation_directions(data: np.ndarray, variables: tuple[str, ...]) -> Any
 def standardized_report_releases(
     X: Any,
     *,
-    budget: Budget | None = None,
+    budget: Accountant | None = None,
     random_state: Any = None,
     missing: str = "refuse",
     dropna: bool = False,

@@ -18,7 +18,7 @@ from ...core.tables import MissingRule, complete_rows, document_missing
 from ...core.types import Accuracy, Calibration, Data, Design, RandomStateLike, Sensitivity, Ties
 from ...core.validation import check_k
 from ...kernels.kendall import validate_kendall_input
-from ...privacy.accounting import Budget
+from ...privacy.accounting import Accountant
 from ..engine import CheckedData, execute
 from .plan import plan_directions, top_eigen
 from .result import DirectionsResult
@@ -38,7 +38,7 @@ def dp_pc_dir(
     random_state: RandomStateLike = None,
     calibration: Calibration = "analytic",
     ties: Ties = "zero",
-    budget: Budget | None = None,
+    budget: Accountant | None = None,
     design: Design | None = None,
     m: int | None = None,
     progress: ProgressLike = None,
@@ -81,7 +81,7 @@ def dp_pc_dir(
     ties : {"zero", "error"}, default="zero"
         Handling of duplicate rows (a difference that cannot be normalised in
         float64, whatever the units); see :func:`dppca.spherical_kendall`.
-    budget : Budget, optional
+    budget : Accountant, optional
         If given, the cost is checked against it before the data are touched
         and recorded in it afterwards.
     design : {"exact", "balanced"} or None, default=None

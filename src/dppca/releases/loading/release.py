@@ -33,7 +33,7 @@ from ...core.types import (
 )
 from ...core.validation import check_components, check_delta, check_design, check_eps, check_k
 from ...kernels.kendall import validate_kendall_input
-from ...privacy.accounting import Budget
+from ...privacy.accounting import Accountant
 from ..directions.release import pc_dir_checked
 from ..directions.result import DirectionsResult
 from ..directions.tau import Estimator
@@ -120,7 +120,7 @@ def dp_loading(
     ties: Ties = "zero",
     directions: DirectionsResult | None = None,
     sign_reference: SignReference = "private",
-    budget: Budget | None = None,
+    budget: Accountant | None = None,
     design: Design | None = None,
     m: int | None = None,
     progress: ProgressLike = None,
@@ -172,7 +172,7 @@ def dp_loading(
         With ``compare=True``: which side keeps its signs while each vector of
         the other side is flipped, if needed, to point the same way. This is
         for display only and changes no direction.
-    budget : Budget, optional
+    budget : Accountant, optional
         Passed to :func:`dp_pc_dir` (checked before, charged after). Not used
         when ``directions`` is given.
     design : {"exact", "balanced"} or None, default=None

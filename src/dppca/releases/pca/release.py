@@ -25,7 +25,7 @@ from .result import SCORE_LEFT_OUT, PCAResult
 from .split import PCASplit
 
 if TYPE_CHECKING:
-    from ...privacy.accounting import Budget
+    from ...privacy.accounting import Accountant
 
 __all__ = ["dp_pca"]
 
@@ -49,7 +49,7 @@ def dp_pca(
     calibration: str = "analytic",
     debias: bool = True,
     accuracy: str = "warn",
-    budget: Budget | None = None,
+    budget: Accountant | None = None,
     random_state: RandomStateLike = None,
     allow_large_delta: bool = False,
     missing: MissingRule = "refuse",
@@ -128,7 +128,7 @@ def dp_pca(
         What to do with a forecast problem (before spending) and with a
         post-release problem (after: the cost is recorded, and with
         ``"error"`` the fit is on the error's ``result``).
-    budget : Budget, optional
+    budget : Accountant, optional
         Checked before any data work and charged once with ``(eps, delta)``.
     random_state : None, int or numpy.random.Generator, default=None
         The noise stream (None: fresh OS entropy). A seed is a secret.

@@ -25,7 +25,7 @@ from ...core.scalar_checks import check_bool
 from ...core.tables import MissingRule, document_missing
 from ...core.types import Accuracy, Calibration, Data, Design, RandomStateLike, Ties
 from ...core.validation import check_bins_cap, check_components
-from ...privacy.accounting import Budget
+from ...privacy.accounting import Accountant
 from ..directions.result import DirectionsResult
 from ..engine import CheckedData, execute
 from ..scaled import check_scale_settings, with_private_scales
@@ -64,7 +64,7 @@ def dp_score(
     compare: bool = False,
     frame: tuple[tuple[float, float], tuple[float, float]] | None = None,
     random_state: RandomStateLike = None,
-    budget: Budget | None = None,
+    budget: Accountant | None = None,
     bounds: Any = None,
     accuracy: Accuracy = "warn",
     allow_large_delta: bool = False,
@@ -160,7 +160,7 @@ def dp_score(
     random_state : None, int or numpy.random.Generator, default=None
         Source of all noise. None draws fresh OS entropy, which a release meant
         for publication should use.
-    budget : Budget, optional
+    budget : Accountant, optional
         Checked for the call's cost before the data are touched; charged after.
     bounds : None, (lower, upper), array of shape (p, 2) or mapping, default=None
         Public data domain per variable (see :func:`dppca.dp_pc_dir`). The data

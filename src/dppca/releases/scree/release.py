@@ -17,7 +17,7 @@ from ...core.scalar_checks import check_bool
 from ...core.tables import MissingRule, document_missing
 from ...core.types import Accuracy, Calibration, Data, Design, RandomStateLike, Ties
 from ...core.validation import check_k
-from ...privacy.accounting import Budget
+from ...privacy.accounting import Accountant
 from ..directions.given import resolve_directions
 from ..directions.result import DirectionsResult
 from ..engine import CheckedData, execute
@@ -48,7 +48,7 @@ def dp_scree(
     random_state: RandomStateLike = None,
     calibration: Calibration = "analytic",
     ties: Ties = "zero",
-    budget: Budget | None = None,
+    budget: Accountant | None = None,
     bounds: Any = None,
     accuracy: Accuracy = "warn",
     allow_large_delta: bool = False,
@@ -124,7 +124,7 @@ def dp_scree(
         Gaussian calibration for every Gaussian step.
     ties : {"zero", "error"}, default="zero"
         Passed to :func:`dppca.dp_pc_dir` for the internal directions.
-    budget : Budget, optional
+    budget : Accountant, optional
         Checked before the data are touched; the call's cost is spent after.
     bounds : None, (lower, upper), array of shape (p, 2) or mapping, default=None
         Public data domain per variable (see :func:`dppca.dp_pc_dir`). The
