@@ -6,7 +6,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -30,8 +30,21 @@ from .statistics import (
     _winsorized_statistic,
 )
 
-if TYPE_CHECKING:
-    from .draw import DrawSettings
+
+class MomentSettings(Protocol):
+    """What the joint moments read of a scree plan (its draw settings, checked)."""
+
+    @property
+    def pairing(self) -> str: ...
+    @property
+    def noise(self) -> str: ...
+    @property
+    def eps_m(self) -> float: ...
+    @property
+    def delta_m(self) -> float: ...
+    @property
+    def calibration(self) -> str: ...
+
 
 # Where all pairs cost too much (dppca.kernels.pair_moments.all_pairs_pay, a rule on n and p)
 # the moments are averaged over _PAIRINGS random perfect matchings of the rows
@@ -59,7 +72,7 @@ def _moment_release(
     orders: list[NDArray[np.int64]],
     vectors: NDArray[np.float64],
     clip: float,
-    plan: DrawSettings,
+    plan: MomentSettings,
     shift: NDArray[np.float64] | None,
     rng: np.random.Generator,
 ) -> tuple[NDArray[np.float64], float, float]:
