@@ -76,7 +76,7 @@ memory per thread beyond the data: no Gram trick is needed, and ties follow the 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -122,15 +122,22 @@ def default_design(n: int, p: int) -> Design:
     return "balanced" if n * (n - 1) / 2.0 * p > BALANCED_DEFAULT_WORK else "exact"
 
 
+class PairRun(NamedTuple):
+    """How a Kendall matrix's pair sums run, checked once and passed as one record.
+
+    ``ties`` is the tie rule (``"error"`` or ``"zero"``), the only one of the
+    four that can change the matrix; ``block_size``, ``progress`` and
+    ``n_jobs`` shape the computation only (see :func:`spherical_kendall`).
+    """
+
+    ties: str
+    block_size: int | None = None
+    progress: ProgressCallback | None = None
+    n_jobs: int | None = None
+
+
 def _balanced_pair_sum(
-    data: NDArray[np.float64],
-    order: NDArray[np.int64],
-    m: int,
-    *,
-    ties: str,
-    block_size: int | None,
-    progress: ProgressCallback | None = None,
-    n_jobs: int | None = None,
+    data: NDArray[np.float64], order: NDArray[np.int64], m: int, run: PairRun
 ) -> PairSums:
     """Sum of u u^T over the n m pairs of the balanced design, chunk by chunk.
 
@@ -140,7 +147,8 @@ def _balanced_pair_sum(
     Chunks run in a thread pool and are merged in order.
     """
     n, p = data.shape
-    chunk = default_balanced_chunk(m, p) if block_size is None else block_size
+    ties, progress = run.ties, run.progress
+    chunk = default_balanced_chunk(m, p) if run.block_size is None else run.block_size
     total = PairSums(p)
     chunks = balanced_chunks(n, m, chunk)
 
@@ -150,8 +158,8 @@ def _balanced_pair_sum(
         positions[positions >= n] -= n
         return balanced_chunk(data[order[positions]], m, ties, a, n)
 
-    with _runner(n_jobs, len(chunks)) as run:
-        for (_, b), sums in zip(chunks, run(task, chunks), strict=True):
+    with _runner(run.n_jobs, len(chunks)) as pool:
+        for (_, b), sums in zip(chunks, pool(task, chunks), strict=True):
             total.merge(sums)
             if progress is not None:
                 progress(b * m, n * m)
@@ -221,13 +229,28 @@ def kendall_matrix(
     threads (default: every core) share the in-memory computation; the result
     does not depend on it.
     """
+    run = PairRun(ties, block_size, progress, n_jobs)
+    return _kendall_of_run(data, run, design, m, order)
+
+
+def _kendall_of_run(
+    data: Any,
+    run: PairRun,
+    design: str,
+    m: int | None,
+    order: NDArray[np.int64] | None,
+) -> NDArray[np.float64]:
+    """:func:`kendall_matrix` with its run settings as one checked record."""
     n = data.shape[0]
+    ties, block_size, progress = run.ties, run.block_size, run.progress
     dask = is_dask_collection(data)
     complete = None if dask else complete_rows(data)
 
     def exact(rows: NDArray[np.float64]) -> PairSums:
         """The exact pair sums of in-memory ``rows`` with this call's settings."""
-        return _pair_sum(rows, ties=ties, block_size=block_size, progress=progress, n_jobs=n_jobs)
+        return _pair_sum(
+            rows, ties=ties, block_size=block_size, progress=progress, n_jobs=run.n_jobs
+        )
 
     if design == "exact":
         if dask:
@@ -256,15 +279,7 @@ def kendall_matrix(
                 data, order, m, ties=ties, block_size=block_size, progress=progress
             )
         else:
-            sums = _balanced_pair_sum(
-                data,
-                order,
-                m,
-                ties=ties,
-                block_size=block_size,
-                progress=progress,
-                n_jobs=n_jobs,
-            )
+            sums = _balanced_pair_sum(data, order, m, run)
         factor = 1.0 / (n * float(m))
     if sums.n_ties and ties == "error":
         assert sums.example is not None
@@ -410,28 +425,19 @@ def spherical_kendall(
     (1.0, True)
     """
     design = check_design(design)
-    ties = check_ties(ties)
     if block_size is not None:
         block_size = check_positive_int(block_size, "block_size")
     if n_jobs is not None:
         n_jobs = check_positive_int(n_jobs, "n_jobs")
-    callback = resolve_progress(progress)
+    run = PairRun(check_ties(ties), block_size, resolve_progress(progress), n_jobs)
     data, _ = validate_kendall_input(X, design)
+    checked_order = None
     if design == "balanced":
         m = check_design_m(m, data.shape[0])
-        order = _check_order(order, data.shape[0])
+        checked_order = _check_order(order, data.shape[0])
     elif order is not None:
         raise TypeError("order is used by design='balanced' only; leave it None.")
-    return kendall_matrix(
-        data,
-        ties=ties,
-        block_size=block_size,
-        design=design,
-        m=m,
-        order=order,
-        progress=callback,
-        n_jobs=n_jobs,
-    )
+    return _kendall_of_run(data, run, design, m, checked_order)
 
 
 def _check_order(order: object, n: int) -> NDArray[np.int64]:

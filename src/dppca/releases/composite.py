@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -31,6 +31,9 @@ from ..privacy.cost import PrivacyCost
 from ..privacy.totals import tight_total
 from .engine import CheckedData, Part, parts_of
 from .forecast import Findings, Forecast
+
+if TYPE_CHECKING:
+    from ..core.options import PrivacyOptions
 
 __all__ = ["Composite", "composed_cost", "joint_forecast", "largest_stretch"]
 
@@ -150,17 +153,22 @@ class Composite:
     sub-plans in draw order (a step may also be any object with ``draw`` and
     ``review``, such as the private scales); ``cost`` is the composite's
     record (:func:`composed_cost`), whose parts are the steps' costs.
+    ``privacy`` is the composite's checked privacy settings (its delta the
+    one checked against n); the budget reads through it.
     """
 
     n: int
     p: int
-    eps: float
-    delta: float
+    privacy: PrivacyOptions
     steps: tuple[tuple[str, Any], ...]
     cost: PrivacyCost
     forecast: Forecast
     accuracy: str = "warn"
     kind: str = "composite"
+
+    # The budget reads through the checked settings.
+    eps = property(lambda self: self.privacy.eps, doc="The composite's total eps.")
+    delta = property(lambda self: self.privacy.delta, doc="The composite's total delta.")
 
     @property
     def plans(self) -> dict[str, Any]:

@@ -241,16 +241,12 @@ def check_settings(
         k=k,
         components=components,
         score=score,
-        compare=options.compare,
         variables=variables,
         box=box,
         scales=public,
         scale_source=source,
-        accuracy=privacy.accuracy,
-        calibration=privacy.calibration,
-        bins=options.bins,
-        debias=options.debias,
-        missing=privacy.missing,
+        options=options,
+        privacy=privacy,
     )
 
 
@@ -325,8 +321,7 @@ def plan_pca_options(
     return PCAPlan(
         n=n,
         p=p,
-        eps=eps,
-        delta=delta,
+        privacy=evolve(privacy, delta=delta),
         steps=tuple(steps.items()),
         cost=composed_cost(costs_of(steps), eps, delta, released),
         forecast=joint_forecast("pca", n, p, eps, delta, steps),

@@ -191,17 +191,7 @@ def _grid_counts(
     """
     s = plan.settings
     assert s is not None
-    limits, frame_source = choose_frame(
-        scores,
-        matrix,
-        public_frame=s.public_frame,
-        box=s.box,
-        eps=plan.eps_frame,
-        bound=s.bound,
-        inflate=s.inflate,
-        rng=rng,
-        present=complete,
-    )
+    limits, frame_source = choose_frame(scores, matrix, s, plan.eps_frame, rng, complete)
     (xlim, ylim), (mx, my) = limits, s.bins
     x_edges = np.linspace(xlim[0], xlim[1], mx + 1)
     y_edges = np.linspace(ylim[0], ylim[1], my + 1)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from statistics import NormalDist
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
@@ -19,6 +20,9 @@ from numpy.typing import NDArray
 from ...privacy.cost import PrivacyCost, compose
 from ...privacy.quantiles import capped_quantile_level, em_quantile, ladder_quantile
 from ..forecast import em_failure_bound
+
+if TYPE_CHECKING:
+    from .settings import ScoreSettings
 
 __all__ = [
     "bounds_frame",
@@ -263,25 +267,23 @@ def bounds_frame(
 def choose_frame(
     scores: NDArray[np.float64],
     matrix: NDArray[np.float64],
-    *,
-    public_frame: tuple[tuple[float, float], tuple[float, float]] | None,
-    box: tuple[NDArray[np.float64], NDArray[np.float64]] | None,
+    settings: ScoreSettings,
     eps: float,
-    bound: float,
-    inflate: float,
     rng: np.random.Generator,
     present: NDArray[np.bool_] | None = None,
 ) -> tuple[tuple[tuple[float, float], tuple[float, float]], str]:
     """The frame of a score release and where it came from (internal).
 
-    A public ``frame`` is used as given (``"public"``); else public bounds give
-    the exact range of the scores over them (``"bounds"``, free); else
-    :func:`private_frame` spends ``eps`` on it (``"private"``), drawing, per
-    axis, its centre and half width from ``rng``.
+    The checked ``settings`` say which: a public ``frame`` is used as given
+    (``"public"``); else public bounds give the exact range of the scores
+    over them (``"bounds"``, free); else :func:`private_frame` spends ``eps``
+    on it (``"private"``) with the settings' score bound and inflation,
+    drawing, per axis, its centre and half width from ``rng``.
     """
-    if public_frame is not None:
-        return public_frame, "public"
-    if box is not None:
-        return bounds_frame(matrix, box), "bounds"
+    if settings.public_frame is not None:
+        return settings.public_frame, "public"
+    if settings.box is not None:
+        return bounds_frame(matrix, settings.box), "bounds"
+    bound, inflate = settings.bound, settings.inflate
     limits = private_frame(scores, eps=eps, bound=bound, inflate=inflate, rng=rng, present=present)
     return limits, "private"

@@ -149,19 +149,7 @@ def _draw(
     # the clip scan and the extra methods (finite rows never give NaN here)
     z = np.where(np.isnan(z), 0.0, z)
     clip = _clip_level(z, plan, rng)
-    moments, trace, trace_sd = _moment_release(
-        data,
-        orders,
-        vectors,
-        clip,
-        all_pairs=plan.pairing == "all",
-        shift=shift,
-        kind=plan.noise,
-        eps=plan.eps_m,
-        delta=plan.delta_m,
-        calibration=plan.calibration,
-        rng=rng,
-    )
+    moments, trace, trace_sd = _moment_release(data, orders, vectors, clip, plan, shift, rng)
     with np.errstate(over="ignore", invalid="ignore"):
         w = np.nan_to_num((z @ vectors) ** 2, nan=np.inf)
     k = vectors.shape[1]

@@ -6,7 +6,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -29,6 +29,22 @@ from .statistics import (
     _sigma,
     _winsorized_statistic,
 )
+
+
+class MomentSettings(Protocol):
+    """What the joint moments read of a scree plan (its draw settings, checked)."""
+
+    @property
+    def pairing(self) -> str: ...
+    @property
+    def noise(self) -> str: ...
+    @property
+    def eps_m(self) -> float: ...
+    @property
+    def delta_m(self) -> float: ...
+    @property
+    def calibration(self) -> str: ...
+
 
 # Where all pairs cost too much (dppca.kernels.pair_moments.all_pairs_pay, a rule on n and p)
 # the moments are averaged over _PAIRINGS random perfect matchings of the rows
@@ -56,19 +72,17 @@ def _moment_release(
     orders: list[NDArray[np.int64]],
     vectors: NDArray[np.float64],
     clip: float,
-    *,
-    all_pairs: bool,
+    plan: MomentSettings,
     shift: NDArray[np.float64] | None,
-    kind: str,
-    eps: float,
-    delta: float,
-    calibration: str,
     rng: np.random.Generator,
 ) -> tuple[NDArray[np.float64], float, float]:
     """Private clipped moments along ``vectors`` and in total; and their noise sd.
 
-    ``kind`` is the plan's choice of noise (:func:`_joint_noise`).
+    The checked ``plan`` fixes the pairing, the kind of noise
+    (:func:`_joint_noise`), its (eps, delta) per method and the calibration.
     """
+    all_pairs, kind = plan.pairing == "all", plan.noise
+    eps, delta, calibration = plan.eps_m, plan.delta_m, plan.calibration
     n = data.shape[0]
     if all_pairs:
         w, s = clipped_moments_all_pairs(data, vectors, clip, shift)
