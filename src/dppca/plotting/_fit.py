@@ -77,7 +77,9 @@ def plot_fit_scree(fit: Any, *, ax: Any = None, **kwargs: Any) -> Axes:
 
 
 def plot_fit_score(fit: Any, *, ax: Any = None, **kwargs: Any) -> Axes:
-    """``fit.score.plot(...)`` with the fit's caption."""
+    """``fit.score.plot(...)`` with the fit's caption, or the note saying why it is left out."""
+    if fit.score is None:  # left out by the default rule (fit.plot refuses the other case)
+        return plot_fit_placeholder(fit, fit.score_note, ax=ax)
     drawn = fit.score.plot(ax=ax, **kwargs)
     _restate(drawn, fit, "score", fit.score)
     return drawn

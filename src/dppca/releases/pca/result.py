@@ -345,11 +345,7 @@ class PCAResult(ResultMixin):
         -------
         matplotlib.axes.Axes
         """
-        if kind == "score" and self.score is None:
-            if self.score_note is not None:  # left out by the default rule: say why
-                from ...plotting._fit import plot_fit_placeholder
-
-                return plot_fit_placeholder(self, self.score_note, ax=ax)
+        if kind == "score" and self.score is None and self.score_note is None:
             raise ValueError(
                 "this fit has no score plot (dp_pca(..., score=False)); fit with score=True."
             )
