@@ -16,6 +16,7 @@ drawer registry of :mod:`dppca.releases.protocol`, which the plotting package fi
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import pkgutil
 from pathlib import Path
@@ -41,6 +42,14 @@ def _modules() -> dict[str, Path]:
 
 
 MODULES = _modules()
+
+
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """A module's syntax tree, parsed once per run: the graphs below only read
+    it, and parsing the whole package for every test was most of this file's
+    time."""
+    return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
 
 
 def _is_type_checking(test: ast.expr) -> bool:
@@ -95,7 +104,7 @@ def _targets(module: str, node: ast.Import | ast.ImportFrom) -> set[str]:
 def import_graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for module, path in MODULES.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        tree = _tree(path)
         edges: set[str] = set()
         for node in _load_time_imports(tree.body):
             edges |= _targets(module, node)
@@ -139,7 +148,7 @@ def deferred_graph() -> dict[str, set[str]]:
     graph = import_graph()
     for module, path in MODULES.items():
         visitor = _DeferredImports()
-        visitor.visit(ast.parse(path.read_text(encoding="utf-8"), filename=str(path)))
+        visitor.visit(_tree(path))
         for node in visitor.found:
             graph[module] |= {t for t in _targets(module, node) if t in MODULES and t != module}
     return graph
@@ -326,7 +335,7 @@ def typing_graph() -> dict[str, set[str]]:
     graph = deferred_graph()
     for module, path in MODULES.items():
         visitor = _TypeCheckingImports()
-        visitor.visit(ast.parse(path.read_text(encoding="utf-8"), filename=str(path)))
+        visitor.visit(_tree(path))
         for node in visitor.found:
             graph[module] |= {t for t in _targets(module, node) if t in MODULES and t != module}
     return graph
