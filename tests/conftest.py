@@ -94,3 +94,15 @@ def loaded_after(tmp_path) -> Callable[[str, Sequence[str]], set[str]]:
         return set(filter(None, last.removeprefix("loaded:").split(",")))
 
     return run
+
+
+def pytest_collection_modifyitems(config, items):
+    """Collect the files with browser tests first.
+
+    With ``--dist loadfile`` each file runs on one worker in collection
+    order; the browser file is the longest single file, so starting it first
+    keeps the other worker busy with everything else meanwhile. The order of
+    the tests within a file is unchanged.
+    """
+    browser_files = {item.path for item in items if item.get_closest_marker("browser")}
+    items.sort(key=lambda item: item.path not in browser_files)
