@@ -306,7 +306,11 @@ def test_a_frame_far_from_the_released_spread_is_flagged(rng, factor):
     fit = _fit(X, scales=UNITS)
     assert frame_ratio(fit) is not None and np.all(np.abs(frame_ratio(fit)) < 3)
     with pytest.warns(AccuracyWarning, match="score frame disagrees"):
-        review_fit(plan, _widened(fit, factor))
+        reviewed = review_fit(plan, _widened(fit, factor))
+    # the problem is on the fit and on its score plot, which may be saved or drawn alone
+    assert any("score frame disagrees" in note for note in reviewed.notes)
+    assert reviewed.score is not None
+    assert any("score frame disagrees" in note for note in reviewed.score.notes)
     strict = dataclasses.replace(plan, accuracy="error")
     with pytest.raises(InaccurateReleaseError) as info:
         review_fit(strict, _widened(fit, factor))

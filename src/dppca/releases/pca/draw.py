@@ -422,9 +422,12 @@ def review_fit(plan: PCAPlan, fit: PCAResult) -> PCAResult:
             if text is not None
         ]
         problem = " Also, ".join(problems) if problems else None
+        score = fit.score
         if problem is not None:
             notes.append(problem)
-        fit = dataclasses.replace(fit, frame_ratio=ratio, notes=tuple(notes))
+            if score is not None:  # the score plot carries its own problem when drawn alone
+                score = dataclasses.replace(score, notes=(*score.notes, problem))
+        fit = dataclasses.replace(fit, frame_ratio=ratio, notes=tuple(notes), score=score)
         if problem is not None and accuracy == "error":
             raise InaccurateReleaseError(
                 problem + " The fit was made and its cost recorded; it is on this "
