@@ -298,7 +298,7 @@ def report_from_options(
     title: str | None,
     random_state: RandomStateLike,
     budget: Accountant | None,
-    command: str,
+    command: str | None,
     stacklevel: int = 2,
 ) -> Report:
     """:func:`report` from its option objects, built and checked once by the caller.
@@ -306,9 +306,9 @@ def report_from_options(
     ``privacy``, ``options`` and ``design`` are the report's settings (as
     :func:`report` builds them from its keywords, or the command line from
     its arguments); the rest are the run's own inputs, as in :func:`report`,
-    ``command`` is the line quoted in the page's Methods, and the warnings
-    raised again point ``stacklevel`` frames up (2: the caller). Nothing
-    here checks a setting again.
+    except ``command``: the line quoted in the page's Methods, None for no
+    line. The warnings raised again point ``stacklevel`` frames up (2: the
+    caller). Nothing here checks a setting again.
     """
     with warnings.catch_warnings(record=True) as table_notes:  # shown on the page as well
         warnings.simplefilter("always", DataWarning)
