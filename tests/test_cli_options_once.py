@@ -88,3 +88,18 @@ def test_an_app_plan_checks_each_option_once(kind, scale, check_counts):
         settings["scale"] = scale
     plan_request(kind, settings, sel, None, None)
     assert check_counts and set(check_counts.values()) == {1}, check_counts
+
+
+@pytest.mark.parametrize("command", ["report", "report private scales"])
+def test_a_report_run_builds_its_options_once(command, check_counts, capsys, monkeypatch):
+    # the page's real run goes on from the objects its dry run plans with:
+    # it neither restates the settings as report()'s keywords nor checks them again
+    import dppca.reporting
+
+    def keywords_again(*args, **kwargs):
+        raise AssertionError("the command restated its settings as report() keywords")
+
+    monkeypatch.setattr(dppca.reporting, "report", keywords_again)
+    argv = [*COMMANDS[command], "--seed", "1", "--accuracy", "ignore"]
+    assert main(argv) == 0, capsys.readouterr()
+    assert check_counts and set(check_counts.values()) == {1}, check_counts

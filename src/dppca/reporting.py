@@ -22,7 +22,13 @@ from numpy.typing import ArrayLike
 
 from .core.data_checks import check_grouped_data
 from .core.exceptions import AccuracyWarning, DataWarning, PrivacyWarning
-from .core.options import SCALE_SHARE, DesignOptions, document_design, release_options
+from .core.options import (
+    SCALE_SHARE,
+    DesignOptions,
+    PrivacyOptions,
+    document_design,
+    release_options,
+)
 from .core.reading import write_text_atomically
 from .core.scalar_checks import check_bool
 from .core.tables import MissingRule, check_missing, document_missing
@@ -255,18 +261,6 @@ def report(
     if check_bool(standardize, "standardize"):
         return _standardized_report(arguments)
     privacy, options, design_options = release_options(arguments, ReportOptions, DesignOptions)
-    with warnings.catch_warnings(record=True) as table_notes:  # shown on the page as well
-        warnings.simplefilter("always", DataWarning)
-        data, variables, labels = check_grouped_data(
-            *_resolve_groups(X, groups), min_cols=2, missing=privacy.missing
-        )
-    n, p = data.shape
-    public_levels, levels, codes = resolve_group_codes(labels, group_labels, n)
-    _check_reused(directions, n, p, components)
-    given = ScoreGiven(directions is not None, None if levels is None else len(levels))
-    plan = plan_report_options(n, p, privacy, options, given, variables, design_options)
-    checked = CheckedData(data, variables, ReportInputs(directions, public_levels, levels, codes))
-    releases, notes = _execute_noting(plan, checked, budget, random_state, table_notes)
     if command is None:
         command = _python_call(
             arguments,
@@ -274,8 +268,64 @@ def report(
             bounds=None if bounds is None else "...",
             missing=privacy.missing,
         )
+    return report_from_options(
+        X,
+        privacy,
+        options,
+        design_options,
+        groups=groups,
+        group_labels=group_labels,
+        directions=directions,
+        out=out,
+        title=title,
+        random_state=random_state,
+        budget=budget,
+        command=command,
+        stacklevel=3,
+    )
+
+
+def report_from_options(
+    X: Data,
+    privacy: PrivacyOptions,
+    options: ReportOptions,
+    design: DesignOptions,
+    *,
+    groups: str | ArrayLike | None,
+    group_labels: Sequence[Any] | None,
+    directions: DirectionsResult | None,
+    out: str | os.PathLike[str] | None,
+    title: str | None,
+    random_state: RandomStateLike,
+    budget: Accountant | None,
+    command: str | None,
+    stacklevel: int = 2,
+) -> Report:
+    """:func:`report` from its option objects, built and checked once by the caller.
+
+    ``privacy``, ``options`` and ``design`` are the report's settings (as
+    :func:`report` builds them from its keywords, or the command line from
+    its arguments); the rest are the run's own inputs, as in :func:`report`,
+    except ``command``: the line quoted in the page's Methods, None for no
+    line. The warnings raised again point ``stacklevel`` frames up (2: the
+    caller). Nothing here checks a setting again.
+    """
+    with warnings.catch_warnings(record=True) as table_notes:  # shown on the page as well
+        warnings.simplefilter("always", DataWarning)
+        data, variables, labels = check_grouped_data(
+            *_resolve_groups(X, groups), min_cols=2, missing=privacy.missing
+        )
+    n, p = data.shape
+    public_levels, levels, codes = resolve_group_codes(labels, group_labels, n)
+    _check_reused(directions, n, p, options.components)
+    given = ScoreGiven(directions is not None, None if levels is None else len(levels))
+    plan = plan_report_options(n, p, privacy, options, given, variables, design)
+    checked = CheckedData(data, variables, ReportInputs(directions, public_levels, levels, codes))
+    releases, notes = _execute_noting(
+        plan, checked, budget, random_state, table_notes, stacklevel + 1
+    )
     facts = RunFacts(missing_zero=privacy.missing == "zero", command=command)
-    result = _page(plan, releases, notes, title, calibration, facts)
+    result = _page(plan, releases, notes, title, privacy.calibration, facts)
     if out is not None:
         result.save(out)
     return result
@@ -413,11 +463,12 @@ def _execute_noting(
     budget: Accountant | None,
     random_state: RandomStateLike,
     earlier: Sequence[warnings.WarningMessage] = (),
+    stacklevel: int = 3,
 ) -> tuple[ReportReleases, tuple[str, ...]]:
     """Run the report's plan; the accuracy, privacy and data warnings become page notes.
 
     ``earlier`` are the warnings of the table's check. Every warning is raised
-    again to the caller as well.
+    again as well, pointing ``stacklevel`` frames up (3: the caller's caller).
     """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -426,7 +477,7 @@ def _execute_noting(
     for w in [*earlier, *caught]:
         if issubclass(w.category, AccuracyWarning | PrivacyWarning | DataWarning):
             notes.append(str(w.message))
-        warnings.warn(w.message, w.category, stacklevel=3)
+        warnings.warn(w.message, w.category, stacklevel=stacklevel)
     return releases, tuple(notes)
 
 

@@ -187,26 +187,26 @@ def run(args: argparse.Namespace) -> int:
     from ..core.scalar_checks import check_positive_int
     from ..releases.report import plan_report_options
     from ..releases.score.settings import ScoreGiven
-    from ..reporting import report
+    from ..reporting import report_from_options
 
     if args.standardize:  # the page of one private PCA fit (as 'dppca pca')
         return _standardized(args, data, variables, components, bounds)
+    privacy, options, design = build_options(
+        "report",
+        args,
+        bounds=bounds,
+        scale=private_scale(args),
+        k=args.k,
+        components=components,
+        groups_public=args.groups_public,
+        shares=shares,
+        score_range=args.score_range,
+        **design_settings(args),
+    )
     if args.dry_run:
         n_groups = None
         if args.groups:
             n_groups = len(group_labels) if group_labels else frame[args.groups].nunique()
-        privacy, options, design = build_options(
-            "report",
-            args,
-            bounds=bounds,
-            scale=private_scale(args),
-            k=args.k,
-            components=components,
-            groups_public=args.groups_public,
-            shares=shares,
-            score_range=args.score_range,
-            **design_settings(args),
-        )
         given = ScoreGiven(
             directions=reused is not None,
             groups=None if n_groups is None else check_positive_int(n_groups, "groups"),
@@ -217,30 +217,19 @@ def run(args: argparse.Namespace) -> int:
     from ._ledger_budget import ledger_budget
 
     budget = ledger_budget(args, features, variables, kind="report")
-    result = report(
+    result = report_from_options(
         data,
-        eps=args.eps,
-        delta=args.delta,
-        out=args.out,
-        k=args.k,
-        components=components,
+        privacy,
+        options,
+        design,
         groups=args.groups,
         group_labels=group_labels,
-        groups_public=args.groups_public,
-        shares=shares,
         directions=reused,
-        calibration=args.calibration,
-        ties=args.ties,
-        score_range=args.score_range,
-        bounds=bounds,
-        accuracy=args.accuracy,
+        out=args.out,
         title=args.title,
-        missing=args.missing,
         random_state=args.seed,
         budget=budget,
-        scale=private_scale(args),
         command=command_line(args),
-        **design_settings(args),
     )
     report_spending(budget)
     emit_table(args, result.budget.to_frame(), index=False)
