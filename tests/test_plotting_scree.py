@@ -313,3 +313,22 @@ def test_no_marks_on_a_release_without_ties_or_zeros():
     assert _marks(ax, TIED_GID, LineCollection) == []
     assert _marks(ax, BELOW_NOISE_GID, PathCollection) == []
     np.testing.assert_array_equal(ax.get_lines()[0].get_ydata(), [4.0, 2.0, 1.0])
+
+
+def test_importing_the_plots_does_not_load_scipy_stats():
+    # scipy.stats costs about 1 CPU-second to import and the plots need only
+    # the normal quantile (scipy.special.ndtri): a report's page must not pay it.
+    import subprocess
+    import sys
+
+    code = "import sys, dppca.plotting; print('scipy.stats' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("level", [0.5, 0.8, 0.9, 0.95, 0.99])
+def test_band_quantile_is_the_normal_quantile(level):
+    from dppca.plotting.scree import special
+
+    # ndtri is what stats.norm.ppf computes for loc=0, scale=1: equal to the bit
+    assert float(special.ndtri(0.5 + level / 2)) == float(stats.norm.ppf(0.5 + level / 2))

@@ -9,9 +9,9 @@ import numpy as np
 from matplotlib.collections import LineCollection
 from matplotlib.ticker import FixedLocator
 from numpy.typing import NDArray
-from scipy import stats
-from scipy.optimize import isotonic_regression
 
+from ..core.lazy import isotonic_regression
+from ..core.lazy import scipy_special as special
 from ..core.scalar_checks import check_bool, check_choice, check_open_unit
 from ..core.validation import check_compare
 from ..releases.scree.result import INTERVAL_SDS
@@ -181,7 +181,7 @@ def _bands(
         return None
     values = np.asarray(result.values, dtype=np.float64)
     if kind == "scree":
-        z = float(stats.norm.ppf(0.5 + level / 2))
+        z = float(special.ndtri(0.5 + level / 2))
         return np.maximum(values - z * sd, 0.0), values + z * sd
     rng = np.random.default_rng(_BAND_SEED)  # fixed on purpose: see _BAND_SEED
     mono = bool(getattr(result, "mono", True))
@@ -402,7 +402,7 @@ def _unpooled(ax: Axes, result: ScreeResult, kind: str, interval: float | None) 
     """
     if kind != "scree" or result.unpooled_values is None or result.noise_sd is None:
         return "the variance order differs from the directions' order (see kind='scree')"
-    z = float(stats.norm.ppf(0.5 + 0.5 * (interval or 0.9)))
+    z = float(special.ndtri(0.5 + 0.5 * (interval or 0.9)))
     raw = np.asarray(result.unpooled_values[0])
     x = np.arange(1, result.k + 1)
     ax.errorbar(
