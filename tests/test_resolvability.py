@@ -329,3 +329,17 @@ def test_shrunk_eigenvalues_keep_order_and_the_bottom():
     assert out[-1] == values[-1] and np.all(np.diff(out) <= 0)
     gaps = -np.diff(out)
     np.testing.assert_allclose(gaps**2, np.maximum((-np.diff(values)) ** 2 - 4 * 0.02**2, 0))
+
+
+def test_the_warning_names_the_gap_correction_only_where_it_was_made():
+    # one table whose top two eigenvalues are tied: both rules call the release unresolved
+    rng = np.random.default_rng(4)
+    basis = np.linalg.qr(rng.standard_normal((5, 5)))[0]
+    K = basis @ np.diag([0.3, 0.3, 0.2, 0.15, 0.05]) @ basis.T
+    said = {}
+    for rule in ("kendall", "tau"):
+        check = assess_directions(K, 0.05, 2, random_state=0, estimator=rule, replicates=32)
+        assert not check.ok
+        said[rule] = check.problem()
+    assert "corrected for the noise" in said["tau"]
+    assert "corrected for the noise" not in said["kendall"]

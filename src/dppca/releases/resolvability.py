@@ -247,9 +247,10 @@ class Resolvability:
             return None
         named = [j for j in self.unresolved if j <= self.subspace_dim] or [self.subspace_dim]
         verb = "is" if len(named) == 1 else "are"
+        corrected = " (its eigenvalue gaps corrected for the noise)"
         return (
             f"{pc_list(named)} {verb} not separated from the privacy noise: the same release "
-            f"with fresh noise of its scale (its eigenvalue gaps corrected for the noise) "
+            f"with fresh noise of its scale{corrected if self.method == TAU_METHOD else ''} "
             f"moves the top-{self.subspace_dim} subspace by sinTheta "
             f"{self.subspace_sin:.2f} (the {self.quantile:.0%} quantile of "
             f"{self.replicates} draws; above {self.threshold:g} is unresolved), so plots of "
