@@ -14,11 +14,12 @@ import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
 from ..core.data_checks import check_data
+from ..core.exceptions import InaccurateReleaseError
 from ..core.options import (
     DESIGN_DEFAULTS,
     Boolean,
@@ -46,6 +47,7 @@ from .loading.result import LoadingResult
 from .resolvability import enforce_resolved, warn_dominant_column
 from .scaled import check_scale_settings, scale_table
 from .score.draw import ScoreInputs
+from .score.frame_check import review_frame
 from .score.options import ScoreOptions
 from .score.plan import ScorePlan, plan_score_options
 from .score.result import ScoreResult
@@ -140,12 +142,22 @@ class ReportPlan:
         """Nothing to refuse after the budget check (its directions are private)."""
 
     def review(self, result: ReportReleases) -> ReportReleases:
-        """The post-release checks of the directions (when drawn here) and of the scree."""
+        """The post-release checks of the directions (when drawn here), the scree and the frame.
+
+        The score's frame is judged as a standalone score release's is
+        (:func:`~dppca.releases.score.frame_check.review_frame`, released
+        values only); a problem is recorded on the score result.
+        """
         if self.directions is not None:
             enforce_resolved(result.directions.resolvability, self.accuracy, result)
             warn_dominant_column(result.directions, self.accuracy)
         enforce_scree(result.scree, self.accuracy)
-        return result
+        try:  # the parts run quietly (accuracy "ignore"): the report judges them itself
+            score = review_frame(self.score, result.score, self.accuracy)
+        except InaccurateReleaseError as exc:  # the spent report goes with the error
+            spent = dataclasses.replace(result, score=cast("ScoreResult", exc.result))
+            raise InaccurateReleaseError(str(exc), result=spent) from None
+        return result if score is result.score else dataclasses.replace(result, score=score)
 
     def draw(self, data: CheckedData, rng: np.random.Generator) -> ReportReleases:
         """Draw the releases in order: directions, scree, score (sharing the directions)."""

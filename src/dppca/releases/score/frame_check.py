@@ -345,7 +345,7 @@ def score_frame_problem(
     )
 
 
-def review_frame(plan: Any, result: Any) -> Any:
+def review_frame(plan: Any, result: Any, accuracy: str | None = None) -> Any:
     """Act on :func:`score_frame_problem` after a score release: warn, raise or nothing.
 
     ``plan`` is the priced score plan (its ``settings``, ``eps_frame``, ``n``,
@@ -354,10 +354,12 @@ def review_frame(plan: Any, result: Any) -> Any:
     :class:`~dppca.core.exceptions.InaccurateReleaseError` carrying the spent
     ``result``, as the directions' check does. Returns ``result``, with the
     problem added to its ``notes`` when there is one (the error's ``result``
-    carries it too).
+    carries it too). ``accuracy`` replaces the plan's where a composite
+    (the report) runs its parts quietly and judges them itself.
     """
     settings = plan.settings
-    if settings is None or plan.accuracy == "ignore":
+    accuracy = plan.accuracy if accuracy is None else accuracy
+    if settings is None or accuracy == "ignore":
         return result
     problem = score_frame_problem(
         result,
@@ -371,7 +373,7 @@ def review_frame(plan: Any, result: Any) -> Any:
         return result
     # recorded on the result as well: the spent release says what is wrong with it
     result = dataclasses.replace(result, notes=(*result.notes, problem))
-    if plan.accuracy == "error":
+    if accuracy == "error":
         raise InaccurateReleaseError(
             problem + " The release was made and its cost recorded; it is on this error's "
             "`result`. Pass accuracy='warn' to receive it with a warning instead.",
