@@ -328,7 +328,8 @@ def test_importing_the_plots_does_not_load_scipy_stats():
 
 @pytest.mark.parametrize("level", [0.5, 0.8, 0.9, 0.95, 0.99])
 def test_band_quantile_is_the_normal_quantile(level):
-    from dppca.plotting.scree import special
+    from scipy import special
 
-    # ndtri is what stats.norm.ppf computes for loc=0, scale=1: equal to the bit
+    # the plots' band uses special.ndtri (dppca.core.lazy.scipy_special), which is
+    # what stats.norm.ppf computes for loc=0, scale=1: equal to the bit
     assert float(special.ndtri(0.5 + level / 2)) == float(stats.norm.ppf(0.5 + level / 2))
