@@ -125,29 +125,15 @@ def _pmwm(
     lower = np.full(k, control.lower)
     upper = np.full(k, control.upper)
     level = capped_quantile_level(1.0 - trim, n_q, per_quantile / 2, _TARGET_MARGIN)
+    half = per_quantile / 2  # each quantile's two steps
+
+    def quantile(column: NDArray[np.float64], q: float) -> float:
+        bounds = {"lower": control.lower, "upper": control.upper, "beta": control.beta}
+        return unbounded_quantile(column, **bounds, q=q, eps1=half, eps2=half, rng=rng)
+
     for j in range(k):
-        hi = unbounded_quantile(
-            wq[:, j],
-            lower=control.lower,
-            upper=control.upper,
-            beta=control.beta,
-            q=level,
-            eps1=per_quantile / 2,
-            eps2=per_quantile / 2,
-            rng=rng,
-        )
-        lo = control.lower
-        if control.lower_quantile:
-            lo = unbounded_quantile(
-                wq[:, j],
-                lower=control.lower,
-                upper=control.upper,
-                beta=control.beta,
-                q=trim,
-                eps1=per_quantile / 2,
-                eps2=per_quantile / 2,
-                rng=rng,
-            )
+        hi = quantile(wq[:, j], level)
+        lo = quantile(wq[:, j], trim) if control.lower_quantile else control.lower
         if math.isfinite(lo) and math.isfinite(hi) and lo <= hi:
             lower[j], upper[j] = lo, hi
     sensitivity = float(np.linalg.norm(upper - lower)) / wm.shape[0]
