@@ -53,12 +53,10 @@ def is_numeric_dtype(dtype: Any) -> bool:
 def check_data(
     X: object,
     *,
-    name: str = "X",
     min_rows: int = 2,
     min_cols: int = 1,
     copy: bool = True,
     missing: str = "refuse",
-    dropna: bool = False,
 ) -> tuple[NDArray[np.float64], tuple[str, ...]]:
     """Validate a data table and return a fresh float64 copy and the variable names.
 
@@ -73,8 +71,6 @@ def check_data(
     X : array-like of shape (n, p) or pandas.DataFrame
         Numeric data. DataFrame column names become the variable names; for
         arrays they are ``V1, ..., Vp``.
-    name : str, default="X"
-        The argument name used in error messages.
     min_rows, min_cols : int
         The smallest accepted number of rows (every row read) and analysed columns.
     copy : bool, default=True
@@ -82,8 +78,6 @@ def check_data(
         the caller must then only read the result. For large tables.
     missing : {"refuse", "zero"}, default="refuse"
         %(missing)s
-    dropna : bool, default=False
-        The old spelling of ``missing="zero"``.
 
     Returns
     -------
@@ -92,39 +86,29 @@ def check_data(
     variables : tuple of str
         One label per column.
     """
-    table = check_table(
-        X,
-        name=name,
-        min_rows=min_rows,
-        min_cols=min_cols,
-        copy=copy,
-        missing=missing,
-        dropna=dropna,
-    )
+    table = check_table(X, min_rows=min_rows, min_cols=min_cols, copy=copy, missing=missing)
     return table.data, table.variables
 
 
 def check_table(
     X: object,
     *,
-    name: str = "X",
     min_rows: int = 2,
     min_cols: int = 1,
     copy: bool = True,
     missing: str = "refuse",
-    dropna: bool = False,
 ) -> TidyTable:
     """:func:`check_data` keeping the rule's whole outcome (left-out columns, notes)."""
-    table = tidy_table(X, missing=missing, dropna=dropna, min_cols=min_cols, name=name, copy=copy)
-    _check_table_size(table.data, name, min_rows, min_cols)
-    check_finite_values(table.data, table.variables, name)
+    table = tidy_table(X, missing=missing, min_cols=min_cols, copy=copy)
+    _check_table_size(table.data, "X", min_rows, min_cols)
+    check_finite_values(table.data, table.variables, "X")
     for message in table.notes:
         warn_data(message)
     return table
 
 
 def check_grouped_data(
-    X: object, labels: Any, *, min_cols: int = 1, missing: str = "refuse", dropna: bool = False
+    X: object, labels: Any, *, min_cols: int = 1, missing: str = "refuse"
 ) -> tuple[NDArray[np.float64], tuple[str, ...], Any]:
     """:func:`check_data` of the features, with the group labels of the rows.
 
@@ -132,7 +116,7 @@ def check_grouped_data(
     rule, and ``labels`` not aligned with the rows are returned as they are
     for the caller's own check.
     """
-    table = check_table(X, min_cols=min_cols, missing=missing, dropna=dropna)
+    table = check_table(X, min_cols=min_cols, missing=missing)
     return table.data, table.variables, table.rows(labels)
 
 

@@ -349,7 +349,6 @@ def tidy_table(
     name: str = "X",
     option: str = MISSING_OPTION,
     copy: bool = True,
-    dropna: bool = False,
 ) -> TidyTable:
     """Apply the rule (see the module docstring) to an array or a DataFrame.
 
@@ -371,14 +370,12 @@ def tidy_table(
         How the refusal of missing values names the option that analyses them.
     copy : bool, default=True
         With False, a C-contiguous float64 array is used as it is.
-    dropna : bool, default=False
-        The old spelling of ``missing="zero"``.
 
     Returns
     -------
     TidyTable
     """
-    missing = check_missing(missing, dropna)
+    missing = check_missing(missing)
     if is_series(X):
         raise TypeError(
             f"{name} must be two-dimensional; got a pandas Series. "
