@@ -50,7 +50,6 @@ from .frame import FitFrameScore, fit_frame_score
 from .options import PCAOptions
 from .result import ANALYSES, ESTIMATES
 from .settings import PCASettings
-from .split import PCASplit
 
 __all__ = [
     "PCAPlan",
@@ -140,7 +139,6 @@ class PCAPlan(Composite):
     """
 
     settings: PCASettings | None = None
-    shares: Mapping[str, float] = dataclasses.field(default_factory=dict)
     stretch: float = 1.0
     notes: tuple[str, ...] = ()
     kind: str = "pca"
@@ -150,6 +148,11 @@ class PCAPlan(Composite):
         """``"standardized"``, ``"units"`` or ``"scaled"``."""
         assert self.settings is not None
         return self.settings.analysis
+
+    @property
+    def shares(self) -> Mapping[str, float]:
+        """The basic split of eps over the parts that spend (see :class:`PCASettings`)."""
+        return {} if self.settings is None else self.settings.shares
 
     @property
     def estimates(self) -> str:
@@ -241,11 +244,9 @@ def plan_pca_options(
     if len(names) != p:
         raise ValueError(f"variables must name p = {p} columns; got {len(names)}.")
     settings = PCASettings(options=options, privacy=privacy, variables=names)
-    weights = options.split
-    settings, notes = _auto_score(settings, weights, n, eps, auto=options.score is None)
-    used = _used_parts(settings)
-    shares = weights.shares(used, settings.analysis)
-    gaussian = [name for name in used if name not in ("scales", "frame")]
+    settings, notes = _auto_score(settings, n, eps, auto=options.score is None)
+    shares = settings.shares
+    gaussian = [name for name in settings.parts if name not in ("scales", "frame")]
     delta_of = {name: delta * shares[name] / sum(shares[g] for g in gaussian) for name in gaussian}
 
     # the steps' shared settings (the rest keep their defaults), checked once here
@@ -271,14 +272,13 @@ def plan_pca_options(
         forecast=joint_forecast("pca", n, p, eps, delta, steps),
         accuracy=settings.accuracy,
         settings=settings,
-        shares=shares,
         stretch=stretch,
         notes=notes,
     )
 
 
 def _auto_score(
-    settings: PCASettings, weights: PCASplit, n: int, eps: float, *, auto: bool
+    settings: PCASettings, n: int, eps: float, *, auto: bool
 ) -> tuple[PCASettings, tuple[str, ...]]:
     """The settings without a score plot when its private scales are forecast to fail.
 
@@ -287,8 +287,7 @@ def _auto_score(
     """
     if not auto or settings.scale_source != "private":
         return settings, ()
-    share = weights.shares(_used_parts(settings), settings.analysis)["scales"]
-    fail = scale_failure(n, len(settings.variables), eps * share)
+    fail = scale_failure(n, len(settings.variables), eps * settings.shares["scales"])
     if fail <= SCALE_FAILURE_LIMIT:
         return settings, ()
     note = (
@@ -300,21 +299,6 @@ def _auto_score(
     )
     no_score = evolve(settings.options, score=False)  # private scales serve nothing else
     return dataclasses.replace(settings, options=no_score), (note,)
-
-
-def _used_parts(settings: PCASettings) -> tuple[str, ...]:
-    """The parts of the fit that spend, in draw order."""
-    used: list[str] = []
-    if settings.scale_source == "private":
-        used.append("scales")
-    used.append("directions")
-    if settings.analysis != "standardized":
-        used.append("scree")
-    if settings.score:
-        if settings.box is None:
-            used.append("frame")
-        used.append("score")
-    return tuple(used)
 
 
 def _in_units(privacy: PrivacyOptions, settings: PCASettings) -> PrivacyOptions:

@@ -101,6 +101,26 @@ class PCASettings:
         lambda self: self._scaling[2], doc='``"public"``, ``"bounds"``, ``"private"`` or None.'
     )
 
+    @property
+    def parts(self) -> tuple[str, ...]:
+        """The parts of the fit that spend, in draw order."""
+        used: list[str] = []
+        if self.scale_source == "private":
+            used.append("scales")
+        used.append("directions")
+        if self.analysis != "standardized":
+            used.append("scree")
+        if self.score:
+            if self.box is None:
+                used.append("frame")
+            used.append("score")
+        return tuple(used)
+
+    @cached_property
+    def shares(self) -> dict[str, float]:
+        """The basic split of eps over :attr:`parts` (the options' ``split``)."""
+        return self.options.split.shares(self.parts, self.analysis)
+
     @cached_property
     def k(self) -> int:
         """The components estimated: at least those the score plot shows."""
