@@ -14,11 +14,10 @@ from dppca import AccuracyWarning, InaccurateReleaseError, ScoreResult, dp_score
 from dppca.release_io import load_release, save_release
 from dppca.releases.score.frame_check import (
     EDGE_SHARE,
+    FrameLadders,
     centre_share_bound,
-    centre_slack,
     edge_share_bound,
     gaussian_shares,
-    ladder_end,
     score_frame_problem,
 )
 
@@ -199,11 +198,12 @@ def test_a_frame_problem_is_recorded_on_the_score_result(rng, tmp_path):
 
 
 def test_centre_slack_reads_the_ladder_resolution():
-    kw = {"bound": 1e6, "n": 500, "eps": 0.3, "inflate": 0.2}
+    ladders = FrameLadders(bound=1e6, n=500, eps=0.3, inflate=0.2)
     # near zero the centre ladder is fine (bins 20 % of 0.3 wide): close to 1
-    assert 1.0 <= centre_slack(0.3, 4.0, **kw) < 1.05
+    assert 1.0 <= ladders.centre_slack(0.3, 4.0) < 1.05
     # at 2e4 the centre's bin is about 4e3 wide: a half width of 50 may be all error
-    assert math.isinf(centre_slack(2e4, 50.0, **kw))
-    assert 1.01 < centre_slack(2e4, 1e5, **kw) < 1.2
-    assert ladder_end(1.0, bound=1e-3, n=500, eps=0.3, inflate=0.2) == "top"  # 4e-3 cap
-    assert ladder_end(1.0, **kw) is None
+    assert math.isinf(ladders.centre_slack(2e4, 50.0))
+    assert 1.01 < ladders.centre_slack(2e4, 1e5) < 1.2
+    tiny = FrameLadders(bound=1e-3, n=500, eps=0.3, inflate=0.2)
+    assert tiny.ladder_end(1.0) == "top"  # 4e-3 cap
+    assert ladders.ladder_end(1.0) is None

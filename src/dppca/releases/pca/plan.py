@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
 from ...core.data_checks import check_data
 from ...core.options import (
@@ -32,7 +31,7 @@ from ...core.options import (
     split_settings,
 )
 from ...core.scalar_checks import check_positive_int
-from ...core.validation import check_components, check_delta_for_n, check_k
+from ...core.validation import check_delta_for_n
 from ...privacy.cost import PrivacyCost, compose
 from ...privacy.quantiles import ladder_failure_bound
 from ..composite import Composite, composed_cost, joint_forecast, largest_stretch
@@ -51,7 +50,6 @@ from .frame import FitFrameScore, fit_frame_score
 from .options import PCAOptions
 from .result import ANALYSES, ESTIMATES
 from .settings import PCASettings
-from .split import PCASplit
 
 __all__ = [
     "PCAPlan",
@@ -141,7 +139,6 @@ class PCAPlan(Composite):
     """
 
     settings: PCASettings | None = None
-    shares: Mapping[str, float] = dataclasses.field(default_factory=dict)
     stretch: float = 1.0
     notes: tuple[str, ...] = ()
     kind: str = "pca"
@@ -151,6 +148,11 @@ class PCAPlan(Composite):
         """``"standardized"``, ``"units"`` or ``"scaled"``."""
         assert self.settings is not None
         return self.settings.analysis
+
+    @property
+    def shares(self) -> Mapping[str, float]:
+        """The basic split of eps over the parts that spend (see :class:`PCASettings`)."""
+        return {} if self.settings is None else self.settings.shares
 
     @property
     def estimates(self) -> str:
@@ -193,61 +195,6 @@ class PCAPlan(Composite):
     def review(self, result: Any) -> Any:
         """The steps' post-release checks, then the frame's check against the variances."""
         return review_fit(self, result)
-
-
-def _check_scales(scales: object, p: int) -> NDArray[np.float64]:
-    """Public scales: p finite values > 0."""
-    try:
-        values = np.array(scales, dtype=np.float64).reshape(-1)
-    except (TypeError, ValueError):
-        raise TypeError(
-            f"scales must be an array of p = {p} positive numbers; got {type(scales).__name__}."
-        ) from None
-    if values.shape != (p,) or not np.all(np.isfinite(values) & (values > 0)):
-        raise ValueError(
-            f"scales must hold p = {p} finite numbers > 0 (public scales of the columns, "
-            "from a codebook, never from the data)."
-        )
-    return values
-
-
-def check_settings(
-    p: int, privacy: PrivacyOptions, options: PCAOptions, variables: tuple[str, ...]
-) -> PCASettings:
-    """What a fit's checked options need of the shape; the analysis chosen from them."""
-    components = check_components(options.components, p)
-    score = True if options.score is None else options.score
-    box = privacy.box(variables)
-    public = None if options.scales is None else _check_scales(options.scales, p)
-    if options.standardize:
-        analysis = "standardized"
-        source = None
-        if public is not None:
-            source = "public"
-        elif box is not None:
-            public, source = box[1] - box[0], "bounds"
-        elif score:
-            source = "private"
-        if public is not None and not np.all(public > 0):
-            raise ValueError("bounds must have upper > lower in every column.")
-    elif public is not None:
-        analysis, source = "scaled", "public"
-    else:
-        analysis, source = "units", None
-    default_k = p if analysis == "standardized" else min(p, max(3, max(components)))
-    k = max(check_k(options.k, p) if options.k is not None else default_k, max(components))
-    return PCASettings(
-        analysis=analysis,
-        k=k,
-        components=components,
-        score=score,
-        variables=variables,
-        box=box,
-        scales=public,
-        scale_source=source,
-        options=options,
-        privacy=privacy,
-    )
 
 
 def plan_pca(
@@ -296,12 +243,10 @@ def plan_pca_options(
     names = variables if variables is not None else tuple(f"V{j + 1}" for j in range(p))
     if len(names) != p:
         raise ValueError(f"variables must name p = {p} columns; got {len(names)}.")
-    settings = check_settings(p, privacy, options, names)
-    weights = options.split
-    settings, notes = _auto_score(settings, weights, n, eps, auto=options.score is None)
-    used = _used_parts(settings)
-    shares = weights.shares(used, settings.analysis)
-    gaussian = [name for name in used if name not in ("scales", "frame")]
+    settings = PCASettings(options=options, privacy=privacy, variables=names)
+    settings, notes = _auto_score(settings, n, eps, auto=options.score is None)
+    shares = settings.shares
+    gaussian = [name for name in settings.parts if name not in ("scales", "frame")]
     delta_of = {name: delta * shares[name] / sum(shares[g] for g in gaussian) for name in gaussian}
 
     # the steps' shared settings (the rest keep their defaults), checked once here
@@ -327,14 +272,13 @@ def plan_pca_options(
         forecast=joint_forecast("pca", n, p, eps, delta, steps),
         accuracy=settings.accuracy,
         settings=settings,
-        shares=shares,
         stretch=stretch,
         notes=notes,
     )
 
 
 def _auto_score(
-    settings: PCASettings, weights: PCASplit, n: int, eps: float, *, auto: bool
+    settings: PCASettings, n: int, eps: float, *, auto: bool
 ) -> tuple[PCASettings, tuple[str, ...]]:
     """The settings without a score plot when its private scales are forecast to fail.
 
@@ -343,8 +287,7 @@ def _auto_score(
     """
     if not auto or settings.scale_source != "private":
         return settings, ()
-    share = weights.shares(_used_parts(settings), settings.analysis)["scales"]
-    fail = scale_failure(n, len(settings.variables), eps * share)
+    fail = scale_failure(n, len(settings.variables), eps * settings.shares["scales"])
     if fail <= SCALE_FAILURE_LIMIT:
         return settings, ()
     note = (
@@ -354,22 +297,8 @@ def _auto_score(
         "bounds= (a codebook's) for a score plot, or score=True to release it "
         "with private scales anyway; the budget goes to the other parts."
     )
-    return dataclasses.replace(settings, score=False, scale_source=None), (note,)
-
-
-def _used_parts(settings: PCASettings) -> tuple[str, ...]:
-    """The parts of the fit that spend, in draw order."""
-    used: list[str] = []
-    if settings.scale_source == "private":
-        used.append("scales")
-    used.append("directions")
-    if settings.analysis != "standardized":
-        used.append("scree")
-    if settings.score:
-        if settings.box is None:
-            used.append("frame")
-        used.append("score")
-    return tuple(used)
+    no_score = evolve(settings.options, score=False)  # private scales serve nothing else
+    return dataclasses.replace(settings, options=no_score), (note,)
 
 
 def _in_units(privacy: PrivacyOptions, settings: PCASettings) -> PrivacyOptions:

@@ -1,20 +1,19 @@
 """The budget split and the priced parts of a score release (data-free).
 
-:func:`score_parts` splits eps over the parts a call uses (defaults or the
-caller's :class:`~dppca.ScoreSplit` weights, :func:`basic_shares`), splits
-delta over the Gaussian parts (:func:`delta_split`) and returns the
-:class:`ScoreParts`, whose :meth:`ScoreParts.price` scales the shares for the
+:class:`ScoreParts` holds the public inputs of a score call and splits eps
+over the parts it uses (defaults or the caller's :class:`~dppca.ScoreSplit`
+weights, :func:`basic_shares`) and delta over the Gaussian parts
+(:func:`delta_split`); :meth:`ScoreParts.price` scales the shares for the
 tight accountant and composes the cost the release records.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 
-from ...core.options import PrivacyOptions
 from ...core.score_checks import check_split
 from ...privacy.calibration import scale_to_tight
 from ...privacy.cost import PrivacyCost, compose
@@ -25,7 +24,7 @@ from .frame import frame_costs
 from .histograms import HISTOGRAM_METHODS
 from .settings import ScoreGiven, ScoreSettings
 
-__all__ = ["SPLIT_KEYS", "ScoreParts", "basic_shares", "delta_split", "score_parts"]
+__all__ = ["SPLIT_KEYS", "ScoreParts", "basic_shares", "delta_split"]
 
 #: The parts a :class:`~dppca.ScoreSplit` can weight.
 SPLIT_KEYS = ("directions", "frame", "groups", "histogram")
@@ -75,19 +74,22 @@ def delta_split(shares: Mapping[str, float], delta: float) -> dict[str, float]:
 class ScoreParts:
     """The parts of a score release and their costs at a given scaling (internal).
 
-    ``costs(t)`` gives the parts with every eps share of the basic split
-    times ``t``, in the release's order: directions, group sizes, frame,
-    histograms (method order).
+    Built from public quantities: n, p, the total (eps, delta) with delta
+    already checked against n, the checked settings, what the call is given
+    and the caller's split. ``shares`` is the basic eps split over the parts
+    used, ``delta_d`` and ``delta_m`` the delta of the directions and of each
+    histogram method. ``costs(t)`` gives the parts with every eps share of
+    the basic split times ``t``, in the release's order: directions, group
+    sizes, frame, histograms (method order).
     """
 
     n: int
     p: int
     eps: float
+    delta: float
     settings: ScoreSettings
     given: ScoreGiven
-    shares: Mapping[str, float] = field(default_factory=dict)
-    delta_d: float = 0.0
-    delta_m: float = 0.0
+    split: ScoreSplit
     directions_text: str = ""  # what the directions part releases (its design)
 
     components = property(lambda self: self.settings.components, doc="The two PCs.")
@@ -121,6 +123,25 @@ class ScoreParts:
         """The histogram grid in words, for the cost records."""
         return f"{self.n_groups} x {self.bins[0]} x {self.bins[1]} cells"
 
+    @cached_property
+    def shares(self) -> Mapping[str, float]:
+        """The basic eps split over the parts used (:func:`basic_shares`)."""
+        return basic_shares(self.split, self)
+
+    @cached_property
+    def _delta_shares(self) -> dict[str, float]:
+        return delta_split(self.shares, self.delta)
+
+    @property
+    def delta_d(self) -> float:
+        """The delta of the directions (0 when they are given)."""
+        return self._delta_shares.get("directions", 0.0)
+
+    @property
+    def delta_m(self) -> float:
+        """The delta of each histogram method."""
+        return self._delta_shares["histogram"] / len(self.methods)
+
     def eps_of(self, part: str, t: float) -> float:
         """The eps of a part (0 for a part not used) at scaling ``t``."""
         return t * self.eps * self.shares.get(part, 0.0)
@@ -129,7 +150,7 @@ class ScoreParts:
         """The eps of each histogram method at scaling ``t``."""
         return t * self.eps * self.shares["histogram"] / len(self.methods)
 
-    def price(self, delta: float) -> tuple[float, PrivacyCost]:
+    def price(self) -> tuple[float, PrivacyCost]:
         """The scaling ``t`` and the composed cost; tight with the analytic calibration.
 
         Analytic: every eps share is scaled by the largest ``t`` whose tight
@@ -137,10 +158,10 @@ class ScoreParts:
         """
         released = "private score plot"
         if self.calibration == "analytic":
-            t, leaves = scale_to_tight(self.costs, self.eps, delta)
+            t, leaves = scale_to_tight(self.costs, self.eps, self.delta)
             cost = PrivacyCost(
                 self.eps,
-                delta,
+                self.delta,
                 "tight composition (accountant)",
                 released,
                 leaves,
@@ -196,34 +217,3 @@ class ScoreParts:
             )
             for m in self.methods
         ]
-
-
-def score_parts(
-    split: ScoreSplit,
-    settings: ScoreSettings,
-    given: ScoreGiven,
-    n: int,
-    p: int,
-    privacy: PrivacyOptions,
-    directions_text: str = "",
-) -> ScoreParts:
-    """The parts a score call uses, with its basic eps split and its delta split.
-
-    ``privacy.delta`` is already checked against n.
-    """
-    parts = ScoreParts(
-        n=n,
-        p=p,
-        eps=privacy.eps,
-        settings=settings,
-        given=given,
-        directions_text=directions_text,
-    )
-    shares = basic_shares(split, parts)
-    delta_share = delta_split(shares, privacy.delta)
-    return dataclasses.replace(
-        parts,
-        shares=shares,
-        delta_d=delta_share.get("directions", 0.0),
-        delta_m=delta_share["histogram"] / len(settings.methods),
-    )

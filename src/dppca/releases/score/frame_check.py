@@ -13,10 +13,11 @@ ladders and n, never the data: they are post-processing and cost nothing.
   :func:`dppca.dp_score`);
 - :func:`centre_share_bound`: the same bound on the central cell, for frames
   far wider than the scores' spread;
-- :func:`centre_slack`: how much of a private frame's width the centre
-  ladder's resolution alone may account for;
-- :func:`ladder_end`: a half width at the top (or bottom) of its public
-  ladder, where the frame is set by ``score_range`` rather than the scores;
+- :class:`FrameLadders`: the public ladders a private frame was drawn on;
+  its ``centre_slack`` says how much of the frame's width the centre
+  ladder's resolution alone may account for, its ``ladder_end`` whether a
+  half width sits at the top (or bottom) of its ladder, where the frame is
+  set by ``score_range`` rather than the scores;
 - :func:`score_frame_problem`: the sentence :func:`dppca.dp_score` warns (or
   raises) with after the release (:func:`review_frame`).
 """
@@ -26,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import warnings
+from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any
 
@@ -39,11 +41,10 @@ from .frame import _WIDTH_RATIO, _centre_ladder, _stretch, _width_ladder, frame_
 __all__ = [
     "EDGE_SHARE",
     "WIDE_LIMIT",
+    "FrameLadders",
     "centre_share_bound",
-    "centre_slack",
     "edge_share_bound",
     "gaussian_shares",
-    "ladder_end",
     "review_frame",
     "score_frame_problem",
 ]
@@ -201,59 +202,76 @@ def gaussian_shares(bins: tuple[int, int], half_sds: float) -> tuple[float, floa
     return ring, middle(mx) * middle(my)
 
 
-def centre_slack(
-    centre: float, half: float, *, bound: float, n: int, eps: float, inflate: float
-) -> float:
-    """How many times wider a private frame axis may be than one centred on the median.
+@dataclass(frozen=True)
+class FrameLadders:
+    """The public settings a private frame was drawn with, and what its ladders allow.
 
-    The private centre ``c`` is the middle of a public ladder bin
-    (:func:`dppca.releases.score.frame._centre_ladder`) chosen to hold the
-    median ``m`` of the scores, so ``|m - c| <= b``, the bin's half width
-    (about 10 % of ``|c|``). The released half width ``H`` is ``h w``, where
-    ``w`` is the frame's public widening factor (the inflation and the
-    Gaussian stretch of :func:`frame_level`) and ``h`` the scan's quantile
-    of ``|s - c|``. By the triangle inequality the same quantile of the
-    spread ``|s - m|`` is at least ``h - b``; so the frame may be up to
-    ``h / (h - b)`` times wider than the same rule applied about the median
-    (infinite when ``h <= b``: the centre's error alone may explain the whole
-    width). Reads the released ``c`` and ``H`` and public settings only. A
-    centre chosen outside the median's bin (the forecast's
-    :func:`~dppca.releases.score.frame.frame_failure_bound`) is not covered;
-    such a frame misses the scores, and the edge check sees that.
+    ``bound`` is the release's ``score_range``, ``n`` its public row count,
+    ``eps`` the frame's eps and ``inflate`` its inflation: together they fix
+    the public ladders of centres and half widths and the widening factor
+    from the scan's half width to the frame's (see ``private_frame``).
     """
-    edges = _centre_ladder(bound)
-    j = int(np.clip(np.searchsorted(edges, centre), 1, edges.size - 1))
-    b = 0.5 * float(edges[j] - edges[j - 1])
-    h = half / _widen(n, eps, inflate)
-    if not h > b:
-        return math.inf
-    return h / (h - b)
+
+    bound: float
+    n: int
+    eps: float
+    inflate: float
+
+    @property
+    def widen(self) -> float:
+        """The public factor from the scan's half width to the frame's."""
+        return _widen(self.n, self.eps, self.inflate)
+
+    def centre_slack(self, centre: float, half: float) -> float:
+        """How many times wider a private frame axis may be than one centred on the median.
+
+        The private centre ``c`` is the middle of a public ladder bin
+        (:func:`dppca.releases.score.frame._centre_ladder`) chosen to hold the
+        median ``m`` of the scores, so ``|m - c| <= b``, the bin's half width
+        (about 10 % of ``|c|``). The released half width ``H`` is ``h w``, where
+        ``w`` is the frame's public widening factor (the inflation and the
+        Gaussian stretch of :func:`frame_level`) and ``h`` the scan's quantile
+        of ``|s - c|``. By the triangle inequality the same quantile of the
+        spread ``|s - m|`` is at least ``h - b``; so the frame may be up to
+        ``h / (h - b)`` times wider than the same rule applied about the median
+        (infinite when ``h <= b``: the centre's error alone may explain the whole
+        width). Reads the released ``c`` and ``H`` and public settings only. A
+        centre chosen outside the median's bin (the forecast's
+        :func:`~dppca.releases.score.frame.frame_failure_bound`) is not covered;
+        such a frame misses the scores, and the edge check sees that.
+        """
+        edges = _centre_ladder(self.bound)
+        j = int(np.clip(np.searchsorted(edges, centre), 1, edges.size - 1))
+        b = 0.5 * float(edges[j] - edges[j - 1])
+        h = half / self.widen
+        if not h > b:
+            return math.inf
+        return h / (h - b)
+
+    def ladder_end(self, half: float) -> str | None:
+        """``"top"`` or ``"bottom"`` when a private frame's half width ends its public ladder.
+
+        The scan's half width ``h`` (the frame's ``half`` over the public
+        widening factor) is a candidate of
+        :func:`dppca.releases.score.frame._width_ladder`, from 40 octaves below
+        ``2 score_range`` up to ``4 score_range``. At the top, the scan never
+        reached its target: the scores may lie far beyond the frame, piled on its
+        edge bins (``score_range`` too small for them). At the bottom, the frame
+        is as fine as the ladder resolves. Released values and public settings
+        only; None elsewhere.
+        """
+        ladder = _width_ladder(self.bound)
+        h = half / self.widen
+        if h >= ladder[-1] / _WIDTH_RATIO:
+            return "top"
+        if h <= ladder[0] * _WIDTH_RATIO:
+            return "bottom"
+        return None
 
 
 def _widen(n: int, eps: float, inflate: float) -> float:
     """The public factor from the scan's half width to the frame's (see ``private_frame``)."""
     return _stretch(frame_level(n, eps)) * (1.0 + inflate)
-
-
-def ladder_end(half: float, *, bound: float, n: int, eps: float, inflate: float) -> str | None:
-    """``"top"`` or ``"bottom"`` when a private frame's half width ends its public ladder.
-
-    The scan's half width ``h`` (the frame's ``half`` over the public
-    widening factor) is a candidate of
-    :func:`dppca.releases.score.frame._width_ladder`, from 40 octaves below
-    ``2 score_range`` up to ``4 score_range``. At the top, the scan never
-    reached its target: the scores may lie far beyond the frame, piled on its
-    edge bins (``score_range`` too small for them). At the bottom, the frame
-    is as fine as the ladder resolves. Released values and public settings
-    only; None elsewhere.
-    """
-    ladder = _width_ladder(bound)
-    h = half / _widen(n, eps, inflate)
-    if h >= ladder[-1] / _WIDTH_RATIO:
-        return "top"
-    if h <= ladder[0] * _WIDTH_RATIO:
-        return "bottom"
-    return None
 
 
 def score_frame_problem(
@@ -269,8 +287,8 @@ def score_frame_problem(
 
     Four checks, on released values and public settings only:
 
-    0. the half width at an end of its ladder (:func:`ladder_end`);
-    1. the centre's resolution (:func:`centre_slack`): a frame axis that may
+    0. the half width at an end of its ladder (:meth:`FrameLadders.ladder_end`);
+    1. the centre's resolution (:meth:`FrameLadders.centre_slack`): a frame axis that may
        be more than ``WIDE_LIMIT`` times the scores' spread, counting the
        frame's own widening at the default ``inflate`` 0.2 at most (a wider
        frame asked for with a larger ``inflate`` is not held against it);
@@ -289,18 +307,12 @@ def score_frame_problem(
         return None
     texts = []
     wide, ends = [], []
+    ladders = FrameLadders(bound=bound, n=n, eps=eps_frame, inflate=inflate)
     for c, lim in zip(score.components, (score.xlim, score.ylim), strict=True):
-        end = ladder_end(0.5 * (lim[1] - lim[0]), bound=bound, n=n, eps=eps_frame, inflate=inflate)
+        end = ladders.ladder_end(0.5 * (lim[1] - lim[0]))
         if end is not None:
             ends.append(f"PC{c} ({end})")
-        slack = centre_slack(
-            0.5 * (lim[0] + lim[1]),
-            0.5 * (lim[1] - lim[0]),
-            bound=bound,
-            n=n,
-            eps=eps_frame,
-            inflate=inflate,
-        )
+        slack = ladders.centre_slack(0.5 * (lim[0] + lim[1]), 0.5 * (lim[1] - lim[0]))
         if slack * _widen(n, eps_frame, min(inflate, _INFLATE)) > WIDE_LIMIT:
             wide.append(f"PC{c}")
     if ends:

@@ -34,7 +34,7 @@ from ..directions.tau import released_text
 from ..engine import CheckedData, Part, parts_of
 from ..forecast import Forecast
 from ..resolvability import enforce_released
-from .costs import ScoreParts, score_parts
+from .costs import ScoreParts
 from .draw import check_score_input, refuse_own_score_directions, run_score
 from .forecast import forecast_score
 from .frame_check import review_frame
@@ -180,30 +180,39 @@ def plan_score_options(
     n, p = check_positive_int(n, "n"), check_positive_int(p, "p")
     privacy = evolve(privacy, delta=check_delta_for_n(privacy.delta, n, privacy.allow_large_delta))
     names = variables if variables is not None else tuple(f"V{j + 1}" for j in range(p))
-    settings = ScoreSettings(
-        components=check_components(options.components, p),
-        bins=check_bins(options.bins, n),
-        methods=options.method,
-        groups_public=options.groups_public,
-        compare=options.compare,
-        bound=options.score_range,
-        inflate=options.inflate,
-        calibration=privacy.calibration,  # type: ignore[arg-type]
-        ties=privacy.ties,  # type: ignore[arg-type]
-        accuracy=privacy.accuracy,
-        box=privacy.box(names),
-        public_frame=options.frame,
+    parts = ScoreParts(
+        n=n,
+        p=p,
+        eps=privacy.eps,
+        delta=privacy.delta,
+        settings=ScoreSettings(
+            components=check_components(options.components, p),
+            bins=check_bins(options.bins, n),
+            methods=options.method,
+            groups_public=options.groups_public,
+            compare=options.compare,
+            bound=options.score_range,
+            inflate=options.inflate,
+            calibration=privacy.calibration,  # type: ignore[arg-type]
+            ties=privacy.ties,  # type: ignore[arg-type]
+            accuracy=privacy.accuracy,
+            box=privacy.box(names),
+            public_frame=options.frame,
+        ),
+        given=given,
+        split=options.split,
+        directions_text=released_text(
+            "kendall", p, *resolve_design(design.design, design.m, n, p)
+        ),
     )
-    text = released_text("kendall", p, *resolve_design(design.design, design.m, n, p))
-    parts = score_parts(options.split, settings, given, n, p, privacy, text)
-    t, cost = parts.price(privacy.delta)
+    t, cost = parts.price()
     return ScorePlan(
         priced=parts,
         t=t,
         cost=cost,
-        forecast=_forecast(parts, t, privacy.delta),
+        forecast=_forecast(parts, t),
         privacy=privacy,
-        settings=settings,
+        settings=parts.settings,
         directions=None if given.directions else _directions_plan(parts, t, privacy, design),
     )
 
@@ -229,14 +238,14 @@ def _directions_plan(
     )
 
 
-def _forecast(parts: ScoreParts, t: float, delta: float) -> Forecast:
+def _forecast(parts: ScoreParts, t: float) -> Forecast:
     """The forecast of priced parts at scaling ``t`` (the noise scales they draw with)."""
     eps_d = parts.eps_of("directions", t)
     return forecast_score(
         n=parts.n,
         p=parts.p,
         eps=parts.eps,
-        delta=delta,
+        delta=parts.delta,
         eps_f=parts.eps_of("frame", t) if parts.frame_private else 0.0,
         bound=parts.settings.bound,
         sigma_dir=None
