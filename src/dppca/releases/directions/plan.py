@@ -265,6 +265,29 @@ def resolve_design(
     return design, (check_design_m(m, n) if design == "balanced" else m)
 
 
+def plan_own_directions(
+    n: int, p: int, privacy: PrivacyOptions, eps: float, delta: float, options: DirectionsOptions
+) -> DirectionsPlan:
+    """The directions a scree or score release draws for itself, at ``(eps, delta)``.
+
+    The part keeps the parent's calibration and ties; the parent owns the
+    rest: it checks the table and the bounds, applies the accuracy rule and
+    records the total, so the part plans without them. ``delta`` is the
+    part's share of a delta already checked against n.
+    """
+    own = evolve(
+        privacy,
+        eps=eps,
+        delta=delta,
+        bounds=None,
+        accuracy="ignore",
+        allow_large_delta=True,
+        scale=None,
+        missing="refuse",
+    )
+    return plan_directions(n, p, own, options)
+
+
 def plan_directions(
     n: int,
     p: int,

@@ -29,7 +29,7 @@ from ...core.score_checks import check_bins
 from ...core.validation import check_components, check_delta_for_n
 from ...privacy.cost import PrivacyCost
 from ...privacy.mechanisms import gaussian_sigma, kendall_sigma
-from ..directions.plan import DirectionsPlan, plan_directions, resolve_design
+from ..directions.plan import DirectionsPlan, plan_own_directions, resolve_design
 from ..directions.tau import released_text
 from ..engine import CheckedData, Part, parts_of
 from ..forecast import Forecast
@@ -221,21 +221,9 @@ def _directions_plan(
     parts: ScoreParts, t: float, privacy: PrivacyOptions, design: DesignOptions
 ) -> DirectionsPlan:
     """The sub-plan of the directions this release makes, at scaling ``t``."""
-    return plan_directions(
-        parts.n,
-        parts.p,
-        evolve(
-            privacy,
-            eps=parts.eps_of("directions", t),
-            delta=parts.delta_d,
-            bounds=None,
-            accuracy="ignore",
-            allow_large_delta=True,
-            scale=None,
-            missing="refuse",
-        ),
-        design.directions(k=max(parts.components)),
-    )
+    eps = parts.eps_of("directions", t)
+    options = design.directions(k=max(parts.components))
+    return plan_own_directions(parts.n, parts.p, privacy, eps, parts.delta_d, options)
 
 
 def _forecast(parts: ScoreParts, t: float) -> Forecast:

@@ -23,7 +23,7 @@ from ...core.validation import check_delta_for_n, check_k
 from ...kernels.pair_moments import all_pairs_pay
 from ...privacy.cost import PrivacyCost
 from ..directions.given import refuse_own_directions, resolve_directions
-from ..directions.plan import DirectionsPlan, plan_directions, resolve_design
+from ..directions.plan import DirectionsPlan, plan_own_directions, resolve_design
 from ..directions.tau import released_text
 from ..engine import CheckedData, Part, parts_of
 from ..forecast import Forecast
@@ -127,20 +127,8 @@ def plan_scree_options(
         level = _scan_level(n // 2, split.eps_scan, split.eps_m)
     directions = None
     if split.eps_dir > 0:
-        directions = plan_directions(
-            n,
-            p,
-            evolve(
-                privacy,
-                eps=split.eps_dir,
-                delta=split.delta_dir,
-                bounds=None,
-                accuracy="ignore",
-                allow_large_delta=True,
-                scale=None,
-                missing="refuse",
-            ),
-            design.directions(k=k),
+        directions = plan_own_directions(
+            n, p, privacy, split.eps_dir, split.delta_dir, design.directions(k=k)
         )
     return ScreePlan(
         inputs=inputs,
