@@ -350,6 +350,7 @@ def _standardized_report(arguments: dict[str, Any]) -> Report:
         if issubclass(w.category, AccuracyWarning | PrivacyWarning | DataWarning):
             notes.append(str(w.message))
         warnings.warn(w.message, w.category, stacklevel=3)
+    notes += fit.notes
     ledger = Budget(fit.eps, fit.delta)
     for cost in fit.parts.values():
         ledger.spend(cost)
@@ -359,7 +360,7 @@ def _standardized_report(arguments: dict[str, Any]) -> Report:
         scree=fit.scree,
         score=fit.score,
         budget=ledger,
-        notes=(*notes, *fit.notes),
+        notes=tuple(notes),
         title=arguments["title"],
         calibration=arguments["calibration"],
         shares=fit.split,
@@ -377,6 +378,7 @@ def _standardized_report(arguments: dict[str, Any]) -> Report:
         score=fit.score,
         budget=ledger,
         cost=fit.cost,
+        notes=tuple(notes),
     )
     if arguments["out"] is not None:
         result.save(arguments["out"])
