@@ -324,11 +324,17 @@ def report_from_options(
     releases, notes = _execute_noting(
         plan, checked, budget, random_state, table_notes, stacklevel + 1
     )
-    facts = RunFacts(missing_zero=privacy.missing == "zero", command=command)
-    result = _page(plan, releases, notes, title, privacy.calibration, facts)
-    if out is not None:
-        result.save(out)
-    return result
+    parts = _page_parts(plan)
+    facts = RunFacts(
+        title=title,
+        calibration=privacy.calibration,
+        shares=plan.shares,
+        names=tuple(parts),
+        missing_zero=privacy.missing == "zero",
+        command=command,
+    )
+    ledger = _page_ledger(plan.eps, plan.delta, parts)
+    return _report(releases, ledger, plan.cost, notes, facts, out)
 
 
 def _standardized_report(arguments: dict[str, Any]) -> Report:
@@ -351,73 +357,45 @@ def _standardized_report(arguments: dict[str, Any]) -> Report:
             notes.append(str(w.message))
         warnings.warn(w.message, w.category, stacklevel=3)
     notes += fit.notes
-    ledger = Budget(fit.eps, fit.delta)
-    for cost in fit.parts.values():
-        ledger.spend(cost)
-    page = render_html(
-        directions=fit.directions,
-        loading=fit.loading,
-        scree=fit.scree,
-        score=fit.score,
-        budget=ledger,
-        notes=tuple(notes),
+    facts = RunFacts(
         title=arguments["title"],
         calibration=arguments["calibration"],
         shares=fit.split,
         names=tuple(fit.parts),
-        facts=RunFacts(
-            missing_zero=check_missing(arguments["missing"], arguments["dropna"]) == "zero",
-            command=arguments["command"],
-        ),
+        missing_zero=check_missing(arguments["missing"], arguments["dropna"]) == "zero",
+        command=arguments["command"],
     )
-    result = Report(
-        html=page,
-        directions=fit.directions,
-        loading=fit.loading,
-        scree=fit.scree,
-        score=fit.score,
-        budget=ledger,
-        cost=fit.cost,
-        notes=tuple(notes),
-    )
-    if arguments["out"] is not None:
-        result.save(arguments["out"])
-    return result
+    releases = ReportReleases(fit.directions, fit.loading, fit.scree, fit.score)
+    ledger = _page_ledger(fit.eps, fit.delta, fit.parts)
+    return _report(releases, ledger, fit.cost, tuple(notes), facts, arguments["out"])
 
 
-def _page(
-    plan: ReportPlan,
+def _report(
     releases: ReportReleases,
+    ledger: Budget,
+    cost: PrivacyCost,
     notes: tuple[str, ...],
-    title: str | None,
-    calibration: str,
-    facts: RunFacts | None = None,
+    facts: RunFacts,
+    out: str | os.PathLike[str] | None,
 ) -> Report:
-    """The report of the released results: its page, its own ledger and its cost."""
-    page_ledger, names = _page_ledger(plan)
-    page = render_html(
+    """The report of the released results, its page written to ``out`` if given.
+
+    ``ledger`` is the page's own ledger (one entry per name of
+    ``facts.names``); ``cost`` is what the report spent and charged.
+    """
+    result = Report(
+        html=render_html(releases, ledger, notes, facts),
         directions=releases.directions,
         loading=releases.loading,
         scree=releases.scree,
         score=releases.score,
-        budget=page_ledger,
-        notes=notes,
-        title=title,
-        calibration=calibration,
-        shares=plan.shares,
-        names=names,
-        facts=facts,
-    )
-    return Report(
-        html=page,
-        directions=releases.directions,
-        loading=releases.loading,
-        scree=releases.scree,
-        score=releases.score,
-        budget=page_ledger,
-        cost=plan.cost,
+        budget=ledger,
+        cost=cost,
         notes=notes,
     )
+    if out is not None:
+        result.save(out)
+    return result
 
 
 _CALL_DEFAULTS: dict[str, Any] = {
@@ -483,18 +461,22 @@ def _execute_noting(
     return releases, tuple(notes)
 
 
-def _page_ledger(plan: ReportPlan) -> tuple[Budget, tuple[str, ...]]:
-    """The page's own ledger (one entry per release, the scales first) and its names."""
-    ledger = Budget(plan.eps, plan.delta)
-    names = []
+def _page_parts(plan: ReportPlan) -> dict[str, PrivacyCost]:
+    """The entries of a report's page ledger by name: the scales first, then each release."""
+    parts = {}
     if plan.scales:
         # pure parts: their entry holds no delta (composed at delta 0, they sum)
-        ledger.spend(compose(list(plan.scales), released=f"private scales ({plan.p})"))
-        names.append("scales")
-    for name, sub in plan.plans:
-        ledger.spend(sub.cost)
-        names.append(name)
-    return ledger, tuple(names)
+        parts["scales"] = compose(list(plan.scales), released=f"private scales ({plan.p})")
+    parts.update((name, sub.cost) for name, sub in plan.plans)
+    return parts
+
+
+def _page_ledger(eps: float, delta: float, parts: Mapping[str, PrivacyCost]) -> Budget:
+    """The page's own ledger of (eps, delta): one entry per part, in order."""
+    ledger = Budget(eps, delta)
+    for cost in parts.values():
+        ledger.spend(cost)
+    return ledger
 
 
 def _write_text(path: str | os.PathLike[str], text: str) -> Path:
