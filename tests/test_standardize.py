@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import html
 import io
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from dppca import dp_loading, dp_pca, dp_score, dp_scree, report
+from dppca import AccuracyWarning, dp_loading, dp_pca, dp_score, dp_scree, report
 from dppca.cli import main
 
 UNITS = np.array([1.0, 100.0, 0.01, 1e4])
@@ -146,6 +147,16 @@ def test_report_is_the_page_of_one_fit(tmp_path):
     assert (tmp_path / "page.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     with pytest.raises(ValueError, match="shares"):
         report(X, standardize=True, shares={"directions": 1, "scree": 1, "score": 1}, **KW)
+
+
+def test_a_standardised_report_keeps_the_notes_its_page_lists():
+    # Report.notes are the warnings listed on the page, for the fit's page as well
+    with pytest.warns(AccuracyWarning):
+        page = report(_table(), standardize=True, **{**KW, "eps": 0.2})
+    assert page.notes
+    notes = page.html.split("<h2>Notes</h2>", 1)[1].split("</ul>", 1)[0]
+    assert notes.count("<li>") == len(page.notes)
+    assert all(html.escape(note) in notes for note in page.notes)
 
 
 def test_cli_report_standardize_writes_the_fits_page(table_csv, tmp_path, capsys):

@@ -21,7 +21,7 @@ from .privacy.accounting import Accountant
 from .privacy.tradeoff import attacker_sentence
 from .releases.directions.result import DirectionsResult
 from .releases.loading.result import LoadingResult
-from .releases.report import DEFAULT_SHARES
+from .releases.report import DEFAULT_SHARES, ReportReleases
 from .releases.score.result import ScoreResult
 from .releases.scree.result import ScreeResult
 
@@ -50,10 +50,19 @@ REFERENCES = (
 
 @dataclass(frozen=True)
 class RunFacts:
-    """What the run did, as the Methods paragraph states it (all public choices).
+    """The run's public choices that the page states: its title and its Methods.
 
     Attributes
     ----------
+    title : str or None
+        The page's title (None: "Differentially private PCA").
+    calibration : str
+        The Gaussian calibration of every Gaussian step.
+    shares : mapping of str to float
+        The basic split of the budget over the releases.
+    names : sequence of str
+        The page ledger's entries, in its order (``"directions"`` is absent
+        when an earlier direction release was reused).
     missing_zero : bool
         Missing cells were allowed (``missing="zero"``): each adds nothing to
         the sums it is part of, and n stays the table's row count.
@@ -61,8 +70,12 @@ class RunFacts:
         The call or command line that made the page, without any seed.
     """
 
-    missing_zero: bool = False
-    command: str | None = None
+    title: str | None
+    calibration: str
+    shares: Mapping[str, float]
+    names: Sequence[str]
+    missing_zero: bool
+    command: str | None
 
 
 def _figure_png(fig: Any) -> str:
@@ -190,18 +203,15 @@ def _methods_paragraph(
     scree: ScreeResult,
     score: ScoreResult,
     budget: Accountant,
-    calibration: str,
-    shares: Mapping[str, float],
-    facts: RunFacts | None = None,
-    names: Sequence[str] = ("directions", "scree", "score"),
+    facts: RunFacts,
 ) -> str:
-    facts = facts or RunFacts()
     eps, delta = budget.spent_tight
     gaussian = (
         "the analytic Gaussian mechanism [2]"
-        if calibration == "analytic"
+        if facts.calibration == "analytic"
         else "the classic Gaussian mechanism [4]"
     )
+    shares = facts.shares
     share = ", ".join(f"{100 * shares[k]:.0f}% to the {k}" for k in DEFAULT_SHARES if k in shares)
     groups = ""
     if score.groups is not None:
@@ -217,7 +227,7 @@ def _methods_paragraph(
     )
     reused = (
         "the directions were released once"
-        if "directions" in names
+        if "directions" in facts.names
         else "an earlier private direction release was reused"
     )
     command = f" Command: <code>{html.escape(facts.command)}</code>." if facts.command else ""
@@ -297,23 +307,18 @@ def _scales_html(directions: DirectionsResult) -> list[str]:
 
 
 def render_html(
-    *,
-    directions: DirectionsResult,
-    loading: LoadingResult,
-    scree: ScreeResult,
-    score: ScoreResult,
-    budget: Accountant,
-    notes: tuple[str, ...] = (),
-    title: str | None = None,
-    calibration: str = "analytic",
-    shares: Mapping[str, float] = DEFAULT_SHARES,
-    names: Sequence[str] = ("directions", "scree", "score"),
-    facts: RunFacts | None = None,
+    releases: ReportReleases, budget: Accountant, notes: tuple[str, ...], facts: RunFacts
 ) -> str:
-    """The report page for released results (post-processing only)."""
+    """The report page for released results (post-processing only).
+
+    ``budget`` is the page's own ledger, one entry per name of ``facts.names``;
+    ``notes`` are the warnings to list.
+    """
+    directions, loading = releases.directions, releases.loading
+    scree, score = releases.scree, releases.score
     loading_png, scree_png, score_png = _figures(loading, scree, score)
     eps, delta = budget.spent_tight
-    title = title or "Differentially private PCA"
+    title = facts.title or "Differentially private PCA"
     score_table = score.to_frame()
     pieces = [
         "<!DOCTYPE html>",
@@ -348,7 +353,7 @@ def render_html(
         _table(score_table, "Private bin probabilities", css="score", index=False),
         "</details>",
         "<h2>Privacy ledger</h2>",
-        _table(_ledger_frame(budget, names), "Privacy ledger", css="ledger", index=False),
+        _table(_ledger_frame(budget, facts.names), "Privacy ledger", css="ledger", index=False),
         *_meaning_html(budget, directions.n),
         _forecast_html({"directions": directions, "scree": scree, "score": score}),
     ]
@@ -358,7 +363,7 @@ def render_html(
         pieces.append("</ul>")
     pieces += [
         "<h2>Methods</h2>",
-        _methods_paragraph(directions, scree, score, budget, calibration, shares, facts, names),
+        _methods_paragraph(directions, scree, score, budget, facts),
         "<h2>References</h2><ol>",
         *(f"<li>{html.escape(ref)}</li>" for ref in REFERENCES),
         "</ol></body></html>",

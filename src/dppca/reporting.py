@@ -10,6 +10,7 @@ itself.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import os
 import warnings
@@ -261,28 +262,42 @@ def report(
     if check_bool(standardize, "standardize"):
         return _standardized_report(arguments)
     privacy, options, design_options = release_options(arguments, ReportOptions, DesignOptions)
+    run = ReportRun.pick(arguments)
     if command is None:
-        command = _python_call(
+        call = _python_call(
             arguments,
             groups=groups if isinstance(groups, str) else None if groups is None else "...",
             bounds=None if bounds is None else "...",
             missing=privacy.missing,
         )
-    return report_from_options(
-        X,
-        privacy,
-        options,
-        design_options,
-        groups=groups,
-        group_labels=group_labels,
-        directions=directions,
-        out=out,
-        title=title,
-        random_state=random_state,
-        budget=budget,
-        command=command,
-        stacklevel=3,
-    )
+        run = dataclasses.replace(run, command=call)
+    return report_from_options(X, privacy, options, design_options, run, stacklevel=3)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ReportRun:
+    """The inputs of one report besides its settings: its data, seed, ledger and page.
+
+    The fields are :func:`report`'s keywords of the same names, except
+    ``command``: the line quoted in the page's Methods, None for no line.
+    :func:`report` picks them from its arguments; the command line builds
+    one from its own. The run holds the seed, so no result keeps it and its
+    repr shows no field.
+    """
+
+    groups: str | ArrayLike | None = None
+    group_labels: Sequence[Any] | None = None
+    directions: DirectionsResult | None = None
+    out: str | os.PathLike[str] | None = None
+    title: str | None = None
+    random_state: RandomStateLike = None
+    budget: Accountant | None = None
+    command: str | None = None
+
+    @classmethod
+    def pick(cls, arguments: Mapping[str, Any]) -> ReportRun:
+        """The run's inputs from a call of :func:`report` (its ``locals()``)."""
+        return cls(**{f.name: arguments[f.name] for f in dataclasses.fields(cls)})
 
 
 def report_from_options(
@@ -290,45 +305,44 @@ def report_from_options(
     privacy: PrivacyOptions,
     options: ReportOptions,
     design: DesignOptions,
+    run: ReportRun,
     *,
-    groups: str | ArrayLike | None,
-    group_labels: Sequence[Any] | None,
-    directions: DirectionsResult | None,
-    out: str | os.PathLike[str] | None,
-    title: str | None,
-    random_state: RandomStateLike,
-    budget: Accountant | None,
-    command: str | None,
     stacklevel: int = 2,
 ) -> Report:
     """:func:`report` from its option objects, built and checked once by the caller.
 
     ``privacy``, ``options`` and ``design`` are the report's settings (as
     :func:`report` builds them from its keywords, or the command line from
-    its arguments); the rest are the run's own inputs, as in :func:`report`,
-    except ``command``: the line quoted in the page's Methods, None for no
-    line. The warnings raised again point ``stacklevel`` frames up (2: the
-    caller). Nothing here checks a setting again.
+    its arguments); ``run`` holds the run's own inputs. The warnings raised
+    again point ``stacklevel`` frames up (2: the caller). Nothing here
+    checks a setting again.
     """
     with warnings.catch_warnings(record=True) as table_notes:  # shown on the page as well
         warnings.simplefilter("always", DataWarning)
         data, variables, labels = check_grouped_data(
-            *_resolve_groups(X, groups), min_cols=2, missing=privacy.missing
+            *_resolve_groups(X, run.groups), min_cols=2, missing=privacy.missing
         )
     n, p = data.shape
-    public_levels, levels, codes = resolve_group_codes(labels, group_labels, n)
-    _check_reused(directions, n, p, options.components)
-    given = ScoreGiven(directions is not None, None if levels is None else len(levels))
+    public_levels, levels, codes = resolve_group_codes(labels, run.group_labels, n)
+    reused = run.directions
+    _check_reused(reused, n, p, options.components)
+    given = ScoreGiven(reused is not None, None if levels is None else len(levels))
     plan = plan_report_options(n, p, privacy, options, given, variables, design)
-    checked = CheckedData(data, variables, ReportInputs(directions, public_levels, levels, codes))
+    checked = CheckedData(data, variables, ReportInputs(reused, public_levels, levels, codes))
     releases, notes = _execute_noting(
-        plan, checked, budget, random_state, table_notes, stacklevel + 1
+        plan, checked, run.budget, run.random_state, table_notes, stacklevel + 1
     )
-    facts = RunFacts(missing_zero=privacy.missing == "zero", command=command)
-    result = _page(plan, releases, notes, title, privacy.calibration, facts)
-    if out is not None:
-        result.save(out)
-    return result
+    parts = _page_parts(plan)
+    facts = RunFacts(
+        title=run.title,
+        calibration=privacy.calibration,
+        shares=plan.shares,
+        names=tuple(parts),
+        missing_zero=privacy.missing == "zero",
+        command=run.command,
+    )
+    ledger = _page_ledger(plan.eps, plan.delta, parts)
+    return _report(releases, ledger, plan.cost, notes, facts, run.out)
 
 
 def _standardized_report(arguments: dict[str, Any]) -> Report:
@@ -350,72 +364,46 @@ def _standardized_report(arguments: dict[str, Any]) -> Report:
         if issubclass(w.category, AccuracyWarning | PrivacyWarning | DataWarning):
             notes.append(str(w.message))
         warnings.warn(w.message, w.category, stacklevel=3)
-    ledger = Budget(fit.eps, fit.delta)
-    for cost in fit.parts.values():
-        ledger.spend(cost)
-    page = render_html(
-        directions=fit.directions,
-        loading=fit.loading,
-        scree=fit.scree,
-        score=fit.score,
-        budget=ledger,
-        notes=(*notes, *fit.notes),
+    notes += fit.notes
+    facts = RunFacts(
         title=arguments["title"],
         calibration=arguments["calibration"],
         shares=fit.split,
         names=tuple(fit.parts),
-        facts=RunFacts(
-            missing_zero=check_missing(arguments["missing"], arguments["dropna"]) == "zero",
-            command=arguments["command"],
-        ),
+        missing_zero=check_missing(arguments["missing"], arguments["dropna"]) == "zero",
+        command=arguments["command"],
     )
-    result = Report(
-        html=page,
-        directions=fit.directions,
-        loading=fit.loading,
-        scree=fit.scree,
-        score=fit.score,
-        budget=ledger,
-        cost=fit.cost,
-    )
-    if arguments["out"] is not None:
-        result.save(arguments["out"])
-    return result
+    releases = ReportReleases(fit.directions, fit.loading, fit.scree, fit.score)
+    ledger = _page_ledger(fit.eps, fit.delta, fit.parts)
+    return _report(releases, ledger, fit.cost, tuple(notes), facts, arguments["out"])
 
 
-def _page(
-    plan: ReportPlan,
+def _report(
     releases: ReportReleases,
+    ledger: Budget,
+    cost: PrivacyCost,
     notes: tuple[str, ...],
-    title: str | None,
-    calibration: str,
-    facts: RunFacts | None = None,
+    facts: RunFacts,
+    out: str | os.PathLike[str] | None,
 ) -> Report:
-    """The report of the released results: its page, its own ledger and its cost."""
-    page_ledger, names = _page_ledger(plan)
-    page = render_html(
+    """The report of the released results, its page written to ``out`` if given.
+
+    ``ledger`` is the page's own ledger (one entry per name of
+    ``facts.names``); ``cost`` is what the report spent and charged.
+    """
+    result = Report(
+        html=render_html(releases, ledger, notes, facts),
         directions=releases.directions,
         loading=releases.loading,
         scree=releases.scree,
         score=releases.score,
-        budget=page_ledger,
-        notes=notes,
-        title=title,
-        calibration=calibration,
-        shares=plan.shares,
-        names=names,
-        facts=facts,
-    )
-    return Report(
-        html=page,
-        directions=releases.directions,
-        loading=releases.loading,
-        scree=releases.scree,
-        score=releases.score,
-        budget=page_ledger,
-        cost=plan.cost,
+        budget=ledger,
+        cost=cost,
         notes=notes,
     )
+    if out is not None:
+        result.save(out)
+    return result
 
 
 _CALL_DEFAULTS: dict[str, Any] = {
@@ -481,18 +469,22 @@ def _execute_noting(
     return releases, tuple(notes)
 
 
-def _page_ledger(plan: ReportPlan) -> tuple[Budget, tuple[str, ...]]:
-    """The page's own ledger (one entry per release, the scales first) and its names."""
-    ledger = Budget(plan.eps, plan.delta)
-    names = []
+def _page_parts(plan: ReportPlan) -> dict[str, PrivacyCost]:
+    """The entries of a report's page ledger by name: the scales first, then each release."""
+    parts = {}
     if plan.scales:
         # pure parts: their entry holds no delta (composed at delta 0, they sum)
-        ledger.spend(compose(list(plan.scales), released=f"private scales ({plan.p})"))
-        names.append("scales")
-    for name, sub in plan.plans:
-        ledger.spend(sub.cost)
-        names.append(name)
-    return ledger, tuple(names)
+        parts["scales"] = compose(list(plan.scales), released=f"private scales ({plan.p})")
+    parts.update((name, sub.cost) for name, sub in plan.plans)
+    return parts
+
+
+def _page_ledger(eps: float, delta: float, parts: Mapping[str, PrivacyCost]) -> Budget:
+    """The page's own ledger of (eps, delta): one entry per part, in order."""
+    ledger = Budget(eps, delta)
+    for cost in parts.values():
+        ledger.spend(cost)
+    return ledger
 
 
 def _write_text(path: str | os.PathLike[str], text: str) -> Path:

@@ -250,10 +250,11 @@ def save_release_file(
     result: Any,
     data: Any,
     variables: tuple[str, ...],
-    *,
-    reused_directions: bool = False,
 ) -> None:
-    """Write ``--save-release`` if asked, dropping non-private comparison parts with a note."""
+    """Write ``--save-release`` if asked, dropping non-private comparison parts with a note.
+
+    A loading drawn from ``--directions`` is recorded as reusing them (no new cost).
+    """
     path = getattr(args, "save_release", None)
     if path is None:
         return
@@ -266,7 +267,7 @@ def save_release_file(
         data=data,
         columns=list(variables),
         drop_nonprivate=drop,
-        reused_directions=reused_directions,
+        reused_directions=getattr(args, "directions", None) is not None,
         budget=getattr(args, "paid_by", None),
     )
     info(f"wrote {path}" + (" (without the non-private comparison)" if drop else ""))

@@ -172,7 +172,7 @@ def run(args: argparse.Namespace) -> int:
 
     emit_table(args, _table(result, pcs, heatmap=heatmap, compare=args.compare))
     _report_cost(args, result, reused=reused is not None)
-    save_release_file(args, result, data, variables, reused_directions=reused is not None)
+    save_release_file(args, result, data, variables)
     if args.out is not None:
         _draw(args, result, pcs)
     return 0

@@ -187,7 +187,7 @@ def run(args: argparse.Namespace) -> int:
     from ..core.scalar_checks import check_positive_int
     from ..releases.report import plan_report_options
     from ..releases.score.settings import ScoreGiven
-    from ..reporting import report_from_options
+    from ..reporting import ReportRun, report_from_options
 
     if args.standardize:  # the page of one private PCA fit (as 'dppca pca')
         return _standardized(args, data, variables, components, bounds)
@@ -217,11 +217,7 @@ def run(args: argparse.Namespace) -> int:
     from ._ledger_budget import ledger_budget
 
     budget = ledger_budget(args, features, variables, kind="report")
-    result = report_from_options(
-        data,
-        privacy,
-        options,
-        design,
+    run = ReportRun(
         groups=args.groups,
         group_labels=group_labels,
         directions=reused,
@@ -231,6 +227,7 @@ def run(args: argparse.Namespace) -> int:
         budget=budget,
         command=command_line(args),
     )
+    result = report_from_options(data, privacy, options, design, run)
     report_spending(budget)
     emit_table(args, result.budget.to_frame(), index=False)
     reused_note = "directions reused" if reused is not None else "directions once"
