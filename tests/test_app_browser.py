@@ -708,8 +708,10 @@ def test_a_second_sessions_preview_answers_while_a_long_release_runs(browser, mo
         )
         first.close()
         second.close()
-    # Before the release moved off the reactive graph, the preview waited for it (20 s).
-    assert still_running and answered < 1.0, answered
+    # Before the release moved off the reactive graph, the preview waited for it: 20 s,
+    # the time the slow release holds. Half of that leaves room for a loaded machine
+    # (the suite shares two cores with a browser and two servers) and still fails then.
+    assert still_running and answered < 10.0, answered
 
 
 def test_a_reload_shows_the_release_paid_for_again(browser, tmp_path):
