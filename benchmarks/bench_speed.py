@@ -50,7 +50,7 @@ from dppca.kernels.tau import kendall_tau_matrix, tau_backend
 from dppca.privacy import hardened
 from dppca.releases.engine import CheckedData, execute
 from dppca.releases.report import ReportInputs
-from dppca.reporting import _page
+from dppca.reporting import ReportRun, _page
 
 EPS, DELTA = 1.0, 1e-6
 
@@ -135,7 +135,7 @@ def report_parts(x: np.ndarray) -> dict[str, Callable[[], object]]:
     return {
         "report": lambda: report(x, eps=EPS, delta=DELTA, random_state=1),
         "releases": lambda: execute(plan, checked, random_state=1),
-        "render": lambda: _page(plan, releases, (), None, "analytic"),
+        "render": lambda: _page(plan, releases, (), ReportRun()),
         "kernel": lambda: spherical_kendall(x),
     }
 

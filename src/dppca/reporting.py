@@ -332,13 +332,20 @@ def report_from_options(
     releases, notes = _execute_noting(
         plan, checked, run.budget, run.random_state, table_notes, stacklevel + 1
     )
+    return _page(plan, releases, notes, run)
+
+
+def _page(
+    plan: ReportPlan, releases: ReportReleases, notes: tuple[str, ...], run: ReportRun
+) -> Report:
+    """The report of a plan's released results: its page, its own ledger and its cost."""
     parts = _page_parts(plan)
     facts = RunFacts(
         title=run.title,
-        calibration=privacy.calibration,
+        calibration=plan.privacy.calibration,
         shares=plan.shares,
         names=tuple(parts),
-        missing_zero=privacy.missing == "zero",
+        missing_zero=plan.missing == "zero",
         command=run.command,
     )
     ledger = _page_ledger(plan.eps, plan.delta, parts)
