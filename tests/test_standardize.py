@@ -127,6 +127,8 @@ def test_cli_dry_run_says_what_is_estimated(table_csv, capsys):
         ("scree", ["--method", "huber"]),
         ("score", ["--scale", "1,1,1,1"]),
         ("loading", ["--estimator", "tau"]),
+        ("report", ["--shares", "1,1,1", "--out", "never.html"]),
+        ("report", ["--design", "balanced", "--out", "never.html"]),
     ],
 )
 def test_cli_refuses_options_the_fit_decides(table_csv, capsys, command, extra):

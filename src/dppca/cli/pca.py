@@ -320,6 +320,22 @@ def _draw(fit: PCAResult, kind: str, ax: Any, missing: set[str]) -> bool:
     return True
 
 
+def refuse_fit_decided(args: argparse.Namespace, refused: dict[str, object]) -> None:
+    """Refuse the options a ``--standardize`` fit decides itself, when they were given.
+
+    ``refused`` maps option names to the values given (None or False: not
+    given); ``--design`` and ``--m`` are always the fit's.
+    """
+    refused = {**refused, "--design": args.design, "--m": args.m}
+    clashes = [name for name, value in refused.items() if value not in (None, False)]
+    if clashes:
+        raise CLIError(
+            f"--standardize is one private PCA fit (as 'dppca pca'), which decides "
+            f"{', '.join(clashes)} itself; drop {'it' if len(clashes) == 1 else 'them'} or "
+            "leave out --standardize."
+        )
+
+
 def standardized_release(
     args: argparse.Namespace,
     picture: str,
@@ -340,14 +356,7 @@ def standardized_release(
     from ..releases.engine import execute
     from ..releases.standardized import picture_of, plan_standardized
 
-    refused = {**refused, "--design": args.design, "--m": args.m}
-    clashes = [name for name, value in refused.items() if value not in (None, False)]
-    if clashes:
-        raise CLIError(
-            f"--standardize is one private PCA fit (as 'dppca pca'), which decides "
-            f"{', '.join(clashes)} itself; drop {'it' if len(clashes) == 1 else 'them'} or "
-            "leave out --standardize."
-        )
+    refuse_fit_decided(args, refused)
     plan = plan_standardized(
         picture,  # type: ignore[arg-type]
         len(data),

@@ -32,7 +32,7 @@ from ._output import (
     print_plan,
 )
 from ._safety import CLIError
-from .pca import add_standardize_argument, print_pca_plan
+from .pca import add_standardize_argument, print_pca_plan, refuse_fit_decided
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -127,13 +127,7 @@ def _standardized(
     """``report --standardize``: the page of one private PCA fit, with its score plot."""
     given = {"--groups": args.groups, "--shares": args.shares, "--directions": args.directions}
     given |= {"--scale": args.scale, "--score-range": args.score_range != 1e6}
-    given |= {"--design": args.design, "--m": args.m}
-    clashes = [name for name, value in given.items() if value not in (None, False)]
-    if clashes:
-        raise CLIError(
-            f"--standardize is one private PCA fit (as 'dppca pca'), which decides "
-            f"{', '.join(clashes)} itself; drop them or leave out --standardize."
-        )
+    refuse_fit_decided(args, given)
     from ..releases.pca.plan import plan_pca
     from ..reporting import report
 
