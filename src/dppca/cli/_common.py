@@ -35,7 +35,6 @@ __all__ = [
     "add_ties_argument",
     "apply_scale",
     "build_options",
-    "design_settings",
     "join_signed_values",
     "parse_int_list",
     "private_scale",
@@ -266,7 +265,8 @@ def build_options(kind: str, args: argparse.Namespace, **settings: Any) -> Any:
     A :class:`~dppca.core.options.PrivacyOptions` from the shared options
     (``--eps``, ``--delta``, ``--calibration``, ``--ties``, ``--accuracy``,
     ``--missing``) and ``settings``, then one object per option class of the
-    kind's entry in :data:`dppca._kinds.KINDS`, from ``settings``; plans take
+    kind's entry in :data:`dppca._kinds.KINDS` from ``settings`` and the pair
+    design every command takes (``--design``, ``--m``); plans take
     these (``plan_x_options``) and never check them again, and steps that
     re-plan derive theirs with ``evolve``.
     """
@@ -276,13 +276,8 @@ def build_options(kind: str, args: argparse.Namespace, **settings: Any) -> Any:
     classes = [load(name) for name in release_kind(kind).options]
     shared = {"eps": args.eps, "delta": args.delta, "calibration": args.calibration}
     shared |= {"ties": getattr(args, "ties", "zero"), "accuracy": args.accuracy}
-    shared |= {"missing": args.missing}
+    shared |= {"missing": args.missing, "design": args.design, "m": args.m}
     return split_settings(f"dppca {kind}", {**shared, **settings}, *classes)
-
-
-def design_settings(args: argparse.Namespace) -> dict[str, Any]:
-    """``design`` and ``m`` for the library from ``--design`` and ``--m`` (None: the rule)."""
-    return {"design": args.design, "m": args.m}
 
 
 def read_design_input(args: argparse.Namespace) -> tuple[Any, tuple[str, ...]]:

@@ -112,8 +112,6 @@ def run(args: argparse.Namespace) -> int:
         bounds=read_bounds(args, variables),
         scale=private_scale(args),
         k=args.k,
-        design=args.design,
-        m=args.m,
         progress=None if args.dry_run else progress_for(args, n, len(variables)),
         estimator=args.estimator,
     )

@@ -155,8 +155,6 @@ def run(args: argparse.Namespace) -> int:
             scale=private_scale(args),
             components=pair,
             compare=args.compare,
-            design=args.design,
-            m=args.m,
             progress=None if args.dry_run else progress_for(args, n, p),
             estimator=args.estimator,
         )

@@ -187,8 +187,6 @@ def build_plan(args: argparse.Namespace, n: int, variables: tuple[str, ...]) -> 
         scales=None if args.scale is None else parse_scales(args.scale, list(variables)),
         split=parse_split(args.split),
         compare=args.compare,
-        design=args.design,
-        m=args.m,
     )
     return plan_pca_options(n, len(variables), privacy, options, variables, design)
 

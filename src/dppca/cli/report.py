@@ -14,7 +14,6 @@ from ._common import (
     add_scale_argument,
     add_ties_argument,
     build_options,
-    design_settings,
     parse_int_list,
     private_scale,
     read_bounds,
@@ -195,7 +194,6 @@ def run(args: argparse.Namespace) -> int:
         groups_public=args.groups_public,
         shares=shares,
         score_range=args.score_range,
-        **design_settings(args),
     )
     if args.dry_run:
         n_groups = None

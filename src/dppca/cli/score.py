@@ -13,7 +13,6 @@ from ._common import (
     add_scale_argument,
     add_ties_argument,
     build_options,
-    design_settings,
     parse_int_list,
     private_scale,
     read_bounds,
@@ -204,7 +203,6 @@ def _plan(
         components=components,
         method=methods,
         groups_public=args.groups_public,
-        **design_settings(args),
     )  # checked once here; each step of the private-scale stretch derives its own
     groups = None if n_groups is None else check_positive_int(n_groups, "groups")
     given = ScoreGiven(directions=reused is not None, groups=groups)

@@ -146,8 +146,6 @@ def run(args: argparse.Namespace) -> int:
         method=methods,
         control=control,
         mono=args.mono,
-        design=args.design,
-        m=args.m,
     )  # checked once here; each step of the private-scale stretch derives its own
     n, p, given = len(data), len(variables), reused is not None
     plan = with_private_scales(
